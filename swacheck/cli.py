@@ -1,0 +1,164 @@
+"""The command line: parse options into :class:`Settings`, run, print, exit. Nothing else."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+from typer.core import TyperGroup
+
+from . import __version__
+from .settings import FAIL_ON, FORMATS, Settings
+
+EXIT_HELP = """\b
+Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage error or an input
+that cannot be read, parsed or resolved (printed as file:line:col: message)."""
+
+
+class _DefaultCheck(TyperGroup):
+    """`swacheck PATHS` means `swacheck check PATHS`, like ruff's old default command."""
+
+    def parse_args(self, ctx, args):  # type: ignore[no-untyped-def]
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version", "-V"):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(
+    cls=_DefaultCheck,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help=(
+        "Check SGLang DeepSeek-V4 speculative-decoding deployments for target/draft SWA KV-pool "
+        "geometry mismatches, from the config files alone.\n\n"
+        "Run `swacheck PATH...` (same as `swacheck check PATH...`); `swacheck rules` lists the rules."
+    ),
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from .sglang.version import DEFAULT
+
+        typer.echo(f"swacheck {__version__} (SGLang {DEFAULT.version} behaviour)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        Optional[bool],
+        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = None,
+) -> None:
+    pass
+
+
+def _pairs(values: list[str], option: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint=option)
+        out[key] = value
+    return out
+
+
+def _choice(value: str, choices: tuple[str, ...], option: str) -> str:
+    if value not in choices:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}", param_hint=option)
+    return value
+
+
+@app.command(epilog=EXIT_HELP)
+def check(
+    paths: Annotated[list[str], typer.Argument(help="Files, directories (walked for *.yaml, *.yml, *.json) or - for stdin.", show_default=False)],
+    format: Annotated[str, typer.Option("--format", "-f", help=f"Output format: {', '.join(FORMATS)}.")] = "human",
+    platform: Annotated[
+        Optional[str], typer.Option(help="The server's platform: cuda, rocm or npu (default cuda; a deployment file's own platform wins).")
+    ] = None,
+    env: Annotated[
+        list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="The server's environment (repeatable). swacheck never reads its own environment for this.")
+    ] = [],
+    model_config: Annotated[
+        list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH (config.json or its folder) for model path ID (repeatable).")
+    ] = [],
+    fail_on: Annotated[str, typer.Option(help="Lowest severity that makes the exit code 1: error, warning or note.")] = "error",
+    align_to: Annotated[str, typer.Option(help="Which side a geometry fix keeps: target (the draft follows) or draft.")] = "target",
+    color: Annotated[str, typer.Option(help="Colour: auto, always or never (NO_COLOR is honoured).")] = "auto",
+    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file instead of standard output.")] = None,
+    max_file_size: Annotated[int, typer.Option(help="Refuse input files larger than this many bytes.")] = 10 * 1024 * 1024,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list walked files that hold no deployment.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only findings.")] = False,
+) -> None:
+    """Check deployments: print each one's target/draft geometry and every finding with its fix."""
+    settings = Settings(
+        paths=list(paths),
+        format=_choice(format, FORMATS, "--format"),
+        platform=_choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
+        env=_pairs(env, "--env"),
+        model_configs=_pairs(model_config, "--model-config"),
+        fail_on=_choice(fail_on, FAIL_ON, "--fail-on"),
+        align_to=_choice(align_to, ("target", "draft"), "--align-to"),
+        color=_choice(color, ("auto", "always", "never"), "--color"),
+        output=output,
+        verbose=verbose,
+        quiet=quiet,
+        max_file_size=max_file_size,
+    )
+    raise typer.Exit(run_check(settings))
+
+
+def run_check(settings: Settings) -> int:
+    from .engine import run
+    from .report import get
+
+    result = run(settings)
+    for error in result.errors:
+        print(error, file=sys.stderr)
+    renderer = get(settings.format)
+    if settings.output:
+        try:
+            with open(settings.output, "w", encoding="utf-8") as fh:
+                renderer.render(result, fh)
+        except OSError as exc:
+            print(f"{settings.output}: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    else:
+        renderer.render(result, sys.stdout)
+    return result.exit_code
+
+
+@app.command("rules")
+def list_rules() -> None:
+    """List every rule: code, name, default severity and what it checks."""
+    from .rules import RULES
+
+    width = max(len(r.NAME) for r in RULES)
+    for rule in RULES:
+        typer.echo(f"{rule.CODE}  {rule.NAME:<{width}}  {rule.SEVERITY:<7}  {rule.SUMMARY}")
+
+
+@app.command("rule")
+def show_rule(code: Annotated[str, typer.Argument(help="A rule code, e.g. SWA101.")]) -> None:
+    """Print a rule's full documentation."""
+    from .rules import BY_CODE, get
+
+    rule = get(code)
+    if rule is None:
+        import difflib
+
+        near = difflib.get_close_matches(code.upper(), list(BY_CODE), n=1)
+        hint = f"; did you mean {near[0]}?" if near else "; `swacheck rules` lists them"
+        typer.echo(f"unknown rule {code!r}{hint}", err=True)
+        raise typer.Exit(2)
+    typer.echo(f"{rule.CODE} ({rule.NAME}), default severity: {rule.SEVERITY}\n")
+    typer.echo((rule.__doc__ or "").strip())
+
+
+def main() -> None:
+    app(prog_name="swacheck")

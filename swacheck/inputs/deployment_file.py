@@ -1,0 +1,175 @@
+"""A swacheck deployment document (top-level ``swacheck: 1``) -> :class:`Deployment`.
+
+```yaml
+swacheck: 1
+name: dsv4-flash-decode          # optional label
+platform: rocm                   # cuda | rocm | npu
+env: {SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton}
+server: sglang/decode.yaml       # a server config path, or an inline mapping of server args
+target: {model_config: models/DeepSeek-V4-Flash, geometry: {...}}
+draft:  {model_config: models/DeepSeek-V4-Flash-MTP, geometry: {...}}
+```
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+
+from ..loading import FileCache, Mapping, Node, Scalar, kind_name
+from ..model import InputProblem, Val
+from .server_config import load_server_args, server_args_from_mapping
+from .types import Deployment, ExplicitGeometry, ModelRef, ServerArgs
+
+PLATFORMS = ("cuda", "rocm", "npu")
+TOP_KEYS = ("swacheck", "name", "platform", "env", "server", "target", "draft")
+POOL_KEYS = ("model_config", "geometry")
+GEOMETRY_KEYS = {
+    "window": int,
+    "ring_size": int,
+    "pages": int,
+    "page_size": int,
+    "sliding_window": int,
+    "ring_capacity": int,
+    "unified": bool,
+    "compression_ratios": list,
+}
+
+
+def is_deployment_file(root: object) -> bool:
+    return isinstance(root, Mapping) and "swacheck" in root.pairs
+
+
+def _unknown(key: str, allowed: tuple[str, ...] | list[str], where: str, node: Node) -> InputProblem:
+    near = difflib.get_close_matches(key, allowed, n=1)
+    hint = f"; did you mean {near[0]!r}?" if near else f"; expected one of: {', '.join(allowed)}"
+    return InputProblem(f"unknown key {key!r} in {where}{hint}", node.loc)
+
+
+def _expect_mapping(node: Node, what: str) -> Mapping:
+    if not isinstance(node, Mapping):
+        raise InputProblem(f"{what} must be a mapping, got {kind_name(node)}", node.loc)
+    return node
+
+
+def _expect_str(node: Node, what: str) -> str:
+    if not isinstance(node, Scalar) or not isinstance(node.value, str) or not node.value:
+        raise InputProblem(f"{what} must be a non-empty string, got {kind_name(node)}", node.loc)
+    return node.value
+
+
+def _model_ref(node: Node, base_dir: str, what: str) -> ModelRef:
+    if isinstance(node, Mapping):
+        return ModelRef(inline=node, location=node.loc, base_dir=base_dir)
+    return ModelRef(path=_expect_str(node, what), location=node.loc, base_dir=base_dir)
+
+
+def _geometry(node: Node, what: str) -> ExplicitGeometry:
+    mapping = _expect_mapping(node, what)
+    out = ExplicitGeometry()
+    for key, pair in mapping.pairs.items():
+        kind = GEOMETRY_KEYS.get(key)
+        if kind is None:
+            raise _unknown(key, list(GEOMETRY_KEYS), what, pair.value)
+        value = pair.value.plain()
+        ok = (
+            isinstance(value, bool)
+            if kind is bool
+            else (isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value))
+            if kind is list
+            else (isinstance(value, int) and not isinstance(value, bool) and value > 0)
+        )
+        if not ok:
+            expected = {bool: "true or false", list: "a list of integers", int: "a positive integer"}[kind]
+            raise InputProblem(f"{what}.{key} must be {expected}, got {kind_name(pair.value)}", pair.value.loc)
+        out.values[key] = Val(value, f"{what}.{key}", pair.value.loc)
+    return out
+
+
+def load_deployment(
+    root: Mapping,
+    file: str,
+    doc_index: int,
+    files: FileCache,
+    default_platform: Val,
+    default_env: dict[str, Val],
+) -> Deployment:
+    base_dir = os.path.dirname(file) or "."
+    version = root.pairs["swacheck"].value
+    if not isinstance(version, Scalar) or version.value != 1 or isinstance(version.value, bool):
+        raise InputProblem(f"unsupported deployment file version {version.plain()!r}: swacheck reads version 1", version.loc)
+    for key, pair in root.pairs.items():
+        if key not in TOP_KEYS:
+            raise _unknown(key, TOP_KEYS, "a swacheck deployment file", pair.value)
+
+    name_pair = root.get("name")
+    stem = os.path.splitext(os.path.basename(file))[0]
+    name = _expect_str(name_pair.value, "name") if name_pair else (stem if doc_index == 0 else f"{stem}[{doc_index}]")
+
+    platform = default_platform
+    if (p := root.get("platform")) is not None:
+        value = _expect_str(p.value, "platform")
+        if value not in PLATFORMS:
+            raise InputProblem(f"platform must be one of {', '.join(PLATFORMS)}, got {value!r}", p.value.loc)
+        platform = Val(value, "deployment file", p.value.loc)
+
+    env = dict(default_env)
+    if (e := root.get("env")) is not None:
+        for key, pair in _expect_mapping(e.value, "env").pairs.items():
+            node = pair.value
+            if not isinstance(node, Scalar) or isinstance(node.value, (list, dict)):
+                raise InputProblem(f"env.{key} must be a string, got {kind_name(node)}", node.loc)
+            value = "" if node.value is None else (str(node.value).lower() if isinstance(node.value, bool) else str(node.value))
+            env[key] = Val(value, "deployment file env", node.loc)
+
+    duplicates = []
+    server: ServerArgs
+    assume_pd = False
+    if (s := root.get("server")) is None:
+        server = ServerArgs({}, None, None, base_dir)
+        assume_pd = True
+    elif isinstance(s.value, Mapping):
+        server = server_args_from_mapping(s.value, file, base_dir)
+    else:
+        rel = _expect_str(s.value, "server")
+        path = os.path.normpath(os.path.join(base_dir, rel))
+        try:
+            source = files.load(path)
+        except InputProblem as problem:
+            raise InputProblem(f"server config {rel!r}: {problem.message}", s.value.loc) from None
+        if len(source.documents) != 1:
+            raise InputProblem(
+                f"server config {rel!r} must hold exactly one YAML document, it has {len(source.documents)}", s.value.loc
+            )
+        doc = source.documents[0]
+        server = load_server_args(doc.root, path)
+        duplicates.extend(doc.duplicates)
+
+    refs: dict[str, ModelRef | None] = {"target": None, "draft": None}
+    geometry = {"target": ExplicitGeometry(), "draft": ExplicitGeometry()}
+    for side in ("target", "draft"):
+        if (pool := root.get(side)) is None:
+            continue
+        mapping = _expect_mapping(pool.value, side)
+        for key, pair in mapping.pairs.items():
+            if key not in POOL_KEYS:
+                raise _unknown(key, POOL_KEYS, side, pair.value)
+        if (mc := mapping.get("model_config")) is not None:
+            refs[side] = _model_ref(mc.value, base_dir, f"{side}.model_config")
+        if (g := mapping.get("geometry")) is not None:
+            geometry[side] = _geometry(g.value, f"{side}.geometry")
+
+    return Deployment(
+        name=name,
+        file=file,
+        location=root.loc,
+        platform=platform,
+        env=env,
+        server=server,
+        target_model=refs["target"],
+        draft_model=refs["draft"],
+        target_geometry=geometry["target"],
+        draft_geometry=geometry["draft"],
+        duplicates=duplicates,
+        assume_pd=assume_pd,
+    )

@@ -1,0 +1,43 @@
+"""An SGLang server config (``launch_server --config FILE``) -> :class:`ServerArgs`.
+
+Keys are long options without the leading dashes. SGLang 0.5.23's ``--config`` merger emits
+each key verbatim as ``--KEY``. Each key is matched the way argparse matches it (exact name,
+alias, unique prefix; ``swacheck/sglang/flags.py``); ``model_path`` style is understood too,
+so the deployment can still be resolved, and rule SWA303 reports that SGLang refuses it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..loading import Mapping
+from ..model import InputProblem
+from ..sglang import flags
+from ..sglang.version import DEFAULT, SGLangProfile
+from .types import Arg, ServerArgs
+
+
+def server_args_from_mapping(mapping: Mapping, file: str, base_dir: str, profile: SGLangProfile = DEFAULT) -> ServerArgs:
+    entries: list[Arg] = []
+    for written, pair in mapping.pairs.items():
+        m = flags.match(written, profile)
+        if m.option is not None:
+            entries.append(Arg(m.option.canonical, written, pair, m.how, m.option.kind))
+        else:
+            entries.append(Arg(written.replace("_", "-"), written, pair, m.how, "unknown"))
+    entries.sort(key=lambda a: (a.key_loc.line, a.key_loc.column))
+    args = {a.name: a for a in entries}  # argparse keeps the last value of an option
+    return ServerArgs(args, mapping, file, base_dir, entries)
+
+
+MODEL_KEYS = ("model-path", "model_path", "model")
+
+
+def is_server_config(root: object) -> bool:
+    return isinstance(root, Mapping) and any(k in root.pairs for k in MODEL_KEYS)
+
+
+def load_server_args(root: object, file: str) -> ServerArgs:
+    if not isinstance(root, Mapping):
+        raise InputProblem("an SGLang server config must be a mapping of server arguments", getattr(root, "loc", None), file)
+    return server_args_from_mapping(root, file, os.path.dirname(file) or ".")

@@ -1,0 +1,86 @@
+"""What the normalise stage produces: one :class:`Deployment` per target/draft server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..loading import Duplicate, Mapping, Node, Pair
+from ..model import Location, Val
+
+
+@dataclass(slots=True)
+class Arg:
+    """One server argument as written: canonical dash name, value node, key position."""
+
+    name: str  # the canonical long option it reaches: "model" -> "model-path"
+    written: str  # the key as written in the file: "page_size"
+    pair: Pair
+    how: str = "exact"  # exact | prefix | underscore | ambiguous | unknown (sglang/flags.py)
+    kind: str = "store"  # store | store-list | store_true | refused:ACTION
+
+    @property
+    def value(self) -> Any:
+        return self.pair.value.plain()
+
+    @property
+    def node(self) -> Node:
+        return self.pair.value
+
+    @property
+    def key_loc(self) -> Location:
+        return self.pair.key_loc
+
+    @property
+    def value_loc(self) -> Location:
+        return self.pair.value.loc
+
+
+@dataclass(slots=True)
+class ServerArgs:
+    """SGLang server arguments with positions, and where a new key would be inserted."""
+
+    args: dict[str, Arg]  # by canonical option; the later entry wins, as in argparse
+    mapping: Mapping | None  # the mapping they came from (None when there are no args)
+    file: str | None  # the file that holds the mapping
+    base_dir: str  # relative model paths are looked up here first
+    entries: list[Arg] = field(default_factory=list)  # every key, in file order
+
+    def get(self, name: str) -> Arg | None:
+        return self.args.get(name)
+
+
+@dataclass(slots=True)
+class ModelRef:
+    """Where a pool's model config comes from, when the deployment file names it."""
+
+    path: str | None = None  # a directory or config.json path, resolved against base_dir
+    inline: Mapping | None = None  # an inline mapping of config.json keys
+    location: Location | None = None  # the key that named it
+    base_dir: str = "."
+
+
+@dataclass(slots=True)
+class ExplicitGeometry:
+    """Numbers the user wrote under ``target.geometry`` / ``draft.geometry``."""
+
+    values: dict[str, Val] = field(default_factory=dict)
+
+    def get(self, key: str) -> Val | None:
+        return self.values.get(key)
+
+
+@dataclass(slots=True)
+class Deployment:
+    name: str
+    file: str  # the file the deployment was read from
+    location: Location | None  # its document / top mapping
+    platform: Val
+    env: dict[str, Val]
+    server: ServerArgs
+    target_model: ModelRef | None = None  # None: from the server's model-path
+    draft_model: ModelRef | None = None  # None: from speculative-draft-model-path / model-path
+    target_geometry: ExplicitGeometry = field(default_factory=ExplicitGeometry)
+    draft_geometry: ExplicitGeometry = field(default_factory=ExplicitGeometry)
+    duplicates: list[Duplicate] = field(default_factory=list)
+    assume_pd: bool = False  # no server given: numbers copied from a PD launch's log

@@ -1,0 +1,420 @@
+"""Bytes -> a position-keeping tree, for YAML (also multi-document) and JSON.
+
+Only safe loading: YAML is *composed* (never constructed) with libyaml's C composer when it
+is present, and each scalar is turned into a plain value by its standard tag; any other tag
+(``!!python/object/apply``, custom tags) is refused with a position. JSON is read by a small
+exact parser of our own because the standard library keeps no positions.
+
+Every key and value keeps its 1-based ``line:col`` span, and duplicate keys are recorded
+(the later one wins, as PyYAML and ``json`` do, since that is what SGLang reads).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+from .model import InputProblem, Location
+
+try:  # libyaml's composer is several times faster; fall back to pure Python.
+    _YamlLoader: type = yaml.CSafeLoader  # type: ignore[attr-defined]
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _YamlLoader = yaml.SafeLoader
+
+DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024  # bytes; a config file is a few KiB
+MAX_DEPTH = 200  # nesting levels; real configs use fewer than 10
+
+
+# --------------------------------------------------------------------------- tree
+
+
+@dataclass(slots=True)
+class Scalar:
+    value: Any
+    loc: Location
+    quoted: bool = False
+
+    def plain(self) -> Any:
+        return self.value
+
+
+@dataclass(slots=True)
+class Pair:
+    key: str
+    key_loc: Location
+    value: "Node"
+
+
+@dataclass(slots=True)
+class Mapping:
+    loc: Location
+    pairs: dict[str, Pair] = field(default_factory=dict)  # last occurrence of each key
+    flow: bool = False
+
+    def get(self, key: str) -> Pair | None:
+        return self.pairs.get(key)
+
+    def plain(self) -> dict[str, Any]:
+        return {k: p.value.plain() for k, p in self.pairs.items()}
+
+
+@dataclass(slots=True)
+class Sequence:
+    loc: Location
+    items: list["Node"] = field(default_factory=list)
+
+    def plain(self) -> list[Any]:
+        return [i.plain() for i in self.items]
+
+
+Node = Scalar | Mapping | Sequence
+
+
+@dataclass(slots=True)
+class Duplicate:
+    key: str
+    first: Location
+    again: Location
+    first_pair: "Pair"  # the entry that is silently ignored
+    mapping: "Mapping"
+
+
+@dataclass(slots=True)
+class Document:
+    root: Node
+    index: int  # 0-based position in a multi-document file
+    duplicates: list[Duplicate] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SourceFile:
+    path: str  # as the user named it (used in every report)
+    text: str
+    documents: list[Document]
+    fmt: str  # "yaml" | "json"
+
+
+def kind_name(node: Node) -> str:
+    if isinstance(node, Mapping):
+        return "a mapping"
+    if isinstance(node, Sequence):
+        return "a list"
+    v = node.value
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return f"the boolean {str(v).lower()}"
+    if isinstance(v, int):
+        return f"the integer {v}"
+    if isinstance(v, float):
+        return f"the number {v!r}"
+    return f"the string {v!r}" if isinstance(v, str) else type(v).__name__
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
+    """Read a file as UTF-8 text (a BOM is accepted), refusing binary and oversized files."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > max_size:
+            raise InputProblem(
+                f"file is {size} bytes, above the {max_size}-byte limit (--max-file-size)", file=path
+            )
+        with open(p, "rb") as fh:
+            data = fh.read(max_size + 1)
+    except InputProblem:
+        raise
+    except IsADirectoryError:
+        raise InputProblem("is a directory, expected a file", file=path) from None
+    except FileNotFoundError:
+        raise InputProblem("no such file", file=path) from None
+    except PermissionError:
+        raise InputProblem("permission denied", file=path) from None
+    except OSError as exc:
+        raise InputProblem(f"cannot read: {exc.strerror or exc}", file=path) from None
+    return decode(data, path)
+
+
+def decode(data: bytes, path: str) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputProblem("file is UTF-16 encoded; save it as UTF-8", file=path)
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise InputProblem("NUL byte: this is a binary file, not YAML or JSON", Location(path, line, 1, line, 1))
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputProblem(
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", Location(path, line, col, line, col + 1)
+        ) from None
+    return text
+
+
+def is_json_path(path: str) -> bool:
+    return path.lower().endswith(".json")
+
+
+def load_file(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE, text: str | None = None) -> SourceFile:
+    """Load one file into position-keeping documents. Raises :class:`InputProblem`."""
+    if text is None:
+        text = read_text(path, max_size)
+    if is_json_path(path):
+        return SourceFile(path, text, [parse_json(text, path)], "json")
+    return SourceFile(path, text, list(parse_yaml(text, path)), "yaml")
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+def _loc(path: str, node: yaml.Node) -> Location:
+    s, e = node.start_mark, node.end_mark
+    return Location(path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+
+
+_SCALAR_TAGS = {
+    "tag:yaml.org,2002:null",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:str",
+}
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+
+
+class _YamlConverter:
+    def __init__(self, path: str):
+        self.path = path
+        self.constructor = yaml.constructor.SafeConstructor()
+        self.memo: dict[int, Node] = {}
+        self.duplicates: list[Duplicate] = []
+
+    def convert(self, node: yaml.Node, depth: int = 0) -> Node:
+        done = self.memo.get(id(node))
+        if done is not None:  # an alias: share the converted node, never expand it
+            return done
+        if depth > MAX_DEPTH:
+            raise InputProblem(f"nested more than {MAX_DEPTH} levels deep", _loc(self.path, node))
+        loc = _loc(self.path, node)
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag not in _SCALAR_TAGS:
+                raise InputProblem(
+                    f"unsupported YAML tag {node.tag!r}: swacheck reads plain data only", loc
+                )
+            try:
+                value = self.constructor.construct_object(node, deep=True)
+            except (yaml.YAMLError, ValueError, OverflowError) as exc:
+                raise InputProblem(f"bad {node.tag.rsplit(':', 1)[-1]} value {node.value!r}: {exc}", loc) from None
+            out: Node = Scalar(value, loc, quoted=node.style in ("'", '"'))
+            self.memo[id(node)] = out
+            return out
+        if isinstance(node, yaml.SequenceNode):
+            if node.tag != _SEQ_TAG:
+                raise InputProblem(f"unsupported YAML tag {node.tag!r} on a list", loc)
+            seq = Sequence(loc)
+            self.memo[id(node)] = seq
+            seq.items = [self.convert(child, depth + 1) for child in node.value]
+            return seq
+        if node.tag != _MAP_TAG:
+            raise InputProblem(f"unsupported YAML tag {node.tag!r} on a mapping", loc)
+        mapping = Mapping(loc, flow=bool(node.flow_style))
+        self.memo[id(node)] = mapping
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise InputProblem("YAML merge keys (<<) are not supported", _loc(self.path, key_node))
+            key = self.convert(key_node, depth + 1)
+            if not isinstance(key, Scalar) or isinstance(key.value, (list, dict)):
+                raise InputProblem("a mapping key must be a plain scalar", key.loc)
+            name = key.value if isinstance(key.value, str) else str(key.value)
+            value = self.convert(value_node, depth + 1)
+            old = mapping.pairs.pop(name, None)
+            if old is not None:
+                self.duplicates.append(Duplicate(name, old.key_loc, key.loc, old, mapping))
+            mapping.pairs[name] = Pair(name, key.loc, value)
+        return mapping
+
+
+def parse_yaml(text: str, path: str) -> Iterator[Document]:
+    try:
+        for index, root in enumerate(yaml.compose_all(text, Loader=_YamlLoader)):
+            if root is None:
+                continue
+            conv = _YamlConverter(path)
+            tree = conv.convert(root)
+            yield Document(tree, index, conv.duplicates)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        if exc.context and exc.problem:
+            problem = f"{exc.problem} ({exc.context})"
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        raise InputProblem(f"invalid YAML: {problem}", Location(path, line, col, line, col)) from None
+    except yaml.YAMLError as exc:
+        raise InputProblem(f"invalid YAML: {exc}", file=path) from None
+    except RecursionError:
+        raise InputProblem(f"nested more than {MAX_DEPTH} levels deep", file=path) from None
+
+
+# --------------------------------------------------------------------------- JSON
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")
+_CONSTANTS = {"true": True, "false": False, "null": None}
+
+
+class _JsonParser:
+    """RFC 8259 JSON with positions. Refuses NaN/Infinity, trailing commas and comments."""
+
+    def __init__(self, text: str, path: str):
+        self.text = text
+        self.path = path
+        self.line_starts = [0]
+        for m in re.finditer("\n", text):
+            self.line_starts.append(m.end())
+        self.duplicates: list[Duplicate] = []
+
+    def pos(self, offset: int) -> tuple[int, int]:
+        import bisect
+
+        i = bisect.bisect_right(self.line_starts, offset) - 1
+        return i + 1, offset - self.line_starts[i] + 1
+
+    def loc(self, start: int, end: int) -> Location:
+        (l1, c1), (l2, c2) = self.pos(start), self.pos(end)
+        return Location(self.path, l1, c1, l2, c2)
+
+    def fail(self, message: str, offset: int) -> InputProblem:
+        return InputProblem(f"invalid JSON: {message}", self.loc(offset, offset))
+
+    def skip(self, i: int) -> int:
+        return _WS.match(self.text, i).end()  # type: ignore[union-attr]
+
+    def parse(self) -> Document:
+        i = self.skip(0)
+        if i == len(self.text):
+            raise self.fail("the file is empty", i)
+        node, i = self.value(i, 0)
+        i = self.skip(i)
+        if i != len(self.text):
+            raise self.fail("extra data after the JSON value", i)
+        return Document(node, 0, self.duplicates)
+
+    def value(self, i: int, depth: int) -> tuple[Node, int]:
+        if depth > MAX_DEPTH:
+            raise self.fail(f"nested more than {MAX_DEPTH} levels deep", i)
+        text = self.text
+        ch = text[i : i + 1]
+        if ch == "{":
+            return self.obj(i, depth)
+        if ch == "[":
+            return self.arr(i, depth)
+        if ch == '"':
+            s, end = self.string(i)
+            return Scalar(s, self.loc(i, end), quoted=True), end
+        for word, const in _CONSTANTS.items():
+            if text.startswith(word, i):
+                return Scalar(const, self.loc(i, i + len(word))), i + len(word)
+        m = _NUMBER.match(text, i)
+        if m and m.end() > i:
+            raw = m.group(0)
+            num: Any = float(raw) if (m.group(1) or m.group(2)) else int(raw)
+            return Scalar(num, self.loc(i, m.end())), m.end()
+        if text.startswith(("NaN", "Infinity", "-Infinity"), i):
+            raise self.fail("NaN and Infinity are not JSON numbers", i)
+        if not ch:
+            raise self.fail("unexpected end of file, expected a value", i)
+        raise self.fail(f"unexpected character {ch!r}, expected a value", i)
+
+    def string(self, i: int) -> tuple[str, int]:
+        try:
+            return json.decoder.scanstring(self.text, i + 1, True)  # type: ignore[attr-defined]
+        except json.JSONDecodeError as exc:
+            raise self.fail(exc.msg.lower(), exc.pos) from None
+
+    def obj(self, start: int, depth: int) -> tuple[Node, int]:
+        mapping = Mapping(self.loc(start, start + 1), flow=True)
+        i = self.skip(start + 1)
+        if self.text[i : i + 1] == "}":
+            mapping.loc = self.loc(start, i + 1)
+            return mapping, i + 1
+        while True:
+            if self.text[i : i + 1] != '"':
+                what = "a trailing comma is not allowed" if self.text[i : i + 1] == "}" else "expected a quoted key"
+                raise self.fail(what, i)
+            key, end = self.string(i)
+            key_loc = self.loc(i, end)
+            i = self.skip(end)
+            if self.text[i : i + 1] != ":":
+                raise self.fail("expected ':' after the key", i)
+            value, i = self.value(self.skip(i + 1), depth + 1)
+            old = mapping.pairs.pop(key, None)
+            if old is not None:
+                self.duplicates.append(Duplicate(key, old.key_loc, key_loc, old, mapping))
+            mapping.pairs[key] = Pair(key, key_loc, value)
+            i = self.skip(i)
+            ch = self.text[i : i + 1]
+            if ch == "}":
+                mapping.loc = self.loc(start, i + 1)
+                return mapping, i + 1
+            if ch != ",":
+                raise self.fail("expected ',' or '}'", i)
+            i = self.skip(i + 1)
+
+    def arr(self, start: int, depth: int) -> tuple[Node, int]:
+        seq = Sequence(self.loc(start, start + 1))
+        i = self.skip(start + 1)
+        if self.text[i : i + 1] == "]":
+            seq.loc = self.loc(start, i + 1)
+            return seq, i + 1
+        while True:
+            if self.text[i : i + 1] == "]":
+                raise self.fail("a trailing comma is not allowed", i)
+            item, i = self.value(i, depth + 1)
+            seq.items.append(item)
+            i = self.skip(i)
+            ch = self.text[i : i + 1]
+            if ch == "]":
+                seq.loc = self.loc(start, i + 1)
+                return seq, i + 1
+            if ch != ",":
+                raise self.fail("expected ',' or ']'", i)
+            i = self.skip(i + 1)
+
+
+def parse_json(text: str, path: str) -> Document:
+    return _JsonParser(text, path).parse()
+
+
+class FileCache:
+    """Loads each file once per run, however many deployments share it (model configs)."""
+
+    def __init__(self, max_size: int = DEFAULT_MAX_FILE_SIZE):
+        self.max_size = max_size
+        self._files: dict[str, SourceFile | InputProblem] = {}
+
+    def load(self, path: str, text: str | None = None) -> SourceFile:
+        key = path if path == "-" else os.path.realpath(path)
+        hit = self._files.get(key)
+        if hit is None:
+            try:
+                hit = load_file(path, self.max_size, text)
+            except InputProblem as problem:
+                hit = problem
+            self._files[key] = hit
+        if isinstance(hit, InputProblem):
+            raise hit
+        return hit
+
+    def __len__(self) -> int:
+        return len(self._files)

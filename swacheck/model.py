@@ -1,0 +1,160 @@
+"""Plain data shared by every stage: positions, provenance, findings.
+
+Nothing here does I/O or knows about SGLang; the stages import these types and pass them
+along one way: load -> normalise -> resolve -> check -> report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SEVERITIES = ("error", "warning", "note")
+SEVERITY_RANK = {"note": 0, "warning": 1, "error": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A span in a file. Lines and columns are 1-based; ``end_column`` is exclusive."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Val:
+    """A value together with where it came from.
+
+    ``location`` is the key or value in a file that set it; ``origin`` says in words how it
+    was obtained (``"SGLang default: ..."``, ``"derived: ..."``); ``inputs`` are the values
+    a derived number was computed from, named, so that ``explain`` can print the trace.
+    """
+
+    value: Any
+    origin: str
+    location: Location | None = None
+    inputs: tuple[tuple[str, "Val"], ...] = ()
+
+    def describe(self) -> str:
+        """Where the value came from, in a few words, for tables."""
+        if self.location is not None:
+            return str(self.location)
+        return self.origin
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace the text between two positions (an insertion when start == end)."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    replacement: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "replacement": self.replacement,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    description: str
+    edits: tuple[Edit, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"description": self.description, "edits": [e.to_json() for e in self.edits]}
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    location: Location
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.location.to_json(), "message": self.message}
+
+
+@dataclass(slots=True)
+class Finding:
+    code: str
+    severity: str
+    message: str
+    location: Location | None
+    fix: Fix | None = None
+    related: tuple[Related, ...] = ()
+    field: str = ""  # the geometry field or argument the finding is about (stable id)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "location": self.location.to_json() if self.location else None,
+            "related": [r.to_json() for r in self.related],
+            "fix": self.fix.to_json() if self.fix else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class InputError:
+    """A file or value swacheck cannot use: reported as ``file:line:col: message``, exit 2."""
+
+    file: str
+    line: int | None
+    column: int | None
+    message: str
+
+    def __str__(self) -> str:
+        pos = self.file
+        if self.line is not None:
+            pos += f":{self.line}:{self.column or 1}"
+        return f"{pos}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "column": self.column, "message": self.message}
+
+
+class InputProblem(Exception):
+    """Raised inside loading/normalising; turned into an :class:`InputError` by the runner."""
+
+    def __init__(self, message: str, location: Location | None = None, file: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        self.file = file if file is not None else (location.file if location else "")
+
+    def to_error(self) -> InputError:
+        if self.location is not None:
+            return InputError(self.location.file, self.location.line, self.location.column, self.message)
+        return InputError(self.file or "<input>", None, None, self.message)
+
+
+@dataclass(slots=True)
+class Summary:
+    files: int = 0
+    deployments: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: {s: 0 for s in SEVERITIES})
+    input_errors: int = 0

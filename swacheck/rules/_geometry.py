@@ -1,0 +1,114 @@
+"""Shared by SWA101 (unified) and SWA102 (paged): compare the tuples SGLang compares."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from .. import fixes
+from ..model import Edit, Finding, Fix, Location, Related, Val
+from ..sglang.resolve import Pool, Resolution
+from ..sglang.version import format_tuple
+from .base import Context, Rule, arg_mapping
+
+
+def _explicit(val: Val) -> bool:
+    return val.origin.startswith(("target.geometry", "draft.geometry"))
+
+
+def _window_fix(res: Resolution, ctx: Context, moving: Pool, staying: Pool) -> tuple[str, list[Edit]]:
+    server = res.deployment.server
+    draft_path = server.get("speculative-draft-model-path")
+    model_path = server.get("model-path")
+    target_model = res.target.model if res.target else None
+    nextn = target_model.get("num_nextn_predict_layers") if target_model else None
+    has_nextn = nextn is None or (isinstance(nextn.value, int) and nextn.value > 0)
+    if (
+        moving.role == "draft"
+        and draft_path is not None
+        and model_path is not None
+        and draft_path.value != model_path.value
+        and has_nextn
+        and not _explicit(moving.window)
+    ):
+        edit = fixes.delete_line_of(draft_path.pair, arg_mapping(res))
+        return (
+            f"Remove {draft_path.written}: DeepSeek-V4's MTP draft is the target checkpoint's own "
+            f"NextN layer, and SGLang loads it from model-path when no draft path is set.",
+            [edit] if edit else [],
+        )
+    loc = moving.window.location
+    if loc is None:
+        return (f"Make the {moving.role}'s sliding_window {staying.window.value}.", [])
+    json_style = loc.file.lower().endswith(".json")
+    what = f"{moving.role}.geometry window" if _explicit(moving.window) else f"the {moving.role} model's sliding_window"
+    return (
+        f"Set {what} to {staying.window.value} ({loc}) to match the {staying.role}.",
+        [fixes.replace(loc, fixes.render_scalar(staying.window.value, json_style))],
+    )
+
+
+def geometry_findings(rule: Rule, res: Resolution, ctx: Context, mode: str) -> Iterator[Finding]:
+    if res.mode != mode or res.target is None or res.draft is None:
+        return
+    t, d = res.target, res.draft
+    if t.unified.value != d.unified.value:  # SWA103 reports this; SGLang stops there
+        return
+    t_fields, d_fields = t.fields(mode, res.profile), d.fields(mode, res.profile)
+    differing = [(name, tv, dv) for (name, tv), (_, dv) in zip(t_fields, d_fields) if tv.value != dv.value]
+    if not differing:
+        return
+    moving, staying = (d, t) if ctx.align_to == "target" else (t, d)
+    template = res.profile.msg_ring if mode == "unified" else res.profile.msg_paged
+    sglang_msg = template.format(target=format_tuple(t.tuple(mode, res.profile)), draft=format_tuple(d.tuple(mode, res.profile)))
+    parts = ", ".join(f"{name} {tv.value} vs {dv.value}" for name, tv, dv in differing)
+    if res.checked_by_sglang:
+        message = f"{sglang_msg} ({parts}; target vs draft)"
+        severity = rule.SEVERITY
+    else:
+        message = (
+            f"target and draft SWA geometry differ ({parts}); SGLang checks this only under PD "
+            f"disaggregation, where it would fail with: {sglang_msg}"
+        )
+        severity = "note"
+
+    descriptions: list[str] = []
+    edits: list[Edit] = []
+    if t.window.value != d.window.value:
+        text, window_edits = _window_fix(res, ctx, moving, staying)
+        descriptions.append(text)
+        edits.extend(window_edits)
+    for name, _tv, _dv in differing:
+        mv = dict(moving.fields(mode, res.profile))[name]
+        sv = dict(staying.fields(mode, res.profile))[name]
+        if name in ("window", "sliding_window") or not _explicit(mv) or mv.location is None:
+            continue
+        descriptions.append(f"Set {moving.role}.geometry {name} to {sv.value} to match the {staying.role}.")
+        edits.append(fixes.replace(mv.location, fixes.render_scalar(sv.value, mv.location.file.endswith(".json"))))
+    if not descriptions:
+        descriptions.append(f"Make the {moving.role}'s inputs give the {staying.role}'s geometry.")
+
+    # Point at the key to edit: the first edit of the fix, else the moving side's input.
+    name = differing[0][0]
+    values = {"target": differing[0][1], "draft": differing[0][2]}
+    related = tuple(
+        Related(loc, f"{role} {name} {val.value} comes from here")
+        for role, val in values.items()
+        if (loc := _root_location(val)) is not None
+    )
+    if edits:
+        first = edits[0]
+        location = Location(first.file, first.line, first.column, first.line, first.column if first.replacement == "" else first.end_column)
+    else:
+        location = _root_location(values[moving.role]) or res.deployment.location
+    yield Finding(rule.CODE, severity, message, location, Fix(" ".join(descriptions), tuple(edits)), related, name)
+
+
+def _root_location(val: Val):
+    """The first position in a value's derivation: the key a user would edit."""
+    if val.location is not None:
+        return val.location
+    for _, inner in val.inputs:
+        loc = _root_location(inner)
+        if loc is not None:
+            return loc
+    return None

@@ -1,0 +1,52 @@
+"""What every rule module gets, and the small helpers they share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Protocol
+
+from ..inputs import Arg
+from ..model import Finding, Fix, Location, Related
+from ..sglang.resolve import Event, Resolution
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    align_to: str = "target"  # which side a geometry fix moves the other towards
+
+
+class Rule(Protocol):
+    CODE: str
+    NAME: str
+    SEVERITY: str
+    SUMMARY: str
+    __doc__: str | None
+
+    def check(self, res: Resolution, ctx: Context) -> Iterator[Finding]: ...
+
+
+def arg_mapping(res: Resolution):
+    return res.deployment.server.mapping
+
+
+def finding_for_event(
+    rule: Rule,
+    event: Event,
+    fix: Fix | None,
+    severity: str | None = None,
+    related: tuple[Related, ...] = (),
+    field: str = "",
+) -> Finding:
+    return Finding(
+        code=rule.CODE,
+        severity=severity or rule.SEVERITY,
+        message=event.message,
+        location=event.location,
+        fix=fix,
+        related=related,
+        field=field or (event.arg.name if event.arg else event.kind),
+    )
+
+
+def where(arg: Arg | None) -> Location | None:
+    return arg.key_loc if arg else None

@@ -1,0 +1,53 @@
+"""SWA201 page-size-replaced: an explicit page-size that SGLang replaces for DeepSeek-V4.
+
+## What it does
+
+Reports a `page-size` other than 256 (128 on NPU) for a DeepSeek-V4 target.
+
+## Why it matters
+
+SGLang's DeepSeek-V4 model override declares `page_size = 256` (128 on NPU) and appends it
+after the user's arguments, so the last writer wins and the configured value is silently
+replaced (`srt/arg_groups/model_overrides/deepseek_v4.py`, `srt/arg_groups/model_hook.py`).
+The config file then says something the server does not do.
+
+## Example
+
+```yaml
+model-path: models/DeepSeek-V4-Flash
+page-size: 64
+```
+
+## Fix
+
+Remove `page-size` (or set it to 256; 128 on NPU).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterator
+
+from .. import fixes
+from ..model import Finding, Fix
+from ..sglang.resolve import Resolution
+from .base import Context, arg_mapping, finding_for_event
+
+CODE = "SWA201"
+NAME = "page-size-replaced"
+SEVERITY = "warning"
+SUMMARY = "explicit page-size other than 256 (128 on NPU), which SGLang replaces for DeepSeek-V4"
+
+
+def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+    for event in res.events_of("page-size-replaced"):
+        assert event.arg is not None
+        forced = event.data["forced"]
+        edit = fixes.delete_line_of(event.arg.pair, arg_mapping(res))
+        fix = Fix(
+            f"Remove {event.arg.written}: SGLang uses {forced} for DeepSeek-V4 whatever is configured.",
+            (edit,) if edit else (fixes.replace(event.arg.value_loc, str(forced)),),
+        )
+        message = f"{event.message} for DeepSeek-V4: SGLang's DSV4 override sets page_size={forced}"
+        event = type(event)(event.kind, message, event.location, event.arg, event.data)
+        yield finding_for_event(sys.modules[__name__], event, fix)

@@ -1,0 +1,27 @@
+"""The plain settings object: the CLI parses options into it and nothing else."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .loading import DEFAULT_MAX_FILE_SIZE
+
+FORMATS = ("human", "json")
+FAIL_ON = ("error", "warning", "note")
+
+
+@dataclass(slots=True)
+class Settings:
+    paths: list[str] = field(default_factory=list)
+    format: str = "human"
+    platform: str | None = None  # None: cuda, unless a deployment file says otherwise
+    env: dict[str, str] = field(default_factory=dict)
+    model_configs: dict[str, str] = field(default_factory=dict)
+    fail_on: str = "error"
+    align_to: str = "target"
+    color: str = "auto"
+    output: str | None = None
+    verbose: bool = False
+    quiet: bool = False
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    exclude: tuple[str, ...] = ()

@@ -1,0 +1,1 @@
+"""SGLang knowledge: server-argument resolution, model configs, geometry formulas, versions."""

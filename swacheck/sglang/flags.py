@@ -1,0 +1,81 @@
+"""The long options ``launch_server`` accepts, and how SGLang reads them from a ``--config`` file.
+
+Data: ``data/server-args-<version>.tsv``, read from ``ServerArgs.add_cli_args``
+(``srt/server_args.py``) of the released wheel. The ``--config`` merger
+(``srt/utils/server_args_config_parser.py``) emits each YAML key verbatim as ``--KEY`` and each
+value as text, and argparse (``allow_abbrev=True``) parses the result. So, exactly as SGLang:
+
+- ``page-size`` and aliases such as ``model`` or ``tensor-parallel-size`` work;
+- ``page_size`` does not (no underscore aliases are registered): "unrecognized arguments";
+- a unique prefix such as ``speculative-algo`` works; an ambiguous one is an error;
+- options whose action is not a plain store/store_true (``enable-dp-attention``, the
+  ``BooleanOptionalAction`` flags, ``lora-paths``) are refused by the merger whatever the value.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from .version import SGLangProfile
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    name: str  # as written on the command line, without dashes
+    canonical: str  # the option's first long name (aliases point at it)
+    kind: str  # store | store-list | store_true | refused:ACTION
+    type: str  # int | str | float | ... | -
+    choices: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyMatch:
+    """How a config key reaches argparse: ``how`` is exact, prefix, underscore, ambiguous or unknown."""
+
+    how: str
+    option: Option | None = None
+    candidates: tuple[str, ...] = ()
+
+
+def options(profile: SGLangProfile) -> dict[str, Option]:
+    return _read(profile.args_file)
+
+
+@lru_cache(maxsize=None)
+def _read(name: str) -> dict[str, Option]:
+    text = resources.files("swacheck.sglang").joinpath("data").joinpath(name).read_text("utf-8")
+    out: dict[str, Option] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        opt, canonical, kind, typ, choices = line.split("\t")
+        out[opt] = Option(opt, canonical, kind, typ, () if choices == "-" else tuple(choices.split(",")))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _match(key: str, args_file: str) -> KeyMatch:
+    table = _read(args_file)
+    if key in table:
+        return KeyMatch("exact", table[key])
+    prefixed = tuple(sorted(o for o in table if o.startswith(key))) if key else ()
+    if len(prefixed) == 1:
+        return KeyMatch("prefix", table[prefixed[0]])
+    if len(prefixed) > 1:
+        return KeyMatch("ambiguous", None, prefixed)
+    dashed = key.replace("_", "-")
+    if dashed != key and dashed in table:
+        return KeyMatch("underscore", table[dashed])
+    return KeyMatch("unknown")
+
+
+def match(key: str, profile: SGLangProfile) -> KeyMatch:
+    return _match(key, profile.args_file)
+
+
+def did_you_mean(key: str, profile: SGLangProfile) -> str | None:
+    near = difflib.get_close_matches(key.replace("_", "-"), sorted(options(profile)), n=1, cutoff=0.75)
+    return near[0] if near else None

@@ -1,0 +1,161 @@
+"""Find and read a model's Hugging Face ``config.json`` -- from local files only, never the network.
+
+Search order for a model path ``P`` (the value of ``model-path`` or
+``speculative-draft-model-path``, or a deployment file's ``model_config``):
+
+1. ``--model-config P=FILE`` (an explicit mapping wins: it is how production paths such as
+   ``/models/DeepSeek-V4-Flash`` are pointed at a local copy);
+2. ``P`` itself when it is a ``.json`` file, or ``P/config.json`` when it is a directory --
+   relative to the folder of the file that names it first, then to the working directory;
+3. the Hugging Face hub cache for a hub id ``ORG/NAME``: ``$HF_HUB_CACHE``, else
+   ``$HF_HOME/hub``, else ``~/.cache/huggingface/hub``; the file is
+   ``models--ORG--NAME/snapshots/REV/config.json`` with ``REV`` read from ``refs/<revision>``
+   (``main`` by default) or given as a commit hash.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from ..loading import FileCache, Mapping, Scalar, kind_name
+from ..model import InputProblem, Location, Val
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+@dataclass(slots=True)
+class ModelConfig:
+    """A parsed ``config.json`` (or an inline mapping) with positions."""
+
+    label: str  # "models/v4-flash/config.json" or "deploy.yaml (inline target.model_config)"
+    root: Mapping
+    file: str | None  # None for an inline mapping inside a deployment file
+    duplicates: list = field(default_factory=list)  # duplicate keys in the file
+
+    def get(self, key: str) -> Val | None:
+        pair = self.root.get(key)
+        if pair is None:
+            return None
+        return Val(pair.value.plain(), f"config.json key {key!r}" if self.file else key, pair.value.loc)
+
+    @property
+    def architectures(self) -> list[str]:
+        pair = self.root.get("architectures")
+        value = pair.value.plain() if pair else None
+        return [a for a in value if isinstance(a, str)] if isinstance(value, list) else []
+
+    @property
+    def model_type(self) -> str | None:
+        pair = self.root.get("model_type")
+        return pair.value.plain() if pair and isinstance(pair.value, Scalar) else None
+
+    @property
+    def is_dsv4(self) -> bool:
+        """SGLang's test: ``hf_config.architectures[0] == "DeepseekV4ForCausalLM"`` (model_hook.py:165-258)."""
+        archs = self.architectures
+        return bool(archs) and archs[0] == "DeepseekV4ForCausalLM"
+
+    def int_field(self, key: str) -> Val | None:
+        """An integer field, or an :class:`InputProblem` at the value when it is not one."""
+        pair = self.root.get(key)
+        if pair is None:
+            return None
+        v = pair.value
+        if not isinstance(v, Scalar) or isinstance(v.value, bool) or not isinstance(v.value, int):
+            raise InputProblem(f"{key} must be an integer, got {kind_name(v)}", v.loc)
+        return Val(v.value, "config.json" if self.file else "inline model config", v.loc)
+
+
+def hub_cache_dirs() -> list[str]:
+    """Where this machine keeps downloaded hub models (swacheck's own environment)."""
+    if cache := os.environ.get("HF_HUB_CACHE"):
+        return [cache]
+    if home := os.environ.get("HF_HOME"):
+        return [os.path.join(home, "hub")]
+    return [os.path.join(os.path.expanduser("~"), ".cache", "huggingface", "hub")]
+
+
+def _hub_config(model_id: str, revision: str | None, looked: list[str]) -> str | None:
+    org, name = model_id.split("/", 1)
+    for cache in hub_cache_dirs():
+        repo = os.path.join(cache, f"models--{org}--{name}")
+        rev = revision or "main"
+        ref_file = os.path.join(repo, "refs", rev)
+        commit = rev
+        if os.path.isfile(ref_file):
+            try:
+                with open(ref_file, encoding="utf-8") as fh:
+                    commit = fh.read().strip()
+            except OSError:
+                pass
+        candidate = os.path.join(repo, "snapshots", commit, "config.json")
+        looked.append(candidate)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def locate(
+    model_path: str,
+    base_dir: str,
+    mappings: dict[str, str],
+    revision: str | None = None,
+) -> tuple[str | None, list[str]]:
+    """Return (config.json path or None, every place looked)."""
+    looked: list[str] = []
+    mapped = mappings.get(model_path) or mappings.get(model_path.rstrip("/"))
+    if mapped:
+        path = os.path.join(mapped, "config.json") if os.path.isdir(mapped) else mapped
+        looked.append(f"{path} (--model-config)")
+        if os.path.isfile(path):
+            return path, looked
+    expanded = os.path.expanduser(model_path)
+    bases = [expanded] if os.path.isabs(expanded) else [os.path.join(base_dir, expanded), expanded]
+    for base in dict.fromkeys(os.path.normpath(b) for b in bases):
+        path = base if base.lower().endswith(".json") else os.path.join(base, "config.json")
+        looked.append(path)
+        if os.path.isfile(path):
+            return path, looked
+    if _HUB_ID.match(model_path) and not os.path.isabs(model_path):
+        found = _hub_config(model_path, revision, looked)
+        if found:
+            return found, looked
+    return None, looked
+
+
+class ModelStore:
+    """Resolves and parses model configs; each file is parsed once per run."""
+
+    def __init__(self, files: FileCache, mappings: dict[str, str]):
+        self.files = files
+        self.mappings = mappings
+        self._configs: dict[str, ModelConfig] = {}
+
+    def from_path(
+        self, model_path: str, base_dir: str, where: Location | None, revision: str | None = None
+    ) -> ModelConfig:
+        path, looked = locate(model_path, base_dir, self.mappings, revision)
+        if path is None:
+            raise InputProblem(
+                f"cannot find config.json for model {model_path!r}; looked in: {', '.join(looked)}; "
+                f"point at a local copy with --model-config {model_path}=PATH",
+                where,
+            )
+        if (hit := self._configs.get(path)) is not None:
+            return hit
+        try:
+            source = self.files.load(path)
+        except InputProblem as problem:
+            problem.message = f"model config {path}: {problem.message}"
+            raise
+        root = source.documents[0].root if source.documents else None
+        if not isinstance(root, Mapping):
+            raise InputProblem("a model config.json must hold a JSON object", getattr(root, "loc", None), path)
+        config = self._configs[path] = ModelConfig(path, root, path, list(source.documents[0].duplicates))
+        return config
+
+    @staticmethod
+    def inline(mapping: Mapping, label: str) -> ModelConfig:
+        return ModelConfig(label, mapping, None)

@@ -1,0 +1,520 @@
+"""Server arguments + model configs -> each KV pool's SWA geometry, the way SGLang 0.5.23 does it.
+
+This module owns SGLang's formulas and defaults. It applies SGLang's own resolution in
+SGLang's order (``srt/arg_groups/pipeline.py`` ``run_resolution_pipeline``):
+
+1. the ``--config`` merger (``srt/utils/server_args_config_parser.py``): which keys it takes;
+2. the PD hook (``srt/arg_groups/pd_disaggregation_hook.py``): decode extra-slots default;
+3. the DSV4 model hook (``srt/arg_groups/deepseek_v4_hook.py``,
+   ``srt/arg_groups/model_overrides/deepseek_v4.py``): page size 256 (NPU 128) replaces any
+   explicit value, max-running-requests 256 when unset, only EAGLE/DSPARK, EAGLE top-k == 1
+   (asserted *before* the speculative hook fills in defaults);
+4. the speculative hook (``srt/arg_groups/speculative_hook.py``): ``NEXTN`` -> ``EAGLE``,
+   (steps, top-k, draft tokens) defaults, draft tokens = steps + 1 when top-k is 1, DSPARK;
+
+then the pool formulas of ``srt/mem_cache/deepseek_v4_memory_pool.py`` and
+``srt/mem_cache/kv_cache_configurator.py``, and the gate of the DSV4 block in
+``srt/disaggregation/utils.py`` ``setup_state_kv_args``. Every number keeps its provenance.
+
+What SGLang would refuse or rewrite is recorded as an :class:`Event`; the rules in
+``swacheck/rules`` turn events into findings. Resolution goes on after a refusal, computing
+the geometry the launch would have once that argument is corrected, so that one run shows
+every problem.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..inputs import Arg, Deployment, ModelRef
+from ..loading import Mapping, Scalar, kind_name
+from ..model import InputProblem, Location, Val
+from . import flags
+from .models import ModelConfig, ModelStore
+from .version import DEFAULT, SGLangProfile
+
+UNIFIED_BACKEND = "unified_kv_triton"
+ENV_BACKEND = "SGLANG_HACK_FLASHMLA_BACKEND"
+ENV_FP8 = "SGLANG_DSV4_UNIFIED_KV_FP8"
+DSV4_PAGE_SIZE = {"npu": 128}  # else 256
+DSV4_DEFAULT_MRR = 256
+DSV4_ALGORITHMS = ("EAGLE", "DSPARK")
+EAGLE_DEFAULTS = (3, 1, 4)  # (steps, topk, draft tokens) for DSV4: speculative_hook auto-choice
+
+
+@dataclass(slots=True)
+class Event:
+    """Something SGLang would refuse, rewrite or fail on; ``kind`` is what rules select on."""
+
+    kind: str
+    message: str
+    location: Location | None = None
+    arg: Arg | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Pool:
+    role: str  # "target" | "draft"
+    model: ModelConfig | None
+    unified: Val
+    window: Val  # sliding_window of the model (unified_swa_window)
+    ring_size: Val
+    pages: Val
+    page_size: Val
+    ring_capacity: Val  # third element of the 0.5.23 paged tuple
+    compression_ratios: Val | None = None
+
+    def fields(self, mode: str, profile: SGLangProfile) -> list[tuple[str, Val]]:
+        """The named values SGLang compares, in tuple order."""
+        if mode == "unified":
+            return [("window", self.window), ("ring_size", self.ring_size), ("pages", self.pages)]
+        out = [("page_size", self.page_size), ("sliding_window", self.window)]
+        if profile.paged_tuple_has_third:
+            out.append(("ring_capacity", self.ring_capacity))
+        return out
+
+    def tuple(self, mode: str, profile: SGLangProfile) -> tuple:
+        return tuple(v.value for _, v in self.fields(mode, profile))
+
+
+@dataclass(slots=True)
+class Resolution:
+    deployment: Deployment
+    profile: SGLangProfile
+    values: dict[str, Val]  # resolved server arguments and derived counts, by name
+    events: list[Event]
+    mode: str  # "unified" | "paged" | "skipped"
+    skip_reason: str = ""
+    target: Pool | None = None
+    draft: Pool | None = None
+    pd: bool = False
+    checked_by_sglang: bool = False  # SGLang would run the DSV4 target/draft block
+    duplicates: list = field(default_factory=list)  # duplicate keys in every file it read
+
+
+    def events_of(self, *kinds: str) -> list[Event]:
+        return [e for e in self.events if e.kind in kinds]
+
+    @property
+    def geometry_differs(self) -> bool:
+        return (
+            self.target is not None
+            and self.draft is not None
+            and self.mode != "skipped"
+            and self.target.tuple(self.mode, self.profile) != self.draft.tuple(self.mode, self.profile)
+        )
+
+
+def _default(value: Any, why: str) -> Val:
+    return Val(value, f"SGLang default ({why})")
+
+
+class _Resolver:
+    def __init__(self, dep: Deployment, models: ModelStore, profile: SGLangProfile):
+        self.dep = dep
+        self.models = models
+        self.profile = profile
+        self.events: list[Event] = []
+        self.values: dict[str, Val] = {}
+
+    # ---------------------------------------------------------------- reading args
+
+    def events_of(self, kind: str) -> list[Event]:
+        return [e for e in self.events if e.kind == kind]
+
+    def event(self, kind: str, message: str, arg: Arg | None = None, location: Location | None = None, **data: Any) -> None:
+        loc = location or (arg.key_loc if arg else None)
+        self.events.append(Event(kind, message, loc, arg, data))
+
+    def arg(self, name: str) -> Arg | None:
+        return self.dep.server.get(name)
+
+    def _bad(self, arg: Arg, expected: str) -> None:
+        self.event(
+            "bad-value",
+            f"{arg.written}: SGLang's argument parser rejects {kind_name(arg.node)}; expected {expected}",
+            arg,
+            location=arg.value_loc,
+            expected=expected,
+        )
+
+    def typed_arg(self, name: str) -> Val | None:
+        """A value as argparse reads the text the --config merger emits for it.
+
+        The merger writes ``str(value)`` (``srt/utils/server_args_config_parser.py``): ``"128"``
+        is a valid int, ``128.0``, ``true`` and ``null`` (text ``None``) are not.
+        """
+        arg = self.arg(name)
+        if arg is None or arg.kind.startswith("refused"):
+            return None
+        option = flags.options(self.profile).get(name)
+        node = arg.node
+        if not isinstance(node, Scalar):
+            self._bad(arg, "a single value")
+            return None
+        text = "true" if node.value is True else "false" if node.value is False else str(node.value)
+        value: Any = text
+        if option is not None and option.type == "int":
+            try:
+                value = int(text.strip())
+            except ValueError:
+                self._bad(arg, "an integer")
+                return None
+        if option is not None and option.choices and text not in option.choices:
+            hint = " (quote 'null': an unquoted YAML null reaches SGLang as the text None)" if node.value is None else ""
+            self._bad(arg, "one of " + ", ".join(option.choices) + hint)
+            return None
+        return Val(value, arg.written, arg.value_loc)
+
+    def int_arg(self, name: str) -> Val | None:
+        return self.typed_arg(name)
+
+    def str_arg(self, name: str) -> Val | None:
+        return self.typed_arg(name)
+
+    def flag_arg(self, name: str) -> Val | None:
+        """A store_true flag: the merger emits it only for YAML ``true``."""
+        arg = self.arg(name)
+        if arg is None:
+            return None
+        if not isinstance(arg.value, bool):
+            self._bad(arg, "true or false")
+            return None
+        return Val(arg.value, arg.written, arg.value_loc)
+
+    # ---------------------------------------------------------------- stages
+
+    def check_keys(self) -> None:
+        """The --config merger and argparse: which keys SGLang takes (server_args_config_parser.py)."""
+        server = self.dep.server
+        standalone = server.mapping is not None and (server.file != self.dep.file or server.mapping.loc == self.dep.location)
+        if server.file and server.file.lower().endswith(".json") and standalone:
+            self.event("config-not-yaml", "SGLang's --config accepts only .yaml/.yml files", location=server.mapping.loc)  # type: ignore[union-attr]
+        for arg in server.entries:
+            if arg.how == "unknown":
+                self.event("unknown-key", f"unknown server argument {arg.written!r}", arg, suggestion=flags.did_you_mean(arg.written, self.profile))
+            elif arg.how == "underscore":
+                self.event("underscore-key", f"{arg.written!r} is spelled with underscores", arg, canonical=flags.match(arg.written, self.profile).option.name)  # type: ignore[union-attr]
+            elif arg.how == "ambiguous":
+                cands = flags.match(arg.written, self.profile).candidates
+                self.event("ambiguous-key", f"{arg.written!r} is an ambiguous abbreviation", arg, candidates=cands)
+            if arg.kind.startswith("refused:"):
+                self.event("refused-key", f"SGLang's --config loader refuses {arg.written!r}", arg, action=arg.kind.split(":", 1)[1])
+
+    def model(self, ref: ModelRef | None, path_val: Val | None, role: str, revision: Val | None) -> ModelConfig | None:
+        if ref is not None:
+            if ref.inline is not None:
+                return ModelStore.inline(ref.inline, f"{self.dep.file} (inline {role}.model_config)")
+            assert ref.path is not None
+            return self.models.from_path(ref.path, ref.base_dir, ref.location)
+        if path_val is None:
+            return None
+        return self.models.from_path(path_val.value, self.dep.server.base_dir, path_val.location, revision.value if revision else None)
+
+    def overrides(self) -> dict[str, Val]:
+        """``json-model-override-args``: applied to the target's and the draft's model config."""
+        arg = self.arg("json-model-override-args")
+        if arg is None:
+            return {}
+        node = arg.node
+        if isinstance(node, Mapping):
+            data = node.plain()
+            locs = {k: p.value.loc for k, p in node.pairs.items()}
+        elif isinstance(node, Scalar) and isinstance(node.value, str):
+            try:
+                data = json.loads(node.value)
+            except json.JSONDecodeError as exc:
+                self._bad(arg, f"a JSON object ({exc.msg} at character {exc.pos})")
+                return {}
+            locs = {}
+        else:
+            self._bad(arg, "a JSON object")
+            return {}
+        if not isinstance(data, dict):
+            self._bad(arg, "a JSON object")
+            return {}
+        return {k: Val(v, f"{arg.written} override", locs.get(k, arg.value_loc)) for k, v in data.items()}
+
+    def window(self, model: ModelConfig | None, overrides: dict[str, Val], role: str, explicit: Val | None) -> Val:
+        if explicit is not None:
+            return explicit
+        if "sliding_window" in overrides:
+            val = overrides["sliding_window"]
+            if isinstance(val.value, bool) or not isinstance(val.value, int):
+                raise InputProblem(f"json-model-override-args sliding_window must be an integer, got {val.value!r}", val.location)
+            return val
+        if model is None:
+            raise InputProblem(f"no model config for the {role} pool: give model-path or {role}.model_config", self.dep.location)
+        val = model.int_field("sliding_window")
+        if val is None:
+            raise InputProblem(
+                f"{model.label} has no 'sliding_window': swacheck reads the SWA window of a DeepSeek-V4 "
+                "checkpoint from it (configs/model_config.py, DSV4 branch)",
+                model.root.loc,
+            )
+        return Val(val.value, "sliding_window", val.location)
+
+    # ---------------------------------------------------------------- main
+
+    def run(self) -> Resolution:
+        dep, profile = self.dep, self.profile
+        v = self.values
+        platform = dep.platform
+        v["platform"] = platform
+        self.check_keys()
+
+        # parallel hook: --enable-dp-attention means attn_dp_size = dp_size, dp_size = 1
+        # (srt/arg_groups/parallel_hook.py handle_deprecated_dp_attention). In a --config file
+        # the merger refuses the key (SWA303); swacheck resolves what it was meant to say.
+        dp_size = self.int_arg("dp-size") or _default(1, "--dp-size")
+        attn_dp = self.int_arg("attn-dp-size") or _default(1, "--attn-dp-size")
+        dp_attn = self.arg("enable-dp-attention")
+        if dp_attn is not None and dp_attn.value is True and attn_dp.value == 1:
+            attn_dp = Val(dp_size.value, f"dp-size {dp_size.value} (what enable-dp-attention means)", dp_attn.key_loc)
+            dp_size = Val(1, "enable-dp-attention turns dp-size into attn-dp-size", dp_attn.key_loc)
+        if dp_size.value > 1 and attn_dp.value > 1:
+            self.event(
+                "dp-combination",
+                f"--dp-size {dp_size.value} with --attn-dp-size {attn_dp.value}: data-parallel replicas combined "
+                "with attention data parallelism are not supported",
+                self.arg("attn-dp-size") or self.arg("dp-size"),
+            )
+        v["dp_size"], v["attn_dp_size"] = dp_size, attn_dp
+
+        # PD hook (srt/arg_groups/pd_disaggregation_hook.py:129-143) ---------------
+        mode_val = self.str_arg("disaggregation-mode") or _default("null", "--disaggregation-mode")
+        pd_mode = mode_val.value
+        pd = pd_mode in ("prefill", "decode") or dep.assume_pd
+        v["disaggregation_mode"] = mode_val
+        mrr_explicit = self.int_arg("max-running-requests")
+        extra = self.int_arg("disaggregation-decode-extra-slots")
+        if pd_mode != "decode":
+            extra = _default(0, "only a PD decode server pre-allocates request slots")
+        elif extra is None:
+            if mrr_explicit is None:
+                extra = _default(0, "PD hook: max-running-requests unset when it runs")
+            else:
+                per = max(1, mrr_explicit.value // max(1, dp_size.value * attn_dp.value))
+                extra = Val(
+                    2 * per if per <= 32 else 0,
+                    f"PD hook: 2 x per-worker requests {per}" if per <= 32 else f"PD hook: per-worker requests {per} > 32",
+                    None,
+                    (("max-running-requests", mrr_explicit), ("dp-size", dp_size), ("attn-dp-size", attn_dp)),
+                )
+        v["decode_extra_slots"] = extra
+
+        # the target model: SGLang loads it at argument resolution ----------------
+        revision = self.str_arg("revision")
+        model_path = self.str_arg("model-path")
+        target_model = self.model(dep.target_model, model_path, "target", revision)
+        tg, dg = dep.target_geometry, dep.draft_geometry
+        if target_model is not None and not target_model.is_dsv4:
+            archs = ", ".join(target_model.architectures) or "none"
+            return self.skipped(f"not a DeepSeek-V4 target (architectures: {archs})", pd)
+        if target_model is None and not tg.values:
+            raise InputProblem("the deployment names no model: give the server's model-path or target.model_config", dep.location)
+
+        # DSV4 model hook (model_overrides/deepseek_v4.py, deepseek_v4_hook.py:63-158) ---
+        is_npu = platform.value == "npu"
+        page_default = 128 if is_npu else 256
+        page_arg = self.int_arg("page-size")
+        page = _default(page_default, "DSV4 override" + (", NPU" if is_npu else ""))
+        if page_arg is not None and page_arg.value != page_default:
+            self.event("page-size-replaced", f"page-size {page_arg.value} is replaced by {page_default}", self.arg("page-size"), value=page_arg.value, forced=page_default)
+        v["page_size"] = page
+        kv_dtype = self.str_arg("kv-cache-dtype")
+        if kv_dtype is not None and kv_dtype.value not in ("auto", "fp8_e4m3", "bfloat16"):
+            self.event("kv-dtype-refused", f"kv-cache-dtype {kv_dtype.value!r} is not supported for DeepSeek-V4", self.arg("kv-cache-dtype"), value=kv_dtype.value)
+        attn_backend = self.str_arg("dsv4-attn-backend")
+        if attn_backend is not None and attn_backend.value == "trtllm" and pd_mode != "null":
+            self.event("trtllm-pd", "--dsv4-attn-backend trtllm does not support PD disaggregation yet", self.arg("dsv4-attn-backend"))
+        mrr = mrr_explicit or _default(DSV4_DEFAULT_MRR, "DSV4 hook, max-running-requests unset")
+        v["max_running_requests"] = mrr
+
+        spec_arg = self.arg("speculative-algorithm")
+        algo_val = self.str_arg("speculative-algorithm")
+        raw = algo_val.value if algo_val else None
+        algo: str | None = raw
+        if raw is not None and raw not in DSV4_ALGORITHMS:
+            # Checked on the raw text, before the speculative hook upper-cases it and maps NEXTN.
+            self.event("algorithm-refused", f"speculative-algorithm {raw!r} is not supported for DeepSeek-V4", spec_arg, algorithm=raw)
+            upper = raw.upper()
+            algo = "EAGLE" if upper in ("NEXTN", "EAGLE") else "DSPARK" if upper == "DSPARK" else None
+        no_server = dep.server.mapping is None
+        if no_server and dg.values:
+            algo = "EAGLE"  # numbers copied from a log: a draft pool existed
+        v["speculative_algorithm"] = Val(algo, spec_arg.written, spec_arg.value_loc) if (algo and spec_arg) else _default(algo, "no speculative decoding")
+
+        steps = self.int_arg("speculative-num-steps")
+        topk = self.int_arg("speculative-eagle-topk")
+        ndt = self.int_arg("speculative-num-draft-tokens")
+        refused = bool(self.events_of("algorithm-refused"))
+        if algo == "EAGLE" and not no_server and (topk is None or topk.value != 1):
+            if topk is None and not refused:  # the algorithm fix adds top-k 1 as well
+                self.event("eagle-topk-missing", "EAGLE needs an explicit speculative-eagle-topk: 1 for DeepSeek-V4", spec_arg)
+            elif topk is not None:
+                self.event("eagle-topk-refused", f"speculative-eagle-topk {topk.value} is not supported for DeepSeek-V4", self.arg("speculative-eagle-topk"), value=topk.value)
+        if algo == "EAGLE" and (topk is None or topk.value != 1):
+            topk = Val(1, "the only top-k SGLang accepts for DeepSeek-V4 EAGLE")
+
+        # speculative hook (speculative_hook.py _handle_eagle_family / _handle_dspark) ---
+        draft_tokens: Val | None = None
+        if algo == "EAGLE":
+            adaptive = self.flag_arg("speculative-adaptive")
+            if steps is None and adaptive is not None and adaptive.value and attn_dp.value <= 1:
+                steps = Val(3, "adaptive speculative default: middle of steps [0, 1, 3, 5, 7]", adaptive.location)
+            if steps is None:
+                if not no_server:
+                    self.event(
+                        "eagle-steps-missing",
+                        "EAGLE with speculative-eagle-topk set needs speculative-num-steps",
+                        self.arg("speculative-eagle-topk") or spec_arg,
+                    )
+                steps = Val(3, "assumed: SGLang's auto choice for DeepSeek-V4 is 3 steps")
+            draft_tokens = Val(steps.value + 1, f"speculative-num-steps {steps.value} + 1 (top-k 1)", None, (("speculative-num-steps", steps),))
+            if ndt is not None and ndt.value != draft_tokens.value:
+                self.event("draft-tokens-adjusted", f"speculative-num-draft-tokens {ndt.value} is reset to {draft_tokens.value}", self.arg("speculative-num-draft-tokens"), value=ndt.value, resolved=draft_tokens.value)
+        elif algo == "DSPARK":
+            draft_tokens = None  # needs the draft checkpoint: resolved below
+        if steps is not None and algo == "EAGLE":
+            v["speculative_num_steps"] = steps
+        if topk is not None:
+            v["speculative_eagle_topk"] = topk
+
+        # memory pool configuration (kv_cache_configurator.py resolve_max_num_reqs) ---
+        per_worker = Val(
+            max(1, mrr.value // max(1, attn_dp.value)),
+            f"max-running-requests {mrr.value} // attn-dp-size {attn_dp.value} (memory assumed not to cap it)",
+            None,
+            (("max-running-requests", mrr), ("attn-dp-size", attn_dp)),
+        )
+        slots = Val(
+            per_worker.value + extra.value + 1,
+            f"per-worker requests {per_worker.value} + decode extra slots {extra.value} + 1 padding row",
+            None,
+            (("per-worker max-running-requests", per_worker), ("decode extra slots", extra)),
+        )
+        v["per_worker_max_running_requests"], v["request_slots"] = per_worker, slots
+
+        # unified gate (srt/layers/attention/dsv4/unified_kv_gate.py) ------------------
+        backend = dep.env.get(ENV_BACKEND)
+        unified_on = platform.value == "rocm" and backend is not None and backend.value == UNIFIED_BACKEND
+        backend_text = backend.value if backend else f"unset ({profile.env_backend_default})"
+        unified = Val(
+            unified_on,
+            f"ROCm and {ENV_BACKEND}=unified_kv_triton" if unified_on else f"{platform.value}, {ENV_BACKEND}={backend_text}",
+            None,
+            (("platform", platform),) + ((("env " + ENV_BACKEND, backend),) if backend else ()),
+        )
+        fp8 = dep.env.get(ENV_FP8)
+        if unified_on and pd_mode != "null" and fp8 is not None and fp8.value.lower() in ("1", "true", "yes", "y"):
+            pp = self.int_arg("pp-size")
+            hisparse = self.flag_arg("enable-hisparse")
+            if pp is not None and pp.value > 1:
+                self.event("unified-fp8-pd", f"SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with pp_size={pp.value}", location=fp8.location, why="pp-size", arg=self.arg("pp-size"))
+            if hisparse is not None and hisparse.value:
+                self.event("unified-fp8-pd", "SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with --enable-hisparse", location=fp8.location, why="enable-hisparse")
+
+        overrides = self.overrides()
+        target = self.pool("target", target_model, overrides, unified, page, slots, draft_tokens, tg.values)
+
+        draft: Pool | None = None
+        if algo is not None:
+            draft_path = self.str_arg("speculative-draft-model-path")
+            if draft_path is None and model_path is not None:
+                draft_path = Val(model_path.value, "model-path (SGLang's default draft for DeepSeek-V4 MTP)", model_path.location)
+            v["speculative_draft_model_path"] = draft_path or _default(None, "no model-path")
+            draft_rev = self.str_arg("speculative-draft-model-revision") or (revision if self.arg("speculative-draft-model-path") is None else None)
+            ref = dep.draft_model
+            if ref is None and self.arg("speculative-draft-model-path") is None and dep.target_model is not None:
+                ref = dep.target_model
+            draft_model = self.model(ref, draft_path, "draft", draft_rev)
+            if algo == "DSPARK":
+                draft_tokens = self.dspark_draft_tokens(draft_model, ndt)
+            draft_page = page
+            dcp = self.int_arg("dcp-size")
+            if dcp is not None and dcp.value > 1:
+                draft_page = Val(page.value * dcp.value, f"page size {page.value} x dcp-size {dcp.value} (draft worker loc_space_scale)", dcp.location, (("page size", page), ("dcp-size", dcp)))
+            draft = self.pool("draft", draft_model, overrides, unified, draft_page, slots, draft_tokens, dg.values)
+            if algo == "DSPARK":
+                target = self.pool("target", target_model, overrides, unified, page, slots, draft_tokens, tg.values)
+        elif dg.values:
+            raise InputProblem("draft.geometry is given but the server runs no speculative decoding", dep.location)
+        if draft_tokens is not None:
+            v["speculative_num_draft_tokens"] = draft_tokens
+
+        mode = "unified" if target.unified.value else "paged"
+        checked = pd and draft is not None and profile.has_dsv4_block and not (is_npu and profile.npu_skips_block)
+        skip = ""
+        if draft is None:
+            mode, skip = "skipped", "no speculative decoding, so no draft pool: SGLang compares nothing"
+        duplicates = list(dep.duplicates)
+        seen: set[int] = set()
+        for pool in (target, draft):
+            if pool is not None and pool.model is not None and id(pool.model) not in seen:
+                seen.add(id(pool.model))
+                duplicates.extend(pool.model.duplicates)
+        return Resolution(dep, profile, v, self.events, mode, skip, target, draft, pd, checked, duplicates)
+
+    def dspark_draft_tokens(self, draft_model: ModelConfig | None, ndt: Val | None) -> Val:
+        """gamma + 1, gamma from --speculative-dspark-block-size, the draft checkpoint, or 7."""
+        block = self.int_arg("speculative-dspark-block-size")
+        if block is None and draft_model is not None:
+            for key in ("dspark_block_size", "block_size"):
+                if (val := draft_model.int_field(key)) is not None:
+                    block = Val(val.value, f"draft config.json {key}", val.location)
+                    break
+        if block is None and ndt is not None:
+            return ndt
+        if block is None:
+            block = _default(7, "DEFAULT_DSPARK_GAMMA")
+        return Val(block.value + 1, f"DSpark gamma {block.value} + 1", None, (("gamma", block),))
+
+    def pool(
+        self,
+        role: str,
+        model: ModelConfig | None,
+        overrides: dict[str, Val],
+        unified: Val,
+        page: Val,
+        slots: Val,
+        draft_tokens: Val | None,
+        explicit: dict[str, Val],
+    ) -> Pool:
+        ex_unified = explicit.get("unified")
+        uni = ex_unified or unified
+        window = self.window(model, overrides, role, explicit.get("window") or explicit.get("sliding_window"))
+        if "ring_size" in explicit:
+            ring = explicit["ring_size"]
+        elif draft_tokens is not None:
+            ring = Val(
+                window.value + draft_tokens.value - 1,
+                f"window {window.value} + draft tokens {draft_tokens.value} - 1",
+                None,
+                (("window", window), ("draft tokens", draft_tokens)),
+            )
+        else:
+            ring = Val(window.value, f"window {window.value} (no speculative decoding)", None, (("window", window),))
+        pages = explicit.get("pages") or Val(
+            slots.value * ring.value,
+            f"request slots {slots.value} x ring {ring.value}",
+            None,
+            (("request slots", slots), ("ring size", ring)),
+        )
+        page_size = explicit.get("page_size") or page
+        capacity = explicit.get("ring_capacity") or Val(None, "no request window (DeepSeek-V4.1 encoder replay only)")
+        ratios = explicit.get("compression_ratios")
+        if ratios is None and role == "draft":
+            ratios = Val([0], "a DSV4 NextN draft layer has compression ratio 0 (models/deepseek_v4_nextn.py)")
+        return Pool(role, model, uni, window, ring, pages, page_size, capacity, ratios)
+
+    def skipped(self, reason: str, pd: bool) -> Resolution:
+        return Resolution(self.dep, self.profile, self.values, self.events, "skipped", reason, pd=pd, duplicates=list(self.dep.duplicates))
+
+
+def resolve(dep: Deployment, models: ModelStore, profile: SGLangProfile = DEFAULT) -> Resolution:
+    """Resolve one deployment. Raises :class:`InputProblem` when a needed input is missing."""
+    return _Resolver(dep, models, profile).run()
