@@ -76,7 +76,7 @@ def _choice(value: str, choices: tuple[str, ...], option: str) -> str:
 
 @app.command(epilog=EXIT_HELP)
 def check(
-    paths: Annotated[list[str], typer.Argument(help="Files, directories (walked for *.yaml, *.yml, *.json) or - for stdin.", show_default=False)],
+    paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Files, directories (walked for *.yaml, *.yml, *.json) or - for stdin.", show_default=False)],
     format: Annotated[str, typer.Option("--format", "-f", help=f"Output format: {', '.join(FORMATS)}.")] = "human",
     platform: Annotated[
         Optional[str], typer.Option(help="The server's platform: cuda, rocm or npu (default cuda; a deployment file's own platform wins).")
@@ -161,4 +161,11 @@ def show_rule(code: Annotated[str, typer.Argument(help="A rule code, e.g. SWA101
 
 
 def main() -> None:
-    app(prog_name="swacheck")
+    try:
+        app(prog_name="swacheck")
+    except KeyboardInterrupt:
+        print("swacheck: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+    except Exception as exc:  # a bug in swacheck: one line, never a traceback for the user
+        print(f"swacheck: internal error: {type(exc).__name__}: {exc} (please report it; exit 2)", file=sys.stderr)
+        raise SystemExit(2) from None

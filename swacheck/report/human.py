@@ -72,8 +72,8 @@ def _table(r: DeploymentResult) -> Table | None:
     table.add_column("field")
     table.add_column("target", justify="right")
     table.add_column("draft", justify="right")
-    table.add_column("target from")
-    table.add_column("draft from")
+    table.add_column("target from", overflow="fold")
+    table.add_column("draft from", overflow="fold")
     d_fields = dict(d.fields(mode, res.profile)) if d else {}
     for name, tv in t.fields(mode, res.profile):
         dv = d_fields.get(name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import swa101, swa102, swa103, swa104, swa201, swa202, swa203, swa204, swa301, swa302, swa303, swa304
+from . import swa101, swa102, swa103, swa104, swa201, swa202, swa203, swa204, swa205, swa301, swa302, swa303, swa304
 from .base import Context
 
 RULES: tuple[ModuleType, ...] = (
@@ -20,6 +20,7 @@ RULES: tuple[ModuleType, ...] = (
     swa202,
     swa203,
     swa204,
+    swa205,
     swa301,
     swa302,
     swa303,

@@ -5,10 +5,15 @@
 Checks `speculative-algorithm` and `speculative-eagle-topk` the way SGLang's DeepSeek-V4
 model hook does (`srt/arg_groups/deepseek_v4_hook.py`):
 
-- the algorithm must be `EAGLE` or `DSPARK`. The hook runs *before* the speculative hook
-  maps `NEXTN` to `EAGLE`, so `NEXTN` is refused for DeepSeek-V4;
+- the algorithm must be exactly `EAGLE` or `DSPARK`. The hook checks the raw text *before*
+  the speculative hook upper-cases it and maps `NEXTN` to `EAGLE`, so `NEXTN`, `eagle` and
+  `nextn` are refused for DeepSeek-V4;
 - with `EAGLE`, `speculative-eagle-topk` must be 1 *and given explicitly*: the hook asserts
-  it before the speculative hook fills in its (steps 3, top-k 1, draft tokens 4) defaults.
+  it before the speculative hook fills in its defaults;
+- with `EAGLE` and top-k given, `speculative-num-steps` must be given too: the speculative
+  hook's automatic (steps, top-k, draft tokens) choice asserts that top-k and draft tokens are
+  both unset (`speculative_hook.py:1159-1163`, a bare `AssertionError`), unless
+  `speculative-adaptive` is on.
 
 ## Why it matters
 
@@ -26,7 +31,8 @@ speculative-algorithm: NEXTN
 
 ## Fix
 
-Write `speculative-algorithm: EAGLE` and `speculative-eagle-topk: 1`.
+Write `speculative-algorithm: EAGLE`, `speculative-eagle-topk: 1` and
+`speculative-num-steps: 3` (SGLang's own choice for DeepSeek-V4: 4 draft tokens).
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from .base import Context, arg_mapping, finding_for_event
 CODE = "SWA202"
 NAME = "speculative-args-refused"
 SEVERITY = "error"
-SUMMARY = "speculative algorithm other than EAGLE/DSPARK, or EAGLE without an explicit top-k of 1, for DeepSeek-V4"
+SUMMARY = "speculative algorithm other than EAGLE/DSPARK, or EAGLE without explicit top-k 1 and num-steps, for DeepSeek-V4"
 
 _ALGO = "Only EAGLE and DSPARK speculative algorithms are supported for DeepseekV4ForCausalLM"
 _TOPK = "Only EAGLE speculative algorithm with topk == 1 is supported for DeepseekV4ForCausalLM"
@@ -51,27 +57,54 @@ _TOPK = "Only EAGLE speculative algorithm with topk == 1 is supported for Deepse
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     mapping = arg_mapping(res)
-    for event in res.events_of("algorithm-refused", "eagle-topk-missing", "eagle-topk-refused"):
+    server = res.deployment.server
+    for event in res.events_of("algorithm-refused", "eagle-topk-missing", "eagle-topk-refused", "eagle-steps-missing"):
         arg = event.arg
         if event.kind == "algorithm-refused":
             assert arg is not None
-            edits = [fixes.replace(arg.value_loc, "EAGLE")]
-            if res.deployment.server.get("speculative-eagle-topk") is None:
-                if (ins := fixes.insert_after(arg.pair, mapping, "speculative-eagle-topk", 1)) is not None:
-                    edits.append(ins)
-            what = "NEXTN is mapped to EAGLE only after the DSV4 hook has refused it" if event.data["algorithm"] == "NEXTN" else "no DeepSeek-V4 draft pool exists for it"
-            fix = Fix("Use speculative-algorithm: EAGLE (DeepSeek-V4 MTP) with speculative-eagle-topk: 1.", tuple(edits))
+            raw = event.data["algorithm"]
+            target = "DSPARK" if raw.upper() == "DSPARK" else "EAGLE"
+            edits = [fixes.replace(arg.value_loc, target)]
+            if target == "EAGLE":
+                edits.extend(_missing_eagle_args(arg, server, mapping))
+            what = (
+                "the DSV4 hook checks the raw text before NEXTN is mapped to EAGLE and before upper-casing"
+                if raw.upper() in ("NEXTN", "EAGLE", "DSPARK")
+                else "no DeepSeek-V4 draft pool exists for it"
+            )
+            fix = Fix(f"Use speculative-algorithm: {target}" + (" (DeepSeek-V4 MTP) with speculative-eagle-topk: 1 and speculative-num-steps." if target == "EAGLE" else "."), tuple(edits))
             message = f"{event.message}: AssertionError: {_ALGO} ({what})"
         elif event.kind == "eagle-topk-missing":
-            edit = fixes.insert_after(arg.pair, mapping, "speculative-eagle-topk", 1) if arg else None
-            fix = Fix("Add speculative-eagle-topk: 1.", (edit,) if edit else ())
+            edits = _missing_eagle_args(arg, server, mapping) if arg else []
+            fix = Fix("Add speculative-eagle-topk: 1" + (" and speculative-num-steps: 3." if server.get("speculative-num-steps") is None else "."), tuple(edits))
             message = (
                 f"{event.message}: AssertionError: {_TOPK} (the DSV4 hook checks top-k before the "
                 "speculative hook's default of 1 is filled in)"
             )
-        else:
+        elif event.kind == "eagle-topk-refused":
             assert arg is not None
             fix = Fix("Set speculative-eagle-topk to 1.", (fixes.replace(arg.value_loc, "1"),))
             message = f"{event.message}: AssertionError: {_TOPK}"
+        else:  # eagle-steps-missing
+            assert arg is not None
+            edit = fixes.insert_after(arg.pair, mapping, "speculative-num-steps", 3)
+            fix = Fix("Add speculative-num-steps: 3 (SGLang's own choice for DeepSeek-V4, 4 draft tokens).", (edit,) if edit else ())
+            message = (
+                f"{event.message}: the speculative hook asserts that top-k and draft tokens are unset "
+                "before choosing steps itself, a bare AssertionError (speculative_hook.py)"
+            )
         event = type(event)(event.kind, message, event.location, event.arg, event.data)
-        yield finding_for_event(rule, event, fix, field="speculative-algorithm" if event.kind == "algorithm-refused" else "speculative-eagle-topk")
+        field = {"algorithm-refused": "speculative-algorithm", "eagle-steps-missing": "speculative-num-steps"}.get(event.kind, "speculative-eagle-topk")
+        yield finding_for_event(rule, event, fix, field=field)
+
+
+def _missing_eagle_args(after, server, mapping) -> list:
+    """Insert the EAGLE arguments DeepSeek-V4 needs that the config lacks, after ``after``."""
+    missing = [(k, v) for k, v in (("speculative-eagle-topk", 1), ("speculative-num-steps", 3)) if server.get(k) is None]
+    if not missing:
+        return []
+    edit = fixes.insert_after(after.pair, mapping, missing[0][0], missing[0][1])
+    if edit is None:
+        return []
+    extra = "".join(edit.replacement.replace(f"{missing[0][0]}: {missing[0][1]}", f"{k}: {v}") for k, v in missing[1:])
+    return [type(edit)(edit.file, edit.line, edit.column, edit.end_line, edit.end_column, edit.replacement + extra)]

@@ -1,16 +1,19 @@
-"""SWA204 unified-fp8-with-pd: unified-KV fp8 under PD disaggregation.
+"""SWA204 unified-fp8-with-pd: unified-KV fp8 under PD with pipeline parallelism or HiSparse.
 
 ## What it does
 
 Reports `SGLANG_DSV4_UNIFIED_KV_FP8=1` in the server environment of a unified-KV deployment
 (ROCm, `SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton`) that runs with
-`disaggregation-mode: prefill|decode`.
+`disaggregation-mode: prefill|decode` together with `pp-size > 1` or `enable-hisparse`.
 
 ## Why it matters
 
-Registering the target pool for PD transfer calls `get_unified_swa_ring_buf_infos()`, which
-raises `NotImplementedError` for the fp8 unified layout
-(`srt/mem_cache/deepseek_v4_memory_pool.py`), before any target/draft check runs.
+SGLang 0.5.23 refuses that combination when it sizes the pools
+(`check_dsv4_unified_fp8_pd_supported`, `srt/model_executor/pool_configurator.py:148-169`):
+`ValueError: SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with pp_size=2 ...`.
+(Earlier snapshots raised `NotImplementedError` for fp8 under any PD; 0.5.23 transfers the
+extra rope regions and refuses only PP and HiSparse. The fp8 layout also needs an AMD gfx95
+GPU, which swacheck cannot see: it assumes one.)
 
 ## Example
 
@@ -18,12 +21,12 @@ raises `NotImplementedError` for the fp8 unified layout
 swacheck: 1
 platform: rocm
 env: {SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton, SGLANG_DSV4_UNIFIED_KV_FP8: "1"}
-server: {model-path: models/DeepSeek-V4-Flash, disaggregation-mode: decode}
+server: {model-path: models/DeepSeek-V4-Flash, disaggregation-mode: decode, pp-size: 2}
 ```
 
 ## Fix
 
-Unset `SGLANG_DSV4_UNIFIED_KV_FP8` for PD servers.
+Run PD with `pp-size: 1` (and without `enable-hisparse`), or unset `SGLANG_DSV4_UNIFIED_KV_FP8`.
 """
 
 from __future__ import annotations
@@ -32,27 +35,30 @@ import sys
 from typing import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix
+from ..model import Finding, Fix, Related
 from ..sglang.resolve import Resolution
 from .base import Context
 
 CODE = "SWA204"
 NAME = "unified-fp8-with-pd"
 SEVERITY = "error"
-SUMMARY = "SGLANG_DSV4_UNIFIED_KV_FP8 with unified KV under PD disaggregation (NotImplementedError)"
+SUMMARY = "SGLANG_DSV4_UNIFIED_KV_FP8 with unified KV under PD together with pp-size > 1 or enable-hisparse"
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for event in res.events_of("unified-fp8-pd"):
         loc = event.location
-        edits = (fixes.replace(loc, '"0"'),) if loc else ()
+        arg = event.arg
+        if arg is not None:
+            fix = Fix("Run PD with pp-size 1, or unset SGLANG_DSV4_UNIFIED_KV_FP8.", (fixes.replace(arg.value_loc, "1"),))
+        else:
+            fix = Fix("Drop enable-hisparse, or unset SGLANG_DSV4_UNIFIED_KV_FP8.")
         yield Finding(
             CODE,
             SEVERITY,
-            f"{event.message}: SGLANG_DSV4_UNIFIED_KV_FP8=1 makes get_unified_swa_ring_buf_infos() "
-            "raise NotImplementedError when the pool is registered for transfer",
+            f"ValueError: {event.message} (pool_configurator.py check_dsv4_unified_fp8_pd_supported)",
             loc or res.deployment.location,
-            Fix("Set SGLANG_DSV4_UNIFIED_KV_FP8 to 0 (or remove it) on PD servers.", edits),
-            (),
-            "SGLANG_DSV4_UNIFIED_KV_FP8",
+            fix,
+            (Related(arg.key_loc, "pp-size set here"),) if arg is not None else (),
+            event.data["why"],
         )

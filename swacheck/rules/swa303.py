@@ -6,14 +6,22 @@ Checks every key of an SGLang server config against the long flags of `launch_se
 (SGLang 0.5.23) and against what its `--config` loader
 (`srt/utils/server_args_config_parser.py`) refuses:
 
-- an unknown key (with a did-you-mean);
-- a key whose action the loader refuses, such as `enable-dp-attention`
-  (`DeprecatedStoreTrueAction` since 0.5.22; write `attn-dp-size: N` instead).
+- an unknown key (with a did-you-mean). argparse accepts aliases (`model`,
+  `tensor-parallel-size`) and unique prefixes (`speculative-algo`), so those pass;
+- an underscore spelling (`page_size`): the merger emits `--page_size`, which argparse does
+  not know (no underscore aliases are registered);
+- an ambiguous prefix (`speculative-draft-model-` matches several options);
+- a key whose action the loader refuses whatever its value: `enable-dp-attention` and
+  `disable-cuda-graph` (`DeprecatedStoreTrueAction`), the `BooleanOptionalAction` flags,
+  `lora-paths`;
+- a server config that is not YAML: `--config` accepts only `.yaml` / `.yml`.
 
 ## Why it matters
 
-SGLang refuses to start: argparse stops on an unrecognised argument, and the loader raises
-`ValueError: Unsupported config option 'enable_dp_attention' with action 'DeprecatedStoreTrueAction'`.
+SGLang refuses to start: argparse stops with `error: unrecognized arguments: --page_size 64`,
+the loader raises
+`ValueError: Unsupported config option 'enable_dp_attention' with action 'DeprecatedStoreTrueAction'`
+or `ValueError: Config file must be YAML format, got: .json`.
 
 ## Example
 
@@ -46,29 +54,45 @@ SUMMARY = "unknown server-config key, or one SGLang's --config loader refuses"
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     rule = sys.modules[__name__]
-    for event in res.events_of("unknown-key", "refused-key", "underscore-key"):
+    for event in res.events_of("config-not-yaml"):
+        fix = Fix("Save the server config as YAML (.yaml or .yml); JSON is valid YAML, so renaming the file is enough.")
+        event = type(event)(event.kind, f"{event.message}: ValueError: Config file must be YAML format, got: .json", event.location, None, event.data)
+        yield finding_for_event(rule, event, fix, field="config")
+    for event in res.events_of("unknown-key", "refused-key", "underscore-key", "ambiguous-key"):
         arg = event.arg
         assert arg is not None
-        if event.kind == "unknown-key":
+        if event.kind == "ambiguous-key":
+            cands = event.data["candidates"]
+            fix = Fix(f"Write the option in full: one of {', '.join(cands[:5])}{', ...' if len(cands) > 5 else ''}.")
+            message = f"{event.message}: argparse refuses it (could match {', '.join('--' + c for c in cands[:5])})"
+        elif event.kind == "unknown-key":
             near = event.data.get("suggestion")
             if near:
                 fix = Fix(f"Rename {arg.written!r} to {near!r}.", (fixes.replace(arg.key_loc, near),))
-                message = f"{event.message}: SGLang does not know it; did you mean {near!r}?"
+                message = f"{event.message}: error: unrecognized arguments (did you mean {near!r}?)"
             else:
                 fix = Fix(f"Remove {arg.written!r} or correct its name (see `python -m sglang.launch_server --help`).")
-                message = f"{event.message}: SGLang does not know it"
+                message = f"{event.message}: error: unrecognized arguments"
         elif event.kind == "underscore-key":
             canonical = event.data["canonical"]
             fix = Fix(f"Write {canonical!r}.", (fixes.replace(arg.key_loc, canonical),))
-            message = f"{event.message}: SGLang's --config loader passes it on as --{arg.written}, which launch_server does not accept; write {canonical!r}"
+            message = f"{event.message}: SGLang's --config loader passes it on as --{arg.written}: error: unrecognized arguments"
+        elif arg.name == "enable-dp-attention":
+            dp = res.deployment.server.get("dp-size")
+            edits = []
+            if dp is not None and arg.value is True:
+                edits.append(fixes.replace(dp.key_loc, "attn-dp-size"))
+            if (edit := fixes.delete_line_of(arg.pair, arg_mapping(res))) is not None:
+                edits.append(edit)
+            fix = Fix(
+                f"Remove {arg.written!r} and write attn-dp-size: N in place of dp-size: N "
+                "(what --enable-dp-attention does on the command line).",
+                tuple(edits),
+            )
         else:
             edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
-            attn = res.deployment.server.get("dp-size")
-            hint = f" and attn-dp-size: {attn.value}" if attn is not None else ""
-            fix = Fix(
-                f"Remove {arg.written!r}{hint}: set attn-dp-size in the file, or pass --enable-dp-attention on the command line.",
-                (edit,) if edit else (),
-            )
+            fix = Fix(f"Remove {arg.written!r} from the file and pass it on the command line.", (edit,) if edit else ())
+        if event.kind == "refused-key":
             message = f"{event.message}: ValueError: Unsupported config option '{arg.name.replace('-', '_')}' with action '{event.data['action']}'"
         event = type(event)(event.kind, message, event.location, arg, event.data)
         yield finding_for_event(rule, event, fix)

@@ -1,16 +1,19 @@
-"""SWA304 bad-value: a server-argument value SGLang's argument parser rejects.
+"""SWA304 bad-value: a server-argument value SGLang rejects while parsing arguments.
 
 ## What it does
 
-SGLang's `--config` loader turns each value into command-line text and argparse parses it,
-so this rule checks the values swacheck reads with the same types: integers
-(`"128"` is fine, `128.0` and `true` are not), choices (`disaggregation-mode` is one of
-`null`, `prefill`, `decode`), and `json-model-override-args` must be a JSON object.
+SGLang's `--config` loader turns each value into command-line text (`str(value)`) and
+argparse parses it, so this rule checks the values swacheck reads with the same types:
+integers (`"128"` is fine, `128.0`, `true` and `null` are not), choices
+(`disaggregation-mode` is one of `null`, `prefill`, `decode`, case-sensitive; an unquoted YAML
+`null` reaches SGLang as the text `None`), `json-model-override-args` must be a JSON object.
+It also reports `dp-size` > 1 together with `attn-dp-size` > 1, which SGLang's parallel hook
+refuses (`srt/arg_groups/parallel_hook.py`).
 
 ## Why it matters
 
-argparse exits with `error: argument --page-size: invalid int value: '256.0'` and the server
-never starts.
+argparse exits with `error: argument --page-size: invalid int value: '256.0'` (or SGLang
+raises `ValueError`) and the server never starts.
 
 ## Example
 
@@ -36,11 +39,16 @@ from .base import Context, finding_for_event
 CODE = "SWA304"
 NAME = "bad-value"
 SEVERITY = "error"
-SUMMARY = "server-argument value that SGLang's argument parser rejects (type or choice)"
+SUMMARY = "server-argument value SGLang rejects while parsing arguments (type, choice, dp-size with attn-dp-size)"
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+    rule = sys.modules[__name__]
     for event in res.events_of("bad-value"):
         assert event.arg is not None
         fix = Fix(f"Give {event.arg.written} {event.data['expected']}.")
-        yield finding_for_event(sys.modules[__name__], event, fix)
+        yield finding_for_event(rule, event, fix)
+    for event in res.events_of("dp-combination"):
+        fix = Fix("Use either dp-size (replicas) or attn-dp-size (attention data parallelism), not both above 1.")
+        event = type(event)(event.kind, f"ValueError: {event.message}", event.location, event.arg, event.data)
+        yield finding_for_event(rule, event, fix)

@@ -1,0 +1,60 @@
+"""SWA205 dsv4-args-refused: other arguments SGLang's DeepSeek-V4 hook refuses.
+
+## What it does
+
+Checks the DeepSeek-V4 assertions of `apply_deepseek_v4_defaults`
+(`srt/arg_groups/deepseek_v4_hook.py`, SGLang 0.5.23) that a config file can trigger and
+that are not about speculative decoding (SWA202 covers those):
+
+- `kv-cache-dtype` must be `auto` (which becomes `fp8_e4m3`), `fp8_e4m3` or `bfloat16`;
+  `bf16`, `fp8_e5m2`, `mxfp8`, `nvfp4`, `fp4_mx_block16` are refused;
+- `dsv4-attn-backend: trtllm` does not support PD disaggregation.
+
+## Why it matters
+
+SGLang stops at argument resolution with an `AssertionError`, e.g.
+`AssertionError: bf16 is not supported for DeepseekV4ForCausalLM`.
+
+## Example
+
+```yaml
+model-path: models/DeepSeek-V4-Flash
+kv-cache-dtype: bf16
+```
+
+## Fix
+
+Write `kv-cache-dtype: bfloat16` (or `fp8_e4m3`, or leave it at `auto`); use another DSV4
+attention backend for PD servers.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterator
+
+from .. import fixes
+from ..model import Finding, Fix
+from ..sglang.resolve import Resolution
+from .base import Context, finding_for_event
+
+CODE = "SWA205"
+NAME = "dsv4-args-refused"
+SEVERITY = "error"
+SUMMARY = "kv-cache-dtype or dsv4-attn-backend that SGLang's DeepSeek-V4 hook refuses"
+
+
+def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+    rule = sys.modules[__name__]
+    for event in res.events_of("kv-dtype-refused"):
+        assert event.arg is not None
+        value = event.data["value"]
+        better = "bfloat16" if value in ("bf16",) else "fp8_e4m3"
+        fix = Fix(f"Set {event.arg.written} to {better} (or auto).", (fixes.replace(event.arg.value_loc, better),))
+        event = type(event)(event.kind, f"{event.message}: AssertionError: {value} is not supported for DeepseekV4ForCausalLM", event.location, event.arg, event.data)
+        yield finding_for_event(rule, event, fix)
+    for event in res.events_of("trtllm-pd"):
+        assert event.arg is not None
+        fix = Fix("Use dsv4-attn-backend auto or flashmla on PD servers.", (fixes.replace(event.arg.value_loc, "auto"),))
+        event = type(event)(event.kind, f"AssertionError: {event.message}", event.location, event.arg, event.data)
+        yield finding_for_event(rule, event, fix)

@@ -1,0 +1,90 @@
+"""Shared test helpers: write a small deployment tree and run the real CLI on it."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from swacheck.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+V4_FLASH = (EXAMPLES / "models" / "DeepSeek-V4-Flash" / "config.json").read_text()
+MTP_W256 = (EXAMPLES / "models" / "DeepSeek-V4-Flash-MTP-w256" / "config.json").read_text()
+
+
+@dataclass
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def data(self) -> dict:
+        return json.loads(self.stdout)
+
+    @property
+    def deployments(self) -> list[dict]:
+        return self.data["deployments"]
+
+    def codes(self, index: int = 0) -> list[str]:
+        return [f["code"] for f in self.deployments[index]["findings"]]
+
+    def findings(self, code: str) -> list[dict]:
+        return [f for d in self.deployments for f in d["findings"] if f["code"] == code]
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> Run:
+    runner = CliRunner()
+    old = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        result = runner.invoke(app, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    return Run(result.exit_code, result.stdout, result.stderr)
+
+
+@pytest.fixture
+def tree(tmp_path: Path):
+    """Write files (name -> text) under tmp_path, with the V4-Flash model configs in models/."""
+
+    def write(files: dict[str, str]) -> Path:
+        for name, text in {
+            "models/v4/config.json": V4_FLASH,
+            "models/mtp256/config.json": MTP_W256,
+            **files,
+        }.items():
+            path = tmp_path / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        return tmp_path
+
+    return write
+
+
+@pytest.fixture
+def lint(tree):
+    """lint(files, *args) -> Run of `swacheck --format json <tmp>/server.yaml ...` (cwd = tmp)."""
+
+    def go(files: dict[str, str], *args: str, target: str | None = None) -> Run:
+        root = tree(files)
+        paths = [target] if target else [n for n in files if not n.startswith("models/")]
+        return run_cli("--format", "json", *args, *paths, cwd=root)
+
+    return go
+
+
+# A DeepSeek-V4 EAGLE server that SGLang 0.5.23 accepts: topk 1 and num-steps explicit.
+EAGLE = """\
+model-path: models/v4
+speculative-algorithm: EAGLE
+speculative-num-steps: 3
+speculative-eagle-topk: 1
+"""
