@@ -248,8 +248,8 @@ class _YamlConverter:
 def parse_yaml(text: str, path: str) -> Iterator[Document]:
     try:
         for index, root in enumerate(yaml.compose_all(text, Loader=_YamlLoader)):
-            if root is None:
-                continue
+            if isinstance(root, yaml.ScalarNode) and root.tag == "tag:yaml.org,2002:null" and not root.value:
+                continue  # an empty document (e.g. a trailing `---`): nothing to check
             conv = _YamlConverter(path)
             tree = conv.convert(root)
             yield Document(tree, index, conv.duplicates)
@@ -339,8 +339,9 @@ class _JsonParser:
     def string(self, i: int) -> tuple[str, int]:
         try:
             return json.decoder.scanstring(self.text, i + 1, True)  # type: ignore[attr-defined]
-        except json.JSONDecodeError as exc:
-            raise self.fail(exc.msg.lower(), exc.pos) from None
+        except json.JSONDecodeError as exc:  # msg expects a position after it: "... starting at"
+            msg = exc.msg.removesuffix(" at").removesuffix(" starting")
+            raise self.fail(msg[:1].lower() + msg[1:], exc.pos) from None
 
     def obj(self, start: int, depth: int) -> tuple[Node, int]:
         mapping = Mapping(self.loc(start, start + 1), flow=True)

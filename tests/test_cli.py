@@ -1,0 +1,225 @@
+"""The command line as a user meets it: commands, exit codes, one-line input errors."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+
+import pytest
+from conftest import EAGLE, EXAMPLES, ROOT, run_cli
+
+from swacheck import __version__
+from swacheck.rules import RULES
+
+
+def test_version():
+    run = run_cli("--version")
+    assert run.exit_code == 0
+    assert run.stdout.strip() == f"swacheck {__version__} (SGLang 0.5.23 behaviour)"
+
+
+def test_python_dash_m_runs_the_same_cli():
+    proc = subprocess.run([sys.executable, "-m", "swacheck", "--version"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stdout.startswith("swacheck ")
+
+
+def test_help_lists_the_commands():
+    run = run_cli("--help")
+    assert run.exit_code == 0
+    for word in ("check", "rules", "rule"):
+        assert word in run.stdout
+
+
+def test_check_help_documents_exit_codes():
+    run = run_cli("check", "--help")
+    assert "Exit codes: 0" in run.stdout and "--fail-on" in run.stdout
+
+
+def test_rules_lists_every_rule_once():
+    run = run_cli("rules")
+    lines = run.stdout.strip().splitlines()
+    assert [line.split()[0] for line in lines] == [r.CODE for r in RULES]
+    assert "SWA101  unified-ring-mismatch" in run.stdout
+
+
+def test_rule_prints_the_full_doc():
+    run = run_cli("rule", "swa101")
+    assert run.exit_code == 0
+    for heading in ("## What it does", "## Why it matters", "## Example", "## Fix"):
+        assert heading in run.stdout
+
+
+def test_every_rule_doc_has_the_four_sections():
+    for rule in RULES:
+        doc = rule.__doc__ or ""
+        assert doc.startswith(f"{rule.CODE} {rule.NAME}:"), rule.CODE
+        for heading in ("## What it does", "## Why it matters", "## Example", "## Fix"):
+            assert heading in doc, (rule.CODE, heading)
+
+
+def test_unknown_rule_suggests_and_exits_2():
+    run = run_cli("rule", "SWA10")
+    assert run.exit_code == 2
+    assert "did you mean SWA1" in run.stderr
+
+
+def test_no_paths_is_a_usage_error():
+    run = run_cli("check")
+    assert run.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--format", "xml", "x.yaml"], "'xml' is not one of human, json"),
+        (["--platform", "tpu", "x.yaml"], "'tpu' is not one of cuda, rocm, npu"),
+        (["--env", "NOEQUALS", "x.yaml"], "expected KEY=VALUE"),
+        (["--fail-on", "info", "x.yaml"], "'info' is not one of error, warning, note"),
+    ],
+)
+def test_bad_options_exit_2(args, message):
+    run = run_cli(*args)
+    assert run.exit_code == 2
+    assert message in run.stderr
+
+
+def test_broken_file_is_one_line_and_other_files_are_still_checked(tree):
+    root = tree({"bad.yaml": "model-path: models/v4\n  oops: [\n", "good.yaml": EAGLE + "disaggregation-mode: prefill\n"})
+    run = run_cli("--format", "json", "bad.yaml", "good.yaml", cwd=root)
+    assert run.exit_code == 2
+    assert run.stderr.splitlines() == ["bad.yaml:2:7: invalid YAML: mapping values are not allowed in this context"]
+    assert [d["file"] for d in run.deployments] == ["good.yaml"]
+    assert run.data["errors"][0] == {"file": "bad.yaml", "line": 2, "column": 7, "message": "invalid YAML: mapping values are not allowed in this context"}
+
+
+def test_missing_path_is_an_input_error(tree):
+    root = tree({})
+    run = run_cli("nope.yaml", cwd=root)
+    assert run.exit_code == 2
+    assert run.stderr.strip() == "nope.yaml: no such file or directory"
+
+
+def test_explicit_file_that_is_not_a_deployment_is_an_error(tree):
+    root = tree({"values.yaml": "replicas: 3\n"})
+    run = run_cli("values.yaml", cwd=root)
+    assert run.exit_code == 2
+    assert "values.yaml: not a deployment" in run.stderr
+
+
+def test_walked_directory_skips_non_deployments(tree):
+    root = tree({"conf/values.yaml": "replicas: 3\n", "conf/server.yaml": EAGLE.replace("models/v4", "../models/v4")})
+    run = run_cli("--format", "json", "conf", cwd=root)
+    assert run.exit_code == 0
+    assert [d["file"] for d in run.deployments] == ["conf/server.yaml"]
+    verbose = run_cli("-v", "conf", cwd=root)
+    assert "skipped conf/values.yaml" in verbose.stdout
+
+
+def test_missing_model_config_names_every_place_looked(tree):
+    root = tree({"server.yaml": EAGLE.replace("models/v4", "/models/DeepSeek-V4-Flash")})
+    run = run_cli("server.yaml", cwd=root)
+    assert run.exit_code == 2
+    line = run.stderr.strip()
+    assert line.startswith("server.yaml:1:13: cannot find config.json for model '/models/DeepSeek-V4-Flash'")
+    assert "/models/DeepSeek-V4-Flash/config.json" in line
+    assert "--model-config /models/DeepSeek-V4-Flash=PATH" in line
+
+
+def test_model_config_mapping_resolves_a_production_path(tree):
+    root = tree({"server.yaml": EAGLE.replace("models/v4", "/models/DeepSeek-V4-Flash")})
+    run = run_cli("--format", "json", "--model-config", "/models/DeepSeek-V4-Flash=models/v4", "server.yaml", cwd=root)
+    assert run.exit_code == 0
+    assert run.deployments[0]["target"]["tuple"] == [256, 128, None]
+
+
+def test_stdin(tree):
+    import os
+
+    from typer.testing import CliRunner
+
+    from swacheck.cli import app
+
+    root = tree({})
+    old = os.getcwd()
+    os.chdir(root)
+    try:
+        result = CliRunner().invoke(app, ["--format", "json", "-"], input=EAGLE + "disaggregation-mode: decode\n")
+    finally:
+        os.chdir(old)
+    assert result.exit_code == 0, result.stdout
+    assert '"file": "-"' in result.stdout
+
+
+def test_output_file(tree):
+    root = tree({"server.yaml": EAGLE})
+    run = run_cli("--format", "json", "--output", "report.json", "server.yaml", cwd=root)
+    assert run.exit_code == 0
+    assert run.stdout == ""
+    assert '"version": 1' in (root / "report.json").read_text()
+
+
+@pytest.mark.parametrize("fail_on, expected", [("error", 0), ("warning", 1), ("note", 1)])
+def test_fail_on_levels(lint, fail_on, expected):
+    # page-size 64 is replaced by SGLang: a warning, not an error
+    run = lint({"server.yaml": EAGLE + "page-size: 64\n"}, "--fail-on", fail_on)
+    assert run.codes() == ["SWA201"]
+    assert run.exit_code == expected
+
+
+def test_unknown_deployment_key_suggests(tree):
+    root = tree({"d.yaml": "swacheck: 1\nplatfrom: rocm\nserver: {model-path: models/v4}\n"})
+    run = run_cli("d.yaml", cwd=root)
+    assert run.exit_code == 2
+    assert run.stderr.strip() == "d.yaml:2:11: unknown key 'platfrom' in a swacheck deployment file; did you mean 'platform'?"
+
+
+def test_deployment_file_version_must_be_1(tree):
+    root = tree({"d.yaml": "swacheck: 2\nserver: {model-path: models/v4}\n"})
+    run = run_cli("d.yaml", cwd=root)
+    assert run.exit_code == 2
+    assert "d.yaml:1:11: unsupported deployment file version 2" in run.stderr
+
+
+def test_human_output_has_table_findings_and_summary():
+    run = run_cli("--color", "never", "examples/rocm-unified-draft-window.yaml", cwd=ROOT)
+    out = run.stdout
+    assert "(128, 131, 33667)" in out and "(256, 259, 66563)" in out
+    assert "examples/rocm-unified-draft-window.yaml:12:1: SWA101 error:" in out
+    assert "fix: Remove speculative-draft-model-path" in out
+    assert out.rstrip().endswith("Checked 1 deployment in 1 file: 1 error, 0 warnings, 0 notes  (exit 1)")
+
+
+def test_quiet_prints_only_findings():
+    run = run_cli("-q", "--color", "never", "examples/", cwd=ROOT)
+    assert "┏" not in run.stdout and "Checked" not in run.stdout
+    assert "SWA101 error" in run.stdout
+
+
+def test_color_always_emits_ansi_and_never_does_not():
+    colored = run_cli("--color", "always", "examples/rocm-unified-draft-window.yaml", cwd=ROOT)
+    plain = run_cli("--color", "never", "examples/rocm-unified-draft-window.yaml", cwd=ROOT)
+    assert "\x1b[" in colored.stdout
+    assert "\x1b[" not in plain.stdout
+
+
+def _digest(root):
+    return {p: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in root.rglob("*") if p.is_file()}
+
+
+def test_checking_never_modifies_a_file():
+    before = _digest(EXAMPLES)
+    for fmt in ("human", "json"):
+        run_cli("--format", fmt, "examples/", cwd=ROOT)
+    assert _digest(EXAMPLES) == before
+
+
+def test_installed_console_script_runs_on_examples():
+    """The README's main command, through the entry point pip installed next to this Python."""
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "swacheck"
+    assert script.exists(), "install the package first: python -m pip install -e '.[test]'"
+    proc = subprocess.run([str(script), "examples/"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 1
+    assert "SWA101" in proc.stdout and "Checked 12 deployments" in proc.stdout
