@@ -98,6 +98,7 @@ class SourceFile:
     text: str
     documents: list[Document]
     fmt: str  # "yaml" | "json"
+    raw_documents: int = 1  # documents in the stream, empty ones included (yaml.safe_load wants 1)
 
 
 def kind_name(node: Node) -> str:
@@ -124,6 +125,8 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
     """Read a file as UTF-8 text (a BOM is accepted), refusing binary and oversized files."""
     p = Path(path)
     try:
+        if p.is_dir():
+            raise InputProblem("is a directory, expected a file", file=path)
         size = p.stat().st_size
         if size > max_size:
             raise InputProblem(
@@ -154,7 +157,8 @@ def decode(data: bytes, path: str) -> str:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        col = len(data[line_start : exc.start].decode("utf-8", "replace")) + 1  # in characters
         raise InputProblem(
             f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", Location(path, line, col, line, col + 1)
         ) from None
@@ -171,7 +175,9 @@ def load_file(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE, text: str | None
         text = read_text(path, max_size)
     if is_json_path(path):
         return SourceFile(path, text, [parse_json(text, path)], "json")
-    return SourceFile(path, text, list(parse_yaml(text, path)), "yaml")
+    seen = [0]
+    documents = list(parse_yaml(text, path, seen))
+    return SourceFile(path, text, documents, "yaml", seen[0])
 
 
 # --------------------------------------------------------------------------- YAML
@@ -188,6 +194,7 @@ _SCALAR_TAGS = {
     "tag:yaml.org,2002:int",
     "tag:yaml.org,2002:float",
     "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:timestamp",  # kept as its text: no config value swacheck reads is a date
 }
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
@@ -213,7 +220,10 @@ class _YamlConverter:
                     f"unsupported YAML tag {node.tag!r}: swacheck reads plain data only", loc
                 )
             try:
-                value = self.constructor.construct_object(node, deep=True)
+                if node.tag.endswith(":timestamp"):
+                    value: Any = node.value
+                else:
+                    value = self.constructor.construct_object(node, deep=True)
             except (yaml.YAMLError, ValueError, OverflowError) as exc:
                 raise InputProblem(f"bad {node.tag.rsplit(':', 1)[-1]} value {node.value!r}: {exc}", loc) from None
             out: Node = Scalar(value, loc, quoted=node.style in ("'", '"'))
@@ -245,9 +255,12 @@ class _YamlConverter:
         return mapping
 
 
-def parse_yaml(text: str, path: str) -> Iterator[Document]:
+def parse_yaml(text: str, path: str, seen: list[int] | None = None) -> Iterator[Document]:
+    """Yield the non-empty documents; ``seen[0]`` counts every document, empty ones included."""
     try:
         for index, root in enumerate(yaml.compose_all(text, Loader=_YamlLoader)):
+            if seen is not None:
+                seen[0] = index + 1
             if isinstance(root, yaml.ScalarNode) and root.tag == "tag:yaml.org,2002:null" and not root.value:
                 continue  # an empty document (e.g. a trailing `---`): nothing to check
             conv = _YamlConverter(path)
@@ -346,13 +359,15 @@ class _JsonParser:
     def obj(self, start: int, depth: int) -> tuple[Node, int]:
         mapping = Mapping(self.loc(start, start + 1), flow=True)
         i = self.skip(start + 1)
+        comma: int | None = None
         if self.text[i : i + 1] == "}":
             mapping.loc = self.loc(start, i + 1)
             return mapping, i + 1
         while True:
             if self.text[i : i + 1] != '"':
-                what = "a trailing comma is not allowed" if self.text[i : i + 1] == "}" else "expected a quoted key"
-                raise self.fail(what, i)
+                if self.text[i : i + 1] == "}" and comma is not None:
+                    raise self.fail("a trailing comma is not allowed", comma)
+                raise self.fail("expected a quoted key", i)
             key, end = self.string(i)
             key_loc = self.loc(i, end)
             i = self.skip(end)
@@ -370,17 +385,19 @@ class _JsonParser:
                 return mapping, i + 1
             if ch != ",":
                 raise self.fail("expected ',' or '}'", i)
+            comma = i
             i = self.skip(i + 1)
 
     def arr(self, start: int, depth: int) -> tuple[Node, int]:
         seq = Sequence(self.loc(start, start + 1))
         i = self.skip(start + 1)
+        comma: int | None = None
         if self.text[i : i + 1] == "]":
             seq.loc = self.loc(start, i + 1)
             return seq, i + 1
         while True:
-            if self.text[i : i + 1] == "]":
-                raise self.fail("a trailing comma is not allowed", i)
+            if self.text[i : i + 1] == "]" and comma is not None:
+                raise self.fail("a trailing comma is not allowed", comma)
             item, i = self.value(i, depth + 1)
             seq.items.append(item)
             i = self.skip(i)
@@ -390,6 +407,7 @@ class _JsonParser:
                 return seq, i + 1
             if ch != ",":
                 raise self.fail("expected ',' or ']'", i)
+            comma = i
             i = self.skip(i + 1)
 
 

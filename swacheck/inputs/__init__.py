@@ -101,7 +101,7 @@ def read_inputs(
                     ordered.append((dep, False))
                     found += 1
                 elif is_server_config(doc.root):
-                    if len(source.documents) > 1:
+                    if source.raw_documents > 1:
                         raise InputProblem(
                             "an SGLang server config must be a single YAML document (SGLang reads it with yaml.safe_load)",
                             doc.root.loc,

@@ -137,9 +137,11 @@ def load_deployment(
             source = files.load(path)
         except InputProblem as problem:
             raise InputProblem(f"server config {rel!r}: {problem.message}", s.value.loc) from None
-        if len(source.documents) != 1:
+        if len(source.documents) != 1 or source.raw_documents != 1:
             raise InputProblem(
-                f"server config {rel!r} must hold exactly one YAML document, it has {len(source.documents)}", s.value.loc
+                f"server config {rel!r} must hold exactly one YAML document (SGLang reads it with yaml.safe_load), "
+                f"it has {source.raw_documents}",
+                s.value.loc,
             )
         doc = source.documents[0]
         server = load_server_args(doc.root, path)

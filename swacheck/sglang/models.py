@@ -55,6 +55,8 @@ class ModelConfig:
     def is_dsv4(self) -> bool:
         """SGLang's test: ``hf_config.architectures[0] == "DeepseekV4ForCausalLM"`` (model_hook.py:165-258)."""
         archs = self.architectures
+        if not archs and self.file is None:
+            return True  # an inline model_config in a deployment file describes a DSV4 pool
         return bool(archs) and archs[0] == "DeepseekV4ForCausalLM"
 
     def int_field(self, key: str) -> Val | None:
@@ -107,10 +109,10 @@ def locate(
     looked: list[str] = []
     mapped = mappings.get(model_path) or mappings.get(model_path.rstrip("/"))
     if mapped:
+        # An explicit mapping is the user's answer: when it points nowhere, say so, never fall back.
         path = os.path.join(mapped, "config.json") if os.path.isdir(mapped) else mapped
         looked.append(f"{path} (--model-config)")
-        if os.path.isfile(path):
-            return path, looked
+        return (path if os.path.isfile(path) else None), looked
     expanded = os.path.expanduser(model_path)
     bases = [expanded] if os.path.isabs(expanded) else [os.path.join(base_dir, expanded), expanded]
     for base in dict.fromkeys(os.path.normpath(b) for b in bases):
@@ -147,9 +149,10 @@ class ModelStore:
             return hit
         try:
             source = self.files.load(path)
-        except InputProblem as problem:
-            problem.message = f"model config {path}: {problem.message}"
-            raise
+        except InputProblem as problem:  # the cached problem is shared: never mutate it
+            if problem.location is not None:  # "config.json:3:1: invalid JSON ..." already names it
+                raise
+            raise InputProblem(f"model config {path}: {problem.message}", where) from None
         root = source.documents[0].root if source.documents else None
         if not isinstance(root, Mapping):
             raise InputProblem("a model config.json must hold a JSON object", getattr(root, "loc", None), path)
