@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .loading import DEFAULT_MAX_FILE_SIZE
+from .report import RENDERERS
 
-FORMATS = ("human", "json")
+FORMATS = tuple(RENDERERS)
 FAIL_ON = ("error", "warning", "note")
 
 
