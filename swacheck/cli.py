@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated, Optional
 
@@ -76,8 +77,13 @@ def _choice(value: str, choices: tuple[str, ...], option: str) -> str:
 
 @app.command(epilog=EXIT_HELP)
 def check(
-    paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Files, directories (walked for *.yaml, *.yml, *.json) or - for stdin.", show_default=False)],
-    format: Annotated[str, typer.Option("--format", "-f", help=f"Output format: {', '.join(FORMATS)}.")] = "human",
+    paths: Annotated[
+        Optional[list[str]],
+        typer.Argument(metavar="PATH...", help="Files, directories (walked for *.yaml, *.yml, *.json) or - for stdin.", show_default=False),
+    ] = None,
+    format: Annotated[
+        Optional[str], typer.Option("--format", "-f", help=f"Output format: {', '.join(FORMATS)} (default human; github under GitHub Actions).")
+    ] = None,
     platform: Annotated[
         Optional[str], typer.Option(help="The server's platform: cuda, rocm or npu (default cuda; a deployment file's own platform wins).")
     ] = None,
@@ -87,30 +93,60 @@ def check(
     model_config: Annotated[
         list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH (config.json or its folder) for model path ID (repeatable).")
     ] = [],
-    fail_on: Annotated[str, typer.Option(help="Lowest severity that makes the exit code 1: error, warning or note.")] = "error",
-    align_to: Annotated[str, typer.Option(help="Which side a geometry fix keeps: target (the draft follows) or draft.")] = "target",
-    color: Annotated[str, typer.Option(help="Colour: auto, always or never (NO_COLOR is honoured).")] = "auto",
-    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file instead of standard output.")] = None,
-    max_file_size: Annotated[int, typer.Option(help="Refuse input files larger than this many bytes.")] = 10 * 1024 * 1024,
+    select: Annotated[list[str], typer.Option(metavar="CODES", help="Only these rules: codes or prefixes, comma-separated or repeated (e.g. SWA1).")] = [],
+    ignore: Annotated[list[str], typer.Option(metavar="CODES", help="Skip these rules: codes or prefixes.")] = [],
+    fail_on: Annotated[Optional[str], typer.Option(help="Lowest severity that makes the exit code 1: error (default), warning or note.")] = None,
+    exit_zero: Annotated[Optional[bool], typer.Option("--exit-zero", help="Exit 0 even when there are findings (input errors still exit 2).", show_default=False)] = None,
+    align_to: Annotated[Optional[str], typer.Option(help="Which side a geometry fix keeps: target (default; the draft follows) or draft.")] = None,
+    color: Annotated[Optional[str], typer.Option(help="Colour: auto (default), always or never. NO_COLOR and FORCE_COLOR are honoured.")] = None,
+    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file; the summary line still goes to the terminal.")] = None,
+    max_file_size: Annotated[Optional[int], typer.Option(help="Refuse input files larger than this many bytes (default 10 MiB).")] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
+    show_settings: Annotated[bool, typer.Option("--show-settings", help="Print every effective setting and where it came from, then exit.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list walked files that hold no deployment.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only findings.")] = False,
 ) -> None:
     """Check deployments: print each one's target/draft geometry and every finding with its fix."""
-    settings = Settings(
-        paths=list(paths),
-        format=_choice(format, FORMATS, "--format"),
-        platform=_choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
-        env=_pairs(env, "--env"),
-        model_configs=_pairs(model_config, "--model-config"),
-        fail_on=_choice(fail_on, FAIL_ON, "--fail-on"),
-        align_to=_choice(align_to, ("target", "draft"), "--align-to"),
-        color=_choice(color, ("auto", "always", "never"), "--color"),
-        output=output,
-        verbose=verbose,
-        quiet=quiet,
-        max_file_size=max_file_size,
-    )
+    from .config import ConfigError, build_settings
+
+    given = {
+        "format": _choice(format, FORMATS, "--format") if format else None,
+        "platform": _choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
+        "env": _pairs(env, "--env"),
+        "model_configs": _pairs(model_config, "--model-config"),
+        "select": _codes(select, "--select"),
+        "ignore": _codes(ignore, "--ignore"),
+        "fail_on": _choice(fail_on, FAIL_ON, "--fail-on") if fail_on else None,
+        "exit_zero": exit_zero,
+        "align_to": _choice(align_to, ("target", "draft"), "--align-to") if align_to else None,
+        "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
+        "max_file_size": max_file_size,
+    }
+    try:
+        settings = build_settings(given, use_config=not no_config)
+    except ConfigError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    if format is None and settings.sources.get("format") == "default" and os.environ.get("GITHUB_ACTIONS") == "true":
+        settings.format, settings.sources["format"] = "github", "GITHUB_ACTIONS=true"
+    settings.paths, settings.output, settings.verbose, settings.quiet = list(paths or []), output, verbose, quiet
+    if show_settings:
+        from .config import describe
+
+        for key, value, source in describe(settings):
+            typer.echo(f"{key:<17} {value}  ({source})")
+        raise typer.Exit(0)
+    if not settings.paths:
+        raise typer.BadParameter("give at least one file or directory (or - for standard input)", param_hint="PATH...")
     raise typer.Exit(run_check(settings))
+
+
+def _codes(values: list[str], option: str) -> tuple[str, ...] | None:
+    codes = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
+    for code in codes:
+        if not code.startswith("SWA") or not code[3:].isdigit() and code != "SWA":
+            raise typer.BadParameter(f"{code!r} is not a rule code or prefix such as SWA1 or SWA101", param_hint=option)
+    return codes or None
 
 
 def run_check(settings: Settings) -> int:
@@ -128,6 +164,10 @@ def run_check(settings: Settings) -> int:
         except OSError as exc:
             print(f"{settings.output}: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
             return 2
+        if not settings.quiet:
+            from .report.human import summary_line
+
+            print(f"{summary_line(result).plain} -> {settings.output}")
     else:
         renderer.render(result, sys.stdout)
     return result.exit_code

@@ -5,14 +5,17 @@
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import sys
 from dataclasses import dataclass, field
 
 from .inputs import Deployment, discover, read_inputs
 from .loading import FileCache
 from .model import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val
-from .rules import RULES, Context
+from .rules import DEPLOYMENT_RULES, SUPPRESSION_RULES, Context
 from .settings import Settings
+from .suppress import Suppression, scan
 from .sglang.models import ModelStore
 from .sglang.resolve import Resolution, resolve
 
@@ -35,10 +38,76 @@ class RunResult:
     exit_code: int = 0
 
 
-def check(res: Resolution, ctx: Context) -> list[Finding]:
-    findings = [f for rule in RULES for f in rule.check(res, ctx)]
-    findings.sort(key=lambda f: (-SEVERITY_RANK[f.severity], f.code))
-    return findings
+def check(res: Resolution, ctx: Context, settings: Settings) -> list[Finding]:
+    return [f for rule in DEPLOYMENT_RULES if settings.rule_enabled(rule.CODE) for f in rule.check(res, ctx)]
+
+
+def files_read(res: Resolution) -> list[str]:
+    """Every file one deployment was built from: where its findings and suppressions live."""
+    dep = res.deployment
+    paths = [dep.file, dep.server.file] + [p.model.file for p in (res.target, res.draft) if p and p.model]
+    return list(dict.fromkeys(p for p in paths if p))
+
+
+class _Filter:
+    """Applies per-file-ignores and inline suppressions; then reports the suppressions."""
+
+    def __init__(self, settings: Settings, files: FileCache):
+        self.settings = settings
+        self.files = files
+        self.by_file: dict[str, list[Suppression]] = {}
+        self.owner: dict[str, DeploymentResult] = {}  # a file's suppression findings go here
+        self.suppressed = 0
+
+    def suppressions(self, path: str) -> list[Suppression]:
+        key = os.path.realpath(path)
+        if key not in self.by_file:
+            found: list[Suppression] = []
+            if not path.lower().endswith(".json"):
+                try:
+                    found = scan(self.files.load(path).text, path)
+                except InputProblem:
+                    pass
+            self.by_file[key] = found
+        return self.by_file[key]
+
+    def ignored_by_config(self, finding: Finding) -> bool:
+        if finding.location is None or not self.settings.per_file_ignores:
+            return False
+        path = os.path.relpath(os.path.abspath(finding.location.file), os.path.abspath(self.settings.per_file_ignores_base))
+        path = path.replace(os.sep, "/")
+        return any(
+            fnmatch.fnmatch(path, glob) and any(finding.code.startswith(c) for c in codes)
+            for glob, codes in self.settings.per_file_ignores.items()
+        )
+
+    def keep(self, finding: Finding) -> bool:
+        if self.ignored_by_config(finding):
+            self.suppressed += 1
+            return False
+        if finding.location is None:
+            return True
+        for s in self.suppressions(finding.location.file):
+            if s.matches(finding.code, finding.location.line):
+                s.used.update(c for c in s.codes if finding.code.startswith(c))
+                self.suppressed += 1
+                return False
+        return True
+
+    def apply(self, result: DeploymentResult) -> None:
+        for path in files_read(result.resolution):
+            self.owner.setdefault(os.path.realpath(path), result)
+            self.suppressions(path)
+        result.findings = [f for f in result.findings if self.keep(f)]
+
+    def report(self) -> None:
+        for key, suppressions in self.by_file.items():
+            owner = self.owner.get(key)
+            if owner is None or not suppressions:
+                continue
+            for rule in SUPPRESSION_RULES:
+                if self.settings.rule_enabled(rule.CODE):
+                    owner.findings.extend(f for f in rule.check_suppressions(suppressions, self.settings.rule_enabled) if not self.ignored_by_config(f))
 
 
 def run(settings: Settings) -> RunResult:
@@ -55,13 +124,20 @@ def run(settings: Settings) -> RunResult:
     result.files, result.skipped = inputs.files, inputs.skipped
     models = ModelStore(files, settings.model_configs)
     ctx = Context(align_to=settings.align_to)
+    filt = _Filter(settings, files)
     for dep in inputs.deployments:
         try:
             res = resolve(dep, models)
         except InputProblem as problem:
             result.errors.append(problem.to_error())
             continue
-        result.results.append(DeploymentResult(dep, res, check(res, ctx)))
+        dep_result = DeploymentResult(dep, res, check(res, ctx, settings))
+        filt.apply(dep_result)
+        result.results.append(dep_result)
+    filt.report()
+    for r in result.results:
+        r.findings.sort(key=lambda f: (-SEVERITY_RANK[f.severity], f.code))
+    result.summary.suppressed = filt.suppressed
     summarise(result)
     return result
 
@@ -76,4 +152,4 @@ def summarise(result: RunResult) -> None:
             s.counts[f.severity] += 1
     threshold = SEVERITY_RANK[result.settings.fail_on]
     failing = any(SEVERITY_RANK[f.severity] >= threshold for r in result.results for f in r.findings)
-    result.exit_code = 2 if result.errors else (1 if failing else 0)
+    result.exit_code = 2 if result.errors else (1 if failing and not result.settings.exit_zero else 0)

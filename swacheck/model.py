@@ -158,3 +158,4 @@ class Summary:
     deployments: int = 0
     counts: dict[str, int] = field(default_factory=lambda: {s: 0 for s in SEVERITIES})
     input_errors: int = 0
+    suppressed: int = 0

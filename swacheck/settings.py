@@ -26,3 +26,14 @@ class Settings:
     quiet: bool = False
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     exclude: tuple[str, ...] = ()
+    select: tuple[str, ...] = ()  # codes or prefixes; empty: every rule
+    ignore: tuple[str, ...] = ()
+    exit_zero: bool = False
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)  # glob -> codes
+    per_file_ignores_base: str = "."  # globs are relative to the config file's folder
+    config_file: str | None = None
+    sources: dict[str, str] = field(default_factory=dict)  # attribute -> where its value came from
+
+    def rule_enabled(self, code: str) -> bool:
+        selected = not self.select or any(code.startswith(p) for p in self.select)
+        return selected and not any(code.startswith(p) for p in self.ignore)

@@ -155,7 +155,7 @@ def test_output_file(tree):
     root = tree({"server.yaml": EAGLE})
     run = run_cli("--format", "json", "--output", "report.json", "server.yaml", cwd=root)
     assert run.exit_code == 0
-    assert run.stdout == ""
+    assert run.stdout == "Checked 1 deployment in 1 file: 0 errors, 0 warnings, 0 notes  (exit 0) -> report.json\n"
     assert '"version": 1' in (root / "report.json").read_text()
 
 

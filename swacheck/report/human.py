@@ -22,15 +22,14 @@ PLATFORM = {"cuda": "CUDA", "rocm": "ROCm", "npu": "NPU"}
 
 
 def make_console(out: TextIO, color: str) -> Console:
+    # "auto" leaves NO_COLOR and FORCE_COLOR to rich, which honours both.
     force = {"always": True, "never": False}.get(color)
-    if force is None and os.environ.get("NO_COLOR"):
-        force = False
     is_tty = out.isatty() if hasattr(out, "isatty") else False
     width = None if is_tty else 120
     return Console(
         file=out,
         force_terminal=force,
-        no_color=force is False,
+        no_color=True if force is False else None,
         width=width,
         highlight=False,
         emoji=False,
@@ -117,8 +116,10 @@ def _finding(console: Console, f: Finding) -> None:
     if f.fix is not None:
         console.print(Text("    fix: ", style="green").append(f.fix.description, style=None), soft_wrap=True)
         for e in f.fix.edits:
-            if e.replacement == "" :
+            if e.replacement == "" and e.column == 1 and e.end_column == 1 and e.end_line > e.line:
                 what = f"delete line{'s' if e.end_line - e.line > 1 else ''} {e.line}" + (f"-{e.end_line - 1}" if e.end_line - e.line > 1 else "")
+            elif e.replacement == "":
+                what = f"delete to {e.end_line}:{e.end_column}" if e.end_line != e.line else f"delete to column {e.end_column}"
             elif e.line == e.end_line and e.column == e.end_column:
                 what = f"insert {e.replacement.strip()!r}"
             else:
@@ -135,6 +136,8 @@ def summary_line(result: RunResult) -> Text:
     for sev, label in (("error", "error"), ("warning", "warning"), ("note", "note")):
         n = s.counts[sev]
         parts.append((f"{n} {label}{'s' if n != 1 else ''}", STYLE[sev] if n else "green"))
+    if s.suppressed:
+        parts.append((f"{s.suppressed} suppressed", "dim"))
     if s.input_errors:
         parts.append((f"{s.input_errors} input error{'s' if s.input_errors != 1 else ''}", "bold red"))
     for i, (p, style) in enumerate(parts):

@@ -44,6 +44,7 @@ def as_data(result: RunResult) -> dict:
             "warnings": s.counts["warning"],
             "notes": s.counts["note"],
             "input_errors": s.input_errors,
+            "suppressed": s.suppressed,
             "exit_code": result.exit_code,
         },
     }

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import swa101, swa102, swa103, swa104, swa201, swa202, swa203, swa204, swa205, swa301, swa302, swa303, swa304
+from . import swa101, swa102, swa103, swa104, swa201, swa202, swa203, swa204, swa205, swa301, swa302, swa303, swa304, swa901, swa902
 from .base import Context
 
-RULES: tuple[ModuleType, ...] = (
+# Rules with check(resolution, context), run on every deployment.
+DEPLOYMENT_RULES: tuple[ModuleType, ...] = (
     swa101,
     swa102,
     swa103,
@@ -26,10 +27,14 @@ RULES: tuple[ModuleType, ...] = (
     swa303,
     swa304,
 )
+# Rules with check_suppressions(...), run once over the inline suppressions of the run.
+SUPPRESSION_RULES: tuple[ModuleType, ...] = (swa901, swa902)
+
+RULES: tuple[ModuleType, ...] = DEPLOYMENT_RULES + SUPPRESSION_RULES
 
 BY_CODE = {rule.CODE: rule for rule in RULES}
 
-__all__ = ["RULES", "BY_CODE", "Context", "get"]
+__all__ = ["RULES", "DEPLOYMENT_RULES", "SUPPRESSION_RULES", "BY_CODE", "Context", "get"]
 
 
 def get(code: str) -> ModuleType | None:

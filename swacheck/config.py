@@ -1,0 +1,197 @@
+"""Project configuration: ``[tool.swacheck]`` in ``pyproject.toml``, or a ``swacheck.toml``.
+
+The file is found by walking up from the working directory; in one folder ``swacheck.toml``
+wins over ``pyproject.toml`` (a ``pyproject.toml`` without ``[tool.swacheck]`` is passed
+over). Command-line options win over the file, the file over the defaults, and every
+effective setting remembers where it came from (``--show-settings``).
+
+```toml
+[tool.swacheck]
+select = ["SWA1", "SWA2"]          # codes or prefixes
+ignore = ["SWA203"]
+fail-on = "warning"                # error | warning | note
+format = "human"
+platform = "rocm"
+env = { SGLANG_HACK_FLASHMLA_BACKEND = "unified_kv_triton" }
+model-config = { "/models/DeepSeek-V4-Flash" = "checkpoints/v4-flash" }
+exclude = ["vendored"]
+per-file-ignores = { "models/*/config.json" = ["SWA301"] }
+```
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tomllib
+from typing import Any
+
+from .settings import FAIL_ON, FORMATS, Settings
+
+PLATFORMS = ("cuda", "rocm", "npu")
+# setting name in the file -> Settings attribute
+KEYS = {
+    "select": "select",
+    "ignore": "ignore",
+    "fail-on": "fail_on",
+    "exit-zero": "exit_zero",
+    "format": "format",
+    "platform": "platform",
+    "env": "env",
+    "model-config": "model_configs",
+    "exclude": "exclude",
+    "per-file-ignores": "per_file_ignores",
+    "align-to": "align_to",
+    "color": "color",
+    "max-file-size": "max_file_size",
+}
+CHOICES = {
+    "fail-on": FAIL_ON,
+    "format": FORMATS,
+    "platform": PLATFORMS,
+    "align-to": ("target", "draft"),
+    "color": ("auto", "always", "never"),
+}
+
+
+class ConfigError(Exception):
+    """A configuration file or option swacheck cannot use (exit 2)."""
+
+
+def find_config(start: str) -> tuple[str, dict[str, Any], str] | None:
+    """(path, the swacheck table, file text) of the nearest config file, or None."""
+    folder = os.path.abspath(start)
+    while True:
+        for name in ("swacheck.toml", "pyproject.toml"):
+            path = os.path.join(folder, name)
+            if not os.path.isfile(path):
+                continue
+            try:
+                with open(path, "rb") as fh:
+                    raw = fh.read()
+                data = tomllib.loads(raw.decode("utf-8"))
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ConfigError(f"{_rel(path)}: cannot read: {exc}") from None
+            except tomllib.TOMLDecodeError as exc:
+                raise ConfigError(f"{_rel(path)}: invalid TOML: {exc}") from None
+            text = raw.decode("utf-8")
+            if name == "swacheck.toml":
+                return path, data.get("tool", {}).get("swacheck", data), text
+            table = data.get("tool", {}).get("swacheck")
+            if table is not None:
+                return path, table, text
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _rel(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _where(text: str, key: str) -> str:
+    """``:LINE:COL`` of ``key =`` in the file, when it can be found."""
+    for number, line in enumerate(text.splitlines(), 1):
+        m = re.match(rf'\s*"?{re.escape(key)}"?\s*=', line)
+        if m:
+            return f":{number}:{line.index(key) + 1}"
+    return ""
+
+
+def _codes(value: Any, where: str, key: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and re.fullmatch(r"SWA\d{0,3}", v.upper()) for v in value):
+        raise ConfigError(f"{where}: {key} must be a list of rule codes or prefixes such as \"SWA1\", got {value!r}")
+    return tuple(v.upper() for v in value)
+
+
+def _convert(key: str, value: Any, where: str, base: str) -> Any:
+    if key in ("select", "ignore"):
+        return _codes(value, where, key)
+    if key in CHOICES:
+        if value not in CHOICES[key]:
+            raise ConfigError(f"{where}: {key} must be one of {', '.join(CHOICES[key])}, got {value!r}")
+        return value
+    if key == "exit-zero":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: exit-zero must be true or false, got {value!r}")
+        return value
+    if key == "max-file-size":
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ConfigError(f"{where}: max-file-size must be a positive integer, got {value!r}")
+        return value
+    if key in ("env", "model-config"):
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise ConfigError(f"{where}: {key} must be a table of strings, got {value!r}")
+        if key == "model-config":  # paths in the file are relative to the file
+            return {k: os.path.normpath(os.path.join(base, v)) for k, v in value.items()}
+        return dict(value)
+    if key == "exclude":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: exclude must be a list of file or folder names, got {value!r}")
+        return tuple(value)
+    if key == "per-file-ignores":
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: per-file-ignores must be a table of glob = [codes], got {value!r}")
+        return {glob: _codes(codes, where, f"per-file-ignores {glob!r}") for glob, codes in value.items()}
+    raise AssertionError(key)  # pragma: no cover - KEYS and this function list the same keys
+
+
+def build_settings(cli: dict[str, Any], cwd: str | None = None, use_config: bool = True) -> Settings:
+    """Defaults, then the config file, then the options given on the command line (not None)."""
+    settings = Settings()
+    sources = {attr: "default" for attr in KEYS.values()}
+    found = find_config(cwd or os.getcwd()) if use_config else None
+    if found is not None:
+        path, table, text = found
+        settings.config_file = path
+        if not isinstance(table, dict):
+            raise ConfigError(f"{_rel(path)}: [tool.swacheck] must be a table")
+        base = os.path.dirname(path)
+        for key, value in table.items():
+            where = _rel(path) + _where(text, key)
+            if key not in KEYS:
+                near = difflib.get_close_matches(key, list(KEYS), n=1)
+                hint = f"; did you mean {near[0]!r}?" if near else f"; known settings: {', '.join(KEYS)}"
+                raise ConfigError(f"{where}: unknown setting {key!r}{hint}")
+            setattr(settings, KEYS[key], _convert(key, value, where, base))
+            sources[KEYS[key]] = _rel(path)
+        if "per-file-ignores" in table:
+            settings.per_file_ignores_base = base
+    for attr, value in cli.items():
+        if value is None:
+            continue
+        if attr in ("env", "model_configs"):
+            if not value:
+                continue
+            merged = dict(getattr(settings, attr))
+            merged.update(value)
+            value = merged
+        setattr(settings, attr, value)
+        sources[attr] = "command line"
+    settings.sources = sources
+    return settings
+
+
+def describe(settings: Settings) -> list[tuple[str, str, str]]:
+    """(setting, effective value, where it came from) for ``--show-settings``."""
+    rows = []
+    for key, attr in KEYS.items():
+        value = getattr(settings, attr)
+        if isinstance(value, tuple):
+            shown = ", ".join(value) if value else "(none)"
+        elif isinstance(value, dict):
+            shown = ", ".join(f"{k}={v}" for k, v in value.items()) if value else "(none)"
+        elif value is None:
+            shown = "cuda (a deployment file's own platform wins)" if key == "platform" else "(none)"
+        else:
+            shown = str(value).lower() if isinstance(value, bool) else str(value)
+        rows.append((key, shown, settings.sources.get(attr, "default")))
+    return rows

@@ -1,0 +1,134 @@
+"""``--format github``: GitHub Actions workflow commands, one annotation per finding.
+
+    ::error file=F,line=L,col=C,endLine=EL,endColumn=EC,title=SWA101 unified-ring-mismatch::message
+
+GitHub shows at most 10 error and 10 warning annotations per step, so at most ``LIMIT``
+annotations are printed per level (errors, then warnings, then notices); the rest are printed
+as plain ``file:line:col: CODE severity: message`` lines followed by one line saying how many
+were not annotated. Then the summary line. When ``GITHUB_STEP_SUMMARY`` names a file, the full
+report is appended to it as Markdown (report/markdown.py).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import TextIO
+
+from ..engine import RunResult
+from ..model import Finding, InputError, Location
+from ..rules import BY_CODE
+from .sarif import repo_path
+
+LIMIT = 10
+LEVELS = (("error", "error", "error"), ("warning", "warning", "warning"), ("note", "notice", "note"))
+NO_FILE = {"-", "<stdin>", "<input>", ""}
+
+
+def escape_data(text: str) -> str:
+    """Escape a workflow command's message (GitHub's ``escapeData``)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Escape a workflow command's property value (GitHub's ``escapeProperty``)."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(level: str, properties: dict[str, object], message: str) -> str:
+    props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
+    return f"::{level}{' ' + props if props else ''}::{escape_data(message)}"
+
+
+def location_properties(loc: Location | None) -> dict[str, object]:
+    """file/line/col/endLine/endColumn; never a column range across lines (GitHub rejects it)."""
+    if loc is None or loc.file in NO_FILE:
+        return {}
+    props: dict[str, object] = {"file": repo_path(loc.file), "line": loc.line}
+    if loc.end_line == loc.line:
+        props["col"] = loc.column
+        props["endLine"] = loc.end_line
+        if loc.end_column > loc.column:
+            props["endColumn"] = loc.end_column
+    else:
+        props["endLine"] = max(loc.end_line, loc.line)
+    return props
+
+
+def finding_message(f: Finding) -> str:
+    lines = [f.message]
+    for rel in f.related:
+        lines.append(f"related: {rel.location}: {rel.message}")
+    if f.fix is not None:
+        lines.append(f"fix: {f.fix.description}")
+    return "\n".join(lines)
+
+
+def title(code: str) -> str:
+    rule = BY_CODE.get(code)
+    return f"{code} {rule.NAME}" if rule is not None else code
+
+
+@dataclass(slots=True)
+class Item:
+    annotation: str  # the workflow command
+    plain: str  # the same as one plain log line, for when the level's limit is reached
+
+
+def _finding_item(f: Finding, level: str) -> Item:
+    props = location_properties(f.location)
+    props["title"] = title(f.code)
+    plain = f"{f.location}: " if f.location else ""
+    plain += f"{f.code} {f.severity}: {f.message}"
+    return Item(command(level, props, finding_message(f)), plain)
+
+
+def _error_item(e: InputError) -> Item:
+    props: dict[str, object] = {}
+    if e.file not in NO_FILE:
+        props["file"] = repo_path(e.file)
+        if e.line is not None:
+            props["line"] = e.line
+            props["col"] = e.column or 1
+    props["title"] = "swacheck input error"
+    return Item(command("error", props, e.message), str(e))
+
+
+def render(result: RunResult, out: TextIO) -> None:
+    by_severity: dict[str, list[Item]] = {"error": [], "warning": [], "note": []}
+    by_severity["error"].extend(_error_item(e) for e in result.errors)
+    levels = {sev: level for sev, level, _ in LEVELS}
+    for r in result.results:
+        for f in r.findings:
+            by_severity[f.severity].append(_finding_item(f, levels[f.severity]))
+    for sev, _level, _word in LEVELS:
+        for item in by_severity[sev][:LIMIT]:
+            out.write(item.annotation + "\n")
+    for sev, _level, word in LEVELS:
+        rest = by_severity[sev][LIMIT:]
+        for item in rest:
+            out.write(item.plain + "\n")
+        if rest:
+            out.write(
+                f"swacheck: {len(rest)} more {word}{'s' if len(rest) != 1 else ''} "
+                f"not shown as annotations (limit {LIMIT} per level)\n"
+            )
+    from .human import summary_line
+
+    if not result.settings.quiet:
+        out.write(summary_line(result).plain + "\n")
+    write_step_summary(result)
+
+
+def write_step_summary(result: RunResult) -> None:
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return
+    from .markdown import render_markdown
+
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(render_markdown(result))
+    except OSError as exc:
+        print(f"{path}: cannot write the GitHub step summary: {exc.strerror or exc}", file=sys.stderr)

@@ -1,0 +1,47 @@
+"""SWA901 suppression-without-reason: an inline suppression that gives no reason.
+
+## What it does
+
+Reports a `# swacheck: ignore[CODE]` comment with nothing after the closing bracket.
+
+## Why it matters
+
+A suppression silences a check that predicts a failed launch. The next reader (or you, after
+the next SGLang upgrade) needs to know why it was safe to silence; a bare suppression hides that.
+
+## Example
+
+```yaml
+speculative-draft-model-path: models/mtp  # swacheck: ignore[SWA101]
+```
+
+## Fix
+
+Say why after the bracket: `# swacheck: ignore[SWA101] draft pool is rebuilt by our launcher`.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Iterator
+
+from ..model import Finding, Fix
+from ..suppress import Suppression
+
+CODE = "SWA901"
+NAME = "suppression-without-reason"
+SEVERITY = "warning"
+SUMMARY = "inline suppression comment without a reason"
+
+
+def check_suppressions(suppressions: Iterable[Suppression], enabled: Callable[[str], bool]) -> Iterator[Finding]:
+    for s in suppressions:
+        if not s.reason:
+            yield Finding(
+                CODE,
+                SEVERITY,
+                f"suppression of {', '.join(s.codes)} gives no reason",
+                s.location,
+                Fix("Write why the finding is safe to ignore after the closing bracket."),
+                (),
+                f"line {s.location.line}",
+            )

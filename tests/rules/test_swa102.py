@@ -1,0 +1,144 @@
+"""SWA102 paged-geometry-mismatch: (page_size, sliding_window, ring_capacity) of the two pools."""
+
+from __future__ import annotations
+
+from conftest import EAGLE
+
+W256_DRAFT = "speculative-draft-model-path: models/mtp256\n"  # line 5 after EAGLE
+PAGED_MSG = "DSV4 target and draft pools must share SWA geometry: target=(256, 128, None), draft=(256, 256, None)"
+
+
+def only(run, code="SWA102"):
+    found = run.findings(code)
+    assert len(found) == 1, run.stdout
+    return found[0]
+
+
+def loc(finding):
+    l = finding["location"]
+    return (l["file"], l["line"], l["column"])
+
+
+def edits(finding):
+    return [(e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"]) for e in finding["fix"]["edits"]]
+
+
+def test_cuda_prefill_with_own_nextn_draft_passes(lint):
+    run = lint({"server.yaml": EAGLE + "disaggregation-mode: prefill\n"})
+    assert run.exit_code == 0
+    assert run.codes() == []
+    dep = run.deployments[0]
+    assert dep["mode"] == "paged"
+    assert dep["target"]["tuple"] == dep["draft"]["tuple"] == [256, 128, None]
+
+
+def test_window_256_draft_on_pd_decode_is_an_error_with_sglangs_message(lint):
+    run = lint({"server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: decode\n"})
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["severity"] == "error"
+    assert f["message"] == PAGED_MSG + " (sliding_window 128 vs 256; target vs draft)"
+    assert loc(f) == ("server.yaml", 5, 1)
+
+
+def test_fix_removes_speculative_draft_model_path(lint):
+    run = lint({"server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: decode\n"})
+    f = only(run)
+    assert f["fix"]["description"].startswith("Remove speculative-draft-model-path:")
+    assert edits(f) == [("server.yaml", 5, 1, 6, 1, "")]
+
+
+def test_alias_speculative_draft_model_is_removed_too(lint):
+    run = lint({"server.yaml": EAGLE + "speculative-draft-model: models/mtp256\ndisaggregation-mode: decode\n"})
+    f = only(run)
+    assert f["fix"]["description"].startswith("Remove speculative-draft-model:")
+    assert edits(f) == [("server.yaml", 5, 1, 6, 1, "")]
+
+
+def test_without_pd_the_mismatch_is_a_note_and_exit_0(lint):
+    run = lint({"server.yaml": EAGLE + W256_DRAFT})
+    assert run.exit_code == 0
+    f = only(run)
+    assert f["severity"] == "note"
+    assert f["message"].startswith("target and draft SWA geometry differ (sliding_window 128 vs 256)")
+    assert f["message"].endswith("where it would fail with: " + PAGED_MSG)
+    assert run.deployments[0]["checked_by_sglang"] is False
+
+
+def test_align_to_draft_edits_the_target_config_json(lint):
+    run = lint({"server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: decode\n"}, "--align-to", "draft")
+    f = only(run)
+    assert loc(f) == ("models/v4/config.json", 14, 21)
+    assert edits(f) == [("models/v4/config.json", 14, 21, 14, 24, "256")]
+
+
+def test_rocm_without_the_unified_backend_is_paged(lint):
+    run = lint({"server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: prefill\n"}, "--platform", "rocm")
+    assert run.deployments[0]["mode"] == "paged"
+    assert only(run)["message"].startswith(PAGED_MSG)
+    assert "SWA101" not in run.codes()
+
+
+def test_unified_backend_env_on_cuda_stays_paged(lint):
+    run = lint(
+        {"server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: prefill\n"},
+        "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton",
+    )
+    assert run.deployments[0]["mode"] == "paged"
+    assert only(run)["severity"] == "error"
+
+
+def test_npu_uses_page_size_128_on_both_pools(lint):
+    run = lint({"server.yaml": EAGLE + "disaggregation-mode: decode\n"}, "--platform", "npu")
+    assert run.exit_code == 0
+    assert run.deployments[0]["target"]["tuple"] == run.deployments[0]["draft"]["tuple"] == [128, 128, None]
+
+
+def test_dcp_size_2_scales_the_draft_page_size(lint):
+    run = lint({"server.yaml": EAGLE + "disaggregation-mode: decode\ndcp-size: 2\n"})
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["message"].startswith(
+        "DSV4 target and draft pools must share SWA geometry: target=(256, 128, None), draft=(512, 128, None)"
+    )
+    assert "page_size 256 vs 512" in f["message"]
+    assert loc(f)[:2] == ("server.yaml", 6)  # dcp-size
+
+
+def test_explicit_draft_page_size_gets_a_fix_to_the_target_value(lint):
+    deploy = (
+        "swacheck: 1\n"
+        "server:\n"
+        "  model-path: models/v4\n"
+        "  speculative-algorithm: EAGLE\n"
+        "  speculative-num-steps: 3\n"
+        "  speculative-eagle-topk: 1\n"
+        "  disaggregation-mode: prefill\n"
+        "draft:\n"
+        "  geometry: {page_size: 64}\n"
+    )
+    run = lint({"deploy.yaml": deploy})
+    f = only(run)
+    assert "target=(256, 128, None), draft=(64, 128, None)" in f["message"]
+    assert loc(f) == ("deploy.yaml", 9, 25)
+    assert edits(f) == [("deploy.yaml", 9, 25, 9, 27, "256")]
+
+
+def test_draft_path_equal_to_the_target_checkpoint_passes(lint):
+    run = lint({"server.yaml": EAGLE + "speculative-draft-model-path: models/v4\ndisaggregation-mode: prefill\n"})
+    assert run.exit_code == 0
+    assert run.codes() == []
+
+
+def test_json_model_override_of_sliding_window_applies_to_both_pools(lint):
+    server = EAGLE + W256_DRAFT + "disaggregation-mode: decode\njson-model-override-args: '{\"sliding_window\": 128}'\n"
+    run = lint({"server.yaml": server})
+    assert run.exit_code == 0
+    assert "SWA102" not in run.codes()
+
+
+def test_no_speculative_decoding_has_no_draft_pool_to_compare(lint):
+    run = lint({"server.yaml": "model-path: models/v4\ndisaggregation-mode: prefill\n"})
+    assert run.exit_code == 0
+    assert run.deployments[0]["mode"] == "skipped"
+    assert run.deployments[0]["draft"] is None

@@ -1,0 +1,160 @@
+"""SWA202 speculative-args-refused: EAGLE/DSPARK only, EAGLE with explicit top-k 1 and num-steps."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import EAGLE
+
+ALGO = "AssertionError: Only EAGLE and DSPARK speculative algorithms are supported for DeepseekV4ForCausalLM"
+TOPK = "AssertionError: Only EAGLE speculative algorithm with topk == 1 is supported for DeepseekV4ForCausalLM"
+
+
+def only(run, code="SWA202"):
+    found = run.findings(code)
+    assert len(found) == 1, run.stdout
+    return found[0]
+
+
+def loc(finding):
+    l = finding["location"]
+    return (l["file"], l["line"], l["column"])
+
+
+def edits(finding):
+    return [(e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"]) for e in finding["fix"]["edits"]]
+
+
+def test_eagle_with_explicit_topk_1_and_steps_passes(lint):
+    run = lint({"server.yaml": EAGLE})
+    assert run.exit_code == 0
+    assert run.codes() == []
+
+
+def test_dspark_is_accepted(lint):
+    run = lint({"server.yaml": "model-path: models/v4\nspeculative-algorithm: DSPARK\n"})
+    assert run.exit_code == 0
+    assert "SWA202" not in run.codes()
+
+
+def test_adaptive_eagle_may_leave_out_num_steps(lint):
+    server = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-adaptive: true\n"
+    run = lint({"server.yaml": server})
+    assert run.exit_code == 0
+    assert "SWA202" not in run.codes()
+
+
+def test_nextn_is_refused_and_fixed_to_eagle_with_topk(lint):
+    server = "model-path: models/v4\nspeculative-algorithm: NEXTN\nspeculative-num-steps: 3\n"
+    run = lint({"server.yaml": server})
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["severity"] == "error"
+    assert f["message"].startswith("speculative-algorithm 'NEXTN' is not supported for DeepSeek-V4: " + ALGO)
+    assert "before NEXTN is mapped to EAGLE" in f["message"]
+    assert loc(f) == ("server.yaml", 2, 1)
+    assert edits(f) == [
+        ("server.yaml", 2, 24, 2, 29, "EAGLE"),
+        ("server.yaml", 3, 1, 3, 1, "speculative-eagle-topk: 1\n"),
+    ]
+
+
+def test_nextn_with_topk_and_steps_only_renames_the_algorithm(lint):
+    server = EAGLE.replace("EAGLE", "NEXTN")
+    run = lint({"server.yaml": server})
+    assert edits(only(run)) == [("server.yaml", 2, 24, 2, 29, "EAGLE")]
+
+
+def test_nextn_is_an_error_under_pd_too(lint):
+    run = lint({"server.yaml": EAGLE.replace("EAGLE", "NEXTN") + "disaggregation-mode: prefill\n"})
+    assert run.exit_code == 1
+    assert only(run)["severity"] == "error"
+
+
+@pytest.mark.parametrize(("written", "fixed"), [("eagle", "EAGLE"), ("nextn", "EAGLE"), ("dspark", "DSPARK")])
+def test_algorithm_is_case_sensitive(lint, written, fixed):
+    run = lint({"server.yaml": EAGLE.replace("EAGLE", written)})
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["message"].startswith(f"speculative-algorithm {written!r} is not supported for DeepSeek-V4: {ALGO}")
+    assert edits(f)[0][-1] == fixed
+
+
+def test_algorithm_without_a_dsv4_draft_pool_is_refused(lint):
+    run = lint({"server.yaml": EAGLE.replace("EAGLE", "MEDUSA")})
+    f = only(run)
+    assert "no DeepSeek-V4 draft pool exists for it" in f["message"]
+    assert edits(f)[0] == ("server.yaml", 2, 24, 2, 30, "EAGLE")
+
+
+def test_missing_topk_is_refused_and_inserted(lint):
+    server = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-num-steps: 3\n"
+    run = lint({"server.yaml": server})
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["message"].startswith("EAGLE needs an explicit speculative-eagle-topk: 1 for DeepSeek-V4: " + TOPK)
+    assert loc(f) == ("server.yaml", 2, 1)
+    assert edits(f) == [("server.yaml", 3, 1, 3, 1, "speculative-eagle-topk: 1\n")]
+
+
+def test_missing_topk_is_an_error_without_pd(lint):
+    run = lint({"server.yaml": "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-num-steps: 3\n"})
+    assert run.deployments[0]["pd"] is False
+    assert only(run)["severity"] == "error"
+
+
+def test_topk_2_is_refused_and_set_to_1(lint):
+    run = lint({"server.yaml": EAGLE.replace("topk: 1", "topk: 2")})
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["message"] == "speculative-eagle-topk 2 is not supported for DeepSeek-V4: " + TOPK
+    assert loc(f) == ("server.yaml", 4, 1)
+    assert edits(f) == [("server.yaml", 4, 25, 4, 26, "1")]
+
+
+def test_missing_num_steps_with_topk_given_is_refused(lint):
+    server = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\n"
+    run = lint({"server.yaml": server})
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["message"].startswith("EAGLE with speculative-eagle-topk set needs speculative-num-steps")
+    assert loc(f) == ("server.yaml", 3, 1)  # the top-k key
+    assert edits(f) == [("server.yaml", 4, 1, 4, 1, "speculative-num-steps: 3\n")]
+
+
+def _inserted_steps(run) -> int:
+    return sum(e["replacement"].count("speculative-num-steps:") for f in run.findings("SWA202") for e in f["fix"]["edits"])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: EAGLE with neither top-k nor num-steps gives two SWA202 findings whose fixes both insert "
+    "'speculative-num-steps: 3' at the same line (a duplicate key once applied); the second one claims "
+    "'speculative-eagle-topk set' although it is not",
+)
+def test_missing_topk_and_steps_fixes_insert_num_steps_once(lint):
+    run = lint({"server.yaml": "model-path: models/v4\nspeculative-algorithm: EAGLE\n"})
+    assert run.exit_code == 1
+    assert _inserted_steps(run) == 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: NEXTN with neither top-k nor num-steps: the algorithm fix already inserts top-k and "
+    "num-steps, and a second SWA202 finding inserts 'speculative-num-steps: 3' again",
+)
+def test_nextn_alone_fixes_insert_num_steps_once(lint):
+    run = lint({"server.yaml": "model-path: models/v4\nspeculative-algorithm: NEXTN\n"})
+    assert run.exit_code == 1
+    assert _inserted_steps(run) == 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: 'speculative-num-steps: 3.0' (SWA304) is treated as absent, so SWA202 also claims num-steps "
+    "is missing and its fix inserts a second speculative-num-steps key",
+)
+def test_invalid_num_steps_value_is_not_reported_as_missing(lint):
+    run = lint({"server.yaml": EAGLE.replace("steps: 3", "steps: 3.0")})
+    assert "SWA304" in run.codes()
+    assert "SWA202" not in run.codes()
