@@ -1,0 +1,167 @@
+"""``--format sarif``: SARIF 2.1.0 for GitHub code scanning (``upload-sarif``).
+
+One run; ``tool.driver.rules`` lists every rule (documentation included), each result points
+at the key to edit, with the related locations, and carries a ``partialFingerprints`` entry
+that does not depend on line numbers, so an alert survives lines moving above it. Input
+errors are ``toolExecutionNotifications`` of the invocation, which then is not successful.
+Columns are 1-based with an exclusive end, as in swacheck's own model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path, PurePosixPath
+from typing import Any, TextIO
+from urllib.parse import quote
+
+from .. import __version__
+from ..engine import RunResult
+from ..model import Location
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://github.com/swacheck/swacheck"
+SRCROOT = "%SRCROOT%"
+FINGERPRINT = "swacheck/v1"
+LEVEL = {"error": "error", "warning": "warning", "note": "note"}
+NO_FILE = {"-", "<stdin>", "<input>", ""}
+
+
+def repo_path(file: str) -> str:
+    """A path relative to the working directory, with forward slashes and no leading ./.
+
+    Paths outside the working directory stay as they are (absolute, or with ``..``)."""
+    if file in NO_FILE:
+        return file
+    try:
+        rel = os.path.relpath(os.path.abspath(file), os.getcwd())
+    except ValueError:  # another drive on Windows
+        return file.replace(os.sep, "/")
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return file.replace(os.sep, "/") if not os.path.isabs(file) else file
+    return PurePosixPath(*Path(rel).parts).as_posix()
+
+
+def artifact_location(file: str) -> dict[str, Any]:
+    """A relative ``uri`` with ``uriBaseId`` %SRCROOT%, or a file:// URI outside the tree."""
+    if file in NO_FILE:
+        return {"uri": quote("stdin")}
+    rel = repo_path(file)
+    if os.path.isabs(rel) or rel.startswith("../"):
+        return {"uri": Path(os.path.abspath(file)).as_uri()}
+    return {"uri": quote(rel, safe="/"), "uriBaseId": SRCROOT}
+
+
+def region(loc: Location) -> dict[str, Any]:
+    out: dict[str, Any] = {"startLine": loc.line, "startColumn": loc.column}
+    if loc.end_line > loc.line:
+        out["endLine"] = loc.end_line
+        out["endColumn"] = max(loc.end_column, 1)
+    elif loc.end_column > loc.column:  # an empty (insert position) region has no endColumn
+        out["endLine"] = loc.line
+        out["endColumn"] = loc.end_column
+    return out
+
+
+def physical_location(loc: Location) -> dict[str, Any]:
+    return {"artifactLocation": artifact_location(loc.file), "region": region(loc)}
+
+
+def pascal_case(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[-_\s]+", name) if part)
+
+
+def doc_section(doc: str, heading: str) -> str:
+    """The text under ``## heading`` of a rule's Markdown docstring, up to the next heading."""
+    match = re.search(rf"^##\s+{re.escape(heading)}\s*$(.*?)(?=^##\s|\Z)", doc, re.M | re.S | re.I)
+    return match.group(1).strip() if match else ""
+
+
+def rule_descriptor(rule: Any) -> dict[str, Any]:
+    doc = (rule.__doc__ or "").strip()
+    return {
+        "id": rule.CODE,
+        "name": pascal_case(rule.NAME),
+        "shortDescription": {"text": rule.SUMMARY},
+        "fullDescription": {"text": doc_section(doc, "What it does") or rule.SUMMARY},
+        "help": {"text": doc or rule.SUMMARY, "markdown": doc or rule.SUMMARY},
+        "defaultConfiguration": {"level": LEVEL[rule.SEVERITY]},
+        "properties": {"tags": ["sglang", "deepseek-v4", "speculative-decoding"]},
+    }
+
+
+def fingerprint(code: str, deployment: str, field: str) -> str:
+    return hashlib.sha256(f"{code}:{deployment}:{field}".encode("utf-8")).hexdigest()
+
+
+def as_data(result: RunResult) -> dict[str, Any]:
+    from ..rules import RULES
+
+    rules = list(RULES)
+    index = {rule.CODE: i for i, rule in enumerate(rules)}
+    results: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for r in result.results:
+        for f in r.findings:
+            item: dict[str, Any] = {"ruleId": f.code}
+            if f.code in index:
+                item["ruleIndex"] = index[f.code]
+            item["level"] = LEVEL[f.severity]
+            text = f.message
+            if f.fix is not None:
+                text += f"\nFix: {f.fix.description}"
+            item["message"] = {"text": text}
+            if f.location is not None:
+                item["locations"] = [{"physicalLocation": physical_location(f.location)}]
+            else:  # code scanning wants a location: the deployment's file, without a region
+                item["locations"] = [{"physicalLocation": {"artifactLocation": artifact_location(r.deployment.file)}}]
+            if f.related:
+                item["relatedLocations"] = [
+                    {"id": i + 1, "physicalLocation": physical_location(rel.location), "message": {"text": rel.message}}
+                    for i, rel in enumerate(f.related)
+                ]
+            # Stable across line moves: no line numbers, only what the finding is about.
+            # Repeats of the same (code, deployment, field) in one run are numbered.
+            key = fingerprint(f.code, r.deployment.name, f.field)
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > 1:
+                key = hashlib.sha256(f"{key}:{seen[key]}".encode("utf-8")).hexdigest()
+            item["partialFingerprints"] = {FINGERPRINT: key}
+            results.append(item)
+    notifications = []
+    for e in result.errors:
+        note: dict[str, Any] = {"level": "error", "message": {"text": e.message}}
+        loc: dict[str, Any] = {"artifactLocation": artifact_location(e.file)}
+        if e.line is not None:
+            loc["region"] = {"startLine": e.line, "startColumn": e.column or 1}
+        note["locations"] = [{"physicalLocation": loc}]
+        notifications.append(note)
+    invocation: dict[str, Any] = {"executionSuccessful": not result.errors, "exitCode": result.exit_code}
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
+    return {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "swacheck",
+                        "version": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": [rule_descriptor(rule) for rule in rules],
+                    }
+                },
+                "invocations": [invocation],
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+
+
+def render(result: RunResult, out: TextIO) -> None:
+    json.dump(as_data(result), out, indent=2)
+    out.write("\n")
