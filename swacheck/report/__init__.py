@@ -12,6 +12,9 @@ from types import ModuleType
 RENDERERS: dict[str, str] = {
     "human": "swacheck.report.human",
     "json": "swacheck.report.json_format",
+    "github": "swacheck.report.github",
+    "sarif": "swacheck.report.sarif",
+    "junit": "swacheck.report.junit",
 }
 
 

@@ -17,7 +17,8 @@ transferred as SWA-only layers.
 
 ```yaml
 swacheck: 1
-draft: {geometry: {compression_ratios: [4, 128]}}
+target: {geometry: {window: 128, ring_size: 131, pages: 33667}}
+draft: {geometry: {window: 128, ring_size: 131, pages: 33667, compression_ratios: [4, 128]}}
 ```
 
 ## Fix

@@ -37,7 +37,7 @@ from typing import Iterator
 from .. import fixes
 from ..model import Finding, Fix, Related
 from ..sglang.resolve import Resolution
-from .base import Context
+from .base import Context, arg_mapping
 
 CODE = "SWA204"
 NAME = "unified-fp8-with-pd"
@@ -47,18 +47,20 @@ SUMMARY = "SGLANG_DSV4_UNIFIED_KV_FP8 with unified KV under PD together with pp-
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for event in res.events_of("unified-fp8-pd"):
-        loc = event.location
         arg = event.arg
-        if arg is not None:
+        env = event.data["env"]
+        if event.data["why"] == "pp-size" and arg is not None:
             fix = Fix("Run PD with pp-size 1, or unset SGLANG_DSV4_UNIFIED_KV_FP8.", (fixes.replace(arg.value_loc, "1"),))
         else:
-            fix = Fix("Drop enable-hisparse, or unset SGLANG_DSV4_UNIFIED_KV_FP8.")
+            edit = fixes.delete_line_of(arg.pair, arg_mapping(res)) if arg is not None else None
+            fix = Fix("Drop enable-hisparse, or unset SGLANG_DSV4_UNIFIED_KV_FP8.", (edit,) if edit else ())
+        related = (Related(env.location, "SGLANG_DSV4_UNIFIED_KV_FP8 set here"),) if env.location else ()
         yield Finding(
             CODE,
             SEVERITY,
             f"ValueError: {event.message} (pool_configurator.py check_dsv4_unified_fp8_pd_supported)",
-            loc or res.deployment.location,
+            event.location or env.location or res.deployment.location,
             fix,
-            (Related(arg.key_loc, "pp-size set here"),) if arg is not None else (),
+            related,
             event.data["why"],
         )

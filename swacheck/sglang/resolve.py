@@ -353,8 +353,9 @@ class _Resolver:
         topk = self.int_arg("speculative-eagle-topk")
         ndt = self.int_arg("speculative-num-draft-tokens")
         refused = bool(self.events_of("algorithm-refused"))
+        topk_written = self.arg("speculative-eagle-topk") is not None  # even with a bad value (SWA304)
         if algo == "EAGLE" and not no_server and (topk is None or topk.value != 1):
-            if topk is None and not refused:  # the algorithm fix adds top-k 1 as well
+            if not topk_written and not refused:  # the algorithm fix adds top-k 1 as well
                 self.event("eagle-topk-missing", "EAGLE needs an explicit speculative-eagle-topk: 1 for DeepSeek-V4", spec_arg)
             elif topk is not None:
                 self.event("eagle-topk-refused", f"speculative-eagle-topk {topk.value} is not supported for DeepSeek-V4", self.arg("speculative-eagle-topk"), value=topk.value)
@@ -368,7 +369,9 @@ class _Resolver:
             if steps is None and adaptive is not None and adaptive.value and attn_dp.value <= 1:
                 steps = Val(3, "adaptive speculative default: middle of steps [0, 1, 3, 5, 7]", adaptive.location)
             if steps is None:
-                if not no_server:
+                # SGLang stops at the DSV4 top-k assertion first; the fixes for a missing top-k or a
+                # refused algorithm insert num-steps too, and a written but invalid value is SWA304's.
+                if not no_server and topk_written and not refused and self.arg("speculative-num-steps") is None:
                     self.event(
                         "eagle-steps-missing",
                         "EAGLE with speculative-eagle-topk set needs speculative-num-steps",
@@ -415,9 +418,9 @@ class _Resolver:
             pp = self.int_arg("pp-size")
             hisparse = self.flag_arg("enable-hisparse")
             if pp is not None and pp.value > 1:
-                self.event("unified-fp8-pd", f"SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with pp_size={pp.value}", location=fp8.location, why="pp-size", arg=self.arg("pp-size"))
+                self.event("unified-fp8-pd", f"SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with pp_size={pp.value}", self.arg("pp-size"), why="pp-size", env=fp8)
             if hisparse is not None and hisparse.value:
-                self.event("unified-fp8-pd", "SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with --enable-hisparse", location=fp8.location, why="enable-hisparse")
+                self.event("unified-fp8-pd", "SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with --enable-hisparse", self.arg("enable-hisparse"), why="enable-hisparse", env=fp8)
 
         overrides = self.overrides()
         target = self.pool("target", target_model, overrides, unified, page, slots, draft_tokens, tg.values)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from conftest import EAGLE
 
 UNIFIED = ("--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton")
@@ -38,12 +36,12 @@ def test_fp8_pd_with_pp_size_2_is_an_error_at_pp_size(lint):
     f = only(run)
     assert f["severity"] == "error"
     assert f["message"].startswith(PP_MSG)
-    assert loc(f) == ("server.yaml", 6, 1)
+    assert loc(f) == ("server.yaml", 6, 1)  # the pp-size key
     assert edits(f) == [("server.yaml", 6, 10, 6, 11, "1")]
-    assert [(r["line"], r["message"]) for r in f["related"]] == [(6, "pp-size set here")]
+    assert f["related"] == []  # the variable came from --env: no position
 
 
-def test_docstring_example_points_at_the_env_value_and_fixes_pp_size(lint):
+def test_docstring_example_points_at_pp_size_with_the_env_value_related(lint):
     deploy = (
         "swacheck: 1\n"
         "platform: rocm\n"
@@ -54,9 +52,9 @@ def test_docstring_example_points_at_the_env_value_and_fixes_pp_size(lint):
     assert run.exit_code == 1
     f = only(run)
     assert f["message"].startswith(PP_MSG)
-    assert loc(f) == ("d.yaml", 3, 84)
+    assert loc(f) == ("d.yaml", 4, 62)
     assert edits(f) == [("d.yaml", 4, 71, 4, 72, "1")]
-    assert [(r["line"], r["column"]) for r in f["related"]] == [(4, 62)]
+    assert [(r["line"], r["column"], r["message"]) for r in f["related"]] == [(3, 84, "SGLANG_DSV4_UNIFIED_KV_FP8 set here")]
 
 
 def test_fp8_pd_with_hisparse_is_an_error(lint):
@@ -67,14 +65,11 @@ def test_fp8_pd_with_hisparse_is_an_error(lint):
     assert f["message"].startswith("ValueError: SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with --enable-hisparse")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: with the env given by --env, the HiSparse finding points at 1:1 (the document) instead of the "
-    "enable-hisparse key, and has no edit, unlike the pp-size case",
-)
-def test_hisparse_finding_points_at_the_enable_hisparse_key(lint):
+def test_hisparse_finding_points_at_the_enable_hisparse_key_and_deletes_it(lint):
     run = lint({"server.yaml": EAGLE + "disaggregation-mode: prefill\nenable-hisparse: true\n"}, *FP8)
-    assert loc(only(run)) == ("server.yaml", 6, 1)
+    f = only(run)
+    assert loc(f) == ("server.yaml", 6, 1)
+    assert edits(f) == [("server.yaml", 6, 1, 7, 1, "")]
 
 
 def test_fp8_without_pd_passes(lint):

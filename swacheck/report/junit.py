@@ -1,0 +1,105 @@
+"""``--format junit``: JUnit XML for CI test-report viewers.
+
+``<testsuites>`` holds one ``<testsuite name=FILE>`` per input file and one
+``<testcase classname=FILE name=DEPLOYMENT>`` per deployment. Each finding at or above
+``--fail-on`` is a ``<failure>`` of its deployment's test case; lower findings go to the test
+case's ``<system-out>``. An input error is a test case of its file's suite with an ``<error>``.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import TextIO
+
+from ..engine import RunResult
+from ..model import SEVERITY_RANK, Finding, InputError
+from .markdown import edit_text
+
+# Characters XML 1.0 cannot carry, even escaped.
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def clean(text: str) -> str:
+    return _INVALID_XML.sub("\ufffd", text)
+
+
+def finding_text(f: Finding) -> str:
+    """The finding as the human format prints it: location, message, related, fix and edits."""
+    lines = [(f"{f.location}: " if f.location else "") + f"{f.code} {f.severity}: {f.message}"]
+    for rel in f.related:
+        lines.append(f"    related: {rel.location}: {rel.message}")
+    if f.fix is not None:
+        lines.append(f"    fix: {f.fix.description}")
+        for e in f.fix.edits:
+            lines.append(f"      {e.file}:{e.line}:{e.column}: {edit_text(e)}")
+    return "\n".join(lines)
+
+
+class _Suite:
+    def __init__(self, name: str):
+        self.element = ET.Element("testsuite", name=clean(name))
+        self.tests = self.failures = self.errors = 0
+
+    def case(self, classname: str, name: str) -> ET.Element:
+        self.tests += 1
+        return ET.SubElement(self.element, "testcase", classname=clean(classname), name=clean(name))
+
+
+def _error_case(suite: _Suite, e: InputError) -> None:
+    where = f" at {e.line}:{e.column or 1}" if e.line is not None else ""
+    case = suite.case(e.file, f"input error{where}")
+    error = ET.SubElement(case, "error", message=clean(e.message), type="input-error")
+    error.text = clean(str(e))
+    suite.errors += 1
+
+
+def as_element(result: RunResult) -> ET.Element:
+    threshold = SEVERITY_RANK[result.settings.fail_on]
+    suites: dict[str, _Suite] = {}
+
+    def suite_for(file: str) -> _Suite:
+        if file not in suites:
+            suites[file] = _Suite(file)
+        return suites[file]
+
+    for r in result.results:
+        suite = suite_for(r.deployment.file)
+        case = suite.case(r.deployment.file, r.deployment.name)
+        below: list[str] = []
+        if r.resolution.skip_reason:
+            below.append(r.resolution.skip_reason)
+        for f in r.findings:
+            if SEVERITY_RANK[f.severity] >= threshold:
+                failure = ET.SubElement(case, "failure", message=clean(f"{f.code}: {f.message}"), type=f.code)
+                failure.text = clean(finding_text(f))
+                suite.failures += 1
+            else:
+                below.append(finding_text(f))
+        if below:
+            ET.SubElement(case, "system-out").text = clean("\n".join(below))
+    for e in result.errors:
+        _error_case(suite_for(e.file), e)
+
+    root = ET.Element("testsuites", name="swacheck")
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    for suite in suites.values():
+        suite.element.set("tests", str(suite.tests))
+        suite.element.set("failures", str(suite.failures))
+        suite.element.set("errors", str(suite.errors))
+        suite.element.set("skipped", "0")
+        totals["tests"] += suite.tests
+        totals["failures"] += suite.failures
+        totals["errors"] += suite.errors
+        root.append(suite.element)
+    for key, value in totals.items():
+        root.set(key, str(value))
+    return root
+
+
+def render(result: RunResult, out: TextIO) -> None:
+    root = as_element(result)
+    ET.indent(root)
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    out.write(ET.tostring(root, encoding="unicode"))
+    out.write("\n")

@@ -1,0 +1,43 @@
+"""The pre-commit hook and the GitHub Action parse and name options that really exist."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+from conftest import ROOT, run_cli
+
+from swacheck.settings import FORMATS
+
+
+def _check_options() -> set[str]:
+    help_text = run_cli("check", "--help").stdout
+    return set(re.findall(r"(--[a-z][a-z-]+)", help_text))
+
+
+def test_pre_commit_hook():
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    (hook,) = hooks
+    assert hook["id"] == "swacheck"
+    assert hook["entry"].split() == ["swacheck", "check"]
+    assert hook["language"] == "python"
+    assert hook["pass_filenames"] is True
+    assert set(hook["types_or"]) == {"yaml", "json"}
+
+
+def test_action_is_a_composite_action_with_real_options():
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    assert action["runs"]["using"] == "composite"
+    assert {"paths", "format", "output", "args"} <= set(action["inputs"])
+    assert action["inputs"]["format"]["default"] in FORMATS or action["inputs"]["format"]["default"] == "github"
+    script = "\n".join(step["run"] for step in action["runs"]["steps"])
+    used = set(re.findall(r"(--[a-z][a-z-]+)", script)) - {"--quiet"}  # pip's
+    assert used <= _check_options(), used - _check_options()
+    assert "swacheck check" in script
+    assert "upload" not in script.lower()  # the action uploads nothing by itself
+
+
+def test_readme_documents_the_hook_and_the_action():
+    readme = (ROOT / "README.md").read_text()
+    assert "id: swacheck" in readme
+    assert "github/codeql-action/upload-sarif" in readme
