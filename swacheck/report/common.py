@@ -1,10 +1,17 @@
-"""What several renderers share: pool values as plain data."""
+"""What several renderers share: pool values, table rows, headings and edit wording as plain data."""
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from typing import Any
 
+from ..engine import DeploymentResult
+from ..model import Edit
 from ..sglang.resolve import Pool, Resolution
+
+HEADER = ("field", "target", "draft", "target from", "draft from")
+PLATFORM = {"cuda": "CUDA", "rocm": "ROCm", "npu": "NPU"}
 
 
 def pool_mode(res: Resolution, pool: Pool) -> str:
@@ -25,5 +32,84 @@ def pool_json(res: Resolution, pool: Pool | None) -> dict[str, Any] | None:
     return out
 
 
-def location_text(res: Resolution) -> str:
-    return res.deployment.file
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    cells: tuple[str, str, str, str, str]
+    differs: bool
+
+
+def fmt(value: object) -> str:
+    return "None" if value is None else str(value)
+
+
+def table_rows(r: DeploymentResult) -> list[Row]:
+    """The rows of the human format's table: one per geometry field, then the tuple."""
+    res = r.resolution
+    if res.target is None:
+        return []
+    t, d = res.target, res.draft
+    mode = pool_mode(res, t)
+    d_fields = dict(d.fields(mode, res.profile)) if d else {}
+    rows: list[Row] = []
+    for name, tv in t.fields(mode, res.profile):
+        dv = d_fields.get(name)
+        rows.append(
+            Row(
+                (
+                    name,
+                    fmt(tv.value),
+                    fmt(dv.value) if dv else "-",
+                    tv.describe(),
+                    dv.describe() if dv else "no draft pool",
+                ),
+                dv is not None and dv.value != tv.value,
+            )
+        )
+    t_tuple = t.tuple(mode, res.profile)
+    d_tuple = d.tuple(mode, res.profile) if d else None
+    rows.append(
+        Row(
+            (
+                "tuple",
+                fmt(t_tuple),
+                fmt(d_tuple) if d_tuple else "-",
+                "compared by SGLang" if res.checked_by_sglang else "not compared by SGLang (no PD)" if d else "",
+                "",
+            ),
+            d_tuple is not None and d_tuple != t_tuple,
+        )
+    )
+    return rows
+
+
+def edit_text(e: Edit) -> str:
+    """What an edit does, in the human format's words."""
+    n = e.end_line - e.line
+    if e.replacement == "" and e.column == 1 and e.end_column == 1 and n > 0:
+        return f"delete line{'s' if n > 1 else ''} {e.line}" + (f"-{e.end_line - 1}" if n > 1 else "")
+    if e.replacement == "":
+        return f"delete to {e.end_line}:{e.end_column}" if n else f"delete to column {e.end_column}"
+    if e.line == e.end_line and e.column == e.end_column:
+        return f"insert {e.replacement.strip()!r}"
+    return f"replace with {e.replacement!r}"
+
+
+def heading(r: DeploymentResult) -> tuple[str, str]:
+    """(file and name, "platform, mode, PD role, algorithm") for a deployment's heading."""
+    res = r.resolution
+    pd = res.values.get("disaggregation_mode")
+    parts = [PLATFORM.get(res.values["platform"].value, res.values["platform"].value)]
+    parts.append("skipped" if res.mode == "skipped" else f"{res.mode} KV")
+    if res.pd and pd is not None and pd.value != "null":
+        parts.append(f"PD {pd.value}")
+    else:
+        parts.append("PD (assumed)" if res.pd else "no PD")
+    algo = res.values.get("speculative_algorithm")
+    if algo is not None and algo.value:
+        parts.append(str(algo.value))
+    title = r.deployment.file
+    if r.deployment.name != os.path.splitext(os.path.basename(r.deployment.file))[0]:
+        title += f" · {r.deployment.name}"
+    return title, ", ".join(parts)

@@ -6,7 +6,6 @@ greppable in CI logs), followed by its fix.
 
 from __future__ import annotations
 
-import os
 from typing import TextIO
 
 from rich.console import Console
@@ -15,10 +14,9 @@ from rich.text import Text
 
 from ..engine import DeploymentResult, RunResult
 from ..model import Finding
-from .common import pool_mode
+from .common import HEADER, edit_text, heading, table_rows
 
 STYLE = {"error": "bold red", "warning": "yellow", "note": "cyan"}
-PLATFORM = {"cuda": "CUDA", "rocm": "ROCm", "npu": "NPU"}
 
 
 def make_console(out: TextIO, color: str) -> Console:
@@ -37,71 +35,22 @@ def make_console(out: TextIO, color: str) -> Console:
 
 
 def _heading(r: DeploymentResult) -> Text:
-    res = r.resolution
-    pd = res.values.get("disaggregation_mode")
-    parts = [PLATFORM.get(res.values["platform"].value, res.values["platform"].value)]
-    if res.mode == "skipped":
-        parts.append("skipped")
-    else:
-        parts.append(f"{res.mode} KV")
-    if res.pd and pd is not None and pd.value != "null":
-        parts.append(f"PD {pd.value}")
-    elif res.pd:
-        parts.append("PD (assumed)")
-    else:
-        parts.append("no PD")
-    algo = res.values.get("speculative_algorithm")
-    if algo is not None and algo.value:
-        parts.append(str(algo.value))
-    text = Text()
-    text.append(r.deployment.file, style="bold")
-    if r.deployment.name != os.path.splitext(os.path.basename(r.deployment.file))[0]:
-        text.append(f" · {r.deployment.name}", style="bold")
-    text.append(f"  ({', '.join(parts)})", style="dim")
-    return text
+    title, details = heading(r)
+    return Text(title, style="bold").append(f"  ({details})", style="dim")
 
 
 def _table(r: DeploymentResult) -> Table | None:
-    res = r.resolution
-    if res.target is None:
+    rows = table_rows(r)
+    if not rows:
         return None
-    t, d = res.target, res.draft
-    mode = pool_mode(res, t)
     table = Table(show_edge=True, pad_edge=False, header_style="bold")
-    table.add_column("field")
-    table.add_column("target", justify="right")
-    table.add_column("draft", justify="right")
-    table.add_column("target from", overflow="fold")
-    table.add_column("draft from", overflow="fold")
-    d_fields = dict(d.fields(mode, res.profile)) if d else {}
-    for name, tv in t.fields(mode, res.profile):
-        dv = d_fields.get(name)
-        differs = dv is not None and dv.value != tv.value
-        style = "bold red" if differs else None
-        table.add_row(
-            name,
-            _fmt(tv.value),
-            _fmt(dv.value) if dv else "-",
-            tv.describe(),
-            dv.describe() if dv else "no draft pool",
-            style=style,
-        )
-    t_tuple = t.tuple(mode, res.profile)
-    d_tuple = d.tuple(mode, res.profile) if d else None
-    differs = d_tuple is not None and d_tuple != t_tuple
-    table.add_row(
-        "tuple",
-        _fmt(t_tuple),
-        _fmt(d_tuple) if d_tuple else "-",
-        "compared by SGLang" if res.checked_by_sglang else "not compared by SGLang (no PD)" if d else "",
-        "",
-        style="bold red" if differs else "bold",
-    )
+    for name in HEADER:
+        justify = "right" if name in ("target", "draft") else "left"
+        table.add_column(name, justify=justify, overflow="fold" if name.endswith("from") else "ellipsis")
+    for row in rows:
+        last = row.cells[0] == "tuple"
+        table.add_row(*row.cells, style="bold red" if row.differs else ("bold" if last else None))
     return table
-
-
-def _fmt(value: object) -> str:
-    return "None" if value is None else str(value)
 
 
 def _finding(console: Console, f: Finding) -> None:
@@ -116,15 +65,7 @@ def _finding(console: Console, f: Finding) -> None:
     if f.fix is not None:
         console.print(Text("    fix: ", style="green").append(f.fix.description, style=None), soft_wrap=True)
         for e in f.fix.edits:
-            if e.replacement == "" and e.column == 1 and e.end_column == 1 and e.end_line > e.line:
-                what = f"delete line{'s' if e.end_line - e.line > 1 else ''} {e.line}" + (f"-{e.end_line - 1}" if e.end_line - e.line > 1 else "")
-            elif e.replacement == "":
-                what = f"delete to {e.end_line}:{e.end_column}" if e.end_line != e.line else f"delete to column {e.end_column}"
-            elif e.line == e.end_line and e.column == e.end_column:
-                what = f"insert {e.replacement.strip()!r}"
-            else:
-                what = f"replace with {e.replacement!r}"
-            console.print(Text(f"      {e.file}:{e.line}:{e.column}: {what}", style="green"), soft_wrap=True)
+            console.print(Text(f"      {e.file}:{e.line}:{e.column}: {edit_text(e)}", style="green"), soft_wrap=True)
 
 
 def summary_line(result: RunResult) -> Text:

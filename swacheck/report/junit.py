@@ -14,7 +14,7 @@ from typing import TextIO
 
 from ..engine import RunResult
 from ..model import SEVERITY_RANK, Finding, InputError
-from .markdown import edit_text
+from .common import edit_text
 
 # Characters XML 1.0 cannot carry, even escaped.
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

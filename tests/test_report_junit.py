@@ -1,0 +1,122 @@
+"""``--format junit``: JUnit XML, one test suite per file and one test case per deployment.
+
+Regenerate the golden files after an intended change with
+``SWACHECK_UPDATE_GOLDEN=1 python -m pytest tests/test_report_junit.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+from conftest import EAGLE, ROOT, run_cli
+
+from swacheck.report import junit
+
+GOLDEN = ROOT / "tests" / "golden"
+CASES = ["rocm-unified-draft-window", "cuda-no-pd-draft-window", "cuda-nextn", "rocm-unified-decode"]
+
+# One SWA102 error (PD, draft window 256) and one SWA201 warning (explicit page-size).
+FAILING = EAGLE + "speculative-draft-model-path: models/mtp256\ndisaggregation-mode: prefill\npage-size: 64\n"
+PASSING = EAGLE + "disaggregation-mode: prefill\n"
+NOTE_ONLY = EAGLE + "speculative-draft-model-path: models/mtp256\n"  # no PD: SWA102 note
+
+
+def junit_run(*args: str, cwd=ROOT):
+    run = run_cli("--format", "junit", *args, cwd=cwd)
+    assert run.stdout.startswith('<?xml version="1.0" encoding="UTF-8"?>\n')
+    return ET.fromstring(run.stdout.encode("utf-8")), run
+
+
+def counts(element: ET.Element) -> tuple[int, int, int]:
+    return int(element.get("tests")), int(element.get("failures")), int(element.get("errors"))
+
+
+def assert_counts_consistent(root: ET.Element) -> None:
+    assert root.tag == "testsuites"
+    total = [0, 0, 0]
+    for suite in root.findall("testsuite"):
+        cases = suite.findall("testcase")
+        failures = sum(len(c.findall("failure")) for c in cases)
+        errors = sum(len(c.findall("error")) for c in cases)
+        assert counts(suite) == (len(cases), failures, errors)
+        for c in cases:
+            assert c.get("classname") == suite.get("name")
+        total = [total[0] + len(cases), total[1] + failures, total[2] + errors]
+    assert counts(root) == tuple(total)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden(case):
+    run = run_cli("--format", "junit", f"examples/{case}.yaml", cwd=ROOT)
+    expected_file = GOLDEN / f"{case}.junit.xml"
+    if os.environ.get("SWACHECK_UPDATE_GOLDEN"):
+        expected_file.write_text(run.stdout)
+    assert run.stdout == expected_file.read_text()
+    assert run.stderr == ""
+    assert_counts_consistent(ET.fromstring(run.stdout.encode("utf-8")))
+
+
+def test_examples_parse_and_count():
+    root, run = junit_run("examples/")
+    assert run.exit_code == 1
+    assert_counts_consistent(root)
+    suites = root.findall("testsuite")
+    assert len(suites) == 12  # one per deployment file
+    assert counts(root) == (12, 6, 0)  # 12 deployments, 6 error findings, no input error
+    by_name = {s.get("name"): s for s in suites}
+    case = by_name["examples/rocm-unified-draft-window.yaml"].find("testcase")
+    assert case.get("name") == "v4-flash-prefill-rocm-w256-draft"
+    (failure,) = case.findall("failure")
+    assert failure.get("type") == "SWA101"
+    assert failure.get("message").startswith("SWA101: DSV4 target and draft pools must share SWA ring geometry")
+    assert failure.text.startswith("examples/rocm-unified-draft-window.yaml:12:1: SWA101 error: ")
+    assert "fix: Remove speculative-draft-model-path" in failure.text
+    assert "examples/rocm-unified-draft-window.yaml:12:1: delete line 12" in failure.text
+    # a note below --fail-on error goes to system-out, not to a failure
+    no_pd = by_name["examples/cuda-no-pd-draft-window.yaml"].find("testcase")
+    assert no_pd.findall("failure") == []
+    assert "SWA102 note: " in no_pd.find("system-out").text
+
+
+def test_one_failure_per_error_finding(tree):
+    files = {"a.yaml": FAILING, "b.yaml": PASSING, "c.yaml": NOTE_ONLY}
+    root, run = junit_run(*files, cwd=tree(files))
+    assert run.exit_code == 1
+    assert_counts_consistent(root)
+    assert counts(root) == (3, 1, 0)
+    cases = {c.get("classname"): c for c in root.iter("testcase")}
+    assert [f.get("type") for f in cases["a.yaml"].findall("failure")] == ["SWA102"]
+    assert "SWA201 warning: page-size 64 is replaced" in cases["a.yaml"].find("system-out").text
+    assert list(cases["b.yaml"]) == []  # a passing test case is empty
+    assert cases["c.yaml"].findall("failure") == []
+
+
+def test_fail_on_warning_makes_warnings_failures(tree):
+    files = {"a.yaml": FAILING, "c.yaml": NOTE_ONLY}
+    root, _ = junit_run("--fail-on", "warning", *files, cwd=tree(files))
+    assert_counts_consistent(root)
+    cases = {c.get("classname"): c for c in root.iter("testcase")}
+    assert [f.get("type") for f in cases["a.yaml"].findall("failure")] == ["SWA102", "SWA201"]
+    assert cases["a.yaml"].find("system-out") is None
+    assert cases["c.yaml"].findall("failure") == []
+    root, _ = junit_run("--fail-on", "note", *files, cwd=tree(files))
+    assert counts(root) == (2, 3, 0)
+
+
+def test_input_errors_are_error_test_cases(tree):
+    files = {"bad.yaml": "model-path: [\n", "a.yaml": FAILING}
+    root, run = junit_run(*files, cwd=tree(files))
+    assert run.exit_code == 2
+    assert_counts_consistent(root)
+    assert counts(root) == (2, 1, 1)
+    suite = next(s for s in root.findall("testsuite") if s.get("name") == "bad.yaml")
+    (case,) = suite.findall("testcase")
+    (error,) = case.findall("error")
+    assert error.get("message").startswith("invalid YAML")
+    assert error.text.startswith("bad.yaml:2:1: invalid YAML")
+
+
+def test_text_is_always_valid_xml():
+    assert junit.clean("a\x00b\x1bc\td\ne") == "a\ufffdb\ufffdc\td\ne"

@@ -1,0 +1,221 @@
+"""``--format sarif``: SARIF 2.1.0 valid against the official schema, for GitHub code scanning.
+
+The schema is tests/data/sarif-schema-2.1.0.json (OASIS errata 01; see tests/data/README.md);
+nothing is fetched at test time.
+
+Regenerate the golden files after an intended change with
+``SWACHECK_UPDATE_GOLDEN=1 python -m pytest tests/test_report_sarif.py`` and review the diff.
+The golden files hold the whole document except ``tool.driver.rules``, which every new rule or
+docstring edit would change; ``test_driver_lists_every_rule`` checks that part.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+from functools import lru_cache
+
+import jsonschema
+import pytest
+from conftest import EAGLE, ROOT, run_cli
+
+from swacheck import __version__
+from swacheck.model import Location
+from swacheck.report import sarif
+from swacheck.rules import RULES
+
+GOLDEN = ROOT / "tests" / "golden"
+SCHEMA_FILE = ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
+CASES = ["rocm-unified-draft-window", "cuda-no-pd-draft-window", "cuda-nextn", "rocm-unified-decode"]
+RULES_PLACEHOLDER = "every rule in swacheck.rules.RULES (checked by test_driver_lists_every_rule)"
+
+FAILING = EAGLE + "speculative-draft-model-path: models/mtp256\ndisaggregation-mode: prefill\npage-size: 64\n"
+
+
+@lru_cache(maxsize=1)
+def validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def assert_valid(doc: dict) -> None:
+    errors = sorted(validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:10])
+
+
+def sarif_run(*args: str, cwd=ROOT) -> tuple[dict, object]:
+    run = run_cli("--format", "sarif", *args, cwd=cwd)
+    return json.loads(run.stdout), run
+
+
+def results(doc: dict) -> list[dict]:
+    return doc["runs"][0]["results"]
+
+
+def test_schema_file_is_the_official_one():
+    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    assert schema["id"] == "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+    assert schema["$schema"] == "http://json-schema.org/draft-04/schema#"
+    assert hashlib.sha256(SCHEMA_FILE.read_bytes()).hexdigest() == "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"
+    assert isinstance(validator(), jsonschema.Draft4Validator)
+
+
+def test_schema_rejects_invalid_sarif():
+    # The validator really checks: a wrong level and a missing message are refused.
+    doc, _ = sarif_run("examples/rocm-unified-draft-window.yaml")
+    bad = copy.deepcopy(doc)
+    bad["runs"][0]["results"][0]["level"] = "fatal"
+    del bad["runs"][0]["results"][0]["message"]
+    assert len(list(validator().iter_errors(bad))) >= 2
+
+
+def test_examples_are_valid_sarif():
+    doc, run = sarif_run("examples/")
+    assert run.exit_code == 1
+    assert run.stderr == ""
+    assert_valid(doc)
+    assert doc["version"] == "2.1.0"
+    assert doc["$schema"] == sarif.SCHEMA_URI
+    assert len(doc["runs"]) == 1
+    found = {r["ruleId"] for r in results(doc)}
+    assert {"SWA101", "SWA102", "SWA202", "SWA204", "SWA303"} <= found
+    assert doc["runs"][0]["invocations"] == [{"executionSuccessful": True, "exitCode": 1}]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden(case):
+    doc, run = sarif_run(f"examples/{case}.yaml")
+    assert run.stderr == ""
+    assert_valid(doc)
+    doc["runs"][0]["tool"]["driver"]["rules"] = RULES_PLACEHOLDER
+    text = json.dumps(doc, indent=2) + "\n"
+    expected_file = GOLDEN / f"{case}.sarif"
+    if os.environ.get("SWACHECK_UPDATE_GOLDEN"):
+        expected_file.write_text(text)
+    assert text == expected_file.read_text()
+
+
+def test_driver_lists_every_rule():
+    doc, _ = sarif_run("examples/rocm-unified-decode.yaml")
+    driver = doc["runs"][0]["tool"]["driver"]
+    assert driver["name"] == "swacheck"
+    assert driver["version"] == __version__
+    assert driver["informationUri"] == "https://github.com/swacheck/swacheck"
+    rules = driver["rules"]
+    assert [r["id"] for r in rules] == [rule.CODE for rule in RULES]
+    for descriptor, rule in zip(rules, RULES):
+        doc_text = rule.__doc__.strip()
+        assert descriptor["name"] == "".join(w.capitalize() for w in rule.NAME.split("-"))
+        assert descriptor["shortDescription"] == {"text": rule.SUMMARY}
+        what = descriptor["fullDescription"]["text"]
+        assert what and what in doc_text and "## " not in what, rule.CODE
+        assert doc_text.index(what) > doc_text.index("## What it does")
+        assert descriptor["help"] == {"text": doc_text, "markdown": doc_text}
+        assert descriptor["defaultConfiguration"] == {"level": rule.SEVERITY}
+
+
+def test_results_point_at_rules_and_locations():
+    doc, _ = sarif_run("examples/rocm-unified-draft-window.yaml")
+    rules = doc["runs"][0]["tool"]["driver"]["rules"]
+    (result,) = results(doc)
+    assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == "SWA101"
+    assert result["level"] == "error"
+    assert result["message"]["text"].startswith("DSV4 target and draft pools must share SWA ring geometry")
+    loc = result["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"] == {"uri": "examples/rocm-unified-draft-window.yaml", "uriBaseId": "%SRCROOT%"}
+    assert loc["region"] == {"startLine": 12, "startColumn": 1}  # an insert position: no endColumn
+    related = result["relatedLocations"]
+    assert [r["id"] for r in related] == [1, 2]
+    assert related[1]["physicalLocation"] == {
+        "artifactLocation": {"uri": "examples/models/DeepSeek-V4-Flash-MTP-w256/config.json", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 14, "startColumn": 21, "endLine": 14, "endColumn": 24},
+    }
+    assert related[1]["message"] == {"text": "draft window 256 comes from here"}
+    expected = hashlib.sha256(b"SWA101:v4-flash-prefill-rocm-w256-draft:window").hexdigest()
+    assert result["partialFingerprints"] == {"swacheck/v1": expected}
+
+
+def test_region():
+    assert sarif.region(Location("f", 3, 2, 3, 7)) == {"startLine": 3, "startColumn": 2, "endLine": 3, "endColumn": 7}
+    assert sarif.region(Location("f", 3, 2, 3, 2)) == {"startLine": 3, "startColumn": 2}
+    assert sarif.region(Location("f", 3, 2, 5, 1)) == {"startLine": 3, "startColumn": 2, "endLine": 5, "endColumn": 1}
+
+
+def test_fingerprints_survive_lines_moving(tree, tmp_path):
+    moved_text = "# a comment\n\n\n# and blank lines above\n\n" + FAILING
+    before, _ = sarif_run("server.yaml", cwd=tree({"server.yaml": FAILING}))
+    (tmp_path / "server.yaml").write_text(moved_text)
+    after, _ = sarif_run("server.yaml", cwd=tmp_path)
+    assert_valid(before)
+    assert_valid(after)
+    assert [r["ruleId"] for r in results(before)] == [r["ruleId"] for r in results(after)] == ["SWA102", "SWA201"]
+    for b, a in zip(results(before), results(after)):
+        assert b["partialFingerprints"] == a["partialFingerprints"]
+        b_line = b["locations"][0]["physicalLocation"]["region"]["startLine"]
+        a_line = a["locations"][0]["physicalLocation"]["region"]["startLine"]
+        assert a_line == b_line + 5
+    fingerprints = [r["partialFingerprints"]["swacheck/v1"] for r in results(before)]
+    assert len(set(fingerprints)) == len(fingerprints)
+
+
+def test_fingerprints_distinct_for_repeated_findings(tree):
+    # the same key duplicated twice in one file: same code, deployment and field
+    text = EAGLE + "page-size: 64\npage-size: 64\npage-size: 64\n"
+    doc, _ = sarif_run("server.yaml", cwd=tree({"server.yaml": text}))
+    assert_valid(doc)
+    fingerprints = [r["partialFingerprints"]["swacheck/v1"] for r in results(doc)]
+    assert len(fingerprints) >= 2
+    assert len(set(fingerprints)) == len(fingerprints)
+
+
+def test_special_characters_in_uris(tree):
+    space = FAILING.replace("models/", "../models/")
+    root = tree({"a,b:c%.yaml": FAILING, "dir with space/x y.yaml": space})
+    doc, run = sarif_run("a,b:c%.yaml", "dir with space/x y.yaml", cwd=root)
+    assert run.exit_code == 1
+    assert_valid(doc)
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in results(doc)]
+    assert {"uri": "a%2Cb%3Ac%25.yaml", "uriBaseId": "%SRCROOT%"} in uris
+    assert {"uri": "dir%20with%20space/x%20y.yaml", "uriBaseId": "%SRCROOT%"} in uris
+
+
+def test_paths_are_relative_to_the_working_directory(tree):
+    root = tree({"sub/server.yaml": FAILING.replace("models/", "../models/")})
+    doc, run = sarif_run(str(root / "sub" / "server.yaml"), cwd=root)  # absolute path inside cwd
+    assert run.exit_code == 1
+    assert_valid(doc)
+    result = results(doc)[0]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "sub/server.yaml", "uriBaseId": "%SRCROOT%"}
+    related = result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]
+    assert related == {"uri": "models/v4/config.json", "uriBaseId": "%SRCROOT%"}
+
+
+def test_paths_outside_the_working_directory_are_file_uris(tree, tmp_path):
+    root = tree({"server.yaml": FAILING})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    doc, run = sarif_run(str(root / "server.yaml"), cwd=elsewhere)
+    assert run.exit_code == 1
+    assert_valid(doc)
+    artifact = results(doc)[0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert artifact == {"uri": (root / "server.yaml").as_uri()}
+
+
+def test_input_errors_are_tool_execution_notifications(tree):
+    doc, run = sarif_run("bad.yaml", "server.yaml", cwd=tree({"bad.yaml": "model-path: [\n", "server.yaml": FAILING}))
+    assert run.exit_code == 2
+    assert_valid(doc)
+    (invocation,) = doc["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is False
+    assert invocation["exitCode"] == 2
+    (note,) = invocation["toolExecutionNotifications"]
+    assert note["level"] == "error"
+    assert note["message"]["text"].startswith("invalid YAML")
+    assert note["locations"] == [
+        {"physicalLocation": {"artifactLocation": {"uri": "bad.yaml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 2, "startColumn": 1}}}
+    ]
+    assert [r["ruleId"] for r in results(doc)] == ["SWA102", "SWA201"]  # the other file is still checked
