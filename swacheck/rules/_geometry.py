@@ -77,6 +77,13 @@ def geometry_findings(rule: Rule, res: Resolution, ctx: Context, mode: str) -> I
         text, window_edits = _window_fix(res, ctx, moving, staying)
         descriptions.append(text)
         edits.extend(window_edits)
+    dcp = res.deployment.server.get("dcp-size")
+    if any(name == "page_size" for name, _, _ in differing) and dcp is not None and not _explicit(d.page_size):
+        # the draft worker scales its page by dcp-size (kv_cache_configurator.py loc_space_scale)
+        descriptions.append(
+            f"The draft pool's page is page size x dcp-size ({d.page_size.value}); run PD servers with dcp-size 1."
+        )
+        edits.append(fixes.replace(dcp.value_loc, "1"))
     for name, _tv, _dv in differing:
         mv = dict(moving.fields(mode, res.profile))[name]
         sv = dict(staying.fields(mode, res.profile))[name]

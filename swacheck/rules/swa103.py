@@ -58,7 +58,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         SEVERITY if res.checked_by_sglang else "note",
         message if res.checked_by_sglang else "not checked without PD disaggregation: " + message,
         moving.unified.location or res.deployment.location,
-        Fix(f"Make the {moving.role}'s unified-KV mode {staying.unified.value}, like the {staying.role}'s.", edits),
+        Fix(f"Make the {moving.role} pool {'unified' if staying.unified.value else 'paged'}, like the {staying.role} pool.", edits),
         related,
         "unified",
     )

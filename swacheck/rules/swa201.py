@@ -44,10 +44,13 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         assert event.arg is not None
         forced = event.data["forced"]
         edit = fixes.delete_line_of(event.arg.pair, arg_mapping(res))
-        fix = Fix(
-            f"Remove {event.arg.written}: SGLang uses {forced} for DeepSeek-V4 whatever is configured.",
-            (edit,) if edit else (fixes.replace(event.arg.value_loc, str(forced)),),
-        )
+        if edit is not None:
+            fix = Fix(f"Remove {event.arg.written}: SGLang uses {forced} for DeepSeek-V4 whatever is configured.", (edit,))
+        else:  # a flow mapping: change the value rather than cut the entry out
+            fix = Fix(
+                f"Set {event.arg.written} to {forced}: SGLang uses it for DeepSeek-V4 whatever is configured.",
+                (fixes.replace(event.arg.value_loc, str(forced)),),
+            )
         message = f"{event.message} for DeepSeek-V4: SGLang's DSV4 override sets page_size={forced}"
         event = type(event)(event.kind, message, event.location, event.arg, event.data)
         yield finding_for_event(sys.modules[__name__], event, fix)

@@ -4,7 +4,9 @@
 
 Reports every key that appears more than once in the same mapping of a YAML or JSON file
 that swacheck reads: server configs, deployment files and model `config.json` files.
-`page-size` and `page_size` count as the same server argument.
+Spellings that reach one server argument count as the same key: an alias such as `model`
+for `model-path`, a unique prefix such as `speculative-algo`. (`page_size` does not reach
+`--page-size` at all: SWA303 reports it.)
 
 ## Why it matters
 
@@ -55,23 +57,23 @@ def _findings(dup, kept_desc: str) -> Finding:
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for dup in res.duplicates:
         yield _findings(dup, "")
-    # `page-size` and `page_size` in one server config: both reach argparse, the later wins.
+    # One option written twice in different spellings (`page-size` / `page_size`, an alias such
+    # as `model`, a unique prefix such as `speculative-algo`): argparse keeps the later value.
     server = res.deployment.server
-    if server.mapping is not None:
-        by_name: dict[str, list] = {}
-        for written, pair in server.mapping.pairs.items():
-            by_name.setdefault(written.replace("_", "-"), []).append(pair)
-        for name, pairs in by_name.items():
-            if len(pairs) > 1:
-                pairs.sort(key=lambda p: (p.key_loc.line, p.key_loc.column))
-                first, last = pairs[0], pairs[-1]
-                edit = fixes.delete_line_of(first, server.mapping)
-                yield Finding(
-                    CODE,
-                    SEVERITY,
-                    f"{first.key!r} and {last.key!r} set the same argument {name!r}: SGLang uses the later one",
-                    last.key_loc,
-                    Fix(f"Delete {first.key!r} at line {first.key_loc.line}.", (edit,) if edit else ()),
-                    (Related(first.key_loc, "earlier spelling, ignored"),),
-                    name,
-                )
+    by_name: dict[str, list] = {}
+    for arg in server.entries:
+        if arg.how in ("exact", "prefix"):  # `page_size` never reaches argparse's --page-size (SWA303)
+            by_name.setdefault(arg.name, []).append(arg)
+    for name, args in by_name.items():
+        if len(args) > 1:
+            first, last = args[0], args[-1]
+            edit = fixes.delete_line_of(first.pair, server.mapping)
+            yield Finding(
+                CODE,
+                SEVERITY,
+                f"{first.written!r} and {last.written!r} set the same argument --{name}: SGLang uses the later one",
+                last.key_loc,
+                Fix(f"Delete {first.written!r} at line {first.key_loc.line}.", (edit,) if edit else ()),
+                (Related(first.key_loc, "earlier spelling, ignored"),),
+                name,
+            )

@@ -80,7 +80,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         elif arg.name == "enable-dp-attention":
             dp = res.deployment.server.get("dp-size")
             edits = []
-            if dp is not None and arg.value is True:
+            if dp is not None and arg.value is True and res.deployment.server.get("attn-dp-size") is None:
                 edits.append(fixes.replace(dp.key_loc, "attn-dp-size"))
             if (edit := fixes.delete_line_of(arg.pair, arg_mapping(res))) is not None:
                 edits.append(edit)

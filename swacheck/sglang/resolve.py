@@ -196,8 +196,9 @@ class _Resolver:
         for arg in server.entries:
             if arg.how == "unknown":
                 self.event("unknown-key", f"unknown server argument {arg.written!r}", arg, suggestion=flags.did_you_mean(arg.written, self.profile))
-            elif arg.how == "underscore" and not (arg.kind == "store_true" and arg.value is False):
-                # an underscored store_true key set to false emits nothing, so SGLang never sees it
+            elif arg.how == "underscore" and not arg.kind.startswith("refused:") and not (arg.kind == "store_true" and arg.value is False):
+                # the merger looks the action up with underscores: a refused action fails there first,
+                # and an underscored store_true key set to false emits nothing, so argparse never sees it
                 self.event("underscore-key", f"{arg.written!r} is spelled with underscores", arg, canonical=flags.match(arg.written, self.profile).option.name)  # type: ignore[union-attr]
             elif arg.how == "ambiguous":
                 cands = flags.match(arg.written, self.profile).candidates

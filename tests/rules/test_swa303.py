@@ -176,11 +176,6 @@ def test_unknown_key_in_an_inline_deployment_server(lint):
     assert edits(f) == [("d.yaml", 4, 3, 4, 22, "max-running-requests")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: 'enable_dp_attention: false' gets two SWA303 findings on one line; the underscore one proposes "
-    "renaming the key to 'enable-dp-attention', which the loader refuses too (and overlaps the other fix's deletion)",
-)
 def test_underscore_refused_key_is_not_renamed_to_another_refused_key(lint):
     run = lint({"server.yaml": EAGLE + "enable_dp_attention: false\n"})
     assert run.exit_code == 1
