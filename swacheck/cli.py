@@ -101,6 +101,11 @@ def check(
     color: Annotated[Optional[str], typer.Option(help="Colour: auto (default), always or never. NO_COLOR and FORCE_COLOR are honoured.")] = None,
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file; the summary line still goes to the terminal.")] = None,
     max_file_size: Annotated[Optional[int], typer.Option(help="Refuse input files larger than this many bytes (default 10 MiB).")] = None,
+    fix: Annotated[bool, typer.Option("--fix", help="Apply the fixes in place (only the edited spans change), then check again.")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Print the fixes as a unified diff; write nothing.")] = False,
+    fix_model_configs: Annotated[
+        bool, typer.Option("--fix-model-configs", help="With --fix, also edit model checkpoints' config.json files.")
+    ] = False,
     no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
     show_settings: Annotated[bool, typer.Option("--show-settings", help="Print every effective setting and where it came from, then exit.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list walked files that hold no deployment.")] = False,
@@ -130,6 +135,9 @@ def check(
     if format is None and settings.sources.get("format") == "default" and os.environ.get("GITHUB_ACTIONS") == "true":
         settings.format, settings.sources["format"] = "github", "GITHUB_ACTIONS=true"
     settings.paths, settings.output, settings.verbose, settings.quiet = list(paths or []), output, verbose, quiet
+    settings.fix, settings.diff, settings.fix_model_configs = fix, diff, fix_model_configs
+    if fix and diff:
+        raise typer.BadParameter("--fix and --diff exclude each other", param_hint="--diff")
     if show_settings:
         from .config import describe
 
@@ -156,6 +164,10 @@ def run_check(settings: Settings) -> int:
     result = run(settings)
     for error in result.errors:
         print(error, file=sys.stderr)
+    if settings.diff:
+        return show_diff(result)
+    if settings.fix and apply_fixes(result):
+        result = run(settings)  # report what is left
     renderer = get(settings.format)
     if settings.output:
         try:
@@ -171,6 +183,66 @@ def run_check(settings: Settings) -> int:
     else:
         renderer.render(result, sys.stdout)
     return result.exit_code
+
+
+def _fix_plans(result):  # type: ignore[no-untyped-def]
+    """The fixes of every reported finding, grouped by file, and the model-config files among them."""
+    from .fixes import plan, read_for_edit
+
+    model_files = {
+        os.path.realpath(pool.model.file)
+        for r in result.results
+        for pool in (r.resolution.target, r.resolution.draft)
+        if pool is not None and pool.model is not None and pool.model.file
+    }
+    broken = {os.path.realpath(e.file) for e in result.errors}
+    edits = [
+        e
+        for r in result.results
+        for f in r.findings
+        if f.fix is not None
+        for e in f.fix.edits
+        if e.file != "-" and os.path.realpath(e.file) not in broken  # never write a file that failed to parse
+    ]
+    return plan(edits, lambda path: read_for_edit(path, result.settings.max_file_size)), model_files
+
+
+def show_diff(result) -> int:  # type: ignore[no-untyped-def]
+    from .fixes import unified_diff
+
+    plans, _ = _fix_plans(result)
+    diffs = [d for d in (unified_diff(fe) for fe in plans) if d]
+    sys.stdout.write("".join(diffs))
+    skipped = sum(fe.skipped for fe in plans)
+    note = f" ({skipped} overlapping edit{'s' if skipped != 1 else ''} left for a second run)" if skipped else ""
+    print(f"swacheck: {len(diffs)} file{'s' if len(diffs) != 1 else ''} would change{note}", file=sys.stderr)
+    return 2 if result.errors else (1 if diffs else 0)
+
+
+def apply_fixes(result) -> bool:  # type: ignore[no-untyped-def]
+    """Write the fixes; True when a file changed. Model configs need --fix-model-configs."""
+    from .fixes import write_atomically
+
+    plans, model_files = _fix_plans(result)
+    changed, held = [], []
+    for fe in plans:
+        new = fe.result()
+        if new == fe.original:
+            continue
+        if os.path.realpath(fe.path) in model_files and not result.settings.fix_model_configs:
+            held.append(fe.path)
+            continue
+        try:
+            write_atomically(fe.path, new, fe.bom)
+        except OSError as exc:
+            print(f"{fe.path}: cannot write the fix: {exc.strerror or exc}; the file is unchanged", file=sys.stderr)
+            continue
+        changed.append(fe.path)
+    for path in changed:
+        print(f"swacheck: fixed {path}", file=sys.stderr)
+    for path in held:
+        print(f"swacheck: not fixing {path}: it belongs to a model checkpoint (add --fix-model-configs)", file=sys.stderr)
+    return bool(changed)
 
 
 @app.command("rules")

@@ -31,6 +31,9 @@ class Settings:
     exit_zero: bool = False
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)  # glob -> codes
     per_file_ignores_base: str = "."  # globs are relative to the config file's folder
+    fix: bool = False  # apply the fixes in place
+    diff: bool = False  # print the fixes as a unified diff, write nothing
+    fix_model_configs: bool = False  # also edit model checkpoints' config.json files
     config_file: str | None = None
     sources: dict[str, str] = field(default_factory=dict)  # attribute -> where its value came from
 

@@ -65,7 +65,7 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in exclude)
                 for name in sorted(filenames):
                     if name.lower().endswith(EXTENSIONS) and name not in exclude:
-                        add(os.path.join(dirpath, name), False)
+                        add(os.path.normpath(os.path.join(dirpath, name)), False)
         elif os.path.exists(raw):
             add(raw, True)
         else:
