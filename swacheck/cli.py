@@ -245,6 +245,41 @@ def apply_fixes(result) -> bool:  # type: ignore[no-untyped-def]
     return bool(changed)
 
 
+@app.command("explain", epilog=EXIT_HELP)
+def explain(
+    paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Files or directories, as for check.", show_default=False)],
+    format: Annotated[str, typer.Option("--format", "-f", help="human (a tree) or json.")] = "human",
+    platform: Annotated[Optional[str], typer.Option(help="The server's platform: cuda, rocm or npu.")] = None,
+    env: Annotated[list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="The server's environment (repeatable).")] = [],
+    model_config: Annotated[list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH for model path ID (repeatable).")] = [],
+    color: Annotated[Optional[str], typer.Option(help="Colour: auto, always or never.")] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
+) -> None:
+    """Show how every geometry number was derived: formula, inputs, and where each input came from."""
+    from .config import ConfigError, build_settings
+    from .engine import run
+    from .explain import render_human, render_json
+
+    given = {
+        "platform": _choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
+        "env": _pairs(env, "--env"),
+        "model_configs": _pairs(model_config, "--model-config"),
+        "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
+    }
+    _choice(format, ("human", "json"), "--format")
+    try:
+        settings = build_settings(given, use_config=not no_config)
+    except ConfigError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    settings.paths = list(paths)
+    result = run(settings)
+    for error in result.errors:
+        print(error, file=sys.stderr)
+    (render_json if format == "json" else render_human)(result, sys.stdout)
+    raise typer.Exit(2 if result.errors else 0)
+
+
 @app.command("rules")
 def list_rules() -> None:
     """List every rule: code, name, default severity and what it checks."""

@@ -1,0 +1,140 @@
+"""``swacheck explain``: how every geometry number of a deployment was derived.
+
+Each number is shown with the formula that produced it and, recursively, its inputs down to
+where they came from: ``file:line:col`` of a key, an SGLang default (with the reason), or an
+explicit number. The trace is the provenance the resolver kept (:class:`swacheck.model.Val`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+
+from .engine import DeploymentResult, RunResult
+from .model import Val
+from .report.common import heading, pool_mode
+from .sglang.resolve import Pool, Resolution
+
+MEMORY_NOTE = (
+    "SGLang may lower the per-worker max-running-requests at start-up when GPU memory is short "
+    "(min(requests // attn-dp-size, token capacity // 2)); swacheck assumes it does not. Target and "
+    "draft share the value, so the verdict does not depend on it, only the printed pages."
+)
+
+
+def node(name: str, val: Val, shown: dict[int, str] | None = None) -> dict[str, Any]:
+    """One value as data: name, value, how it was obtained, where, and its inputs.
+
+    An input that is itself one of the pool's fields (the ring size inside pages) is not
+    traced again: it says ``"see": FIELD`` instead.
+    """
+    derived = bool(val.inputs)
+    out: dict[str, Any] = {
+        "name": name,
+        "value": val.value,
+        "formula": val.origin if derived else None,
+        "origin": None if derived else val.origin,
+        "location": val.location.to_json() if val.location else None,
+        "see": None,
+        "inputs": [],
+    }
+    for n, v in val.inputs:
+        if shown and id(v) in shown:
+            out["inputs"].append({"name": n, "value": v.value, "formula": None, "origin": None, "location": None, "see": shown[id(v)], "inputs": []})
+        else:
+            out["inputs"].append(node(n, v, shown))
+    return out
+
+
+def pool_trace(res: Resolution, pool: Pool) -> dict[str, Any]:
+    mode = pool_mode(res, pool)
+    fields = pool.fields(mode, res.profile)
+    shown: dict[int, str] = {}
+    traced = []
+    for name, v in fields:  # tuple order: each field may refer to the ones before it
+        traced.append(node(name, v, shown))
+        shown[id(v)] = name
+    return {
+        "tuple": [v.value for _, v in fields],
+        "unified": node("unified", pool.unified),
+        "fields": traced,
+    }
+
+
+def deployment_trace(r: DeploymentResult) -> dict[str, Any]:
+    res = r.resolution
+    return {
+        "file": r.deployment.file,
+        "name": r.deployment.name,
+        "mode": res.mode,
+        "pd": res.pd,
+        "checked_by_sglang": res.checked_by_sglang,
+        "skip_reason": res.skip_reason or None,
+        "target": pool_trace(res, res.target) if res.target else None,
+        "draft": pool_trace(res, res.draft) if res.draft else None,
+        "notes": [MEMORY_NOTE] if res.mode == "unified" else [],
+    }
+
+
+def render_json(result: RunResult, out: TextIO) -> None:
+    data = {
+        "version": 1,
+        "deployments": [deployment_trace(r) for r in result.results],
+        "errors": [e.to_json() for e in result.errors],
+    }
+    json.dump(data, out, indent=2)
+    out.write("\n")
+
+
+def _label(n: dict[str, Any]) -> str:
+    text = f"{n['name']} = {'None' if n['value'] is None else n['value']}"
+    if n["see"]:
+        return text + f"  (the {n['see']} above)"
+    if n["formula"]:
+        text += f" = {n['formula']}"
+    elif n["origin"] and n["origin"] != n["name"]:
+        text += f"  ({n['origin']})"
+    if n["location"]:
+        loc = n["location"]
+        text += f"  [{loc['file']}:{loc['line']}:{loc['column']}]"
+    return text
+
+
+def render_human(result: RunResult, out: TextIO) -> None:
+    from rich.text import Text
+    from rich.tree import Tree
+
+    from .report.human import make_console
+
+    console = make_console(out, result.settings.color)
+
+    def add(tree: Tree, n: dict[str, Any]) -> None:
+        branch = tree.add(Text(_label(n), style="bold" if not n["inputs"] else None))
+        for child in n["inputs"]:
+            add(branch, child)
+
+    for r in result.results:
+        title, details = heading(r)
+        trace = deployment_trace(r)
+        root = Tree(Text(title, style="bold").append(f"  ({details})", style="dim"))
+        res = r.resolution
+        if res.skip_reason:
+            root.add(Text(res.skip_reason, style="dim"))
+        verdict = (
+            "SGLang compares target and draft (PD disaggregation with a draft pool)"
+            if res.checked_by_sglang
+            else "SGLang does not compare the pools here (no PD disaggregation or no draft pool)"
+        )
+        root.add(Text(verdict, style="dim"))
+        for role in ("target", "draft"):
+            pool = trace[role]
+            if pool is None:
+                continue
+            branch = root.add(Text(f"{role} {tuple(pool['tuple'])}", style="bold cyan"))
+            add(branch, pool["unified"])
+            for field in pool["fields"]:
+                add(branch, field)
+        for note in trace["notes"]:
+            root.add(Text(f"note: {note}", style="dim"))
+        console.print(root)
+        console.print()
