@@ -272,6 +272,8 @@ def parse_yaml(text: str, path: str, seen: list[int] | None = None) -> Iterator[
         if exc.context and exc.problem:
             problem = f"{exc.problem} ({exc.context})"
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        if mark is not None and text.splitlines()[mark.line : mark.line + 1] and "\t" in text.splitlines()[mark.line][: mark.column + 1]:
+            problem += "; YAML indentation must use spaces, not tabs"
         raise InputProblem(f"invalid YAML: {problem}", Location(path, line, col, line, col)) from None
     except yaml.YAMLError as exc:
         raise InputProblem(f"invalid YAML: {exc}", file=path) from None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..loading import FileCache
+from ..loading import FileCache, Mapping, SourceFile, kind_name
 from ..model import InputError, InputProblem, Val
 from .deployment_file import is_deployment_file, load_deployment
 from .server_config import is_server_config, load_server_args
@@ -73,6 +73,17 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
     return out, errors
 
 
+def _what(source: SourceFile) -> str:
+    """What a file that is not a deployment holds, in a few words."""
+    if not source.documents:
+        return "the file is empty" if not source.text.strip() else "the file holds only comments"
+    root = source.documents[0].root
+    if isinstance(root, Mapping):
+        keys = ", ".join(list(root.pairs)[:3])
+        return f"a mapping with keys {keys}" if keys else "an empty mapping"
+    return f"{kind_name(root)} at the top level"
+
+
 def read_inputs(
     candidates: list[Candidate],
     files: FileCache,
@@ -122,7 +133,7 @@ def read_inputs(
                     cand.path,
                     None,
                     None,
-                    "not a deployment: expected an SGLang server config (a 'model-path' key) "
+                    f"not a deployment ({_what(source)}): expected an SGLang server config (a 'model-path' key) "
                     "or a swacheck deployment file ('swacheck: 1')",
                 )
             )
