@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Protocol
 
-from ..inputs import Arg
-from ..model import Finding, Fix, Location, Related
+from ..model import Finding, Fix, Related
 from ..sglang.resolve import Event, Resolution
 
 
@@ -33,20 +32,18 @@ def finding_for_event(
     rule: Rule,
     event: Event,
     fix: Fix | None,
+    message: str | None = None,
     severity: str | None = None,
     related: tuple[Related, ...] = (),
     field: str = "",
 ) -> Finding:
+    """A finding at the event's position; ``message`` defaults to the event's own."""
     return Finding(
         code=rule.CODE,
         severity=severity or rule.SEVERITY,
-        message=event.message,
+        message=message or event.message,
         location=event.location,
         fix=fix,
         related=related,
         field=field or (event.arg.name if event.arg else event.kind),
     )
-
-
-def where(arg: Arg | None) -> Location | None:
-    return arg.key_loc if arg else None

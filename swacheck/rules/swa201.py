@@ -52,5 +52,4 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 (fixes.replace(event.arg.value_loc, str(forced)),),
             )
         message = f"{event.message} for DeepSeek-V4: SGLang's DSV4 override sets page_size={forced}"
-        event = type(event)(event.kind, message, event.location, event.arg, event.data)
-        yield finding_for_event(sys.modules[__name__], event, fix)
+        yield finding_for_event(sys.modules[__name__], event, fix, message=message)

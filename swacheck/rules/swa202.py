@@ -93,9 +93,8 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 f"{event.message}: the speculative hook asserts that top-k and draft tokens are unset "
                 "before choosing steps itself, a bare AssertionError (speculative_hook.py)"
             )
-        event = type(event)(event.kind, message, event.location, event.arg, event.data)
         field = {"algorithm-refused": "speculative-algorithm", "eagle-steps-missing": "speculative-num-steps"}.get(event.kind, "speculative-eagle-topk")
-        yield finding_for_event(rule, event, fix, field=field)
+        yield finding_for_event(rule, event, fix, message=message, field=field)
 
 
 def _missing_eagle_args(after, server, mapping) -> list:

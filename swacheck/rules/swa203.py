@@ -52,5 +52,4 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             (fixes.replace(event.arg.value_loc, str(resolved)),),
         )
         message = f"{event.message} (speculative-num-steps + 1, because top-k is 1); the SWA ring uses {resolved}"
-        event = type(event)(event.kind, message, event.location, event.arg, event.data)
-        yield finding_for_event(sys.modules[__name__], event, fix)
+        yield finding_for_event(sys.modules[__name__], event, fix, message=message)

@@ -51,10 +51,8 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         value = event.data["value"]
         better = "bfloat16" if value in ("bf16",) else "fp8_e4m3"
         fix = Fix(f"Set {event.arg.written} to {better} (or auto).", (fixes.replace(event.arg.value_loc, better),))
-        event = type(event)(event.kind, f"{event.message}: AssertionError: {value} is not supported for DeepseekV4ForCausalLM", event.location, event.arg, event.data)
-        yield finding_for_event(rule, event, fix)
+        yield finding_for_event(rule, event, fix, message=f"{event.message}: AssertionError: {value} is not supported for DeepseekV4ForCausalLM")
     for event in res.events_of("trtllm-pd"):
         assert event.arg is not None
         fix = Fix("Use dsv4-attn-backend auto or flashmla on PD servers.", (fixes.replace(event.arg.value_loc, "auto"),))
-        event = type(event)(event.kind, f"AssertionError: {event.message}", event.location, event.arg, event.data)
-        yield finding_for_event(rule, event, fix)
+        yield finding_for_event(rule, event, fix, message=f"AssertionError: {event.message}")

@@ -56,8 +56,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     for event in res.events_of("config-not-yaml"):
         fix = Fix("Save the server config as YAML (.yaml or .yml); JSON is valid YAML, so renaming the file is enough.")
-        event = type(event)(event.kind, f"{event.message}: ValueError: Config file must be YAML format, got: .json", event.location, None, event.data)
-        yield finding_for_event(rule, event, fix, field="config")
+        yield finding_for_event(rule, event, fix, field="config", message=f"{event.message}: ValueError: Config file must be YAML format, got: .json")
     for event in res.events_of("unknown-key", "refused-key", "underscore-key", "ambiguous-key"):
         arg = event.arg
         assert arg is not None
@@ -94,5 +93,4 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             fix = Fix(f"Remove {arg.written!r} from the file and pass it on the command line.", (edit,) if edit else ())
         if event.kind == "refused-key":
             message = f"{event.message}: ValueError: Unsupported config option '{arg.name.replace('-', '_')}' with action '{event.data['action']}'"
-        event = type(event)(event.kind, message, event.location, arg, event.data)
-        yield finding_for_event(rule, event, fix)
+        yield finding_for_event(rule, event, fix, message=message)

@@ -50,5 +50,4 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         yield finding_for_event(rule, event, fix)
     for event in res.events_of("dp-combination"):
         fix = Fix("Use either dp-size (replicas) or attn-dp-size (attention data parallelism), not both above 1.")
-        event = type(event)(event.kind, f"ValueError: {event.message}", event.location, event.arg, event.data)
-        yield finding_for_event(rule, event, fix)
+        yield finding_for_event(rule, event, fix, message=f"ValueError: {event.message}")

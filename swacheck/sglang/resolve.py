@@ -98,15 +98,6 @@ class Resolution:
     def events_of(self, *kinds: str) -> list[Event]:
         return [e for e in self.events if e.kind in kinds]
 
-    @property
-    def geometry_differs(self) -> bool:
-        return (
-            self.target is not None
-            and self.draft is not None
-            and self.mode != "skipped"
-            and self.target.tuple(self.mode, self.profile) != self.draft.tuple(self.mode, self.profile)
-        )
-
 
 def _default(value: Any, why: str) -> Val:
     return Val(value, f"SGLang default ({why})")
