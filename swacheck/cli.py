@@ -307,6 +307,58 @@ def show_rule(code: Annotated[str, typer.Argument(help="A rule code, e.g. SWA101
     typer.echo((rule.__doc__ or "").strip())
 
 
+@app.command(
+    "why",
+    epilog="""\b
+Exit codes: 0 the error was found and explained; 2 no DSV4 target/draft error in the text,
+a malformed tuple, a log or PATH that cannot be read.""",
+)
+def why_command(
+    args: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            metavar="TEXT [PATH...]",
+            help="The error text (quoted), then deployment files or directories to match it against. "
+            "With --from-log every argument is a PATH.",
+            show_default=False,
+        ),
+    ] = None,
+    from_log: Annotated[Optional[str], typer.Option("--from-log", metavar="FILE", help="Read the error from a log file (- for standard input).")] = None,
+    format: Annotated[Optional[str], typer.Option("--format", "-f", help="Output format: human (default) or json.")] = None,
+    color: Annotated[Optional[str], typer.Option(help="Colour: auto (default), always or never.")] = None,
+    platform: Annotated[Optional[str], typer.Option(help="With PATHs: the server's platform, cuda, rocm or npu.")] = None,
+    env: Annotated[list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="With PATHs: the server's environment (repeatable).")] = [],
+    model_config: Annotated[list[str], typer.Option("--model-config", metavar="ID=PATH", help="With PATHs: use PATH for model path ID (repeatable).")] = [],
+    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
+) -> None:
+    """Explain a DSV4 target/draft RuntimeError of a failed SGLang launch, and find the deployment that caused it."""
+    from .config import ConfigError, build_settings
+    from .why import run_why
+
+    given = {
+        "platform": _choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
+        "env": _pairs(env, "--env"),
+        "model_configs": _pairs(model_config, "--model-config"),
+        "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
+    }
+    fmt = _choice(format, ("human", "json"), "--format") if format else None
+    items = list(args or [])
+    text = None
+    if from_log is None:
+        if not items:
+            raise typer.BadParameter("give the error text (quoted), or --from-log FILE", param_hint="TEXT")
+        text, items = items[0], items[1:]
+    try:
+        settings = build_settings(given, use_config=not no_config)
+    except ConfigError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    settings.paths = items
+    if fmt is None:  # the project's format applies when why has it
+        fmt = settings.format if settings.format in ("human", "json") else "human"
+    raise typer.Exit(run_why(settings, text=text, log=from_log, fmt=fmt))
+
+
 def main() -> None:
     try:
         app(prog_name="swacheck")
