@@ -28,7 +28,7 @@ def node(name: str, val: Val, shown: dict[int, str] | None = None) -> dict[str, 
     An input that is itself one of the pool's fields (the ring size inside pages) is not
     traced again: it says ``"see": FIELD`` instead.
     """
-    derived = bool(val.inputs)
+    derived = bool(val.inputs) and val.location is None  # a value read from a file is not a formula
     out: dict[str, Any] = {
         "name": name,
         "value": val.value,

@@ -640,8 +640,6 @@ def _keys(err: ParsedError, diag: Diagnosis, res: Any) -> list[Key]:
                 walk(inner, role, inner_name)
 
     t, d = res.target, res.draft
-    server = res.deployment.server
-    draft_path = server.get("speculative-draft-model-path")
     causes: tuple[str, ...] = diag.causes
     if err.kind == "unified_mode":
         for pool in (d, t):
@@ -651,8 +649,6 @@ def _keys(err: ParsedError, diag: Diagnosis, res: Any) -> list[Key]:
     for cause in causes:
         for pool in (d, t):
             walk(getattr(pool, POOL_ATTR[cause]), pool.role, cause, SKIP_INPUTS.get(cause, ()))
-    if draft_path is not None and (err.kind == "draft_ratios" or any(c in ("window", "sliding_window") for c in causes)):
-        add(draft_path.key_loc, "", f"{draft_path.written}: the draft checkpoint (without it SGLang uses model-path's own NextN layer)")
     return [
         Key(file, line, column, (", ".join(sorted(roles, key=("target", "draft").index)) + ": " if roles else "") + text)
         for (file, line, column), (roles, text) in found.items()

@@ -99,6 +99,13 @@ class Resolution:
         return [e for e in self.events if e.kind in kinds]
 
 
+def _ref_val(ref: ModelRef | None, role: str) -> Val | None:
+    """Where a deployment file names a pool's model config, as a value with its position."""
+    if ref is None:
+        return None
+    return Val(ref.path if ref.path is not None else "(inline mapping)", f"{role}.model_config", ref.location)
+
+
 def _default(value: Any, why: str) -> Val:
     return Val(value, f"SGLang default ({why})")
 
@@ -231,7 +238,9 @@ class _Resolver:
             return {}
         return {k: Val(v, f"{arg.written} override", locs.get(k, arg.value_loc)) for k, v in data.items()}
 
-    def window(self, model: ModelConfig | None, overrides: dict[str, Val], role: str, explicit: Val | None) -> Val:
+    def window(
+        self, model: ModelConfig | None, overrides: dict[str, Val], role: str, explicit: Val | None, source: Val | None
+    ) -> Val:
         if explicit is not None:
             return explicit
         if "sliding_window" in overrides:
@@ -248,7 +257,8 @@ class _Resolver:
                 "checkpoint from it (configs/model_config.py, DSV4 branch)",
                 model.root.loc,
             )
-        return Val(val.value, "sliding_window", val.location)
+        # The model path is kept as an input: it is the key to edit when the checkpoint is the wrong one.
+        return Val(val.value, "sliding_window", val.location, (("model path", source),) if source is not None else ())
 
     # ---------------------------------------------------------------- main
 
@@ -415,7 +425,8 @@ class _Resolver:
                 self.event("unified-fp8-pd", "SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with --enable-hisparse", self.arg("enable-hisparse"), why="enable-hisparse", env=fp8)
 
         overrides = self.overrides()
-        target = self.pool("target", target_model, overrides, unified, page, slots, draft_tokens, tg.values)
+        target_source = _ref_val(dep.target_model, "target") or model_path
+        target = self.pool("target", target_model, overrides, unified, page, slots, draft_tokens, tg.values, target_source)
 
         draft: Pool | None = None
         if algo is not None:
@@ -434,9 +445,10 @@ class _Resolver:
             dcp = self.int_arg("dcp-size")
             if dcp is not None and dcp.value > 1:
                 draft_page = Val(page.value * dcp.value, f"page size {page.value} x dcp-size {dcp.value} (draft worker loc_space_scale)", dcp.location, (("page size", page), ("dcp-size", dcp)))
-            draft = self.pool("draft", draft_model, overrides, unified, draft_page, slots, draft_tokens, dg.values)
+            draft_source = _ref_val(ref, "draft") if ref is not None else draft_path
+            draft = self.pool("draft", draft_model, overrides, unified, draft_page, slots, draft_tokens, dg.values, draft_source)
             if algo == "DSPARK":
-                target = self.pool("target", target_model, overrides, unified, page, slots, draft_tokens, tg.values)
+                target = self.pool("target", target_model, overrides, unified, page, slots, draft_tokens, tg.values, target_source)
         elif dg.values:
             raise InputProblem("draft.geometry is given but the server runs no speculative decoding", dep.location)
         if draft_tokens is not None:
@@ -479,10 +491,11 @@ class _Resolver:
         slots: Val,
         draft_tokens: Val | None,
         explicit: dict[str, Val],
+        source: Val | None = None,
     ) -> Pool:
         ex_unified = explicit.get("unified")
         uni = ex_unified or unified
-        window = self.window(model, overrides, role, explicit.get("window") or explicit.get("sliding_window"))
+        window = self.window(model, overrides, role, explicit.get("window") or explicit.get("sliding_window"), source)
         if "ring_size" in explicit:
             ring = explicit["ring_size"]
         elif draft_tokens is not None:
