@@ -45,7 +45,9 @@ def _version(value: bool) -> None:
     if value:
         from .sglang.version import DEFAULT
 
-        typer.echo(f"swacheck {__version__} (SGLang {DEFAULT.version} behaviour)")
+        from .sglang.version import PROFILES
+
+        typer.echo(f"swacheck {__version__} (SGLang {DEFAULT.version} behaviour; knows {', '.join(PROFILES)})")
         raise typer.Exit()
 
 
@@ -67,6 +69,14 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
             raise typer.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint=option)
         out[key] = value
     return out
+
+
+def _version_choice(value: str | None) -> str | None:
+    from .sglang.version import PROFILES
+
+    if value is None:
+        return None
+    return _choice(value.removeprefix("v"), tuple(PROFILES), "--sglang-version")
 
 
 def _choice(value: str, choices: tuple[str, ...], option: str) -> str:
@@ -95,6 +105,7 @@ def check(
     ] = [],
     select: Annotated[list[str], typer.Option(metavar="CODES", help="Only these rules: codes or prefixes, comma-separated or repeated (e.g. SWA1).")] = [],
     ignore: Annotated[list[str], typer.Option(metavar="CODES", help="Skip these rules: codes or prefixes.")] = [],
+    sglang_version: Annotated[Optional[str], typer.Option("--sglang-version", metavar="X.Y.Z", help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).")] = None,
     fail_on: Annotated[Optional[str], typer.Option(help="Lowest severity that makes the exit code 1: error (default), warning or note.")] = None,
     exit_zero: Annotated[Optional[bool], typer.Option("--exit-zero", help="Exit 0 even when there are findings (input errors still exit 2).", show_default=False)] = None,
     align_to: Annotated[Optional[str], typer.Option(help="Which side a geometry fix keeps: target (default; the draft follows) or draft.")] = None,
@@ -108,8 +119,12 @@ def check(
     ] = False,
     no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
     show_settings: Annotated[bool, typer.Option("--show-settings", help="Print every effective setting and where it came from, then exit.")] = False,
+    show_pairs: Annotated[bool, typer.Option("--show-pairs", help="List the PD prefill/decode pairs found, and why, before the report.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list walked files that hold no deployment.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only findings.")] = False,
+    command: Annotated[
+        list[str], typer.Option("--command", metavar="COMMAND", help="Check a launch command given as text, e.g. \"python -m sglang.launch_server ...\" (repeatable).")
+    ] = [],
 ) -> None:
     """Check deployments: print each one's target/draft geometry and every finding with its fix."""
     from .config import ConfigError, build_settings
@@ -126,6 +141,7 @@ def check(
         "align_to": _choice(align_to, ("target", "draft"), "--align-to") if align_to else None,
         "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
         "max_file_size": max_file_size,
+        "sglang_version": _version_choice(sglang_version),
     }
     try:
         settings = build_settings(given, use_config=not no_config)
@@ -135,7 +151,9 @@ def check(
     if format is None and settings.sources.get("format") == "default" and os.environ.get("GITHUB_ACTIONS") == "true":
         settings.format, settings.sources["format"] = "github", "GITHUB_ACTIONS=true"
     settings.paths, settings.output, settings.verbose, settings.quiet = list(paths or []), output, verbose, quiet
+    settings.commands = list(command)
     settings.fix, settings.diff, settings.fix_model_configs = fix, diff, fix_model_configs
+    settings.show_pairs = show_pairs
     if fix and diff:
         raise typer.BadParameter("--fix and --diff exclude each other", param_hint="--diff")
     if show_settings:
@@ -144,7 +162,7 @@ def check(
         for key, value, source in describe(settings):
             typer.echo(f"{key:<17} {value}  ({source})")
         raise typer.Exit(0)
-    if not settings.paths:
+    if not settings.paths and not settings.commands:
         raise typer.BadParameter("give at least one file or directory (or - for standard input)", param_hint="PATH...")
     raise typer.Exit(run_check(settings))
 
@@ -164,6 +182,8 @@ def run_check(settings: Settings) -> int:
     result = run(settings)
     for error in result.errors:
         print(error, file=sys.stderr)
+    if settings.show_pairs:
+        print_pairs(result)
     if settings.diff:
         return show_diff(result)
     if settings.fix and apply_fixes(result):
@@ -185,6 +205,16 @@ def run_check(settings: Settings) -> int:
     return result.exit_code
 
 
+def print_pairs(result) -> None:  # type: ignore[no-untyped-def]
+    """``--show-pairs``: each pair and why; each PD server left alone and why (to stderr)."""
+    for pair in result.pairs:
+        print(f"pair: {pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode): {pair.how}", file=sys.stderr)
+    for alone, why in result.alone:
+        print(f"unpaired: {alone.deployment.file} ({alone.deployment.name}): {why}", file=sys.stderr)
+    if not result.pairs and not result.alone:
+        print("no PD prefill/decode pairs among the checked deployments", file=sys.stderr)
+
+
 def _fix_plans(result):  # type: ignore[no-untyped-def]
     """The fixes of every reported finding, grouped by file, and the model-config files among them."""
     from .fixes import plan, read_for_edit
@@ -202,7 +232,8 @@ def _fix_plans(result):  # type: ignore[no-untyped-def]
         for f in r.findings
         if f.fix is not None
         for e in f.fix.edits
-        if e.file != "-" and os.path.realpath(e.file) not in broken  # never write a file that failed to parse
+        # never write a file that failed to parse, standard input or a --command text
+        if os.path.isfile(e.file) and os.path.realpath(e.file) not in broken
     ]
     return plan(edits, lambda path: read_for_edit(path, result.settings.max_file_size)), model_files
 
@@ -245,6 +276,40 @@ def apply_fixes(result) -> bool:  # type: ignore[no-untyped-def]
     return bool(changed)
 
 
+@app.command("pair", epilog=EXIT_HELP)
+def pair_command(
+    prefill: Annotated[str, typer.Argument(metavar="PREFILL", help="The prefill server's config (or deployment file).")],
+    decode: Annotated[str, typer.Argument(metavar="DECODE", help="The decode server's config (or deployment file).")],
+    format: Annotated[Optional[str], typer.Option("--format", "-f", help=f"Output format: {', '.join(FORMATS)}.")] = None,
+    platform: Annotated[Optional[str], typer.Option(help="The servers' platform: cuda, rocm or npu.")] = None,
+    env: Annotated[list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="The servers' environment (repeatable).")] = [],
+    model_config: Annotated[list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH for model path ID (repeatable).")] = [],
+    fail_on: Annotated[Optional[str], typer.Option(help="Lowest severity that makes the exit code 1.")] = None,
+    color: Annotated[Optional[str], typer.Option(help="Colour: auto, always or never.")] = None,
+    sglang_version: Annotated[Optional[str], typer.Option("--sglang-version", metavar="X.Y.Z", help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).")] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
+) -> None:
+    """Check a PD prefill server against its decode server (and each against its own draft)."""
+    from .config import ConfigError, build_settings
+
+    given = {
+        "format": _choice(format, FORMATS, "--format") if format else None,
+        "platform": _choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
+        "env": _pairs(env, "--env"),
+        "model_configs": _pairs(model_config, "--model-config"),
+        "fail_on": _choice(fail_on, FAIL_ON, "--fail-on") if fail_on else None,
+        "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
+        "sglang_version": _version_choice(sglang_version),
+    }
+    try:
+        settings = build_settings(given, use_config=not no_config)
+    except ConfigError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    settings.paths, settings.pairs = [prefill, decode], [(prefill, decode)]
+    raise typer.Exit(run_check(settings))
+
+
 @app.command("explain", epilog=EXIT_HELP)
 def explain(
     paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Files or directories, as for check.", show_default=False)],
@@ -253,6 +318,7 @@ def explain(
     env: Annotated[list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="The server's environment (repeatable).")] = [],
     model_config: Annotated[list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH for model path ID (repeatable).")] = [],
     color: Annotated[Optional[str], typer.Option(help="Colour: auto, always or never.")] = None,
+    sglang_version: Annotated[Optional[str], typer.Option("--sglang-version", metavar="X.Y.Z", help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).")] = None,
     no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
 ) -> None:
     """Show how every geometry number was derived: formula, inputs, and where each input came from."""
@@ -265,6 +331,7 @@ def explain(
         "env": _pairs(env, "--env"),
         "model_configs": _pairs(model_config, "--model-config"),
         "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
+        "sglang_version": _version_choice(sglang_version),
     }
     _choice(format, ("human", "json"), "--format")
     try:

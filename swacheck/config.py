@@ -16,6 +16,7 @@ env = { SGLANG_HACK_FLASHMLA_BACKEND = "unified_kv_triton" }
 model-config = { "/models/DeepSeek-V4-Flash" = "checkpoints/v4-flash" }
 exclude = ["vendored"]
 per-file-ignores = { "models/*/config.json" = ["SWA301"] }
+sglang-version = "0.5.23"
 ```
 """
 
@@ -45,6 +46,7 @@ KEYS = {
     "align-to": "align_to",
     "color": "color",
     "max-file-size": "max_file_size",
+    "sglang-version": "sglang_version",
 }
 CHOICES = {
     "fail-on": FAIL_ON,
@@ -119,6 +121,12 @@ def _convert(key: str, value: Any, where: str, base: str) -> Any:
         if value not in CHOICES[key]:
             raise ConfigError(f"{where}: {key} must be one of {', '.join(CHOICES[key])}, got {value!r}")
         return value
+    if key == "sglang-version":
+        from .sglang.version import PROFILES
+
+        if str(value).removeprefix("v") not in PROFILES:
+            raise ConfigError(f"{where}: sglang-version must be one of {', '.join(PROFILES)}, got {value!r}")
+        return str(value).removeprefix("v")
     if key == "exit-zero":
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: exit-zero must be true or false, got {value!r}")

@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from .inputs import Deployment, discover, read_inputs
 from .loading import FileCache
 from .model import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val
-from .rules import DEPLOYMENT_RULES, SUPPRESSION_RULES, Context
+from .pairing import ServerPair, find_pairs
+from .rules import DEPLOYMENT_RULES, PAIR_RULES, SUPPRESSION_RULES, Context, swa400
 from .settings import Settings
 from .suppress import Suppression, scan
 from .sglang.models import ModelStore
 from .sglang.resolve import Resolution, resolve
+from .sglang.version import PROFILES
 
 
 @dataclass(slots=True)
@@ -36,6 +38,8 @@ class RunResult:
     skipped: list[str] = field(default_factory=list)
     summary: Summary = field(default_factory=Summary)
     exit_code: int = 0
+    pairs: list[ServerPair] = field(default_factory=list)
+    alone: list[tuple[DeploymentResult, str]] = field(default_factory=list)  # PD servers left unpaired
 
 
 def check(res: Resolution, ctx: Context, settings: Settings) -> list[Finding]:
@@ -119,27 +123,44 @@ def run(settings: Settings) -> RunResult:
     stdin_text = None
     if any(c.path == "-" for c in candidates):
         stdin_text = "" if sys.stdin is None or sys.stdin.closed else sys.stdin.read()
-    inputs = read_inputs(candidates, files, platform, env, stdin_text)
+    inputs = read_inputs(candidates, files, platform, env, stdin_text, settings.commands)
     result.errors.extend(inputs.errors)
     result.files, result.skipped = inputs.files, inputs.skipped
     models = ModelStore(files, settings.model_configs)
+    profile = PROFILES[settings.sglang_version]
     ctx = Context(align_to=settings.align_to)
     filt = _Filter(settings, files)
     for dep in inputs.deployments:
         try:
-            res = resolve(dep, models)
+            res = resolve(dep, models, profile)
         except InputProblem as problem:
             result.errors.append(problem.to_error())
             continue
-        dep_result = DeploymentResult(dep, res, check(res, ctx, settings))
+        result.results.append(DeploymentResult(dep, res, check(res, ctx, settings)))
+    check_pairs(result, ctx)
+    for dep_result in result.results:
         filt.apply(dep_result)
-        result.results.append(dep_result)
+    for pair in result.pairs:  # what suppressions left of the pair's findings
+        kept = {id(f) for f in pair.decode.findings}
+        pair.findings = [f for f in pair.findings if id(f) in kept]
     filt.report()
     for r in result.results:
         r.findings.sort(key=lambda f: (-SEVERITY_RANK[f.severity], f.code))
     result.summary.suppressed = filt.suppressed
     summarise(result)
     return result
+
+
+def check_pairs(result: RunResult, ctx: Context) -> None:
+    """Pair PD prefill and decode servers and run the pair rules; findings go to the decode side."""
+    settings = result.settings
+    result.pairs, result.alone = find_pairs(result.results, settings.pairs)
+    for pair in result.pairs:
+        pair.findings = [f for rule in PAIR_RULES if settings.rule_enabled(rule.CODE) for f in rule.check_pair(pair, ctx)]
+        pair.decode.findings.extend(pair.findings)
+    if settings.rule_enabled(swa400.CODE):
+        for alone_result, why in result.alone:
+            alone_result.findings.extend(swa400.check_alone([(alone_result, why)]))
 
 
 def summarise(result: RunResult) -> None:

@@ -437,5 +437,9 @@ class FileCache:
             raise hit
         return hit
 
+    def remember(self, path: str, source: SourceFile) -> SourceFile:
+        """Keep a file read another way (a shell script, a Dockerfile), so suppressions and fixes see it."""
+        return self._files.setdefault(path if path == "-" else os.path.realpath(path), source)  # type: ignore[return-value]
+
     def __len__(self) -> int:
         return len(self._files)

@@ -14,6 +14,7 @@ FAIL_ON = ("error", "warning", "note")
 @dataclass(slots=True)
 class Settings:
     paths: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)  # --command: launch commands given as text
     format: str = "human"
     platform: str | None = None  # None: cuda, unless a deployment file says otherwise
     env: dict[str, str] = field(default_factory=dict)
@@ -31,6 +32,9 @@ class Settings:
     exit_zero: bool = False
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)  # glob -> codes
     per_file_ignores_base: str = "."  # globs are relative to the config file's folder
+    sglang_version: str = "0.5.23"  # the SGLang release whose behaviour is predicted (sglang/version.py)
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # explicit (prefill file, decode file)
+    show_pairs: bool = False
     fix: bool = False  # apply the fixes in place
     diff: bool = False  # print the fixes as a unified diff, write nothing
     fix_model_configs: bool = False  # also edit model checkpoints' config.json files

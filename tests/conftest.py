@@ -14,6 +14,21 @@ from swacheck.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+# Golden-test case name -> the bundled example it runs on.
+EXAMPLE = {
+    "cuda-paged-prefill": "examples/cuda-paged/prefill.yaml",
+    "cuda-paged-decode-draft-window": "examples/cuda-draft-window/decode.yaml",
+    "cuda-no-pd-draft-window": "examples/cuda-no-pd/server.yaml",
+    "cuda-nextn": "examples/cuda-nextn/prefill.yaml",
+    "cuda-dp-attention-in-config": "examples/cuda-dp-attention-in-config/decode.yaml",
+    "rocm-unified-prefill": "examples/rocm-unified/prefill.yaml",
+    "rocm-unified-decode": "examples/rocm-unified/decode.yaml",
+    "rocm-unified-dp-attention": "examples/rocm-dp-attention/decode.yaml",
+    "rocm-paged-env-unset": "examples/rocm-paged/prefill.yaml",
+    "rocm-unified-draft-window": "examples/rocm-draft-window/prefill.yaml",
+    "rocm-unified-fp8-pp": "examples/rocm-fp8-pp/decode.yaml",
+    "from-log": "examples/from-log/tuples.yaml",
+}
 V4_FLASH = (EXAMPLES / "models" / "DeepSeek-V4-Flash" / "config.json").read_text()
 MTP_W256 = (EXAMPLES / "models" / "DeepSeek-V4-Flash-MTP-w256" / "config.json").read_text()
 

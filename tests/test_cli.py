@@ -16,7 +16,7 @@ from swacheck.rules import RULES
 def test_version():
     run = run_cli("--version")
     assert run.exit_code == 0
-    assert run.stdout.strip() == f"swacheck {__version__} (SGLang 0.5.23 behaviour)"
+    assert run.stdout.strip() == f"swacheck {__version__} (SGLang 0.5.23 behaviour; knows 0.5.14, 0.5.15, 0.5.15.post1, 0.5.16, 0.5.17, 0.5.18, 0.5.19, 0.5.20, 0.5.21, 0.5.22, 0.5.23)"
 
 
 def test_python_dash_m_runs_the_same_cli():
@@ -59,9 +59,9 @@ def test_every_rule_doc_has_the_four_sections():
 
 
 def test_unknown_rule_suggests_and_exits_2():
-    run = run_cli("rule", "SWA10")
+    run = run_cli("rule", "SWA1O1")  # letter O
     assert run.exit_code == 2
-    assert "did you mean SWA1" in run.stderr
+    assert "did you mean SWA101?" in run.stderr
 
 
 def test_no_paths_is_a_usage_error():
@@ -155,7 +155,7 @@ def test_output_file(tree):
     root = tree({"server.yaml": EAGLE})
     run = run_cli("--format", "json", "--output", "report.json", "server.yaml", cwd=root)
     assert run.exit_code == 0
-    assert run.stdout == "Checked 1 deployment in 1 file: 0 errors, 0 warnings, 0 notes  (exit 0) -> report.json\n"
+    assert run.stdout == "Checked 1 deployment in 1 file: 0 errors, 0 warnings, 0 notes  (SGLang 0.5.23; exit 0) -> report.json\n"
     assert '"version": 1' in (root / "report.json").read_text()
 
 
@@ -182,12 +182,12 @@ def test_deployment_file_version_must_be_1(tree):
 
 
 def test_human_output_has_table_findings_and_summary():
-    run = run_cli("--color", "never", "examples/rocm-unified-draft-window.yaml", cwd=ROOT)
+    run = run_cli("--color", "never", "examples/rocm-draft-window/prefill.yaml", cwd=ROOT)
     out = run.stdout
     assert "(128, 131, 33667)" in out and "(256, 259, 66563)" in out
-    assert "examples/rocm-unified-draft-window.yaml:12:1: SWA101 error:" in out
+    assert "examples/rocm-draft-window/prefill.yaml:12:1: SWA101 error:" in out
     assert "fix: Remove speculative-draft-model-path" in out
-    assert out.rstrip().endswith("Checked 1 deployment in 1 file: 1 error, 0 warnings, 0 notes  (exit 1)")
+    assert out.rstrip().endswith("Checked 1 deployment in 1 file: 1 error, 0 warnings, 0 notes  (SGLang 0.5.23; exit 1)")
 
 
 def test_quiet_prints_only_findings():
@@ -197,8 +197,8 @@ def test_quiet_prints_only_findings():
 
 
 def test_color_always_emits_ansi_and_never_does_not():
-    colored = run_cli("--color", "always", "examples/rocm-unified-draft-window.yaml", cwd=ROOT)
-    plain = run_cli("--color", "never", "examples/rocm-unified-draft-window.yaml", cwd=ROOT)
+    colored = run_cli("--color", "always", "examples/rocm-draft-window/prefill.yaml", cwd=ROOT)
+    plain = run_cli("--color", "never", "examples/rocm-draft-window/prefill.yaml", cwd=ROOT)
     assert "\x1b[" in colored.stdout
     assert "\x1b[" not in plain.stdout
 
@@ -222,4 +222,4 @@ def test_installed_console_script_runs_on_examples():
     assert script.exists(), "install the package first: python -m pip install -e '.[test]'"
     proc = subprocess.run([str(script), "examples/"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 1
-    assert "SWA101" in proc.stdout and "Checked 12 deployments" in proc.stdout
+    assert "SWA101" in proc.stdout and "Checked 20 deployments" in proc.stdout

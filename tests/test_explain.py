@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import ROOT, run_cli
+from conftest import EXAMPLE, ROOT, run_cli
 
 GOLDEN = ROOT / "tests" / "golden"
 
@@ -18,7 +18,7 @@ def _find(nodes, name):
 
 
 def test_json_trace_of_a_unified_decode_server():
-    run = run_cli("explain", "--format", "json", "examples/rocm-unified-decode.yaml", cwd=ROOT)
+    run = run_cli("explain", "--format", "json", "examples/rocm-unified/decode.yaml", cwd=ROOT)
     assert run.exit_code == 0
     (dep,) = run.data["deployments"]
     target = dep["target"]
@@ -30,7 +30,7 @@ def test_json_trace_of_a_unified_decode_server():
     extra = _find(slots["inputs"], "decode extra slots")
     assert extra["value"] == 32 and extra["formula"] == "PD hook: 2 x per-worker requests 16"
     mrr = _find(extra["inputs"], "max-running-requests")
-    assert mrr["location"]["file"] == "examples/sglang/decode-mrr16.yaml" and mrr["location"]["line"] == 6
+    assert mrr["location"]["file"] == "examples/rocm-unified/sglang-decode.yaml" and mrr["location"]["line"] == 6
     ring = _find(target["fields"], "ring_size")
     assert ring["formula"] == "window 128 + draft tokens 4 - 1"
     tokens = _find(ring["inputs"], "draft tokens")
@@ -42,7 +42,7 @@ def test_json_trace_of_a_unified_decode_server():
 
 
 def test_defaults_say_they_are_sglang_defaults():
-    run = run_cli("explain", "--format", "json", "examples/rocm-unified-prefill.yaml", cwd=ROOT)
+    run = run_cli("explain", "--format", "json", "examples/rocm-unified/prefill.yaml", cwd=ROOT)
     target = run.data["deployments"][0]["target"]
     slots = _find(_find(target["fields"], "pages")["inputs"], "request slots")
     per_worker = _find(slots["inputs"], "per-worker max-running-requests")
@@ -52,7 +52,7 @@ def test_defaults_say_they_are_sglang_defaults():
 
 
 def test_human_tree_mentions_the_memory_assumption():
-    run = run_cli("explain", "--color", "never", "examples/rocm-unified-prefill.yaml", cwd=ROOT)
+    run = run_cli("explain", "--color", "never", "examples/rocm-unified/prefill.yaml", cwd=ROOT)
     assert "pages = 33667 = request slots 257 x ring 131" in run.stdout
     assert "swacheck assumes it does not" in run.stdout
 
@@ -66,7 +66,7 @@ def test_bad_input_is_one_line_and_exit_2(tree):
 
 @pytest.mark.parametrize("case", ["rocm-unified-decode", "cuda-paged-decode-draft-window"])
 def test_explain_golden(case):
-    run = run_cli("explain", "--color", "never", f"examples/{case}.yaml", cwd=ROOT)
+    run = run_cli("explain", "--color", "never", EXAMPLE[case], cwd=ROOT)
     path = GOLDEN / f"explain-{case}.txt"
     if os.environ.get("SWACHECK_UPDATE_GOLDEN"):
         path.write_text(run.stdout)

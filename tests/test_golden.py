@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import ROOT, run_cli
+from conftest import EXAMPLE, ROOT, run_cli
 
 GOLDEN = ROOT / "tests" / "golden"
 CASES = [
@@ -27,7 +27,7 @@ FORMATS = {"human": "txt", "json": "json"}
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 @pytest.mark.parametrize("case", CASES)
 def test_golden(case, fmt):
-    run = run_cli("--format", fmt, "--color", "never", f"examples/{case}.yaml", cwd=ROOT)
+    run = run_cli("--format", fmt, "--color", "never", EXAMPLE[case], cwd=ROOT)
     expected_file = GOLDEN / f"{case}.{FORMATS[fmt]}"
     if os.environ.get("SWACHECK_UPDATE_GOLDEN"):
         expected_file.write_text(run.stdout)

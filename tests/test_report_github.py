@@ -10,7 +10,7 @@ import os
 import re
 
 import pytest
-from conftest import EAGLE, ROOT, run_cli
+from conftest import EXAMPLE, EAGLE, ROOT, run_cli
 
 from swacheck.model import Finding, Location
 from swacheck.report import github
@@ -41,7 +41,7 @@ def props(command: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("case", CASES)
 def test_golden(case):
-    run = run_cli("--format", "github", f"examples/{case}.yaml", cwd=ROOT)
+    run = run_cli("--format", "github", EXAMPLE[case], cwd=ROOT)
     expected_file = GOLDEN / f"{case}.github"
     if os.environ.get("SWACHECK_UPDATE_GOLDEN"):
         expected_file.write_text(run.stdout)
@@ -113,7 +113,7 @@ def test_levels_and_titles(tree):
         "endColumn": "10",
         "title": "SWA201 page-size-replaced",
     }
-    assert run.stdout.splitlines()[-1] == "Checked 1 deployment in 1 file: 1 error, 1 warning, 0 notes  (exit 1)"
+    assert run.stdout.splitlines()[-1] == "Checked 1 deployment in 1 file: 1 error, 1 warning, 0 notes  (SGLang 0.5.23; exit 1)"
 
 
 def test_note_is_a_notice(tree):
@@ -140,7 +140,7 @@ def test_at_most_ten_annotations_per_level(tree):
         "s10.yaml:7:1: SWA201 warning: page-size 64 is replaced by 256 for DeepSeek-V4: SGLang's DSV4 override sets page_size=256",
         "s11.yaml:7:1: SWA201 warning: page-size 64 is replaced by 256 for DeepSeek-V4: SGLang's DSV4 override sets page_size=256",
         "swacheck: 2 more warnings not shown as annotations (limit 10 per level)",
-        "Checked 12 deployments in 12 files: 12 errors, 12 warnings, 0 notes  (exit 1)",
+        "Checked 12 deployments in 12 files: 12 errors, 12 warnings, 0 notes  (SGLang 0.5.23; exit 1)",
     ]
 
 
@@ -155,14 +155,14 @@ def test_input_errors_are_error_annotations_and_count_in_the_cap(tree):
     assert props(errors[0]) == {"file": "bad.yaml", "line": "2", "col": "1", "title": "swacheck input error"}
     assert errors[0].split("::")[2].startswith("invalid YAML")
     assert "swacheck: 1 more error not shown as annotations (limit 10 per level)" in run.stdout.splitlines()
-    assert run.stdout.splitlines()[-1].endswith("1 input error  (exit 2)")
+    assert run.stdout.splitlines()[-1].endswith("1 input error  (SGLang 0.5.23; exit 2)")
 
 
 def test_step_summary_is_appended_as_markdown(monkeypatch, tmp_path):
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    run = run_cli("--format", "github", "examples/rocm-unified-draft-window.yaml", "examples/rocm-unified-decode.yaml", cwd=ROOT)
+    run = run_cli("--format", "github", "examples/rocm-draft-window/prefill.yaml", "examples/rocm-unified/decode.yaml", cwd=ROOT)
     assert run.exit_code == 1
     text = summary.read_text()
     assert text.startswith("earlier step\n## swacheck\n")  # appended, not replaced
@@ -177,24 +177,24 @@ def test_step_summary_is_appended_as_markdown(monkeypatch, tmp_path):
     assert "| `ring_size` | 131 | 131 | window 128 + draft tokens 4 - 1 | window 128 + draft tokens 4 - 1 |" in text
     assert "examples/models/DeepSeek-V4-Flash/config.json:14:21" in text
     # findings with code, location, message and fix
-    assert "- **SWA101** error at `examples/rocm-unified-draft-window.yaml:12:1`: DSV4 target and draft pools must share SWA ring geometry" in text
+    assert "- **SWA101** error at `examples/rocm-draft-window/prefill.yaml:12:1`: DSV4 target and draft pools must share SWA ring geometry" in text
     assert "  - fix: Remove speculative-draft-model-path" in text
-    assert "    - `examples/rocm-unified-draft-window.yaml:12:1`: delete line 12" in text
-    assert text.rstrip().endswith("**Checked 2 deployments in 2 files: 1 error, 0 warnings, 0 notes  (exit 1)**")
+    assert "    - `examples/rocm-draft-window/prefill.yaml:12:1`: delete line 12" in text
+    assert text.rstrip().endswith("**Checked 2 deployments in 2 files: 1 error, 0 warnings, 0 notes  (SGLang 0.5.23; exit 1)**")
     # stdout is unchanged by the summary
-    assert run.stdout.splitlines()[-1] == "Checked 2 deployments in 2 files: 1 error, 0 warnings, 0 notes  (exit 1)"
+    assert run.stdout.splitlines()[-1] == "Checked 2 deployments in 2 files: 1 error, 0 warnings, 0 notes  (SGLang 0.5.23; exit 1)"
 
 
 def test_step_summary_appends_again(monkeypatch, tmp_path):
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     for _ in range(2):
-        run_cli("--format", "github", "examples/rocm-unified-decode.yaml", cwd=ROOT)
+        run_cli("--format", "github", "examples/rocm-unified/decode.yaml", cwd=ROOT)
     assert summary.read_text().count("## swacheck\n") == 2
 
 
 def test_unwritable_step_summary_is_reported_not_fatal(monkeypatch, tmp_path):
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "missing" / "summary.md"))
-    run = run_cli("--format", "github", "examples/rocm-unified-decode.yaml", cwd=ROOT)
+    run = run_cli("--format", "github", "examples/rocm-unified/decode.yaml", cwd=ROOT)
     assert run.exit_code == 0
     assert "cannot write the GitHub step summary" in run.stderr

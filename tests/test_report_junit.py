@@ -10,7 +10,7 @@ import os
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import EAGLE, ROOT, run_cli
+from conftest import EXAMPLE, EAGLE, ROOT, run_cli
 
 from swacheck.report import junit
 
@@ -49,7 +49,7 @@ def assert_counts_consistent(root: ET.Element) -> None:
 
 @pytest.mark.parametrize("case", CASES)
 def test_golden(case):
-    run = run_cli("--format", "junit", f"examples/{case}.yaml", cwd=ROOT)
+    run = run_cli("--format", "junit", EXAMPLE[case], cwd=ROOT)
     expected_file = GOLDEN / f"{case}.junit.xml"
     if os.environ.get("SWACHECK_UPDATE_GOLDEN"):
         expected_file.write_text(run.stdout)
@@ -63,19 +63,19 @@ def test_examples_parse_and_count():
     assert run.exit_code == 1
     assert_counts_consistent(root)
     suites = root.findall("testsuite")
-    assert len(suites) == 12  # one per deployment file
-    assert counts(root) == (12, 6, 0)  # 12 deployments, 6 error findings, no input error
+    assert len(suites) == 19  # one per file that holds deployments (a manifest holds two)
+    assert counts(root) == (20, 8, 0)  # 20 deployments, 8 error findings (one of a PD pair), no input error
     by_name = {s.get("name"): s for s in suites}
-    case = by_name["examples/rocm-unified-draft-window.yaml"].find("testcase")
+    case = by_name["examples/rocm-draft-window/prefill.yaml"].find("testcase")
     assert case.get("name") == "v4-flash-prefill-rocm-w256-draft"
     (failure,) = case.findall("failure")
     assert failure.get("type") == "SWA101"
     assert failure.get("message").startswith("SWA101: DSV4 target and draft pools must share SWA ring geometry")
-    assert failure.text.startswith("examples/rocm-unified-draft-window.yaml:12:1: SWA101 error: ")
+    assert failure.text.startswith("examples/rocm-draft-window/prefill.yaml:12:1: SWA101 error: ")
     assert "fix: Remove speculative-draft-model-path" in failure.text
-    assert "examples/rocm-unified-draft-window.yaml:12:1: delete line 12" in failure.text
+    assert "examples/rocm-draft-window/prefill.yaml:12:1: delete line 12" in failure.text
     # a note below --fail-on error goes to system-out, not to a failure
-    no_pd = by_name["examples/cuda-no-pd-draft-window.yaml"].find("testcase")
+    no_pd = by_name["examples/cuda-no-pd/server.yaml"].find("testcase")
     assert no_pd.findall("failure") == []
     assert "SWA102 note: " in no_pd.find("system-out").text
 

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import jsonschema
 import pytest
-from conftest import EAGLE, ROOT, run_cli
+from conftest import EXAMPLE, EAGLE, ROOT, run_cli
 
 from swacheck import __version__
 from swacheck.model import Location
@@ -66,7 +66,7 @@ def test_schema_file_is_the_official_one():
 
 def test_schema_rejects_invalid_sarif():
     # The validator really checks: a wrong level and a missing message are refused.
-    doc, _ = sarif_run("examples/rocm-unified-draft-window.yaml")
+    doc, _ = sarif_run("examples/rocm-draft-window/prefill.yaml")
     bad = copy.deepcopy(doc)
     bad["runs"][0]["results"][0]["level"] = "fatal"
     del bad["runs"][0]["results"][0]["message"]
@@ -88,7 +88,7 @@ def test_examples_are_valid_sarif():
 
 @pytest.mark.parametrize("case", CASES)
 def test_golden(case):
-    doc, run = sarif_run(f"examples/{case}.yaml")
+    doc, run = sarif_run(EXAMPLE[case])
     assert run.stderr == ""
     assert_valid(doc)
     doc["runs"][0]["tool"]["driver"]["rules"] = RULES_PLACEHOLDER
@@ -100,7 +100,7 @@ def test_golden(case):
 
 
 def test_driver_lists_every_rule():
-    doc, _ = sarif_run("examples/rocm-unified-decode.yaml")
+    doc, _ = sarif_run("examples/rocm-unified/decode.yaml")
     driver = doc["runs"][0]["tool"]["driver"]
     assert driver["name"] == "swacheck"
     assert driver["version"] == __version__
@@ -119,14 +119,14 @@ def test_driver_lists_every_rule():
 
 
 def test_results_point_at_rules_and_locations():
-    doc, _ = sarif_run("examples/rocm-unified-draft-window.yaml")
+    doc, _ = sarif_run("examples/rocm-draft-window/prefill.yaml")
     rules = doc["runs"][0]["tool"]["driver"]["rules"]
     (result,) = results(doc)
     assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == "SWA101"
     assert result["level"] == "error"
     assert result["message"]["text"].startswith("DSV4 target and draft pools must share SWA ring geometry")
     loc = result["locations"][0]["physicalLocation"]
-    assert loc["artifactLocation"] == {"uri": "examples/rocm-unified-draft-window.yaml", "uriBaseId": "%SRCROOT%"}
+    assert loc["artifactLocation"] == {"uri": "examples/rocm-draft-window/prefill.yaml", "uriBaseId": "%SRCROOT%"}
     assert loc["region"] == {"startLine": 12, "startColumn": 1}  # an insert position: no endColumn
     related = result["relatedLocations"]
     assert [r["id"] for r in related] == [1, 2]

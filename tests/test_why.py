@@ -351,19 +351,19 @@ def test_usage_errors():
 
 
 def test_the_failed_deployment_matches_and_names_the_keys():
-    run = why("RuntimeError: " + RING, "examples/rocm-unified-draft-window.yaml", cwd=ROOT)
+    run = why("RuntimeError: " + RING, "examples/rocm-draft-window/prefill.yaml", cwd=ROOT)
     assert run.exit_code == 0, run.stderr
     assert run.stderr == ""
     out = run.stdout
     assert "matches: this is the deployment that failed" in out
     assert "examples/models/DeepSeek-V4-Flash-MTP-w256/config.json:14:21: draft: sliding_window 256" in out
-    assert "examples/rocm-unified-draft-window.yaml:12:33: draft: speculative-draft-model-path models/DeepSeek-V4-Flash-MTP-w256" in out
+    assert "examples/rocm-draft-window/prefill.yaml:12:33: draft: speculative-draft-model-path ../models/DeepSeek-V4-Flash-MTP-w256" in out
     assert "fix (SWA101): Remove speculative-draft-model-path" in out
-    assert "examples/rocm-unified-draft-window.yaml:12:1: delete line 12" in out
+    assert "examples/rocm-draft-window/prefill.yaml:12:1: delete line 12" in out
 
 
 def test_json_output_shape():
-    run = why("RuntimeError: " + RING, "examples/rocm-unified-draft-window.yaml", "--format", "json", cwd=ROOT)
+    run = why("RuntimeError: " + RING, "examples/rocm-draft-window/prefill.yaml", "--format", "json", cwd=ROOT)
     assert run.exit_code == 0, run.stderr
     data = run.data
     assert data["version"] == 1
@@ -375,10 +375,10 @@ def test_json_output_shape():
     assert err["differs"] == ["window", "ring_size", "pages"]
     assert all(isinstance(s, str) for s in err["diagnosis"])
     [dep] = err["deployments"]
-    assert dep["file"] == "examples/rocm-unified-draft-window.yaml" and dep["name"] == "v4-flash-prefill-rocm-w256-draft"
+    assert dep["file"] == "examples/rocm-draft-window/prefill.yaml" and dep["name"] == "v4-flash-prefill-rocm-w256-draft"
     assert dep["matches"] is True
     assert {"file": "examples/models/DeepSeek-V4-Flash-MTP-w256/config.json", "line": 14, "column": 21, "what": "draft: sliding_window 256"} in dep["keys"]
-    assert any(k["file"] == "examples/rocm-unified-draft-window.yaml" and (k["line"], k["column"]) == (12, 33) and k["what"] == "draft: speculative-draft-model-path models/DeepSeek-V4-Flash-MTP-w256" for k in dep["keys"])
+    assert any(k["file"] == "examples/rocm-draft-window/prefill.yaml" and (k["line"], k["column"]) == (12, 33) and k["what"] == "draft: speculative-draft-model-path ../models/DeepSeek-V4-Flash-MTP-w256" for k in dep["keys"])
     assert dep["fix"]["code"] == "SWA101" and dep["fix"]["edits"][0]["line"] == 12
 
 
@@ -389,21 +389,21 @@ def test_json_without_paths_has_no_deployments():
 
 
 def test_two_tuple_paged_message_matches_on_the_first_two_fields():
-    run = why(PAGED_2, "examples/cuda-paged-decode-draft-window.yaml", "examples/cuda-paged-prefill.yaml", "--format", "json", cwd=ROOT)
+    run = why(PAGED_2, "examples/cuda-draft-window/decode.yaml", "examples/cuda-paged/prefill.yaml", "--format", "json", cwd=ROOT)
     deps = {d["file"]: d for d in run.data["errors"][0]["deployments"]}
-    assert deps["examples/cuda-paged-decode-draft-window.yaml"]["matches"] is True
-    assert deps["examples/cuda-paged-decode-draft-window.yaml"]["predicted"] == {"target": [256, 128], "draft": [256, 256]}
-    assert deps["examples/cuda-paged-prefill.yaml"]["matches"] is False
+    assert deps["examples/cuda-draft-window/decode.yaml"]["matches"] is True
+    assert deps["examples/cuda-draft-window/decode.yaml"]["predicted"] == {"target": [256, 128], "draft": [256, 256]}
+    assert deps["examples/cuda-paged/prefill.yaml"]["matches"] is False
 
 
 def test_a_deployment_in_the_other_kv_mode_does_not_match():
-    run = why(RING, "examples/cuda-paged-decode-draft-window.yaml", "--format", "json", cwd=ROOT)
+    run = why(RING, "examples/cuda-draft-window/decode.yaml", "--format", "json", cwd=ROOT)
     [dep] = run.data["errors"][0]["deployments"]
     assert dep["matches"] is False and dep["predicted"] is None and "paged KV" in dep["note"]
 
 
 def test_non_matching_deployment_says_which_numbers_differ():
-    run = why(PAGES_ONLY, "examples/rocm-unified-prefill.yaml", cwd=ROOT)
+    run = why(PAGES_ONLY, "examples/rocm-unified/prefill.yaml", cwd=ROOT)
     assert run.exit_code == 0
     assert "does not match" in run.stdout
     assert "draft pages 6419 in the message, 33667 here" in run.stdout
@@ -470,7 +470,7 @@ def test_input_errors_in_paths_exit_2_but_still_explain():
 # ------------------------------------------------------------------ golden outputs
 
 GOLDEN_CASES = {
-    "why-rocm-unified-draft-window": ["RuntimeError: " + RING, "examples/rocm-unified-draft-window.yaml"],
+    "why-rocm-unified-draft-window": ["RuntimeError: " + RING, "examples/rocm-draft-window/prefill.yaml"],
     "why-decode-tp8-ring": ["--from-log", "tests/data/logs/decode-tp8-ring.log"],
 }
 

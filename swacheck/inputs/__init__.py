@@ -3,6 +3,12 @@
 Kinds (design.md §2): a swacheck deployment document (top-level ``swacheck: 1``) or an
 SGLang server config (a ``model-path`` key). In a walked directory other files are skipped;
 a file named explicitly that is neither is an input error, so a typo in CI never passes.
+
+Launch commands (``launch.py``): shell scripts (``*.sh``, or a file named explicitly that starts
+with a shell ``#!``), Dockerfiles (``Dockerfile``, ``*.Dockerfile``, ``Dockerfile.*``) and
+``--command`` text; Kubernetes manifests (``kubernetes.py``) and Compose files (``compose.py``)
+are YAML documents recognised by their content. A walked manifest or Compose file without an
+SGLang launch is skipped; named explicitly it is an input error.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..loading import FileCache, Mapping, SourceFile, kind_name
 from ..model import InputError, InputProblem, Val
+from . import compose, kubernetes, launch
 from .deployment_file import is_deployment_file, load_deployment
 from .server_config import is_server_config, load_server_args
 from .types import Arg, Deployment, ExplicitGeometry, ModelRef, ServerArgs
@@ -64,13 +71,23 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
             for dirpath, dirnames, filenames in os.walk(raw):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in exclude)
                 for name in sorted(filenames):
-                    if name.lower().endswith(EXTENSIONS) and name not in exclude:
+                    if (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) and name not in exclude:
                         add(os.path.normpath(os.path.join(dirpath, name)), False)
         elif os.path.exists(raw):
             add(raw, True)
         else:
             errors.append(InputError(raw, None, None, "no such file or directory"))
     return out, errors
+
+
+def _is_launch_file(path: str) -> bool:
+    return launch.is_script_path(path) or launch.is_dockerfile_path(path)
+
+
+def _read_launch_file(cand: Candidate, files: FileCache, platform: Val, env: dict[str, Val]) -> launch.Found:
+    if launch.is_dockerfile_path(cand.path):
+        return launch.read_dockerfile(cand.path, files, platform, env)
+    return launch.read_script(cand.path, files, platform, env)
 
 
 def _what(source: SourceFile) -> str:
@@ -90,11 +107,24 @@ def read_inputs(
     platform: Val,
     env: dict[str, Val],
     stdin_text: str | None = None,
+    commands: list[str] | None = None,
 ) -> Inputs:
     result = Inputs()
     ordered: list[tuple[Deployment, bool]] = []  # (deployment, is a standalone server config)
     referenced_servers: set[str] = set()
     for cand in candidates:
+        if cand.path != "-" and (_is_launch_file(cand.path) or (cand.explicit and _shell_script(cand.path, files))):
+            launched = _read_launch_file(cand, files, platform, env)
+            ordered.extend((dep, False) for dep in launched.deployments)
+            result.errors.extend(launched.errors)
+            if launched.deployments:
+                result.files.append(cand.path)
+            if not launched.any:
+                if cand.explicit:
+                    result.errors.append(InputError(cand.path, None, None, f"no SGLang launch command found in {cand.path} (expected python -m sglang.launch_server ... or sglang serve ...)"))
+                else:
+                    result.skipped.append(cand.path)
+            continue
         try:
             text = stdin_text if cand.path == "-" else None
             source = files.load(cand.path, text)
@@ -102,6 +132,7 @@ def read_inputs(
             result.errors.append(problem.to_error())
             continue
         found = 0
+        launch_kind = ""  # "a Kubernetes manifest" / "a Compose file" without an SGLang launch
         for doc in source.documents:
             try:
                 if is_deployment_file(doc.root):
@@ -122,11 +153,23 @@ def read_inputs(
                     dep = Deployment(stem, cand.path, doc.root.loc, platform, dict(env), server, duplicates=list(doc.duplicates))
                     ordered.append((dep, True))
                     found += 1
+                elif kubernetes.is_manifest(doc.root) or compose.is_compose(doc.root):
+                    is_k8s = kubernetes.is_manifest(doc.root)
+                    reader = kubernetes.load_manifest if is_k8s else compose.load_compose
+                    launched = reader(doc, cand.path, files, platform, env)
+                    ordered.extend((dep, False) for dep in launched.deployments)
+                    result.errors.extend(launched.errors)
+                    found += len(launched.deployments) + len(launched.errors)
+                    launch_kind = launch_kind or ("a Kubernetes manifest" if is_k8s else "a Compose file")
             except InputProblem as problem:
                 result.errors.append(problem.to_error())
                 found += 1
         if found:
             result.files.append(cand.path)
+        elif cand.explicit and launch_kind:
+            result.errors.append(
+                InputError(cand.path, None, None, f"no SGLang launch command found in {cand.path} ({launch_kind}: no container or service runs python -m sglang.launch_server or sglang serve)")
+            )
         elif cand.explicit:
             result.errors.append(
                 InputError(
@@ -147,4 +190,21 @@ def read_inputs(
             result.files.remove(dep.file)
         else:
             result.deployments.append(dep)
+    if commands:
+        deployments, errors = launch.read_commands(commands, files, platform, env)
+        result.deployments.extend(deployments)
+        result.errors.extend(errors)
+        result.files.extend(dict.fromkeys(d.file for d in deployments))
     return result
+
+
+def _shell_script(path: str, files: FileCache) -> bool:
+    """A file named explicitly without a known extension that starts with a shell ``#!``."""
+    if path.lower().endswith(EXTENSIONS) or os.path.isdir(path):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(200).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return launch.has_shell_shebang(head)

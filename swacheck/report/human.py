@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ..engine import DeploymentResult, RunResult
 from ..model import Finding
-from .common import HEADER, edit_text, heading, table_rows
+from .common import HEADER, edit_text, heading, pair_rows, table_rows
 
 STYLE = {"error": "bold red", "warning": "yellow", "note": "cyan"}
 
@@ -84,7 +84,7 @@ def summary_line(result: RunResult) -> Text:
     for i, (p, style) in enumerate(parts):
         text.append(p, style=style)
         text.append(", " if i < len(parts) - 1 else "")
-    text.append(f"  (exit {result.exit_code})", style="dim")
+    text.append(f"  (SGLang {result.settings.sglang_version}; exit {result.exit_code})", style="dim")
     return text
 
 
@@ -104,6 +104,20 @@ def render(result: RunResult, out: TextIO) -> None:
             console.print(table)
         for f in r.findings:
             _finding(console, f)
+        console.print()
+    for pair in result.pairs:
+        if settings.quiet:
+            continue
+        title = Text("PD pair: ", style="bold").append(f"{pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode)", style="bold")
+        console.print(title.append(f"  ({pair.how})", style="dim"), soft_wrap=True)
+        table = Table(show_edge=True, pad_edge=False, header_style="bold")
+        for name in ("value", "prefill", "decode", "prefill from", "decode from"):
+            table.add_column(name, justify="right" if name in ("prefill", "decode") else "left", overflow="fold")
+        for row in pair_rows(pair):
+            table.add_row(*row.cells, style="bold red" if row.differs else None)
+        console.print(table)
+        if not pair.findings:
+            console.print(Text("  the two servers agree on everything SGLang compares", style="green"))
         console.print()
     if settings.verbose:
         for path in result.skipped:

@@ -7,8 +7,7 @@ from typing import TextIO
 
 from .. import __version__
 from ..engine import RunResult
-from ..sglang.version import DEFAULT
-from .common import pool_json
+from .common import pair_json, pool_json
 
 SCHEMA_VERSION = 1
 
@@ -34,8 +33,9 @@ def as_data(result: RunResult) -> dict:
     s = result.summary
     return {
         "version": SCHEMA_VERSION,
-        "tool": {"name": "swacheck", "version": __version__, "sglang_version": DEFAULT.version},
+        "tool": {"name": "swacheck", "version": __version__, "sglang_version": result.settings.sglang_version},
         "deployments": deployments,
+        "pairs": [pair_json(p) for p in result.pairs],
         "errors": [e.to_json() for e in result.errors],
         "summary": {
             "files": s.files,

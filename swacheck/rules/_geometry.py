@@ -64,6 +64,13 @@ def geometry_findings(rule: Rule, res: Resolution, ctx: Context, mode: str) -> I
     if res.checked_by_sglang:
         message = f"{sglang_msg} ({parts}; target vs draft)"
         severity = rule.SEVERITY
+    elif not res.profile.has_dsv4_block:
+        message = (
+            f"target and draft SWA geometry differ ({parts}); SGLang {res.profile.version} does not compare the pools yet "
+            f"(the check came in {res.profile.checks_added_in} with the fix of the draft's SWA state transfer for "
+            f"disaggregated MTP, PR #30461); from {res.profile.checks_added_in} on this launch fails under PD with: {sglang_msg}"
+        )
+        severity = "note"
     else:
         message = (
             f"target and draft SWA geometry differ ({parts}); SGLang checks this only under PD "
@@ -102,9 +109,12 @@ def geometry_findings(rule: Rule, res: Resolution, ctx: Context, mode: str) -> I
         for role, val in values.items()
         if (loc := _root_location(val)) is not None
     )
+    draft_path = res.deployment.server.get("speculative-draft-model-path")
     if edits:
         first = edits[0]
         location = Location(first.file, first.line, first.column, first.line, first.column if first.replacement == "" else first.end_column)
+    elif moving.role == "draft" and draft_path is not None and t.window.value != d.window.value:
+        location = draft_path.key_loc  # a launch command: point at the flag to drop
     else:
         location = _root_location(values[moving.role]) or res.deployment.location
     yield Finding(rule.CODE, severity, message, location, Fix(" ".join(descriptions), tuple(edits)), related, name)

@@ -50,8 +50,6 @@ NAME = "speculative-args-refused"
 SEVERITY = "error"
 SUMMARY = "speculative algorithm other than EAGLE/DSPARK, or EAGLE without explicit top-k 1 and num-steps, for DeepSeek-V4"
 
-_ALGO = "Only EAGLE and DSPARK speculative algorithms are supported for DeepseekV4ForCausalLM"
-_TOPK = "Only EAGLE speculative algorithm with topk == 1 is supported for DeepseekV4ForCausalLM"
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
@@ -63,7 +61,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         if event.kind == "algorithm-refused":
             assert arg is not None
             raw = event.data["algorithm"]
-            target = "DSPARK" if raw.upper() == "DSPARK" else "EAGLE"
+            target = "DSPARK" if raw.upper() == "DSPARK" and "DSPARK" in res.profile.algorithms else "EAGLE"
             edits = [fixes.replace(arg.value_loc, target)]
             if target == "EAGLE":
                 edits.extend(_missing_eagle_args(arg, server, mapping))
@@ -73,18 +71,18 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 else "no DeepSeek-V4 draft pool exists for it"
             )
             fix = Fix(f"Use speculative-algorithm: {target}" + (" (DeepSeek-V4 MTP) with speculative-eagle-topk: 1 and speculative-num-steps." if target == "EAGLE" else "."), tuple(edits))
-            message = f"{event.message}: AssertionError: {_ALGO} ({what})"
+            message = f"{event.message}: AssertionError: {res.profile.algorithm_assert} ({what})"
         elif event.kind == "eagle-topk-missing":
             edits = _missing_eagle_args(arg, server, mapping) if arg else []
             fix = Fix("Add speculative-eagle-topk: 1" + (" and speculative-num-steps: 3." if server.get("speculative-num-steps") is None else "."), tuple(edits))
             message = (
-                f"{event.message}: AssertionError: {_TOPK} (the DSV4 hook checks top-k before the "
+                f"{event.message}: AssertionError: {res.profile.topk_assert} (the DSV4 hook checks top-k before the "
                 "speculative hook's default of 1 is filled in)"
             )
         elif event.kind == "eagle-topk-refused":
             assert arg is not None
             fix = Fix("Set speculative-eagle-topk to 1.", (fixes.replace(arg.value_loc, "1"),))
-            message = f"{event.message}: AssertionError: {_TOPK}"
+            message = f"{event.message}: AssertionError: {res.profile.topk_assert}"
         else:  # eagle-steps-missing
             assert arg is not None
             edit = fixes.insert_after(arg.pair, mapping, "speculative-num-steps", 3)

@@ -49,7 +49,9 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for event in res.events_of("unified-fp8-pd"):
         arg = event.arg
         env = event.data["env"]
-        if event.data["why"] == "pp-size" and arg is not None:
+        if event.data["why"] == "pd":
+            fix = Fix(f"Unset SGLANG_DSV4_UNIFIED_KV_FP8 on PD servers (SGLang {res.profile.version} refuses it for any PD server; 0.5.22+ only with pp-size > 1 or HiSparse).")
+        elif event.data["why"] == "pp-size" and arg is not None:
             fix = Fix("Run PD with pp-size 1, or unset SGLANG_DSV4_UNIFIED_KV_FP8.", (fixes.replace(arg.value_loc, "1"),))
         else:
             edit = fixes.delete_line_of(arg.pair, arg_mapping(res)) if arg is not None else None

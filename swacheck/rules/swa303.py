@@ -57,6 +57,12 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for event in res.events_of("config-not-yaml"):
         fix = Fix("Save the server config as YAML (.yaml or .yml); JSON is valid YAML, so renaming the file is enough.")
         yield finding_for_event(rule, event, fix, field="config", message=f"{event.message}: ValueError: Config file must be YAML format, got: .json")
+    for event in res.events_of("valued-flag"):
+        arg = event.arg
+        assert arg is not None
+        edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
+        fix = Fix(f"Remove {arg.written!r} from the file and pass --{arg.written} on the command line.", (edit,) if edit else ())
+        yield finding_for_event(rule, event, fix, message=f"{event.message}: error: unrecognized arguments: true ({event.data['action']} takes no value)")
     for event in res.events_of("unknown-key", "refused-key", "underscore-key", "ambiguous-key"):
         arg = event.arg
         assert arg is not None
@@ -75,7 +81,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         elif event.kind == "underscore-key":
             canonical = event.data["canonical"]
             fix = Fix(f"Write {canonical!r}.", (fixes.replace(arg.key_loc, canonical),))
-            message = f"{event.message}: SGLang's --config loader passes it on as --{arg.written}: error: unrecognized arguments"
+            message = f"{event.message}: SGLang's argument parser gets --{arg.written}: error: unrecognized arguments"
         elif arg.name == "enable-dp-attention":
             dp = res.deployment.server.get("dp-size")
             edits = []

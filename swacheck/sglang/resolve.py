@@ -25,7 +25,7 @@ every problem.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..inputs import Arg, Deployment, ModelRef
@@ -40,7 +40,6 @@ ENV_BACKEND = "SGLANG_HACK_FLASHMLA_BACKEND"
 ENV_FP8 = "SGLANG_DSV4_UNIFIED_KV_FP8"
 DSV4_PAGE_SIZE = {"npu": 128}  # else 256
 DSV4_DEFAULT_MRR = 256
-DSV4_ALGORITHMS = ("EAGLE", "DSPARK")
 EAGLE_DEFAULTS = (3, 1, 4)  # (steps, topk, draft tokens) for DSV4: speculative_hook auto-choice
 
 
@@ -201,6 +200,8 @@ class _Resolver:
             elif arg.how == "ambiguous":
                 cands = flags.match(arg.written, self.profile).candidates
                 self.event("ambiguous-key", f"{arg.written!r} is an ambiguous abbreviation", arg, candidates=cands)
+            if arg.kind.startswith("valued-flag:") and arg.value is True:
+                self.event("valued-flag", f"SGLang's --config loader passes {arg.written!r} on as --{arg.written} true", arg, action=arg.kind.split(":", 1)[1])
             if arg.kind.startswith("refused:"):
                 self.event("refused-key", f"SGLang's --config loader refuses {arg.written!r}", arg, action=arg.kind.split(":", 1)[1])
 
@@ -262,7 +263,20 @@ class _Resolver:
 
     # ---------------------------------------------------------------- main
 
+    def rematch(self) -> None:
+        """Match the written keys against the selected release's options (inputs used the newest)."""
+        server = self.dep.server
+        entries = []
+        for arg in server.entries:
+            m = flags.match(arg.written, self.profile)
+            name = m.option.canonical if m.option is not None else arg.written.replace("_", "-")
+            kind = m.option.kind if m.option is not None else "unknown"
+            entries.append(Arg(name, arg.written, arg.pair, m.how, kind))
+        self.dep = replace(self.dep, server=replace(server, args={a.name: a for a in entries}, entries=entries))
+
     def run(self) -> Resolution:
+        if self.profile is not DEFAULT:
+            self.rematch()
         dep, profile = self.dep, self.profile
         v = self.values
         platform = dep.platform
@@ -273,12 +287,17 @@ class _Resolver:
         # (srt/arg_groups/parallel_hook.py handle_deprecated_dp_attention). In a --config file
         # the merger refuses the key (SWA303); swacheck resolves what it was meant to say.
         dp_size = self.int_arg("dp-size") or _default(1, "--dp-size")
-        attn_dp = self.int_arg("attn-dp-size") or _default(1, "--attn-dp-size")
         dp_attn = self.arg("enable-dp-attention")
-        if dp_attn is not None and dp_attn.value is True and attn_dp.value == 1:
-            attn_dp = Val(dp_size.value, f"dp-size {dp_size.value} (what enable-dp-attention means)", dp_attn.key_loc)
-            dp_size = Val(1, "enable-dp-attention turns dp-size into attn-dp-size", dp_attn.key_loc)
-        if dp_size.value > 1 and attn_dp.value > 1:
+        if profile.attn_dp_from == "enable-dp-attention":
+            # before 0.5.22 the attention-DP divisor is dp-size when --enable-dp-attention is on
+            on = dp_attn is not None and dp_attn.value is True
+            attn_dp = Val(dp_size.value, f"dp-size {dp_size.value} (enable-dp-attention)", dp_attn.key_loc) if on else _default(1, "no enable-dp-attention")  # type: ignore[union-attr]
+        else:
+            attn_dp = self.int_arg("attn-dp-size") or _default(1, "--attn-dp-size")
+            if dp_attn is not None and dp_attn.value is True and attn_dp.value == 1:
+                attn_dp = Val(dp_size.value, f"dp-size {dp_size.value} (what enable-dp-attention means)", dp_attn.key_loc)
+                dp_size = Val(1, "enable-dp-attention turns dp-size into attn-dp-size", dp_attn.key_loc)
+        if profile.attn_dp_from == "attn-dp-size" and dp_size.value > 1 and attn_dp.value > 1:
             self.event(
                 "dp-combination",
                 f"--dp-size {dp_size.value} with --attn-dp-size {attn_dp.value}: data-parallel replicas combined "
@@ -300,7 +319,10 @@ class _Resolver:
             if mrr_explicit is None:
                 extra = _default(0, "PD hook: max-running-requests unset when it runs")
             else:
-                per = max(1, mrr_explicit.value // max(1, dp_size.value * attn_dp.value))
+                divisor = dp_size.value * (attn_dp.value if profile.extra_slots_divisor == "dp*attn_dp" else 1)
+                per = mrr_explicit.value // max(1, divisor)
+                if profile.extra_slots_floor_one:
+                    per = max(1, per)
                 extra = Val(
                     2 * per if per <= 32 else 0,
                     f"PD hook: 2 x per-worker requests {per}" if per <= 32 else f"PD hook: per-worker requests {per} > 32",
@@ -332,7 +354,7 @@ class _Resolver:
         if kv_dtype is not None and kv_dtype.value not in ("auto", "fp8_e4m3", "bfloat16"):
             self.event("kv-dtype-refused", f"kv-cache-dtype {kv_dtype.value!r} is not supported for DeepSeek-V4", self.arg("kv-cache-dtype"), value=kv_dtype.value)
         attn_backend = self.str_arg("dsv4-attn-backend")
-        if attn_backend is not None and attn_backend.value == "trtllm" and pd_mode != "null":
+        if profile.trtllm_pd_assert and attn_backend is not None and attn_backend.value == "trtllm" and pd_mode != "null":
             self.event("trtllm-pd", "--dsv4-attn-backend trtllm does not support PD disaggregation yet", self.arg("dsv4-attn-backend"))
         mrr = mrr_explicit or _default(DSV4_DEFAULT_MRR, "DSV4 hook, max-running-requests unset")
         v["max_running_requests"] = mrr
@@ -341,11 +363,11 @@ class _Resolver:
         algo_val = self.str_arg("speculative-algorithm")
         raw = algo_val.value if algo_val else None
         algo: str | None = raw
-        if raw is not None and raw not in DSV4_ALGORITHMS:
+        if raw is not None and raw not in profile.algorithms:
             # Checked on the raw text, before the speculative hook upper-cases it and maps NEXTN.
             self.event("algorithm-refused", f"speculative-algorithm {raw!r} is not supported for DeepSeek-V4", spec_arg, algorithm=raw)
             upper = raw.upper()
-            algo = "EAGLE" if upper in ("NEXTN", "EAGLE") else "DSPARK" if upper == "DSPARK" else None
+            algo = "EAGLE" if upper in ("NEXTN", "EAGLE") else "DSPARK" if upper == "DSPARK" and "DSPARK" in profile.algorithms else None
         no_server = dep.server.mapping is None
         if no_server and dg.values:
             algo = "EAGLE"  # numbers copied from a log: a draft pool existed
@@ -391,8 +413,9 @@ class _Resolver:
             v["speculative_eagle_topk"] = topk
 
         # memory pool configuration (kv_cache_configurator.py resolve_max_num_reqs) ---
+        per_worker_value = mrr.value // max(1, attn_dp.value)
         per_worker = Val(
-            max(1, mrr.value // max(1, attn_dp.value)),
+            max(1, per_worker_value) if profile.per_worker_floor_one else per_worker_value,
             f"max-running-requests {mrr.value} // attn-dp-size {attn_dp.value} (memory assumed not to cap it)",
             None,
             (("max-running-requests", mrr), ("attn-dp-size", attn_dp)),
@@ -416,7 +439,9 @@ class _Resolver:
             (("platform", platform),) + ((("env " + ENV_BACKEND, backend),) if backend else ()),
         )
         fp8 = dep.env.get(ENV_FP8)
-        if unified_on and pd_mode != "null" and fp8 is not None and fp8.value.lower() in ("1", "true", "yes", "y"):
+        if profile.fp8_pd == "pd" and unified_on and pd_mode != "null" and fp8 is not None and fp8.value.lower() in ("1", "true", "yes", "y"):
+            self.event("unified-fp8-pd", "SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation", location=fp8.location, why="pd", env=fp8)
+        if profile.fp8_pd == "pp-hisparse" and unified_on and pd_mode != "null" and fp8 is not None and fp8.value.lower() in ("1", "true", "yes", "y"):
             pp = self.int_arg("pp-size")
             hisparse = self.flag_arg("enable-hisparse")
             if pp is not None and pp.value > 1:
@@ -443,7 +468,7 @@ class _Resolver:
                 draft_tokens = self.dspark_draft_tokens(draft_model, ndt)
             draft_page = page
             dcp = self.int_arg("dcp-size")
-            if dcp is not None and dcp.value > 1:
+            if profile.dcp_draft_page_scale and dcp is not None and dcp.value > 1:
                 draft_page = Val(page.value * dcp.value, f"page size {page.value} x dcp-size {dcp.value} (draft worker loc_space_scale)", dcp.location, (("page size", page), ("dcp-size", dcp)))
             draft_source = _ref_val(ref, "draft") if ref is not None else draft_path
             draft = self.pool("draft", draft_model, overrides, unified, draft_page, slots, draft_tokens, dg.values, draft_source)

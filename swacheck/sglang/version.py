@@ -1,47 +1,152 @@
-"""Everything about SGLang that changes between releases, in one place.
+"""Everything about SGLang that changes between releases, in one place: one profile per release.
 
-swacheck follows SGLang 0.5.23 (uploaded 2026-10-30), the newest release it knows. The facts
-come from the released wheel (``pip download --no-deps sglang==0.5.23``); each field names the
-file it was read from. ``research/sglang-versions.md`` in the project's shared notes covers
-0.5.14 - 0.5.23; a later ``--sglang-version`` option adds profiles here.
+Read from each released wheel (``pip download --no-deps sglang==X``; paths below are relative
+to the ``sglang`` package of that wheel) and cross-checked against the project's
+``research/sglang-versions.md``. Each field says where its fact comes from. The server-argument
+tables (``data/server-args-X.tsv``) were dumped from each release's own
+``ServerArgs.add_cli_args`` and classified with that release's ``--config`` merger.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+_RING = "DSV4 target and draft pools must share SWA ring geometry: target={target}, draft={draft}"
+_PAGED_AB = "DSV4 target and draft pools must share paged SWA geometry: target={target}, draft={draft}"
+_PAGED_C = "DSV4 target and draft pools must share SWA geometry: target={target}, draft={draft}"
 
 
 @dataclass(frozen=True, slots=True)
 class SGLangProfile:
     version: str
-    # srt/disaggregation/utils.py setup_state_kv_args, the DSV4 block (0.5.23: lines 1775-1859)
+    # srt/disaggregation/utils.py setup_state_kv_args, the "# DSV4 NextN shares the target
+    # allocator" block (0.5.16:951, 0.5.18:1181, 0.5.22:1709, 0.5.23:1775): present?
     has_dsv4_block: bool
-    npu_skips_block: bool  # era A (0.5.16-0.5.17) guards the block with `not is_npu()`
-    paged_tuple_has_third: bool  # 0.5.23: (page_size, sliding_window, ring capacity or None)
-    msg_draft_ratios: str
-    msg_unified_mode: str
-    msg_ring: str
-    msg_mapping: str
-    msg_paged: str
-    args_file: str  # every long option of launch_server, with its action and type (data/)
-    env_backend_default: str  # srt/environ.py SGLANG_HACK_FLASHMLA_BACKEND default
+    # same block, era A (0.5.16-0.5.17) guards it with `not is_npu()` (0.5.16:957)
+    npu_skips_block: bool
+    # same block: the paged tuple is (page_size, sliding_window) before 0.5.23, then gains a
+    # third element, request_window.capacity / swa_req_ring_size (0.5.23:1827)
+    paged_tuple_has_third: bool
+    msg_paged: str  # message #5 (0.5.16:1010 ... 0.5.22:1765 "paged SWA geometry"; 0.5.23:1836)
+    # srt/arg_groups/deepseek_v4_hook.py apply_deepseek_v4_defaults: the algorithms DSV4 accepts,
+    # checked on the raw text before the speculative hook upper-cases it (0.5.14:51, 0.5.16:59, 0.5.23:153)
+    algorithms: tuple[str, ...]
+    algorithm_assert: str
+    # srt/arg_groups/pd_disaggregation_hook.py, the decode extra-slot default: per-worker requests
+    # are mrr // max(1, dp) (<= 0.5.21), mrr // (dp * attn_dp) (0.5.22:140), max(1, ...) (0.5.23:136)
+    extra_slots_divisor: str  # "dp" | "dp*attn_dp"
+    extra_slots_floor_one: bool
+    # srt/mem_cache/kv_cache_configurator.py resolve_max_num_reqs: max(1, mrr // attn_dp) in
+    # 0.5.23 (3128), mrr // attn_dp before
+    per_worker_floor_one: bool
+    # the attention-DP divisor: dp-size when --enable-dp-attention (<= 0.5.21, ModelRunner.dp_size),
+    # --attn-dp-size from 0.5.22 (srt/arg_groups/parallel_hook.py handle_deprecated_dp_attention)
+    attn_dp_from: str  # "enable-dp-attention" | "attn-dp-size"
+    # srt/environ.py SGLANG_HACK_FLASHMLA_BACKEND default (0.5.23:1051 "auto"; "tilelang" before 0.5.22)
+    env_backend_default: str
+    # SGLANG_DSV4_UNIFIED_KV_FP8 with PD: the switch is absent before 0.5.20; 0.5.20-0.5.21 refuse
+    # it for any PD server; 0.5.22+ only with pp > 1 or --enable-hisparse
+    # (srt/model_executor/pool_configurator.py check_dsv4_unified_fp8_pd_supported, 0.5.23:148)
+    fp8_pd: str  # "absent" | "pd" | "pp-hisparse"
+    # kv_cache_configurator.py: the draft worker's page is page_size x dcp-size (loc_space_scale,
+    # 0.5.23:520) from 0.5.17 on
+    dcp_draft_page_scale: bool
+    # deepseek_v4_hook.py: --dsv4-attn-backend trtllm refused under PD from 0.5.20 on
+    trtllm_pd_assert: bool
+    args_file: str  # data/server-args-X.tsv
+    # the same in every release read (0.5.14 - 0.5.23):
+    msg_draft_ratios: str = "DSV4 draft state transfer expects SWA-only NextN layers"
+    msg_unified_mode: str = "DSV4 target and draft pools must use the same unified-KV mode"
+    msg_ring: str = _RING
+    msg_mapping: str = "DSV4 target and draft pools must share the SWA index mapping"
+    topk_assert: str = "Only EAGLE speculative algorithm with topk == 1 is supported for DeepseekV4ForCausalLM"
+
+    @property
+    def checks_added_in(self) -> str:
+        return FIRST_WITH_CHECKS
 
 
-SGLANG_0_5_23 = SGLangProfile(
+FIRST_WITH_CHECKS = "0.5.16"
+
+_V0_5_23 = SGLangProfile(
     version="0.5.23",
     has_dsv4_block=True,
     npu_skips_block=False,
     paged_tuple_has_third=True,
-    msg_draft_ratios="DSV4 draft state transfer expects SWA-only NextN layers",
-    msg_unified_mode="DSV4 target and draft pools must use the same unified-KV mode",
-    msg_ring="DSV4 target and draft pools must share SWA ring geometry: target={target}, draft={draft}",
-    msg_mapping="DSV4 target and draft pools must share the SWA index mapping",
-    msg_paged="DSV4 target and draft pools must share SWA geometry: target={target}, draft={draft}",
-    args_file="server-args-0.5.23.tsv",
+    msg_paged=_PAGED_C,
+    algorithms=("EAGLE", "DSPARK"),
+    algorithm_assert="Only EAGLE and DSPARK speculative algorithms are supported for DeepseekV4ForCausalLM",
+    extra_slots_divisor="dp*attn_dp",
+    extra_slots_floor_one=True,
+    per_worker_floor_one=True,
+    attn_dp_from="attn-dp-size",
     env_backend_default="auto",
+    fp8_pd="pp-hisparse",
+    dcp_draft_page_scale=True,
+    trtllm_pd_assert=True,
+    args_file="server-args-0.5.23.tsv",
 )
+_V0_5_22 = replace(
+    _V0_5_23,
+    version="0.5.22",
+    paged_tuple_has_third=False,
+    msg_paged=_PAGED_AB,
+    extra_slots_floor_one=False,
+    per_worker_floor_one=False,
+    args_file="server-args-0.5.22.tsv",
+)
+_V0_5_21 = replace(
+    _V0_5_22,
+    version="0.5.21",
+    extra_slots_divisor="dp",
+    attn_dp_from="enable-dp-attention",
+    env_backend_default="tilelang",
+    fp8_pd="pd",
+    args_file="server-args-0.5.21.tsv",
+)
+_V0_5_20 = replace(_V0_5_21, version="0.5.20", args_file="server-args-0.5.20.tsv")
+_V0_5_19 = replace(_V0_5_20, version="0.5.19", fp8_pd="absent", trtllm_pd_assert=False, args_file="server-args-0.5.19.tsv")
+_V0_5_18 = replace(_V0_5_19, version="0.5.18", args_file="server-args-0.5.18.tsv")
+_V0_5_17 = replace(_V0_5_18, version="0.5.17", npu_skips_block=True, args_file="server-args-0.5.17.tsv")
+_V0_5_16 = replace(_V0_5_17, version="0.5.16", dcp_draft_page_scale=False, args_file="server-args-0.5.16.tsv")
+_V0_5_15_POST1 = replace(
+    _V0_5_16,
+    version="0.5.15.post1",
+    has_dsv4_block=False,
+    npu_skips_block=False,
+    algorithms=("EAGLE",),
+    algorithm_assert="Only EAGLE speculative algorithm is supported for DeepseekV4ForCausalLM",
+    args_file="server-args-0.5.15.post1.tsv",
+)
+_V0_5_15 = replace(_V0_5_15_POST1, version="0.5.15", args_file="server-args-0.5.15.tsv")
+_V0_5_14 = replace(_V0_5_15, version="0.5.14", args_file="server-args-0.5.14.tsv")
 
-DEFAULT = SGLANG_0_5_23
+PROFILES: dict[str, SGLangProfile] = {
+    p.version: p
+    for p in (
+        _V0_5_14,
+        _V0_5_15,
+        _V0_5_15_POST1,
+        _V0_5_16,
+        _V0_5_17,
+        _V0_5_18,
+        _V0_5_19,
+        _V0_5_20,
+        _V0_5_21,
+        _V0_5_22,
+        _V0_5_23,
+    )
+}
+DEFAULT = _V0_5_23
+SGLANG_0_5_23 = _V0_5_23
+
+
+def profile(version: str) -> SGLangProfile:
+    """The profile of a release; ``KeyError`` with the known versions when there is none."""
+    try:
+        return PROFILES[version.removeprefix("v")]
+    except KeyError:
+        raise KeyError(f"swacheck knows SGLang {', '.join(PROFILES)}; not {version!r}") from None
 
 
 def format_tuple(values: tuple) -> str:

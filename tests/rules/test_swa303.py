@@ -52,7 +52,7 @@ def test_underscore_key_is_refused_and_respelled(lint):
     assert run.exit_code == 1
     f = only(run)
     assert f["message"] == (
-        "'page_size' is spelled with underscores: SGLang's --config loader passes it on as --page_size: "
+        "'page_size' is spelled with underscores: SGLang's argument parser gets --page_size: "
         "error: unrecognized arguments"
     )
     assert loc(f) == ("server.yaml", 5, 1)

@@ -1,0 +1,510 @@
+#!/usr/bin/env python3
+"""swacheck performance benchmark: run by hand, prints numbers. Never part of the test suite.
+
+    python benchmarks/bench.py                      # sizes 2000,20000, 5 runs each
+    python benchmarks/bench.py --sizes 500,5000 --repeat 3 --keep /tmp/swabench
+
+It generates realistic deployment trees (SGLang server configs and swacheck deployment files
+sharing four model config.json files; ~80% pass, the rest fail), then times, each run as a
+separate subprocess so interpreter start-up and imports are counted:
+
+  * swacheck --format json --output out.json DIR, and swacheck DIR > /dev/null (human);
+  * the floor: benchmarks/floor.py, which only reads and parses the same files with PyYAML's
+    libyaml loader and json.load;
+  * yamllint -d relaxed DIR on the same tree;
+  * cold start: swacheck --version, swacheck on one file, python -c "import typer, yaml, rich.table";
+
+plus peak RSS (per child, from os.wait4) and, in process, how often each file is parsed.
+See benchmarks/README.md for what each line means and the targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+EXAMPLE_MODELS = REPO / "examples" / "models"
+PER_FOLDER = 100
+
+# ----------------------------------------------------------------------------- targets
+
+FLOOR_FACTOR = 3.0  # swacheck within 3x of the libyaml floor
+YAMLLINT_FACTOR = 5.0  # swacheck at least 5x faster than yamllint
+LINEAR_SLACK = 1.1  # t(big) <= 1.1 * (big/small) * t(small), i.e. 11x for 2,000 -> 20,000
+COLD_FACTOR = 1.3  # swacheck on one file within 1.3x of the bare import line
+RSS_LIMIT_MB = 200.0
+
+# ----------------------------------------------------------------------------- generation
+
+# name -> (source example, sliding_window)
+MODELS = {
+    "DeepSeek-V4-Flash": ("DeepSeek-V4-Flash", 128),  # the published target
+    "DeepSeek-V4-Flash-MTP": ("DeepSeek-V4-Flash-MTP-w256", 128),  # a separately published draft, matching
+    "DeepSeek-V4-Flash-MTP-w256": ("DeepSeek-V4-Flash-MTP-w256", 256),  # the mismatching draft
+    "DeepSeek-V4-Flash-w256": ("DeepSeek-V4-Flash", 256),  # a long-window fine-tune
+}
+
+CLUSTERS = ["mi355-a", "mi355-b", "h200-c", "h200-d", "b200-e", "gb200-f", "mi300-g", "h20-h"]
+OWNERS = ["inference-platform", "search-serving", "agents-infra", "eval-team", "ads-ranking"]
+
+
+def write_models(root: Path) -> None:
+    for name, (source, window) in MODELS.items():
+        text = (EXAMPLE_MODELS / source / "config.json").read_text(encoding="utf-8")
+        text, n = re.subn(r'("sliding_window":\s*)\d+', rf"\g<1>{window}", text)
+        if n != 1:
+            raise SystemExit(f"{source}/config.json: expected one sliding_window field, found {n}")
+        (root / "models" / name).mkdir(parents=True, exist_ok=True)
+        (root / "models" / name / "config.json").write_text(text, encoding="utf-8")
+
+
+@dataclass
+class Plan:
+    """What one generated deployment is meant to be (checked against swacheck's verdict)."""
+
+    verdict: str  # "pass" | "draft-window" | "nextn" | "bad-key"
+    kind: str  # "server" | "deployment"
+
+
+def _server_config(rng: random.Random, i: int, up: str, plan: Plan, rocm: bool) -> str:
+    """One SGLang server config, ~12-16 keys, with comments, as people write them."""
+    pd = "" if (plan.verdict == "pass" and rng.random() < 0.15) else rng.choice(["prefill", "decode"])
+    target, draft = "DeepSeek-V4-Flash", None
+    if plan.verdict == "draft-window":
+        draft = "DeepSeek-V4-Flash-MTP-w256"
+        pd = pd or "decode"
+    elif plan.verdict == "pass":
+        r = rng.random()
+        if r < 0.2:
+            draft = "DeepSeek-V4-Flash-MTP"
+        elif r < 0.3:
+            target, draft = "DeepSeek-V4-Flash-w256", "DeepSeek-V4-Flash-MTP-w256"
+    steps = rng.choice([1, 2, 3, 3, 3])
+    cluster = CLUSTERS[i % len(CLUSTERS)]
+    role = pd or "single"
+    lines = [
+        f"# SGLang server config: {target} {role} server, cluster {cluster}, replica {i % 64}.",
+        f"# Owner: {rng.choice(OWNERS)}. Launch: python -m sglang.launch_server --config THIS_FILE",
+        f"model-path: {up}models/{target}",
+        f"served-model-name: dsv4-flash-{cluster}",
+        "tp-size: 8" if not rocm or rng.random() < 0.7 else "tp-size: 4",
+        "trust-remote-code: true",
+        "host: 0.0.0.0",
+        f"port: {30000 + i % 1000}",
+    ]
+    if pd:
+        lines += [
+            f"disaggregation-mode: {pd}",
+            "disaggregation-transfer-backend: mooncake",
+        ]
+        if rng.random() < 0.5:
+            lines.append("disaggregation-ib-device: mlx5_0,mlx5_1,mlx5_2,mlx5_3")
+    if pd == "decode" or rng.random() < 0.3:
+        lines.append(f"max-running-requests: {rng.choice([16, 32, 64, 128, 256])}")
+    if pd == "prefill":
+        lines.append(f"chunked-prefill-size: {rng.choice([4096, 8192, 16384])}")
+    lines.append(f"mem-fraction-static: {rng.choice(['0.8', '0.82', '0.85', '0.88'])}")
+    bad = ""
+    if plan.verdict == "bad-key":
+        bad = rng.choice(["enable-dp-attention: true  # pre-0.5.22 habit", "page_size: 256", f"speculative-num-setps: {steps}"])
+        lines.append(bad)
+    lines.append("# MTP speculative decoding (the draft is the checkpoint's NextN layer unless a path is set)")
+    lines.append("speculative-algorithm: NEXTN" if plan.verdict == "nextn" else "speculative-algorithm: EAGLE")
+    if not bad.startswith("speculative-num-setps:"):  # the typo replaces the real key
+        lines.append(f"speculative-num-steps: {steps}")
+    if plan.verdict != "nextn":
+        lines.append("speculative-eagle-topk: 1")
+    if rng.random() < 0.5:
+        lines.append(f"speculative-num-draft-tokens: {steps + 1}")
+    if draft:
+        lines.append(f"speculative-draft-model-path: {up}models/{draft}")
+    if rng.random() < 0.5:
+        lines += ["reasoning-parser: deepseek-v4", "tool-call-parser: deepseekv4"]
+    lines.append(f"log-level: {rng.choice(['info', 'info', 'warning'])}")
+    if rng.random() < 0.3:
+        lines.append("enable-metrics: true")
+    return "\n".join(lines) + "\n"
+
+
+def _deployment_file(i: int, stem: str) -> str:
+    return (
+        f"# ROCm deployment {i}: unified-KV Triton backend (what the launcher exports).\n"
+        "swacheck: 1\n"
+        f"name: {stem}\n"
+        "platform: rocm\n"
+        "env:\n"
+        "  SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton\n"
+        f"server: sglang/{stem}.yaml\n"
+    )
+
+
+def generate(root: Path, n: int, seed: int) -> tuple[dict[str, int], Path | None, dict[str, str]]:
+    """Write ``n`` deployments under root/deploy/batch-NNN/ and four models under root/models/."""
+    rng = random.Random(seed)
+    write_models(root)
+    stats = {"deployments": n, "files": 0, "pass": 0, "draft-window": 0, "nextn": 0, "bad-key": 0, "deployment-files": 0}
+    made_dirs: set[Path] = set()
+    first_pass: Path | None = None  # a passing plain server config, for the one-file cold start
+    manifest: dict[str, str] = {}  # deployment's file, relative to root -> planned verdict
+    for i in range(n):
+        folder = root / "deploy" / f"batch-{i // PER_FOLDER:03d}"
+        r = rng.random()
+        verdict = "pass" if r < 0.8 else "draft-window" if r < 0.9 else "nextn" if r < 0.95 else "bad-key"
+        kind = "deployment" if rng.random() < 0.2 else "server"
+        plan = Plan(verdict, kind)
+        stats[verdict] += 1
+        stem = f"dsv4-{CLUSTERS[i % len(CLUSTERS)]}-{i:05d}"
+        manifest[f"deploy/batch-{i // PER_FOLDER:03d}/{stem}.yaml"] = verdict
+        if kind == "deployment":
+            sub = folder / "sglang"
+            if sub not in made_dirs:
+                sub.mkdir(parents=True, exist_ok=True)
+                made_dirs.add(sub)
+            (sub / f"{stem}.yaml").write_text(_server_config(rng, i, "../../../", plan, rocm=True), encoding="utf-8")
+            (folder / f"{stem}.yaml").write_text(_deployment_file(i, stem), encoding="utf-8")
+            stats["files"] += 2
+            stats["deployment-files"] += 1
+        else:
+            if folder not in made_dirs:
+                folder.mkdir(parents=True, exist_ok=True)
+                made_dirs.add(folder)
+            (folder / f"{stem}.yaml").write_text(_server_config(rng, i, "../../", plan, rocm=False), encoding="utf-8")
+            stats["files"] += 1
+            if first_pass is None and verdict == "pass":
+                first_pass = folder / f"{stem}.yaml"
+    stats["bytes"] = sum(p.stat().st_size for p in (root / "deploy").rglob("*.yaml"))
+    return stats, first_pass, manifest
+
+
+# ----------------------------------------------------------------------------- running
+
+
+@dataclass
+class Runs:
+    label: str
+    cmd: list[str]
+    cwd: Path
+    stdout: str | None = None  # file to write stdout to; None: /dev/null
+    ok_codes: tuple[int, ...] = (0,)
+    times: list[float] = field(default_factory=list)
+    rss_kb: list[int] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    @property
+    def best(self) -> float:
+        return min(self.times)
+
+    @property
+    def rss_mb(self) -> float:
+        return max(self.rss_kb) / 1024
+
+
+def bench_env(pycache: Path) -> dict[str, str]:
+    """The children's environment: no colour, no CI switches, and .pyc files allowed.
+
+    Byte-code caching is switched on (an installed package has its .pyc files) but written to
+    a private tree (PYTHONPYCACHEPREFIX), so the benchmark never writes into the checkout.
+    """
+    env = dict(os.environ)
+    env["NO_COLOR"] = "1"
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    for k in (
+        "FORCE_COLOR", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "PYTHONDONTWRITEBYTECODE",
+        "PYTHONPROFILEIMPORTTIME", "PYTHONTRACEMALLOC", "PYTHONDEVMODE", "PYTHONWARNINGS",
+    ):
+        env.pop(k, None)
+    return env
+
+
+def loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "n/a"
+
+
+def run_once(r: Runs, env: dict[str, str], record: bool = True) -> int:
+    """Run one child; time it from fork to reap; take its own peak RSS from wait4."""
+    with open(r.stdout or os.devnull, "wb") as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(r.cmd, cwd=r.cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - t0
+        proc.returncode = code = os.waitstatus_to_exitcode(status)
+        if code not in r.ok_codes:
+            err.seek(0)
+            tail = err.read()[-2000:].decode("utf-8", "replace")
+            raise SystemExit(f"{r.label}: `{' '.join(r.cmd)}` (in {r.cwd}) exited {code}, expected {r.ok_codes}:\n{tail}")
+    if record:
+        print(f"    {r.label:<36} {elapsed:8.3f} s  {usage.ru_maxrss / 1024:6.0f} MB", file=sys.stderr, flush=True)
+        r.times.append(elapsed)
+        r.rss_kb.append(usage.ru_maxrss)  # kilobytes on Linux
+    return code
+
+
+def measure(group: list[Runs], repeat: int, env: dict[str, str], warmup: bool = True) -> None:
+    """One untimed warm-up each (page cache, .pyc files), then `repeat` rounds, interleaved."""
+    if warmup:
+        for r in group:
+            run_once(r, env, record=False)
+    for _ in range(repeat):
+        for r in group:
+            run_once(r, env)
+
+
+def sibling_script(python: str, name: str) -> str | None:
+    cand = Path(python).parent / name  # not resolved: a venv's python is a symlink
+    return str(cand) if cand.is_file() and os.access(cand, os.X_OK) else None
+
+
+def swacheck_cmd(python: str) -> list[str]:
+    script = sibling_script(python, "swacheck")
+    return [script] if script else [python, "-m", "swacheck"]
+
+
+def find_yamllint(python: str, given: str | None) -> list[str] | None:
+    if given:
+        return [given]
+    for cand in (sibling_script(python, "yamllint"), sibling_script(sys.executable, "yamllint"), shutil.which("yamllint"), "/tmp/bench-peers/bin/yamllint"):
+        if cand and os.path.isfile(cand):
+            return [cand]
+    return None
+
+
+def output(cmd: list[str], **kw) -> str:  # type: ignore[no-untyped-def]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, **kw)
+        return (p.stdout or p.stderr).strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"unavailable ({exc})"
+
+
+# ----------------------------------------------------------------------------- verification
+
+
+def verify_verdicts(out_json: Path, stats: dict[str, int], manifest: dict[str, str]) -> str:
+    """Check swacheck's JSON report against what was generated; return a one-line summary."""
+    data = json.loads(out_json.read_text(encoding="utf-8"))
+    s = data["summary"]
+    failing = sum(1 for d in data["deployments"] if any(f["severity"] == "error" for f in d["findings"]))
+    codes: dict[str, int] = {}
+    for d in data["deployments"]:
+        for f in d["findings"]:
+            codes[f["code"]] = codes.get(f["code"], 0) + 1
+    expected_fail = stats["deployments"] - stats["pass"]
+    problems = []
+    if s["deployments"] != stats["deployments"]:
+        problems.append(f"{s['deployments']} deployments checked, {stats['deployments']} generated")
+    if s["input_errors"]:
+        problems.append(f"{s['input_errors']} input errors: {data['errors'][:3]}")
+    if failing != expected_fail:
+        problems.append(f"{failing} deployments with errors, {expected_fail} generated to fail")
+    for d in data["deployments"]:
+        planned = manifest.get(d["file"].replace(os.sep, "/"), "?")
+        got = sorted({f["code"] for f in d["findings"] if f["severity"] == "error"})
+        if (planned == "pass") != (not got):
+            problems.append(f"{d['file']}: planned {planned}, got {got or 'no error'}")
+            if len(problems) > 10:
+                break
+    if problems:
+        raise SystemExit("generated tree is not what the benchmark means to measure: " + "; ".join(problems))
+    code_text = ", ".join(f"{c} {n}" for c, n in sorted(codes.items()))
+    return f"{s['deployments']} deployments in {s['files']} files, {failing} failing as generated ({code_text})"
+
+
+# ----------------------------------------------------------------------------- report
+
+
+def fmt_s(t: float) -> str:
+    return f"{t * 1000:8.0f} ms" if t < 10 else f"{t:8.1f} s "
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="2000,20000", help="deployment counts, comma-separated (default 2000,20000)")
+    ap.add_argument("--repeat", "-r", type=int, default=5, help="timed runs per command (default 5); the median and min are reported")
+    ap.add_argument("--keep", metavar="DIR", help="generate into DIR and keep it (default: a temporary directory, removed)")
+    ap.add_argument("--python", default=sys.executable, help="interpreter with swacheck installed (default: this one)")
+    ap.add_argument("--yamllint", metavar="PATH", help="yamllint executable (default: next to --python, on PATH, or /tmp/bench-peers/bin)")
+    ap.add_argument("--no-yamllint", action="store_true", help="skip the yamllint lines")
+    ap.add_argument("--seed", type=int, default=20240611, help="seed of the generated mix")
+    args = ap.parse_args()
+    sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
+    if not sizes or args.repeat < 1:
+        ap.error("give at least one size and --repeat >= 1")
+    if not (EXAMPLE_MODELS / "DeepSeek-V4-Flash" / "config.json").is_file():
+        ap.error(f"cannot find {EXAMPLE_MODELS}/DeepSeek-V4-Flash/config.json (run from a swacheck checkout)")
+
+    python = args.python
+    sw = swacheck_cmd(python)
+    yl = None if args.no_yamllint else find_yamllint(python, args.yamllint)
+
+    base = Path(args.keep).resolve() if args.keep else Path(tempfile.mkdtemp(prefix="swabench-"))
+    base.mkdir(parents=True, exist_ok=True)
+    env = bench_env(base / "pycache")
+    try:
+        return _bench(args, sizes, python, env, sw, yl, base)
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore[no-untyped-def]
+    cpu = ""
+    try:
+        cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "")
+    except OSError:
+        pass
+    print("swacheck benchmark")
+    print(f"  machine   : {platform.platform()}; nproc {os.cpu_count()}; {cpu}")
+    print(f"  python    : {output([python, '-c', 'import sys; print(sys.version.split()[0], sys.executable)'])}")
+    print(f"  swacheck  : {output([*sw, '--version'])}  ({' '.join(sw)})")
+    yaml_probe = "import yaml; print(yaml.__version__, 'with libyaml' if yaml.__with_libyaml__ else 'WITHOUT libyaml')"
+    print(f"  PyYAML    : {output([python, '-c', yaml_probe])}")
+    print(f"  yamllint  : {output([*yl, '--version']) + '  (' + yl[0] + ')' if yl else 'skipped (not found; pip install yamllint into a peer venv, or --yamllint PATH)'}")
+    print(f"  runs      : {args.repeat} timed runs per command after one warm-up, interleaved; median and min wall time")
+    print(f"  env       : NO_COLOR=1, .pyc cached under {env['PYTHONPYCACHEPREFIX']}; load average at start {loadavg()}")
+    print(f"  trees in  : {base}{'  (kept)' if args.keep else '  (removed at the end)'}")
+    for anc in [base, *base.parents]:
+        for name in ("swacheck.toml", "pyproject.toml"):
+            if (anc / name).is_file():
+                print(f"  WARNING   : {anc / name} may configure swacheck for these runs")
+    print()
+
+    floor_cmd = [python, str(HERE / "floor.py"), "deploy", "models"]
+    groups: dict[int, dict[str, Runs]] = {}
+    trees: dict[int, Path] = {}
+    ones: dict[int, Path | None] = {}
+    for n in sizes:
+        root = base / f"n{n}"
+        if root.exists():
+            shutil.rmtree(root)
+        root.mkdir(parents=True)
+        t0 = time.perf_counter()
+        stats, first_pass, manifest = generate(root, n, args.seed + n)
+        trees[n] = root
+        ones[n] = first_pass
+        print(
+            f"generated {n:,} deployments in {time.perf_counter() - t0:.1f} s: {stats['files']:,} YAML files "
+            f"({stats['bytes'] / 1e6:.1f} MB, {stats['deployment-files']:,} of them swacheck deployment files), "
+            f"{PER_FOLDER} per folder, 4 model config.json; planned {stats['pass']:,} pass, "
+            f"{stats['draft-window']:,} draft-window, {stats['nextn']:,} NEXTN, {stats['bad-key']:,} bad key"
+        )
+        g = {
+            "floor": Runs("floor (libyaml + json.load)", floor_cmd, root),
+            "json": Runs("swacheck --format json -o", [*sw, "--format", "json", "--output", str(root / "out.json"), "deploy"], root, ok_codes=(1,)),
+            "human": Runs("swacheck (human) > /dev/null", [*sw, "deploy"], root, ok_codes=(1,)),
+        }
+        if yl:
+            g["yamllint"] = Runs("yamllint -d relaxed", [*yl, "-d", "relaxed", "deploy"], root, ok_codes=(0, 1))
+        groups[n] = g
+        run_once(g["json"], env, record=False)
+        print(f"  check     : {verify_verdicts(root / 'out.json', stats, manifest)}")
+        t0 = time.perf_counter()
+        measure(list(g.values()), args.repeat, env)
+        print(f"  timed in {time.perf_counter() - t0:.0f} s")
+    print()
+
+    # cold start, on the smallest tree: one passing plain server config
+    small = trees[sizes[0]]
+    one = ones[sizes[0]]
+    if one is None:
+        raise SystemExit("the smallest tree holds no passing server config for the one-file cold start")
+    one_rel = str(one.relative_to(small))
+    cold = {
+        "import": Runs('python -c "import typer, yaml, rich.table"', [python, "-c", "import typer, yaml, rich.table"], small),
+        "version": Runs("swacheck --version", [*sw, "--version"], small),
+        "one": Runs(f"swacheck ONE_FILE > /dev/null", [*sw, one_rel], small, ok_codes=(0,)),
+    }
+    measure(list(cold.values()), max(args.repeat, 10), env)
+
+    # in-process count of parses per file, on the largest tree
+    big = sizes[-1]
+    counts_file = base / "load-counts.json"
+    subprocess.run(
+        [python, str(HERE / "count_loads.py"), str(counts_file), "--format", "json", "--output", str(trees[big] / "out-counted.json"), "deploy"],
+        cwd=trees[big], env=env, stdout=subprocess.DEVNULL, check=False,
+    )
+    counted = json.loads(counts_file.read_text(encoding="utf-8"))
+    loads = counted["load_file"]
+    cfg_loads = {p: c for p, c in loads.items() if os.path.basename(p) == "config.json"}
+    cfg_parses = {p: c for p, c in counted["parse_json"].items() if os.path.basename(p) == "config.json"}
+    max_cfg = max(cfg_loads.values(), default=0)
+    max_any = max(loads.values(), default=0)
+
+    # ------------------------------------------------------------------ tables
+    print(f"{'measurement':<44}{'deployments':>12}{'median':>12}{'min':>12}{'peak RSS':>11}{'vs floor':>10}{'yamllint/x':>11}")
+    print("-" * 112)
+    for n in sizes:
+        g = groups[n]
+        floor = g["floor"].median
+        for key in ("floor", "json", "human", "yamllint"):
+            r = g.get(key)
+            if r is None:
+                continue
+            vs_floor = f"{r.median / floor:9.2f}x"
+            vs_yl = f"{g['yamllint'].median / r.median:10.1f}x" if "yamllint" in g and key != "yamllint" else " " * 11
+            print(f"{r.label:<44}{n:>12,}{fmt_s(r.median):>12}{fmt_s(r.best):>12}{r.rss_mb:>8.0f} MB{vs_floor:>10}{vs_yl:>11}")
+        print()
+    for r in cold.values():
+        print(f"{r.label:<44}{'1 file' if r is cold['one'] else '-':>12}{fmt_s(r.median):>12}{fmt_s(r.best):>12}{r.rss_mb:>8.0f} MB")
+    print(f"  (ONE_FILE = {one_rel}; {max(args.repeat, 10)} runs each)")
+    print()
+    print(
+        f"parses per file, in process at {big:,} deployments: {len(loads):,} files through load_file, max {max_any} per file; "
+        f"{len(cfg_loads)} config.json loaded (max {max_cfg} per file), json parsed {sum(cfg_parses.values())} times for them; exit {counted['exit_code']}"
+    )
+    print()
+
+    # ------------------------------------------------------------------ targets
+    checks: list[tuple[str, str, str, bool]] = []  # (target, value, limit, ok)
+    for n in sizes:
+        g = groups[n]
+        for key in ("json", "human"):
+            ratio = g[key].median / g["floor"].median
+            checks.append((f"{n:,}: {key} vs libyaml floor", f"{ratio:.2f}x", f"<= {FLOOR_FACTOR:g}x", ratio <= FLOOR_FACTOR))
+            if "yamllint" in g:
+                speed = g["yamllint"].median / g[key].median
+                checks.append((f"{n:,}: {key} speed-up over yamllint", f"{speed:.1f}x", f">= {YAMLLINT_FACTOR:g}x", speed >= YAMLLINT_FACTOR))
+    if len(sizes) > 1:
+        lo, hi = sizes[0], sizes[-1]
+        limit = LINEAR_SLACK * hi / lo
+        for key in ("json", "human"):
+            growth = groups[hi][key].median / groups[lo][key].median
+            checks.append((f"linear growth {key}: t({hi:,}) / t({lo:,})", f"{growth:.2f}x", f"<= {limit:.3g}x", growth <= limit))
+    checks.append((f"config.json parses per run ({big:,} deployments)", f"max {max_cfg} (over {len(cfg_loads)} files)", "== 1", max_cfg == 1 and len(cfg_loads) == len(MODELS)))
+    ratio = cold["one"].median / cold["import"].median
+    checks.append(("cold start: one file vs bare import line", f"{ratio:.2f}x", f"<= {COLD_FACTOR:g}x", ratio <= COLD_FACTOR))
+    for key in ("json", "human"):
+        mb = groups[big][key].rss_mb
+        checks.append((f"peak RSS {key} at {big:,}", f"{mb:.0f} MB", f"< {RSS_LIMIT_MB:g} MB", mb < RSS_LIMIT_MB))
+    print(f"{'target':<52}{'value':>26}{'limit':>12}   result")
+    print("-" * 100)
+    for name, value, limit, ok in checks:
+        print(f"{name:<52}{value:>26}{limit:>12}   {'PASS' if ok else 'FAIL'}")
+    failed = sum(not ok for *_, ok in checks)
+    print()
+    print(f"{len(checks) - failed} of {len(checks)} targets met" + (f"; {failed} FAILED" if failed else ""))
+    print(f"load average at the end: {loadavg()} (on {os.cpu_count()} CPUs; other work on the machine inflates every line)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

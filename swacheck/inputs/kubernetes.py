@@ -1,0 +1,220 @@
+"""Kubernetes manifests -> one deployment per container that launches SGLang.
+
+A YAML document with ``apiVersion`` and ``kind`` is a manifest. The pod templates read are:
+
+- ``Pod``: ``spec``; ``Deployment``, ``StatefulSet``, ``DaemonSet``, ``ReplicaSet``, ``Job``:
+  ``spec.template.spec``; ``CronJob``: ``spec.jobTemplate.spec.template.spec``;
+- ``LeaderWorkerSet``: ``spec.leaderWorkerTemplate.leaderTemplate.spec`` and ``.workerTemplate.spec``.
+
+Each container's ``command`` + ``args`` is the process Kubernetes starts (no shell). ``$(VAR)``
+in them and in ``env`` values expands as Kubernetes does: from the container's ``env`` (earlier
+entries, for ``env`` values), ``$$`` escapes a ``$``, and a variable Kubernetes does not know
+stays literal -- swacheck reports it as unresolved. ``sh -c "..."`` strings are parsed as shell
+scripts. ``env`` entries with ``value`` are the server's environment; ``valueFrom`` values are
+only known in the cluster. The platform comes from the GPU resource the container requests
+(``amd.com/gpu`` -> rocm, ``nvidia.com/gpu`` -> cuda, ``huawei.com/ascend*`` -> npu, in
+``limits`` or ``requests``), else from a ROCm image name, else ``--platform``.
+
+Deployments are named ``KIND/NAME/CONTAINER`` (``LeaderWorkerSet/NAME/leader/CONTAINER``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
+from ..model import InputProblem, Location, Val
+from .launch import Context, Found, build, launches, platform_of_image, yaml_word, _names, _seed
+from .shell import Env, Source, Unknown, Var, Word
+
+POD_SPECS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "Pod": (("", ("spec",)),),
+    "Deployment": (("", ("spec", "template", "spec")),),
+    "StatefulSet": (("", ("spec", "template", "spec")),),
+    "DaemonSet": (("", ("spec", "template", "spec")),),
+    "ReplicaSet": (("", ("spec", "template", "spec")),),
+    "Job": (("", ("spec", "template", "spec")),),
+    "CronJob": (("", ("spec", "jobTemplate", "spec", "template", "spec")),),
+    "LeaderWorkerSet": (
+        ("leader", ("spec", "leaderWorkerTemplate", "leaderTemplate", "spec")),
+        ("worker", ("spec", "leaderWorkerTemplate", "workerTemplate", "spec")),
+    ),
+}
+GPU_RESOURCES = (("amd.com/gpu", "rocm"), ("nvidia.com/gpu", "cuda"), ("huawei.com/ascend", "npu"))
+_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+# What the LeaderWorkerSet controller adds to every container of a group (values known in the cluster only).
+LWS_ENV = ("LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX", "LWS_NAME")
+
+
+def is_manifest(root: object) -> bool:
+    return (
+        isinstance(root, Mapping)
+        and all(isinstance(root.pairs[k].value, Scalar) for k in ("apiVersion", "kind") if k in root.pairs)
+        and "apiVersion" in root.pairs
+        and "kind" in root.pairs
+    )
+
+
+def _at(node: object, path: tuple[str, ...]) -> object:
+    for key in path:
+        if not isinstance(node, Mapping) or (pair := node.get(key)) is None:
+            return None
+        node = pair.value
+    return node
+
+
+def _str(node: object) -> str:
+    return str(node.value) if isinstance(node, Scalar) and node.value is not None else ""
+
+
+# --------------------------------------------------------------------------- $(VAR)
+
+
+def expand_refs(word: Word, env: Env) -> Word:
+    """Kubernetes' ``$(VAR)`` expansion: ``$$`` is ``$``, an unknown reference stays as written."""
+    text, spans, unknown = [], [], list(word.unknown)
+    t = word.text
+    i = 0
+    while i < len(t):
+        if t.startswith("$$", i):
+            text.append("$")
+            spans.append(word.spans[i])
+            i += 2
+            continue
+        m = _REF.match(t, i) if t.startswith("$(", i) else None
+        if m is None:
+            text.append(t[i])
+            spans.append(word.spans[i])
+            i += 1
+            continue
+        name, raw = m.group(1), m.group(0)
+        var = env.get(name)
+        if var is not None and var.value is not None:
+            text.append(var.value.text)
+            spans.extend(var.value.spans)
+            unknown.extend(var.value.unknown)
+        else:
+            text.append(raw)
+            ref_spans = word.spans[i : m.end()]
+            spans.extend(ref_spans)
+            where = ref_spans[0] if ref_spans and ref_spans[0] == ref_spans[-1] else None
+            if ref_spans and ref_spans[0] is not None and ref_spans[-1] is not None and ref_spans[0][0] is ref_spans[-1][0]:
+                where = (ref_spans[0][0], ref_spans[0][1], ref_spans[-1][2])
+            reason = var.reason if var is not None else f"{name} is not in the container's env (Kubernetes leaves {raw} as written)"
+            unknown.append(Unknown(raw, name, reason, where))
+        i = m.end()
+    return Word("".join(text), spans, word.whole, unknown, word.quoted)
+
+
+# --------------------------------------------------------------------------- containers
+
+
+def _container_env(container: Mapping, src: Source, fallback: Env, label: str, kind: str) -> tuple[Env, str]:
+    """The container's ``env`` as variables, and how to say that a variable is in none of them."""
+    env: Env = {}
+    if kind == "LeaderWorkerSet":
+        for name in LWS_ENV:
+            env[name] = fallback.get(name) or Var(None, True, "LeaderWorkerSet", f"{name} is set by the LeaderWorkerSet controller: only known in the cluster")
+    node = _at(container, ("env",))
+    if isinstance(node, Sequence):
+        for item in node.items:
+            if not isinstance(item, Mapping) or (name := _str(_at(item, ("name",)))) == "":
+                continue
+            value = _at(item, ("value",))
+            origin = f"env {name} of container {_str(_at(container, ('name',)))} in {label}"
+            if (vf := item.get("valueFrom")) is not None:
+                source = ", ".join(vf.value.pairs) if isinstance(vf.value, Mapping) else "valueFrom"
+                var = Var(None, True, origin, f"{name} comes from valueFrom ({source}): only known in the cluster", vf.key_loc)
+            elif isinstance(value, Scalar):
+                if value.value is not None and not isinstance(value.value, str):
+                    raise InputProblem(f"env {name}: Kubernetes requires a string value, got {kind_name(value)} (quote it)", value.loc)
+                word = expand_refs(yaml_word(value, src), env)
+                var = Var(word, True, origin) if not word.unknown else Var(None, True, origin, word.unknown[0].reason, word.unknown[0].location)
+            else:
+                var = Var(Word("", [], None), True, origin)
+            if var.value is None and name in fallback:
+                var = fallback[name]
+            env[name] = var
+    env_from = _at(container, ("envFrom",))
+    unset = "not in the container's env"
+    if isinstance(env_from, Sequence) and env_from.items:
+        unset += " (envFrom may set it: its values are only known in the cluster)"
+    return env, unset
+
+
+def _gpu_platform(container: Mapping) -> Val | None:
+    for section in ("limits", "requests"):
+        node = _at(container, ("resources", section))
+        if not isinstance(node, Mapping):
+            continue
+        for key, pair in node.pairs.items():
+            for prefix, platform in GPU_RESOURCES:
+                if key.lower().startswith(prefix):
+                    return Val(platform, f"resources.{section}.{key}", pair.key_loc)
+    image = _at(container, ("image",))
+    if isinstance(image, Scalar) and isinstance(image.value, str) and (p := platform_of_image(image.value)) is not None:
+        return Val(p, f"image {image.value}", image.loc)
+    return None
+
+
+def _argv(container: Mapping, src: Source, env: Env) -> list[Word]:
+    words: list[Word] = []
+    for key in ("command", "args"):
+        node = _at(container, (key,))
+        if node is None:
+            continue
+        if not isinstance(node, Sequence):
+            raise InputProblem(f"{key} must be a list of strings, got {kind_name(node)}", node.loc)  # type: ignore[union-attr]
+        for item in node.items:
+            if not isinstance(item, Scalar) or not isinstance(item.value, str):
+                raise InputProblem(f"{key}: Kubernetes requires strings, got {kind_name(item)} (quote it)", item.loc)
+            words.append(expand_refs(yaml_word(item, src), env))
+    return words
+
+
+def _within(dup, loc: Location) -> bool:  # type: ignore[no-untyped-def]
+    return (loc.line, loc.column) <= (dup.again.line, dup.again.column) <= (loc.end_line, loc.end_column)
+
+
+def load_manifest(doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]) -> Found:
+    """The SGLang containers of one manifest document."""
+    found = Found()
+    root = doc.root
+    assert isinstance(root, Mapping)
+    kind = _str(_at(root, ("kind",)))
+    if kind not in POD_SPECS:
+        return found
+    name = _str(_at(root, ("metadata", "name"))) or "unnamed"
+    src = Source(path, files.load(path).text)
+    base_dir = os.path.dirname(path) or "."
+    fallback = _seed(env)
+    label = os.path.basename(path)
+    for role, spec_path in POD_SPECS[kind]:
+        containers = _at(root, spec_path + ("containers",))
+        if not isinstance(containers, Sequence):
+            continue
+        for container in containers.items:
+            if not isinstance(container, Mapping):
+                continue
+            cname = _str(_at(container, ("name",))) or "container"
+            try:
+                cenv, unset = _container_env(container, src, fallback, label, kind)
+                argv = _argv(container, src, cenv)
+                # a $(VAR) Kubernetes leaves as written reaches `sh -c` as a command substitution
+                reasons = {u.shown: f"{u.reason}; the shell would then run it as a command" for w in argv for u in w.unknown}
+                reasons.update({f"$({n})": v.reason for n, v in cenv.items() if v.value is None})
+                ctx = Context(label, base_dir, fallback, opaque_reasons=reasons, unset_reason=unset)
+                items = launches(argv, {**fallback, **cenv}, ctx) if argv else []
+            except InputProblem as problem:
+                found.errors.append(problem.to_error())
+                continue
+            stem = "/".join(p for p in (kind, name, role, cname) if p)
+            hint = _gpu_platform(container)
+            dups = [d for d in doc.duplicates if _within(d, container.loc)]
+            for launch, dep_name in zip(items, _names(stem, len(items))):
+                try:
+                    found.deployments.append(build(launch, dep_name, path, base_dir, files, platform, env, hint, container.loc, dups))
+                except InputProblem as problem:
+                    found.errors.append(problem.to_error())
+    return found

@@ -1,0 +1,121 @@
+"""Pair each PD prefill server with its decode server, and say why they were paired.
+
+Pairs come from, strongest first:
+
+1. ``swacheck pair PREFILL DECODE`` (explicit);
+2. a swacheck deployment file with a ``pairs:`` list of ``{prefill: PATH, decode: PATH}``;
+3. automatically, among the checked deployments: servers are grouped by folder and by the
+   target model they load (one folder per deployment is the usual layout); a group with exactly
+   one prefill and one decode server is a pair. In a larger group, servers whose names are equal
+   once the words ``prefill``/``decode`` (or ``p``/``d``) are removed are paired when that
+   leaves exactly one of each.
+
+A PD server left without a partner while others of its model are present is reported as a note
+(SWA400): swacheck does not guess. A server alone in the run has nothing to be compared with.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .model import Finding, Val
+from .sglang.pd import compared_values
+
+if TYPE_CHECKING:  # engine imports this module
+    from .engine import DeploymentResult
+
+
+@dataclass(slots=True)
+class ServerPair:
+    prefill: DeploymentResult
+    decode: DeploymentResult
+    how: str
+    prefill_values: dict[str, Val] = field(default_factory=dict)
+    decode_values: dict[str, Val] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+    def rows(self) -> list[tuple[str, Val, Val]]:
+        return [(name, self.prefill_values[name], self.decode_values[name]) for name in self.prefill_values]
+
+    def differs(self, name: str) -> bool:
+        return self.prefill_values[name].value != self.decode_values[name].value
+
+
+def role(r: DeploymentResult) -> str | None:
+    mode = r.resolution.values.get("disaggregation_mode")
+    value = mode.value if mode is not None else None
+    return value if value in ("prefill", "decode") else None
+
+
+def model_key(r: DeploymentResult) -> str:
+    target = r.resolution.target
+    if target is not None and target.model is not None:
+        return os.path.realpath(target.model.file) if target.model.file else target.model.label
+    path = r.resolution.values.get("speculative_draft_model_path")
+    return str(path.value) if path is not None else r.deployment.file
+
+
+_ROLE_WORDS = re.compile(r"(?<![a-z0-9])(prefill|decode|p|d)(?![a-z0-9])")
+
+
+def stem(r: DeploymentResult) -> str:
+    return _ROLE_WORDS.sub("", r.deployment.name.lower()).strip("-_. ")
+
+
+def make_pair(prefill: DeploymentResult, decode: DeploymentResult, how: str) -> ServerPair:
+    return ServerPair(prefill, decode, how, compared_values(prefill.resolution), compared_values(decode.resolution))
+
+
+def find_pairs(
+    results: list[DeploymentResult], explicit: list[tuple[str, str]] = ()  # type: ignore[assignment]
+) -> tuple[list[ServerPair], list[tuple[DeploymentResult, str]]]:
+    """(pairs, [(server left alone, why)])."""
+    by_file: dict[str, list[DeploymentResult]] = {}
+    for r in results:
+        by_file.setdefault(os.path.realpath(r.deployment.file), []).append(r)
+    pairs: list[ServerPair] = []
+    explicit_alone: list[tuple[DeploymentResult, str]] = []
+    used: set[int] = set()
+    for p_path, d_path in explicit:
+        p = by_file.get(os.path.realpath(p_path), [])
+        d = by_file.get(os.path.realpath(d_path), [])
+        if len(p) == 1 and len(d) == 1 and id(p[0]) not in used and id(d[0]) not in used:
+            used.update((id(p[0]), id(d[0])))
+            if role(p[0]) == "prefill" and role(d[0]) == "decode":
+                pairs.append(make_pair(p[0], d[0], f"named as a pair ({p_path} + {d_path})"))
+            else:
+                roles = f"{role(p[0]) or 'no PD role'} + {role(d[0]) or 'no PD role'}"
+                explicit_alone.append((d[0], f"named as a pair with {p_path}, but their disaggregation modes are {roles}, not prefill + decode"))
+
+    groups: dict[str, list[DeploymentResult]] = {}
+    for r in results:
+        if id(r) not in used and role(r) is not None and r.resolution.target is not None:
+            groups.setdefault(os.path.dirname(os.path.abspath(r.deployment.file)) + "\0" + model_key(r), []).append(r)
+    alone = explicit_alone
+    for servers in groups.values():
+        prefills = [r for r in servers if role(r) == "prefill"]
+        decodes = [r for r in servers if role(r) == "decode"]
+        if len(prefills) == 1 and len(decodes) == 1:
+            pairs.append(make_pair(prefills[0], decodes[0], "the only prefill and decode servers of this model in the run"))
+            continue
+        if not prefills or not decodes:
+            continue  # nothing to compare with
+        by_stem: dict[str, list[DeploymentResult]] = {}
+        for r in servers:
+            by_stem.setdefault(stem(r), []).append(r)
+        paired: set[int] = set()
+        for name, members in by_stem.items():
+            ps = [r for r in members if role(r) == "prefill"]
+            ds = [r for r in members if role(r) == "decode"]
+            if len(ps) == 1 and len(ds) == 1:
+                pairs.append(make_pair(ps[0], ds[0], f"same model and the same name without prefill/decode ({name!r})"))
+                paired.update((id(ps[0]), id(ds[0])))
+        for r in servers:
+            if id(r) not in paired:
+                others = len(decodes) if role(r) == "prefill" else len(prefills)
+                other_role = "decode" if role(r) == "prefill" else "prefill"
+                alone.append((r, f"{others} {other_role} server{'s' if others != 1 else ''} of the same model could be its partner"))
+    return pairs, alone

@@ -1,0 +1,43 @@
+"""Shared by the PD pair rules (SWA4xx): one finding about a value the two servers disagree on."""
+
+from __future__ import annotations
+
+from .. import fixes
+from ..model import Finding, Fix, Location, Related, Val
+from ..pairing import ServerPair
+
+
+def root_location(val: Val) -> Location | None:
+    if val.location is not None:
+        return val.location
+    for _, inner in val.inputs:
+        if (loc := root_location(inner)) is not None:
+            return loc
+    return None
+
+
+def show(val: Val) -> str:
+    return "None" if val.value is None else str(val.value)
+
+
+def pair_finding(  # type: ignore[no-untyped-def]
+    rule, pair: ServerPair, name: str, message: str, fix_text: str, severity: str | None = None, location: Location | None = None
+) -> Finding:
+    """Point at the decode server's value (the decode server is the one that fails), relate the prefill's."""
+    p, d = pair.prefill_values[name], pair.decode_values[name]
+    location = location or root_location(d) or pair.decode.deployment.location
+    related = [Related(loc, f"prefill {name} {show(p)} comes from here") for loc in [root_location(p)] if loc is not None]
+    if location is None or root_location(d) is None:
+        related.append(Related(pair.decode.deployment.location, f"decode server {pair.decode.deployment.name}"))  # type: ignore[arg-type]
+    edits = ()
+    if d.location is not None and p.location is not None and not isinstance(p.value, bool) and p.value is not None:
+        edits = (fixes.replace(d.location, fixes.render_scalar(p.value, d.location.file.lower().endswith(".json"))),)
+    return Finding(
+        rule.CODE,
+        severity or rule.SEVERITY,
+        f"{message} [prefill {pair.prefill.deployment.file} vs decode {pair.decode.deployment.file}]",
+        location,
+        Fix(fix_text, edits),
+        tuple(related),
+        f"pair:{name}",
+    )

@@ -1,0 +1,51 @@
+"""SWA402 pd-kv-cache-dtype: prefill and decode servers resolve different KV cache dtypes.
+
+## What it does
+
+Compares the KV cache dtype each server resolves (`auto` becomes `fp8_e4m3`, `bfloat16` on
+NPU, for DeepSeek-V4). Skipped when both servers use unified KV, whose pool ignores the flag.
+
+## Why it matters
+
+At the first request the decode server raises `RuntimeError: KV cache dtype mismatch: ...
+Both servers must use the same --kv-cache-dtype value.` and dies
+(`disaggregation/common/conn.py` `try_ensure_parallel_info`).
+
+## Example
+
+```yaml
+# prefill.yaml                 # decode.yaml
+kv-cache-dtype: bfloat16       kv-cache-dtype: auto      # -> fp8_e4m3
+```
+
+## Fix
+
+Give both servers the same `kv-cache-dtype`.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterator
+
+from ..model import Finding
+from ..pairing import ServerPair
+from .base import Context
+from ._pair import pair_finding
+
+CODE = "SWA402"
+NAME = "pd-kv-cache-dtype"
+SEVERITY = "error"
+SUMMARY = "prefill and decode servers resolve different KV cache dtypes"
+
+
+def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+    rule = sys.modules[__name__]
+    p, d = pair.prefill_values, pair.decode_values
+    if pair.differs("kv_cache_dtype") and not (p["unified_kv"].value and d["unified_kv"].value):
+        yield pair_finding(
+            rule, pair, "kv_cache_dtype",
+            f"KV cache dtype mismatch: prefill {p['kv_cache_dtype'].value}, decode {d['kv_cache_dtype'].value}: "
+            "the decode server dies at the first request",
+            "Give both servers the same kv-cache-dtype.",
+        )

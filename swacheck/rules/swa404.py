@@ -1,0 +1,55 @@
+"""SWA404 pd-unified-kv: unified KV (ROCm unified_kv_triton) on one side of a PD pair only.
+
+## What it does
+
+Reports a PD pair where exactly one server uses unified KV (ROCm with
+`SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton`).
+
+## Why it matters
+
+SGLang does not check this at bootstrap: both sides report layout V4 and the same dtype. The
+transferred state components differ (unified: SWA, SWA_RING, DSV4_REQUEST_STATE, SWA_RING for
+the draft; paged: SWA, DSV4_REQUEST_STATE, SWA for the draft), so by SGLang's code the prefill
+rejects the decode session ("StateType.X item length mismatch") and every request fails, or
+the main KV is written with the wrong stride and accuracy drops to 0
+(`disaggregation/mooncake/conn.py`, `mem_cache/deepseek_v4_memory_pool.py`).
+
+## Example
+
+The decode server's environment sets `SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton`, the
+prefill's does not.
+
+## Fix
+
+Set `SGLANG_HACK_FLASHMLA_BACKEND` the same on both servers.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterator
+
+from ..model import Finding
+from ..pairing import ServerPair
+from .base import Context
+from ._pair import pair_finding
+
+CODE = "SWA404"
+NAME = "pd-unified-kv"
+SEVERITY = "error"
+SUMMARY = "unified KV (ROCm unified_kv_triton) on one side of a PD pair only"
+
+
+def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+    rule = sys.modules[__name__]
+    if pair.differs("unified_kv"):
+        p, d = pair.prefill_values["unified_kv"].value, pair.decode_values["unified_kv"].value
+        unified_side = pair.prefill if p else pair.decode
+        backend = unified_side.deployment.env.get("SGLANG_HACK_FLASHMLA_BACKEND")
+        yield pair_finding(
+            rule, pair, "unified_kv",
+            f"unified KV on the {'prefill' if p else 'decode'} server only (prefill unified={p}, decode unified={d}): "
+            "SGLang does not check this; the state components differ, so requests fail or KV is silently corrupted",
+            "Set SGLANG_HACK_FLASHMLA_BACKEND the same (unified_kv_triton or unset) on both servers.",
+            location=backend.location if backend is not None else None,
+        )

@@ -1,0 +1,49 @@
+"""SWA406 pd-speculative: speculative decoding on one side of a PD pair only (every request fails).
+
+## What it does
+
+Reports a PD pair where one server runs speculative decoding and the other does not.
+
+## Why it matters
+
+The c4 state ring is 8 rows without speculative decoding and 16 with it, so the SWA state
+item lengths differ: the prefill rejects the decode session ("StateType.SWA item length
+mismatch for positional entry ...") and every request fails; the draft components exist on
+one side only (`mem_cache/deepseek_v4_memory_pool.py` 60-79, `disaggregation/mooncake/conn.py`
+`_validate_peer_state_layout`).
+
+## Example
+
+The prefill server has `speculative-algorithm: EAGLE`, the decode server none.
+
+## Fix
+
+Run speculative decoding on both servers, or on neither.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterator
+
+from ..model import Finding
+from ..pairing import ServerPair
+from .base import Context
+from ._pair import pair_finding
+
+CODE = "SWA406"
+NAME = "pd-speculative"
+SEVERITY = "error"
+SUMMARY = "speculative decoding on one side of a PD pair only (every request fails)"
+
+
+def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+    rule = sys.modules[__name__]
+    if pair.differs("speculative"):
+        p = pair.prefill_values["speculative"]
+        yield pair_finding(
+            rule, pair, "speculative",
+            f"speculative decoding on the {'prefill' if p.value else 'decode'} server only: the SWA state item lengths "
+            "differ, so the prefill rejects the decode session and every request fails",
+            "Use the same speculative-algorithm on both servers, or none on either.",
+        )

@@ -1,0 +1,48 @@
+"""SWA407 pd-online-compress: SGLANG_OPT_USE_ONLINE_COMPRESS on one side of a CUDA PD pair only.
+
+## What it does
+
+On CUDA, compares `SGLANG_OPT_USE_ONLINE_COMPRESS` between the prefill and the decode server.
+
+## Why it matters
+
+The c128 request state is one row with online compress and 128 rows without, so the
+DSV4_REQUEST_STATE item lengths differ and the prefill rejects the decode session: every
+request fails (`mem_cache/deepseek_v4_memory_pool.py` 50, 72-75).
+
+## Example
+
+Only the decode server's environment sets `SGLANG_OPT_USE_ONLINE_COMPRESS=1`.
+
+## Fix
+
+Set `SGLANG_OPT_USE_ONLINE_COMPRESS` the same on both servers.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterator
+
+from ..model import Finding
+from ..pairing import ServerPair
+from .base import Context
+from ._pair import pair_finding
+
+CODE = "SWA407"
+NAME = "pd-online-compress"
+SEVERITY = "error"
+SUMMARY = "SGLANG_OPT_USE_ONLINE_COMPRESS on one side of a CUDA PD pair only"
+
+
+def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+    rule = sys.modules[__name__]
+    p, d = pair.prefill_values, pair.decode_values
+    cuda = p["platform"].value == "cuda" and d["platform"].value == "cuda"
+    if cuda and pair.differs("online_compress"):
+        yield pair_finding(
+            rule, pair, "online_compress",
+            f"SGLANG_OPT_USE_ONLINE_COMPRESS differs (prefill {p['online_compress'].value}, decode {d['online_compress'].value}): "
+            "the request-state item lengths differ and every request fails",
+            "Set SGLANG_OPT_USE_ONLINE_COMPRESS the same on both servers.",
+        )

@@ -1,0 +1,66 @@
+"""SWA408 pd-parallelism: decode context/pipeline parallelism or KV sharding the PD handshake refuses.
+
+## What it does
+
+Checks the rank-mapping assertions of the PD handshake
+(`disaggregation/common/conn.py` 1432-1529): the decode server's attention CP size must be 1;
+its PP size must be 1 or the prefill's; a prefill with `enable-kv-cache-sharding` needs the
+same TP size on both servers.
+
+## Why it matters
+
+The assertion fires in the decode scheduler at the first request, and the decode server dies:
+`AssertionError: Decode cp size (2) should be equal to 1`,
+`Decode pp size (2) should be equal to prefill pp size (4) or 1`.
+
+## Example
+
+```yaml
+# decode.yaml
+attn-cp-size: 2
+```
+
+## Fix
+
+Run the decode server with `attn-cp-size: 1` and a `pp-size` of 1 or the prefill's.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterator
+
+from ..model import Finding
+from ..pairing import ServerPair
+from .base import Context
+from ._pair import pair_finding
+
+CODE = "SWA408"
+NAME = "pd-parallelism"
+SEVERITY = "error"
+SUMMARY = "decode context/pipeline parallelism or KV sharding the PD handshake refuses"
+
+
+def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+    rule = sys.modules[__name__]
+    p, d = pair.prefill_values, pair.decode_values
+    if d["attn_cp_size"].value != 1:
+        yield pair_finding(
+            rule, pair, "attn_cp_size",
+            f"Decode cp size ({d['attn_cp_size'].value}) should be equal to 1: the decode server dies at the first request",
+            "Run the decode server with attn-cp-size 1.",
+        )
+    if d["pp_size"].value not in (1, p["pp_size"].value):
+        yield pair_finding(
+            rule, pair, "pp_size",
+            f"Decode pp size ({d['pp_size'].value}) should be equal to prefill pp size ({p['pp_size'].value}) or 1: "
+            "the decode server dies at the first request",
+            "Run the decode server with pp-size 1 or the prefill's pp-size.",
+        )
+    if p["kv_cache_sharding"].value is True and pair.differs("tp_size"):
+        yield pair_finding(
+            rule, pair, "tp_size",
+            f"MLA KV cache sharding requires equal prefill/decode attn TP sizes (prefill tp {p['tp_size'].value}, "
+            f"decode tp {d['tp_size'].value}): the decode server dies at the first request",
+            "Use the same tp-size on both servers, or drop enable-kv-cache-sharding on the prefill.",
+        )

@@ -1,0 +1,51 @@
+"""SWA410 pd-tolerated-difference: a prefill/decode difference SGLang tolerates for DeepSeek-V4.
+
+## What it does
+
+Lists differences between the prefill and the decode server that SGLang tolerates for
+DeepSeek-V4 (not V4.1 DSpark): the speculative draft-token count, EAGLE top-k and steps, TP
+and attention-DP sizes.
+
+## Why it matters
+
+Nothing fails: the c4/c128 rings do not depend on the draft-token count, each side indexes the
+unified ring over the same window, and decode maps ranks across TP/DP sizes. The note makes an
+unintended difference visible before it matters (V4.1 DSpark compares the draft-token count).
+
+## Example
+
+Prefill with `speculative-num-steps: 3`, decode with `speculative-num-steps: 2`.
+
+## Fix
+
+Nothing is required; align the values if the difference is not intended.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterator
+
+from ..model import Finding
+from ..pairing import ServerPair
+from .base import Context
+from ._pair import pair_finding
+
+CODE = "SWA410"
+NAME = "pd-tolerated-difference"
+SEVERITY = "note"
+SUMMARY = "a prefill/decode difference SGLang tolerates for DeepSeek-V4"
+
+
+def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+    rule = sys.modules[__name__]
+    for name in ("speculative_num_draft_tokens", "speculative_eagle_topk", "speculative_num_steps", "tp_size", "attn_dp_size"):
+        if name == "speculative_num_draft_tokens" and pair.differs("speculative_num_steps"):
+            continue  # the draft-token count follows the steps: report the cause once
+        if pair.differs(name) and pair.prefill_values[name].value is not None and pair.decode_values[name].value is not None:
+            yield pair_finding(
+                rule, pair, name,
+                f"{name} differs (prefill {pair.prefill_values[name].value}, decode {pair.decode_values[name].value}); "
+                "SGLang tolerates this for DeepSeek-V4",
+                "Nothing is required; align the values if the difference is not intended.",
+            )

@@ -1,0 +1,111 @@
+"""What a PD prefill server and its decode server must agree on (SGLang 0.5.23).
+
+Sources (paths under ``sglang/srt/`` of the 0.5.23 wheel; the project's
+``research/sglang-pd-cross-server.md`` has the full analysis):
+
+- ``disaggregation/common/conn.py`` ``try_ensure_parallel_info`` (1293-1430): on the *first
+  request*, the decode server compares page_size, kv_cache_dtype and kv_layout with the
+  prefill's and raises; the scheduler then kills the decode server. It also asserts decode
+  attn-cp == 1 and decode pp in {1, prefill pp} (1432-1529).
+- ``disaggregation/mooncake/conn.py`` ``_validate_peer_state_layout`` (938-1017): state item
+  lengths per component; a mismatch rejects every request of that decode session.
+- ``mem_cache/deepseek_v4_memory_pool.py``: the layouts (``select_dsv4_kv_layout`` 198-225,
+  ``pd_kv_layout`` 1691-1699), rings with and without speculative decoding (60-79), the online
+  compress switch (50, 72-75).
+- ``srt/environ.py``: ``SGLANG_DSV4_KV_LAYOUT`` ("v4"), ``SGLANG_DSV4_COMPRESSED_KV_LAYOUT``
+  ("auto"), ``SGLANG_OPT_USE_ONLINE_COMPRESS`` (False), ``SGLANG_ENABLE_DISAGG_SAMPLING_MASK``
+  (False); booleans are true for 1/true/yes/y (``EnvBool``).
+
+Each side's values keep their provenance, so a pair finding can point at both files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import Val
+from .resolve import Resolution
+
+TRUE = ("1", "true", "yes", "y")
+ENV_DEFAULTS = {
+    "SGLANG_DSV4_KV_LAYOUT": "v4",
+    "SGLANG_DSV4_COMPRESSED_KV_LAYOUT": "auto",
+    "SGLANG_OPT_USE_ONLINE_COMPRESS": "0",
+    "SGLANG_ENABLE_DISAGG_SAMPLING_MASK": "0",
+    "SGLANG_DSV4_UNIFIED_KV_FP8": "0",
+}
+
+
+def env(res: Resolution, name: str) -> Val:
+    got = res.deployment.env.get(name)
+    return got if got is not None else Val(ENV_DEFAULTS[name], f"SGLang default ({name} unset)")
+
+
+def env_flag(res: Resolution, name: str) -> Val:
+    raw = env(res, name)
+    return Val(raw.value.lower() in TRUE, f"{name}={raw.value}", raw.location)
+
+
+def _arg(res: Resolution, name: str, default: Any, why: str) -> Val:
+    arg = res.deployment.server.get(name)
+    if arg is None or not hasattr(arg.node, "value"):
+        return Val(default, f"SGLang default ({why})")
+    value = arg.node.value  # type: ignore[union-attr]
+    if isinstance(default, int) and not isinstance(default, bool):
+        try:
+            value = int(str(value))
+        except ValueError:
+            return Val(default, f"SGLang default ({why}; {arg.written} is not an integer)")
+    return Val(value, arg.written, arg.value_loc)
+
+
+def kv_cache_dtype(res: Resolution) -> Val:
+    """``auto`` becomes fp8_e4m3 (bfloat16 on NPU): overrides.py _deepseek_v4_kv_cache_dtype."""
+    raw = _arg(res, "kv-cache-dtype", "auto", "--kv-cache-dtype auto")
+    if raw.value != "auto":
+        return raw
+    resolved = "bfloat16" if res.values["platform"].value == "npu" else "fp8_e4m3"
+    return Val(resolved, f"DSV4 resolves kv-cache-dtype auto to {resolved}", raw.location, (("kv-cache-dtype", raw),))
+
+
+def kv_layout(res: Resolution) -> Val:
+    """(main layout, compressed layout) as select_dsv4_kv_layout would choose them."""
+    backend = _arg(res, "dsv4-attn-backend", "auto", "--dsv4-attn-backend auto")
+    mode = env(res, "SGLANG_DSV4_KV_LAYOUT")
+    option = env(res, "SGLANG_DSV4_COMPRESSED_KV_LAYOUT")
+    inputs = (("dsv4-attn-backend", backend), ("SGLANG_DSV4_KV_LAYOUT", mode), ("SGLANG_DSV4_COMPRESSED_KV_LAYOUT", option))
+    if backend.value == "trtllm":
+        return Val("uniform_fp8", "dsv4-attn-backend trtllm uses uniform FP8 pools", backend.location, inputs)
+    main = str(mode.value).lower()
+    if backend.value == "flashmla_mega" and main != "v41_new":
+        main = "v41"
+    text = f"{main}/{str(option.value).lower()}"
+    return Val(text, f"layout {main}, compressed {str(option.value).lower()}", None, inputs)
+
+
+def compared_values(res: Resolution) -> dict[str, Val]:
+    """The values of one server that its PD peer must match (or that SGLang tolerates differing)."""
+    v = res.values
+    target = res.target
+    unified = target.unified if target is not None else Val(False, "no DSV4 pool")
+    speculative = v.get("speculative_algorithm") or Val(None, "no speculative decoding")
+    return {
+        "page_size": v["page_size"],
+        "kv_cache_dtype": kv_cache_dtype(res),
+        "kv_layout": kv_layout(res),
+        "unified_kv": unified,
+        "unified_kv_fp8": env_flag(res, "SGLANG_DSV4_UNIFIED_KV_FP8"),
+        "speculative": Val(speculative.value is not None, str(speculative.value or "off"), speculative.location),
+        "online_compress": env_flag(res, "SGLANG_OPT_USE_ONLINE_COMPRESS"),
+        "speculative_num_draft_tokens": v.get("speculative_num_draft_tokens") or Val(None, "no speculative decoding"),
+        "speculative_eagle_topk": v.get("speculative_eagle_topk") or Val(None, "no EAGLE"),
+        "speculative_num_steps": v.get("speculative_num_steps") or Val(None, "no EAGLE"),
+        "tp_size": _arg(res, "tp-size", 1, "--tp-size"),
+        "attn_dp_size": v["attn_dp_size"],
+        "attn_cp_size": _arg(res, "attn-cp-size", 1, "--attn-cp-size"),
+        "pp_size": _arg(res, "pp-size", 1, "--pp-size"),
+        "kv_cache_sharding": _arg(res, "enable-kv-cache-sharding", False, "store_true"),
+        "kv_checksum": _arg(res, "disaggregation-enable-kv-checksum", False, "store_true"),
+        "sampling_mask": env_flag(res, "SGLANG_ENABLE_DISAGG_SAMPLING_MASK"),
+        "platform": v["platform"],
+    }
