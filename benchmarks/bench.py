@@ -73,66 +73,97 @@ def write_models(root: Path) -> None:
 
 
 @dataclass
-class Plan:
-    """What one generated deployment is meant to be (checked against swacheck's verdict)."""
+class Service:
+    """One service, written from one template: a PD pair (a prefill and a decode server, which
+    swacheck pairs by folder, model and name) or a single non-PD server. A planned failure is in
+    the template, so it is in every server of the service."""
 
+    index: int
     verdict: str  # "pass" | "draft-window" | "nextn" | "bad-key"
-    kind: str  # "server" | "deployment"
+    kind: str  # "server" (plain SGLang server configs) | "deployment" (swacheck deployment files, ROCm)
+    roles: tuple[str, ...]  # ("prefill", "decode") or ("",)
+    target: str
+    draft: str | None
+    steps: int
+    tp: int
+    draft_tokens: bool
+    bad: str
+    parsers: bool
+    owner: str
+    cluster: str
 
 
-def _server_config(rng: random.Random, i: int, up: str, plan: Plan, rocm: bool) -> str:
-    """One SGLang server config, ~12-16 keys, with comments, as people write them."""
-    pd = "" if (plan.verdict == "pass" and rng.random() < 0.15) else rng.choice(["prefill", "decode"])
+def plan_service(rng: random.Random, index: int, room: int) -> Service:
+    r = rng.random()
+    verdict = "pass" if r < 0.8 else "draft-window" if r < 0.9 else "nextn" if r < 0.95 else "bad-key"
+    pd = room >= 2 and (verdict == "draft-window" or rng.random() < 0.85)
+    if verdict == "draft-window" and not pd:
+        verdict = "nextn"  # the last slot of the tree: a draft mismatch only fails under PD
+    kind = "deployment" if rng.random() < 0.2 else "server"
     target, draft = "DeepSeek-V4-Flash", None
-    if plan.verdict == "draft-window":
+    if verdict == "draft-window":
         draft = "DeepSeek-V4-Flash-MTP-w256"
-        pd = pd or "decode"
-    elif plan.verdict == "pass":
-        r = rng.random()
-        if r < 0.2:
+    elif verdict == "pass":
+        x = rng.random()
+        if x < 0.2:
             draft = "DeepSeek-V4-Flash-MTP"
-        elif r < 0.3:
+        elif x < 0.3:
             target, draft = "DeepSeek-V4-Flash-w256", "DeepSeek-V4-Flash-MTP-w256"
     steps = rng.choice([1, 2, 3, 3, 3])
-    cluster = CLUSTERS[i % len(CLUSTERS)]
-    role = pd or "single"
+    bad = ""
+    if verdict == "bad-key":
+        bad = rng.choice(["enable-dp-attention: true  # pre-0.5.22 habit", "page_size: 256", f"speculative-num-setps: {steps}"])
+    return Service(
+        index=index,
+        verdict=verdict,
+        kind=kind,
+        roles=("prefill", "decode") if pd else ("",),
+        target=target,
+        draft=draft,
+        steps=steps,
+        tp=8 if kind == "server" or rng.random() < 0.7 else 4,
+        draft_tokens=rng.random() < 0.5,
+        bad=bad,
+        parsers=rng.random() < 0.5,
+        owner=rng.choice(OWNERS),
+        cluster=rng.choice(CLUSTERS),
+    )
+
+
+def server_config(rng: random.Random, s: Service, role: str, up: str) -> str:
+    """One SGLang server config, ~12-17 keys, with comments, as people write them."""
     lines = [
-        f"# SGLang server config: {target} {role} server, cluster {cluster}, replica {i % 64}.",
-        f"# Owner: {rng.choice(OWNERS)}. Launch: python -m sglang.launch_server --config THIS_FILE",
-        f"model-path: {up}models/{target}",
-        f"served-model-name: dsv4-flash-{cluster}",
-        "tp-size: 8" if not rocm or rng.random() < 0.7 else "tp-size: 4",
+        f"# SGLang server config: {s.target} {role or 'single'} server, cluster {s.cluster}, service {s.index}.",
+        f"# Owner: {s.owner}. Launch: python -m sglang.launch_server --config THIS_FILE",
+        f"model-path: {up}models/{s.target}",
+        f"served-model-name: dsv4-flash-{s.cluster}",
+        f"tp-size: {s.tp}",
         "trust-remote-code: true",
         "host: 0.0.0.0",
-        f"port: {30000 + i % 1000}",
+        f"port: {30000 + s.index % 1000}",
     ]
-    if pd:
-        lines += [
-            f"disaggregation-mode: {pd}",
-            "disaggregation-transfer-backend: mooncake",
-        ]
+    if role:
+        lines += [f"disaggregation-mode: {role}", "disaggregation-transfer-backend: mooncake"]
         if rng.random() < 0.5:
             lines.append("disaggregation-ib-device: mlx5_0,mlx5_1,mlx5_2,mlx5_3")
-    if pd == "decode" or rng.random() < 0.3:
+    if role == "decode" or rng.random() < 0.3:
         lines.append(f"max-running-requests: {rng.choice([16, 32, 64, 128, 256])}")
-    if pd == "prefill":
+    if role == "prefill":
         lines.append(f"chunked-prefill-size: {rng.choice([4096, 8192, 16384])}")
     lines.append(f"mem-fraction-static: {rng.choice(['0.8', '0.82', '0.85', '0.88'])}")
-    bad = ""
-    if plan.verdict == "bad-key":
-        bad = rng.choice(["enable-dp-attention: true  # pre-0.5.22 habit", "page_size: 256", f"speculative-num-setps: {steps}"])
-        lines.append(bad)
+    if s.bad:
+        lines.append(s.bad)
     lines.append("# MTP speculative decoding (the draft is the checkpoint's NextN layer unless a path is set)")
-    lines.append("speculative-algorithm: NEXTN" if plan.verdict == "nextn" else "speculative-algorithm: EAGLE")
-    if not bad.startswith("speculative-num-setps:"):  # the typo replaces the real key
-        lines.append(f"speculative-num-steps: {steps}")
-    if plan.verdict != "nextn":
+    lines.append("speculative-algorithm: NEXTN" if s.verdict == "nextn" else "speculative-algorithm: EAGLE")
+    if not s.bad.startswith("speculative-num-setps:"):  # the typo replaces the real key
+        lines.append(f"speculative-num-steps: {s.steps}")
+    if s.verdict != "nextn":
         lines.append("speculative-eagle-topk: 1")
-    if rng.random() < 0.5:
-        lines.append(f"speculative-num-draft-tokens: {steps + 1}")
-    if draft:
-        lines.append(f"speculative-draft-model-path: {up}models/{draft}")
-    if rng.random() < 0.5:
+    if s.draft_tokens:
+        lines.append(f"speculative-num-draft-tokens: {s.steps + 1}")
+    if s.draft:
+        lines.append(f"speculative-draft-model-path: {up}models/{s.draft}")
+    if s.parsers:
         lines += ["reasoning-parser: deepseek-v4", "tool-call-parser: deepseekv4"]
     lines.append(f"log-level: {rng.choice(['info', 'info', 'warning'])}")
     if rng.random() < 0.3:
@@ -140,52 +171,53 @@ def _server_config(rng: random.Random, i: int, up: str, plan: Plan, rocm: bool) 
     return "\n".join(lines) + "\n"
 
 
-def _deployment_file(i: int, stem: str) -> str:
+def deployment_file(s: Service, name: str) -> str:
     return (
-        f"# ROCm deployment {i}: unified-KV Triton backend (what the launcher exports).\n"
+        f"# ROCm service {s.index}: unified-KV Triton backend (what the launcher exports).\n"
         "swacheck: 1\n"
-        f"name: {stem}\n"
+        f"name: {name}\n"
         "platform: rocm\n"
         "env:\n"
         "  SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton\n"
-        f"server: sglang/{stem}.yaml\n"
+        f"server: sglang/{name}.yaml\n"
     )
 
 
 def generate(root: Path, n: int, seed: int) -> tuple[dict[str, int], Path | None, dict[str, str]]:
-    """Write ``n`` deployments under root/deploy/batch-NNN/ and four models under root/models/."""
+    """Write ``n`` deployments under root/deploy/batch-NNN/ (~100 each) and four models under root/models/.
+
+    Returns (counts, a passing plain server config for the one-file cold start, manifest of
+    deployment file relative to root -> planned verdict).
+    """
     rng = random.Random(seed)
     write_models(root)
-    stats = {"deployments": n, "files": 0, "pass": 0, "draft-window": 0, "nextn": 0, "bad-key": 0, "deployment-files": 0}
-    made_dirs: set[Path] = set()
-    first_pass: Path | None = None  # a passing plain server config, for the one-file cold start
-    manifest: dict[str, str] = {}  # deployment's file, relative to root -> planned verdict
-    for i in range(n):
-        folder = root / "deploy" / f"batch-{i // PER_FOLDER:03d}"
-        r = rng.random()
-        verdict = "pass" if r < 0.8 else "draft-window" if r < 0.9 else "nextn" if r < 0.95 else "bad-key"
-        kind = "deployment" if rng.random() < 0.2 else "server"
-        plan = Plan(verdict, kind)
-        stats[verdict] += 1
-        stem = f"dsv4-{CLUSTERS[i % len(CLUSTERS)]}-{i:05d}"
-        manifest[f"deploy/batch-{i // PER_FOLDER:03d}/{stem}.yaml"] = verdict
-        if kind == "deployment":
-            sub = folder / "sglang"
-            if sub not in made_dirs:
-                sub.mkdir(parents=True, exist_ok=True)
-                made_dirs.add(sub)
-            (sub / f"{stem}.yaml").write_text(_server_config(rng, i, "../../../", plan, rocm=True), encoding="utf-8")
-            (folder / f"{stem}.yaml").write_text(_deployment_file(i, stem), encoding="utf-8")
-            stats["files"] += 2
-            stats["deployment-files"] += 1
-        else:
-            if folder not in made_dirs:
-                folder.mkdir(parents=True, exist_ok=True)
-                made_dirs.add(folder)
-            (folder / f"{stem}.yaml").write_text(_server_config(rng, i, "../../", plan, rocm=False), encoding="utf-8")
-            stats["files"] += 1
-            if first_pass is None and verdict == "pass":
-                first_pass = folder / f"{stem}.yaml"
+    stats = {"deployments": 0, "files": 0, "pass": 0, "draft-window": 0, "nextn": 0, "bad-key": 0, "deployment-files": 0, "pd-pairs": 0}
+    first_pass: Path | None = None
+    manifest: dict[str, str] = {}
+    index = 0
+    while stats["deployments"] < n:
+        s = plan_service(rng, index, n - stats["deployments"])
+        batch = f"deploy/batch-{stats['deployments'] // PER_FOLDER:03d}"  # a pair stays in one folder
+        folder = root / batch
+        (folder / "sglang" if s.kind == "deployment" else folder).mkdir(parents=True, exist_ok=True)
+        stem = f"dsv4-{s.cluster}-{index:05d}"
+        for role in s.roles:
+            name = f"{stem}-{role}" if role else stem
+            if s.kind == "deployment":
+                (folder / "sglang" / f"{name}.yaml").write_text(server_config(rng, s, role, "../../../"), encoding="utf-8")
+                (folder / f"{name}.yaml").write_text(deployment_file(s, name), encoding="utf-8")
+                stats["files"] += 2
+                stats["deployment-files"] += 1
+            else:
+                (folder / f"{name}.yaml").write_text(server_config(rng, s, role, "../../"), encoding="utf-8")
+                stats["files"] += 1
+                if first_pass is None and s.verdict == "pass" and role:
+                    first_pass = folder / f"{name}.yaml"
+            manifest[f"{batch}/{name}.yaml"] = s.verdict
+            stats[s.verdict] += 1
+            stats["deployments"] += 1
+        stats["pd-pairs"] += len(s.roles) == 2
+        index += 1
     stats["bytes"] = sum(p.stat().st_size for p in (root / "deploy").rglob("*.yaml"))
     return stats, first_pass, manifest
 
@@ -240,11 +272,18 @@ def loadavg() -> str:
         return "n/a"
 
 
+# GNU time reports the child's own peak RSS. os.wait4's ru_maxrss does not: Linux carries the
+# forking process's high-water mark across vfork/fork + exec, so every child would show at least
+# this benchmark's own peak (e.g. 110 MB after it reads a 20,000-deployment JSON report).
+TIME_BIN = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+
+
 def run_once(r: Runs, env: dict[str, str], record: bool = True) -> int:
-    """Run one child; time it from fork to reap; take its own peak RSS from wait4."""
-    with open(r.stdout or os.devnull, "wb") as out, tempfile.TemporaryFile() as err:
+    """Run one child; time it from spawn to reap; take its peak RSS from GNU time (else wait4)."""
+    with open(r.stdout or os.devnull, "wb") as out, tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as rss:
+        cmd = [TIME_BIN, "-f", "%M", "-o", rss.name, *r.cmd] if TIME_BIN else r.cmd
         t0 = time.perf_counter()
-        proc = subprocess.Popen(r.cmd, cwd=r.cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, cwd=r.cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - t0
         proc.returncode = code = os.waitstatus_to_exitcode(status)
@@ -252,10 +291,12 @@ def run_once(r: Runs, env: dict[str, str], record: bool = True) -> int:
             err.seek(0)
             tail = err.read()[-2000:].decode("utf-8", "replace")
             raise SystemExit(f"{r.label}: `{' '.join(r.cmd)}` (in {r.cwd}) exited {code}, expected {r.ok_codes}:\n{tail}")
+        lines = [l for l in rss.read().splitlines() if l.strip()]  # "Command exited with non-zero status 1" first
+        rss_kb = int(lines[-1]) if TIME_BIN and lines and lines[-1].strip().isdigit() else usage.ru_maxrss
     if record:
-        print(f"    {r.label:<36} {elapsed:8.3f} s  {usage.ru_maxrss / 1024:6.0f} MB", file=sys.stderr, flush=True)
+        print(f"    {r.label:<36} {elapsed:8.3f} s  {rss_kb / 1024:6.0f} MB", file=sys.stderr, flush=True)
         r.times.append(elapsed)
-        r.rss_kb.append(usage.ru_maxrss)  # kilobytes on Linux
+        r.rss_kb.append(rss_kb)  # kilobytes
     return code
 
 
@@ -326,7 +367,8 @@ def verify_verdicts(out_json: Path, stats: dict[str, int], manifest: dict[str, s
     if problems:
         raise SystemExit("generated tree is not what the benchmark means to measure: " + "; ".join(problems))
     code_text = ", ".join(f"{c} {n}" for c, n in sorted(codes.items()))
-    return f"{s['deployments']} deployments in {s['files']} files, {failing} failing as generated ({code_text})"
+    pairs = len(data.get("pairs") or [])
+    return f"{s['deployments']} deployments in {s['files']} files, {pairs} PD pairs found, {failing} failing as generated ({code_text})"
 
 
 # ----------------------------------------------------------------------------- report
@@ -380,6 +422,7 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
     print(f"  PyYAML    : {output([python, '-c', yaml_probe])}")
     print(f"  yamllint  : {output([*yl, '--version']) + '  (' + yl[0] + ')' if yl else 'skipped (not found; pip install yamllint into a peer venv, or --yamllint PATH)'}")
     print(f"  runs      : {args.repeat} timed runs per command after one warm-up, interleaved; median and min wall time")
+    print(f"  peak RSS  : {'GNU time %M of each child (' + TIME_BIN + ', adds ~1 ms to every run)' if TIME_BIN else 'os.wait4 ru_maxrss: an UPPER BOUND, it includes this process peak (no /usr/bin/time)'}")
     print(f"  env       : NO_COLOR=1, .pyc cached under {env['PYTHONPYCACHEPREFIX']}; load average at start {loadavg()}")
     print(f"  trees in  : {base}{'  (kept)' if args.keep else '  (removed at the end)'}")
     for anc in [base, *base.parents]:
@@ -404,7 +447,7 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
         print(
             f"generated {n:,} deployments in {time.perf_counter() - t0:.1f} s: {stats['files']:,} YAML files "
             f"({stats['bytes'] / 1e6:.1f} MB, {stats['deployment-files']:,} of them swacheck deployment files), "
-            f"{PER_FOLDER} per folder, 4 model config.json; planned {stats['pass']:,} pass, "
+            f"~{PER_FOLDER} per folder, {stats['pd-pairs']:,} PD prefill/decode pairs, 4 model config.json; planned {stats['pass']:,} pass, "
             f"{stats['draft-window']:,} draft-window, {stats['nextn']:,} NEXTN, {stats['bad-key']:,} bad key"
         )
         g = {

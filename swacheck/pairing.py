@@ -62,7 +62,8 @@ _ROLE_WORDS = re.compile(r"(?<![a-z0-9])(prefill|decode|p|d)(?![a-z0-9])")
 
 
 def stem(r: DeploymentResult) -> str:
-    return _ROLE_WORDS.sub("", r.deployment.name.lower()).strip("-_. ")
+    without = _ROLE_WORDS.sub("", r.deployment.name.lower())
+    return re.sub(r"[-_. ]{2,}", "-", without).strip("-_. ")
 
 
 def make_pair(prefill: DeploymentResult, decode: DeploymentResult, how: str) -> ServerPair:
@@ -82,7 +83,12 @@ def find_pairs(
     for p_path, d_path in explicit:
         p = by_file.get(os.path.realpath(p_path), [])
         d = by_file.get(os.path.realpath(d_path), [])
-        if len(p) == 1 and len(d) == 1 and id(p[0]) not in used and id(d[0]) not in used:
+        if len(p) != 1 or len(d) != 1:
+            for path, found in ((p_path, p), (d_path, d)):
+                for r in found if len(found) > 1 else ():
+                    explicit_alone.append((r, f"{path} was named as one side of a pair but holds {len(found)} deployments; name files with one server each"))
+            continue
+        if id(p[0]) not in used and id(d[0]) not in used:
             used.update((id(p[0]), id(d[0])))
             if role(p[0]) == "prefill" and role(d[0]) == "decode":
                 pairs.append(make_pair(p[0], d[0], f"named as a pair ({p_path} + {d_path})"))

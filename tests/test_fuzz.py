@@ -75,7 +75,13 @@ for _row in TSV.read_text(encoding="utf-8").splitlines():
         OPTIONS[_cols[0]] = [] if len(_cols) < 5 or _cols[4] == "-" else _cols[4].split(",")
 OPTION_NAMES = sorted(OPTIONS)
 
-EXAMPLE_FILES = sorted(p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*.yaml") if "models" not in p.parts)
+# Read once: the strategy must not depend on files that may change while a long run goes on.
+EXAMPLE_TEXTS = {
+    p.relative_to(EXAMPLES).as_posix(): p.read_text(encoding="utf-8")
+    for p in sorted(EXAMPLES.rglob("*.yaml"))
+    if "models" not in p.relative_to(EXAMPLES).parts
+}
+EXAMPLE_FILES = sorted(EXAMPLE_TEXTS)
 
 
 # --------------------------------------------------------------------------- the work folder
@@ -357,7 +363,7 @@ JUNK = st.sampled_from(["", ":", " ", "\t", "-", "[", "]", "{", "}", "#", "&a", 
 @st.composite
 def mutated_example(draw) -> tuple[str, bytes]:
     path = draw(st.sampled_from(EXAMPLE_FILES))
-    text = (EXAMPLES / path).read_text(encoding="utf-8")
+    text = EXAMPLE_TEXTS[path]
     for _ in range(draw(st.integers(1, 4))):
         lines = text.splitlines(keepends=True) or [""]
         op = draw(st.sampled_from(["delete", "duplicate", "swap", "flip", "insert", "truncate", "indent"]))

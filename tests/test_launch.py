@@ -581,7 +581,6 @@ def test_command_option_is_accepted_by_the_cli_without_paths(tree):
     assert "give at least one file" not in run.stderr  # the option parses and stands in for PATH
 
 
-@pytest.mark.xfail(reason="engine.run does not pass settings.commands to read_inputs(commands=...) yet (core change)", strict=False)
 def test_command_option_checks_the_command(tree):
     run = run_cli("--format", "json", "--command", f"{LAUNCH} --page-size 64", cwd=tree({}))
     assert [d["file"] for d in run.deployments] == ["<command>"]

@@ -20,18 +20,33 @@ def show(val: Val) -> str:
     return "None" if val.value is None else str(val.value)
 
 
+_SAME = object()
+
+
 def pair_finding(  # type: ignore[no-untyped-def]
-    rule, pair: ServerPair, name: str, message: str, fix_text: str, severity: str | None = None, location: Location | None = None
+    rule,
+    pair: ServerPair,
+    name: str,
+    message: str,
+    fix_text: str,
+    severity: str | None = None,
+    location: Location | None = None,
+    fix_value=_SAME,
 ) -> Finding:
-    """Point at the decode server's value (the decode server is the one that fails), relate the prefill's."""
+    """Point at the decode server's value (the decode server is the one that fails), relate the prefill's.
+
+    The fix edit writes ``fix_value`` (default: the prefill's value) over the decode's value when
+    both are written in a file; ``fix_value=None`` means no edit.
+    """
     p, d = pair.prefill_values[name], pair.decode_values[name]
     location = location or root_location(d) or pair.decode.deployment.location
     related = [Related(loc, f"prefill {name} {show(p)} comes from here") for loc in [root_location(p)] if loc is not None]
     if location is None or root_location(d) is None:
         related.append(Related(pair.decode.deployment.location, f"decode server {pair.decode.deployment.name}"))  # type: ignore[arg-type]
+    value = p.value if fix_value is _SAME else fix_value
     edits = ()
-    if d.location is not None and p.location is not None and not isinstance(p.value, bool) and p.value is not None:
-        edits = (fixes.replace(d.location, fixes.render_scalar(p.value, d.location.file.lower().endswith(".json"))),)
+    if d.location is not None and (p.location is not None or fix_value is not _SAME) and not isinstance(value, bool) and value is not None:
+        edits = (fixes.replace(d.location, fixes.render_scalar(value, d.location.file.lower().endswith(".json"))),)
     return Finding(
         rule.CODE,
         severity or rule.SEVERITY,

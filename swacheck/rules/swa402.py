@@ -3,7 +3,8 @@
 ## What it does
 
 Compares the KV cache dtype each server resolves (`auto` becomes `fp8_e4m3`, `bfloat16` on
-NPU, for DeepSeek-V4). Skipped when both servers use unified KV, whose pool ignores the flag.
+NPU, for DeepSeek-V4). SGLang compares the strings even when both servers use unified KV,
+whose pool ignores the flag: then equal bytes are still rejected.
 
 ## Why it matters
 
@@ -42,10 +43,11 @@ SUMMARY = "prefill and decode servers resolve different KV cache dtypes"
 def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     p, d = pair.prefill_values, pair.decode_values
-    if pair.differs("kv_cache_dtype") and not (p["unified_kv"].value and d["unified_kv"].value):
+    if pair.differs("kv_cache_dtype"):
         yield pair_finding(
             rule, pair, "kv_cache_dtype",
             f"KV cache dtype mismatch: prefill {p['kv_cache_dtype'].value}, decode {d['kv_cache_dtype'].value}: "
-            "the decode server dies at the first request",
+            "the decode server dies at the first request"
+            + (" (the unified pools ignore the flag, but SGLang compares the strings)" if p["unified_kv"].value and d["unified_kv"].value else ""),
             "Give both servers the same kv-cache-dtype.",
         )

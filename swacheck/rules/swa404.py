@@ -44,8 +44,9 @@ def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     if pair.differs("unified_kv"):
         p, d = pair.prefill_values["unified_kv"].value, pair.decode_values["unified_kv"].value
-        unified_side = pair.prefill if p else pair.decode
-        backend = unified_side.deployment.env.get("SGLANG_HACK_FLASHMLA_BACKEND")
+        # on the decode side (the one reported): its backend variable, or where its platform/env
+        # leave it unset; the prefill's variable is related
+        backend = pair.decode.deployment.env.get("SGLANG_HACK_FLASHMLA_BACKEND")
         yield pair_finding(
             rule, pair, "unified_kv",
             f"unified KV on the {'prefill' if p else 'decode'} server only (prefill unified={p}, decode unified={d}): "

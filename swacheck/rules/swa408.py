@@ -5,7 +5,7 @@
 Checks the rank-mapping assertions of the PD handshake
 (`disaggregation/common/conn.py` 1432-1529): the decode server's attention CP size must be 1;
 its PP size must be 1 or the prefill's; a prefill with `enable-kv-cache-sharding` needs the
-same TP size on both servers.
+same attention TP size (tp-size / attn-dp-size) on both servers.
 
 ## Why it matters
 
@@ -49,6 +49,7 @@ def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
             rule, pair, "attn_cp_size",
             f"Decode cp size ({d['attn_cp_size'].value}) should be equal to 1: the decode server dies at the first request",
             "Run the decode server with attn-cp-size 1.",
+            fix_value=1,
         )
     if d["pp_size"].value not in (1, p["pp_size"].value):
         yield pair_finding(
@@ -57,10 +58,11 @@ def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
             "the decode server dies at the first request",
             "Run the decode server with pp-size 1 or the prefill's pp-size.",
         )
-    if p["kv_cache_sharding"].value is True and pair.differs("tp_size"):
+    if p["kv_cache_sharding"].value is True and pair.differs("attn_tp_size"):
         yield pair_finding(
-            rule, pair, "tp_size",
-            f"MLA KV cache sharding requires equal prefill/decode attn TP sizes (prefill tp {p['tp_size'].value}, "
-            f"decode tp {d['tp_size'].value}): the decode server dies at the first request",
-            "Use the same tp-size on both servers, or drop enable-kv-cache-sharding on the prefill.",
+            rule, pair, "attn_tp_size",
+            f"MLA KV cache sharding requires equal prefill/decode attn TP sizes (prefill {p['attn_tp_size'].value}, "
+            f"decode {d['attn_tp_size'].value}; attention TP = tp-size / attn-dp-size): the decode server dies at the first request",
+            "Give both servers the same attention TP (tp-size / attn-dp-size), or drop enable-kv-cache-sharding on the prefill.",
+            fix_value=None,
         )

@@ -42,10 +42,13 @@ def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
     for name in ("speculative_num_draft_tokens", "speculative_eagle_topk", "speculative_num_steps", "tp_size", "attn_dp_size"):
         if name == "speculative_num_draft_tokens" and pair.differs("speculative_num_steps"):
             continue  # the draft-token count follows the steps: report the cause once
+        if name in ("tp_size", "attn_dp_size") and pair.prefill_values["kv_cache_sharding"].value is True:
+            continue  # with KV sharding the attention TP must match: SWA408's business
         if pair.differs(name) and pair.prefill_values[name].value is not None and pair.decode_values[name].value is not None:
             yield pair_finding(
                 rule, pair, name,
                 f"{name} differs (prefill {pair.prefill_values[name].value}, decode {pair.decode_values[name].value}); "
                 "SGLang tolerates this for DeepSeek-V4",
                 "Nothing is required; align the values if the difference is not intended.",
+                fix_value=None,
             )

@@ -83,6 +83,13 @@ def kv_layout(res: Resolution) -> Val:
     return Val(text, f"layout {main}, compressed {str(option.value).lower()}", None, inputs)
 
 
+def _attn_tp(res: Resolution) -> Val:
+    """Attention TP = tp-size / attn-dp-size (srt/layers/dp_attention.py compute_dp_attention_world_info)."""
+    tp = _arg(res, "tp-size", 1, "--tp-size")
+    attn_dp = res.values["attn_dp_size"]
+    return Val(max(1, tp.value // max(1, attn_dp.value)), f"tp-size {tp.value} / attn-dp-size {attn_dp.value}", None, (("tp-size", tp), ("attn-dp-size", attn_dp)))
+
+
 def compared_values(res: Resolution) -> dict[str, Val]:
     """The values of one server that its PD peer must match (or that SGLang tolerates differing)."""
     v = res.values
@@ -102,6 +109,7 @@ def compared_values(res: Resolution) -> dict[str, Val]:
         "speculative_num_steps": v.get("speculative_num_steps") or Val(None, "no EAGLE"),
         "tp_size": _arg(res, "tp-size", 1, "--tp-size"),
         "attn_dp_size": v["attn_dp_size"],
+        "attn_tp_size": _attn_tp(res),
         "attn_cp_size": _arg(res, "attn-cp-size", 1, "--attn-cp-size"),
         "pp_size": _arg(res, "pp-size", 1, "--pp-size"),
         "kv_cache_sharding": _arg(res, "enable-kv-cache-sharding", False, "store_true"),

@@ -346,7 +346,7 @@ class _Resolver:
         is_npu = platform.value == "npu"
         page_default = 128 if is_npu else 256
         page_arg = self.int_arg("page-size")
-        page = _default(page_default, "DSV4 override" + (", NPU" if is_npu else ""))
+        page = Val(page_default, "SGLang default (DSV4 override" + (", NPU)" if is_npu else ")"), None, (("platform", platform),))
         if page_arg is not None and page_arg.value != page_default:
             self.event("page-size-replaced", f"page-size {page_arg.value} is replaced by {page_default}", self.arg("page-size"), value=page_arg.value, forced=page_default)
         v["page_size"] = page

@@ -1,0 +1,117 @@
+"""SWA403 pd-kv-layout: prefill and decode servers use different DSV4 KV layouts."""
+
+from __future__ import annotations
+
+from conftest import run_cli
+
+P, D = "d/prefill.yaml", "d/decode.yaml"
+TAG = f"[prefill {P} vs decode {D}]"
+AUTO_NOTE = " (an `auto` layout depends on the GPU: SM100 or gfx950 choose V4.1)"
+
+
+def server(role: str, extra: str = "") -> str:
+    return f"model-path: ../models/v4\ndisaggregation-mode: {role}\n{extra}"
+
+
+def deployment(role: str, env: str) -> str:
+    # line 2: env (flow mapping); the server block from line 3
+    return (
+        "swacheck: 1\n"
+        f"env: {{{env}}}\n"
+        "server:\n"
+        "  model-path: ../models/v4\n"
+        f"  disaggregation-mode: {role}\n"
+    )
+
+
+def check(tree, prefill: str, decode: str, *args: str):
+    root = tree({P: prefill, D: decode})
+    return run_cli("--format", "json", *args, "d", cwd=root)
+
+
+def only(run, code="SWA403"):
+    found = run.findings(code)
+    assert len(found) == 1, run.stdout
+    f = found[0]
+    by_file = {d["file"]: d for d in run.deployments}
+    assert f in by_file[D]["findings"]
+    assert [g for g in run.data["pairs"][0]["findings"] if g["code"] == code] == [f]
+    return f
+
+
+def loc(finding):
+    l = finding["location"]
+    return (l["file"], l["line"], l["column"])
+
+
+def related(finding):
+    return [(r["file"], r["line"], r["column"], r["message"]) for r in finding["related"]]
+
+
+def layout(run):
+    c = run.data["pairs"][0]["compared"]["kv_layout"]
+    return c["prefill"], c["decode"], c["differs"]
+
+
+def test_default_layouts_pass(tree):
+    run = check(tree, server("prefill"), server("decode"))
+    assert run.exit_code == 0
+    assert run.findings("SWA403") == []
+    assert layout(run) == ("v4/auto", "v4/auto", False)
+
+
+def test_flashmla_mega_on_both_sides_passes(tree):
+    mega = "dsv4-attn-backend: flashmla_mega\n"
+    run = check(tree, server("prefill", mega), server("decode", mega))
+    assert run.findings("SWA403") == []
+    assert layout(run) == ("v41/auto", "v41/auto", False)
+
+
+def test_flashmla_mega_on_the_decode_only_is_an_error_at_its_backend(tree):
+    run = check(tree, server("prefill"), server("decode", "dsv4-attn-backend: flashmla_mega\n"))
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["severity"] == "error"
+    assert f["message"] == f"KV layout mismatch: prefill v4/auto, decode v41/auto: the decode server dies at the first request {TAG}"
+    assert loc(f) == (D, 3, 20)
+    assert related(f) == []  # the prefill's layout is all defaults
+    assert layout(run) == ("v4/auto", "v41/auto", True)
+
+
+def test_flashmla_mega_on_the_prefill_only_relates_the_prefill_backend(tree):
+    run = check(tree, server("prefill", "dsv4-attn-backend: flashmla_mega\n"), server("decode"))
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["message"].startswith("KV layout mismatch: prefill v41/auto, decode v4/auto")
+    assert loc(f) == (D, 1, 1)
+    assert related(f)[0] == (P, 3, 20, "prefill kv_layout v41/auto comes from here")
+
+
+def test_env_layout_auto_on_one_side_is_a_warning_not_an_error(tree):
+    run = check(tree, deployment("prefill", ""), deployment("decode", "SGLANG_DSV4_KV_LAYOUT: auto"))
+    assert run.exit_code == 0  # a warning does not fail by default
+    f = only(run)
+    assert f["severity"] == "warning"
+    assert f["message"] == f"KV layout mismatch: prefill v4/auto, decode auto/auto: the decode server dies at the first request{AUTO_NOTE} {TAG}"
+    assert loc(f) == (D, 2, 30)  # the env value
+    assert layout(run) == ("v4/auto", "auto/auto", True)
+
+
+def test_env_layout_auto_fails_with_fail_on_warning(tree):
+    run = check(tree, deployment("prefill", ""), deployment("decode", "SGLANG_DSV4_KV_LAYOUT: auto"), "--fail-on", "warning")
+    assert run.exit_code == 1
+
+
+def test_env_layout_explicit_v4_equals_the_default(tree):
+    run = check(tree, deployment("prefill", "SGLANG_DSV4_KV_LAYOUT: v4"), deployment("decode", ""))
+    assert run.findings("SWA403") == []
+
+
+def test_trtllm_uses_uniform_fp8_pools(tree):
+    run = check(tree, server("prefill"), server("decode", "dsv4-attn-backend: trtllm\n"))
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["severity"] == "error"
+    assert f["message"].startswith("KV layout mismatch: prefill v4/auto, decode uniform_fp8:")
+    assert loc(f) == (D, 3, 20)
+    assert layout(run) == ("v4/auto", "uniform_fp8", True)

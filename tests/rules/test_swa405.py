@@ -1,0 +1,100 @@
+"""SWA405 pd-unified-fp8: SGLANG_DSV4_UNIFIED_KV_FP8 on one side of a unified-KV PD pair (requests hang)."""
+
+from __future__ import annotations
+
+from conftest import run_cli
+
+P, D = "d/prefill.yaml", "d/decode.yaml"
+TAG = f"[prefill {P} vs decode {D}]"
+TAIL = "the transfer worker dies on the first KV send and requests hang until the 300 s timeout"
+
+
+def deployment(role: str, fp8: str | None = None, unified: bool = True) -> str:
+    # line 3 env: line 4 the backend (value at column 33), line 5 the fp8 switch (value at column 31)
+    env = "env:\n"
+    env += "  SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton\n" if unified else "  SGLANG_HACK_FLASHMLA_BACKEND: auto\n"
+    if fp8 is not None:
+        env += f"  SGLANG_DSV4_UNIFIED_KV_FP8: {fp8}\n"
+    return (
+        "swacheck: 1\n"
+        "platform: rocm\n"
+        f"{env}"
+        "server:\n"
+        "  model-path: ../models/v4\n"
+        f"  disaggregation-mode: {role}\n"
+    )
+
+
+def check(tree, prefill: str, decode: str, *args: str):
+    root = tree({P: prefill, D: decode})
+    return run_cli("--format", "json", *args, "d", cwd=root)
+
+
+def only(run, code="SWA405"):
+    found = run.findings(code)
+    assert len(found) == 1, run.stdout
+    f = found[0]
+    by_file = {d["file"]: d for d in run.deployments}
+    assert f in by_file[D]["findings"]
+    assert by_file[P]["findings"] == []
+    assert [g for g in run.data["pairs"][0]["findings"] if g["code"] == code] == [f]
+    return f
+
+
+def loc(finding):
+    l = finding["location"]
+    return (l["file"], l["line"], l["column"])
+
+
+def related(finding):
+    return [(r["file"], r["line"], r["column"], r["message"]) for r in finding["related"]]
+
+
+def test_both_unified_both_fp8_passes(tree):
+    run = check(tree, deployment("prefill", '"1"'), deployment("decode", '"1"'))
+    assert run.exit_code == 0
+    assert run.findings("SWA405") == []
+
+
+def test_both_unified_neither_fp8_passes(tree):
+    run = check(tree, deployment("prefill"), deployment("decode", '"0"'))
+    assert run.exit_code == 0
+    assert run.findings("SWA405") == []
+
+
+def test_true_and_1_are_the_same_switch(tree):
+    run = check(tree, deployment("prefill", "true"), deployment("decode", '"1"'))
+    assert run.findings("SWA405") == []
+
+
+def test_fp8_on_the_decode_only_is_an_error_at_the_decode_value(tree):
+    run = check(tree, deployment("prefill"), deployment("decode", '"1"'))
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["severity"] == "error"
+    assert f["message"] == f"SGLANG_DSV4_UNIFIED_KV_FP8 differs (prefill False, decode True): {TAIL} {TAG}"
+    assert loc(f) == (D, 5, 31)
+    assert related(f) == []  # unset on the prefill: nothing to point at
+    c = run.data["pairs"][0]["compared"]["unified_kv_fp8"]
+    assert (c["prefill"], c["decode"], c["differs"]) == (False, True, True)
+
+
+def test_fp8_on_the_prefill_only_relates_the_prefill_value(tree):
+    run = check(tree, deployment("prefill", '"1"'), deployment("decode", '"0"'))
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["message"].startswith("SGLANG_DSV4_UNIFIED_KV_FP8 differs (prefill True, decode False)")
+    assert loc(f) == (D, 5, 31)
+    assert related(f) == [(P, 5, 31, "prefill unified_kv_fp8 True comes from here")]
+
+
+def test_paged_pair_ignores_the_fp8_switch(tree):
+    run = check(tree, deployment("prefill", unified=False), deployment("decode", '"1"', unified=False))
+    assert run.findings("SWA405") == []
+    assert run.exit_code == 0
+
+
+def test_one_unified_side_is_swa404_not_swa405(tree):
+    run = check(tree, deployment("prefill", unified=False), deployment("decode", '"1"'))
+    assert run.findings("SWA405") == []
+    assert len(run.findings("SWA404")) == 1

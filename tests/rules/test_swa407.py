@@ -1,0 +1,91 @@
+"""SWA407 pd-online-compress: SGLANG_OPT_USE_ONLINE_COMPRESS on one side of a CUDA PD pair only."""
+
+from __future__ import annotations
+
+from conftest import run_cli
+
+P, D = "d/prefill.yaml", "d/decode.yaml"
+TAG = f"[prefill {P} vs decode {D}]"
+TAIL = "the request-state item lengths differ and every request fails"
+
+
+def deployment(role: str, platform: str = "cuda", online: str | None = None) -> str:
+    # line 3: env, line 4: the switch (value at column 35)
+    env = f"env:\n  SGLANG_OPT_USE_ONLINE_COMPRESS: {online}\n" if online is not None else ""
+    return (
+        "swacheck: 1\n"
+        f"platform: {platform}\n"
+        f"{env}"
+        "server:\n"
+        "  model-path: ../models/v4\n"
+        f"  disaggregation-mode: {role}\n"
+    )
+
+
+def check(tree, prefill: str, decode: str, *args: str):
+    root = tree({P: prefill, D: decode})
+    return run_cli("--format", "json", *args, "d", cwd=root)
+
+
+def only(run, code="SWA407"):
+    found = run.findings(code)
+    assert len(found) == 1, run.stdout
+    f = found[0]
+    by_file = {d["file"]: d for d in run.deployments}
+    assert f in by_file[D]["findings"]
+    assert by_file[P]["findings"] == []
+    assert [g for g in run.data["pairs"][0]["findings"] if g["code"] == code] == [f]
+    return f
+
+
+def loc(finding):
+    l = finding["location"]
+    return (l["file"], l["line"], l["column"])
+
+
+def related(finding):
+    return [(r["file"], r["line"], r["column"], r["message"]) for r in finding["related"]]
+
+
+def test_both_online_passes(tree):
+    run = check(tree, deployment("prefill", online='"1"'), deployment("decode", online="yes"))
+    assert run.exit_code == 0
+    assert run.findings("SWA407") == []
+
+
+def test_neither_online_passes(tree):
+    run = check(tree, deployment("prefill"), deployment("decode", online='"0"'))
+    assert run.exit_code == 0
+    assert run.findings("SWA407") == []
+
+
+def test_online_on_the_decode_only_is_an_error_at_the_decode_value(tree):
+    run = check(tree, deployment("prefill"), deployment("decode", online='"1"'))
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["severity"] == "error"
+    assert f["message"] == f"SGLANG_OPT_USE_ONLINE_COMPRESS differs (prefill False, decode True): {TAIL} {TAG}"
+    assert loc(f) == (D, 4, 35)
+    assert related(f) == []
+    c = run.data["pairs"][0]["compared"]["online_compress"]
+    assert (c["prefill"], c["decode"], c["differs"]) == (False, True, True)
+
+
+def test_online_on_the_prefill_only_relates_the_prefill_value(tree):
+    run = check(tree, deployment("prefill", online="true"), deployment("decode", online="false"))
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["message"].startswith("SGLANG_OPT_USE_ONLINE_COMPRESS differs (prefill True, decode False)")
+    assert loc(f) == (D, 4, 35)
+    assert related(f) == [(P, 4, 35, "prefill online_compress True comes from here")]
+
+
+def test_rocm_pair_is_silent(tree):
+    run = check(tree, deployment("prefill", "rocm"), deployment("decode", "rocm", online='"1"'))
+    assert run.findings("SWA407") == []
+    assert run.exit_code == 0
+
+
+def test_env_from_the_command_line_on_both_sides_passes(tree):
+    run = check(tree, deployment("prefill"), deployment("decode"), "--env", "SGLANG_OPT_USE_ONLINE_COMPRESS=1")
+    assert run.findings("SWA407") == []
