@@ -39,6 +39,7 @@ class RunResult:
     summary: Summary = field(default_factory=Summary)
     exit_code: int = 0
     pairs: list[ServerPair] = field(default_factory=list)
+    named_pairs: list[tuple[str, str]] = field(default_factory=list)  # from `pairs:` documents
     alone: list[tuple[DeploymentResult, str]] = field(default_factory=list)  # PD servers left unpaired
 
 
@@ -125,7 +126,7 @@ def run(settings: Settings) -> RunResult:
         stdin_text = "" if sys.stdin is None or sys.stdin.closed else sys.stdin.read()
     inputs = read_inputs(candidates, files, platform, env, stdin_text, settings.commands)
     result.errors.extend(inputs.errors)
-    result.files, result.skipped = inputs.files, inputs.skipped
+    result.files, result.skipped, result.named_pairs = inputs.files, inputs.skipped, inputs.pairs
     models = ModelStore(files, settings.model_configs)
     profile = PROFILES[settings.sglang_version]
     ctx = Context(align_to=settings.align_to)
@@ -154,7 +155,7 @@ def run(settings: Settings) -> RunResult:
 def check_pairs(result: RunResult, ctx: Context) -> None:
     """Pair PD prefill and decode servers and run the pair rules; findings go to the decode side."""
     settings = result.settings
-    result.pairs, result.alone = find_pairs(result.results, settings.pairs)
+    result.pairs, result.alone = find_pairs(result.results, [*settings.pairs, *result.named_pairs])
     for pair in result.pairs:
         pair.findings = [f for rule in PAIR_RULES if settings.rule_enabled(rule.CODE) for f in rule.check_pair(pair, ctx)]
         pair.decode.findings.extend(pair.findings)

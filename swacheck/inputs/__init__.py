@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from ..loading import FileCache, Mapping, SourceFile, kind_name
 from ..model import InputError, InputProblem, Val
 from . import compose, kubernetes, launch
-from .deployment_file import is_deployment_file, load_deployment
+from .deployment_file import is_deployment_file, load_deployment, load_pairs
 from .server_config import is_server_config, load_server_args
 from .types import Arg, Deployment, ExplicitGeometry, ModelRef, ServerArgs
 
@@ -50,6 +50,7 @@ class Inputs:
     errors: list[InputError] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # files that held at least one deployment
     skipped: list[str] = field(default_factory=list)  # walked files that hold no deployment
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # from `pairs:` documents
 
 
 def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Candidate], list[InputError]]:
@@ -135,7 +136,16 @@ def read_inputs(
         launch_kind = ""  # "a Kubernetes manifest" / "a Compose file" without an SGLang launch
         for doc in source.documents:
             try:
-                if is_deployment_file(doc.root):
+                if is_deployment_file(doc.root) and "pairs" in doc.root.pairs:  # type: ignore[union-attr]
+                    named = load_pairs(doc.root, cand.path)  # type: ignore[arg-type]
+                    result.pairs.extend(named)
+                    known = {os.path.realpath(c.path) for c in candidates if c.path != "-"}
+                    for path in (p for pair in named for p in pair):
+                        if os.path.realpath(path) not in known:
+                            known.add(os.path.realpath(path))
+                            candidates.append(Candidate(path, True))  # checked too, later in this loop
+                    found += 1
+                elif is_deployment_file(doc.root):
                     dep = load_deployment(doc.root, cand.path, doc.index, files, platform, env)  # type: ignore[arg-type]
                     dep.duplicates[:0] = doc.duplicates
                     if dep.server.file and dep.server.file != cand.path:

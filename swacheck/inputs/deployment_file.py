@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 import os
 
-from ..loading import FileCache, Mapping, Node, Scalar, kind_name
+from ..loading import FileCache, Mapping, Node, Scalar, Sequence, kind_name
 from ..model import InputProblem, Val
 from .server_config import load_server_args, server_args_from_mapping
 from .types import Deployment, ExplicitGeometry, ModelRef, ServerArgs
@@ -83,6 +83,26 @@ def _geometry(node: Node, what: str) -> ExplicitGeometry:
             expected = {bool: "true or false", list: "a list of integers", int: "a positive integer"}[kind]
             raise InputProblem(f"{what}.{key} must be {expected}, got {kind_name(pair.value)}", pair.value.loc)
         out.values[key] = Val(value, f"{what}.{key}", pair.value.loc)
+    return out
+
+
+def load_pairs(root: Mapping, file: str) -> list[tuple[str, str]]:
+    """A ``pairs:`` document: ``[{prefill: PATH, decode: PATH}, ...]``, paths relative to the file."""
+    for key, pair in root.pairs.items():
+        if key not in ("swacheck", "pairs"):
+            raise InputProblem(f"a document with 'pairs' holds only 'swacheck' and 'pairs'; found {key!r} (put deployments in their own documents)", pair.key_loc)
+    node = root.pairs["pairs"].value
+    if not isinstance(node, Sequence) or not node.items:
+        raise InputProblem(f"pairs must be a non-empty list of {{prefill: PATH, decode: PATH}}, got {kind_name(node)}", node.loc)
+    base = os.path.dirname(file) or "."
+    out = []
+    for item in node.items:
+        entry = _expect_mapping(item, "each pairs entry")
+        if set(entry.pairs) != {"prefill", "decode"}:
+            raise InputProblem("each pairs entry has exactly the keys prefill and decode", entry.loc)
+        prefill = _expect_str(entry.pairs["prefill"].value, "pairs[].prefill")
+        decode = _expect_str(entry.pairs["decode"].value, "pairs[].decode")
+        out.append((os.path.normpath(os.path.join(base, prefill)), os.path.normpath(os.path.join(base, decode))))
     return out
 
 

@@ -137,12 +137,6 @@ def test_pair_with_a_server_without_a_pd_role_is_a_note(tree):
     assert "their disaggregation modes are no PD role + decode, not prefill + decode" in f["message"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: SWA400's fix text, its rule doc and pairing.py's docstring offer 'a deployment file with "
-    "`pairs: [{prefill: ..., decode: ...}]`', but the deployment-file loader rejects the key "
-    "(\"unknown key 'pairs' in a swacheck deployment file\", exit 2) and find_pairs never reads such a list",
-)
 def test_a_pairs_list_in_a_deployment_file_names_the_pair(tree):
     root = tree(
         {
