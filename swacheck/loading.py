@@ -11,6 +11,7 @@ Every key and value keeps its 1-based ``line:col`` span, and duplicate keys are 
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -61,7 +62,7 @@ class Mapping:
         return self.pairs.get(key)
 
     def plain(self) -> dict[str, Any]:
-        return {k: p.value.plain() for k, p in self.pairs.items()}
+        return _plain(self)  # type: ignore[return-value]
 
 
 @dataclass(slots=True)
@@ -70,10 +71,29 @@ class Sequence:
     items: list["Node"] = field(default_factory=list)
 
     def plain(self) -> list[Any]:
-        return [i.plain() for i in self.items]
+        return _plain(self)  # type: ignore[return-value]
 
 
 Node = Scalar | Mapping | Sequence
+
+MAX_PLAIN_NODES = 100_000  # a config value has a few dozen; aliases could make it 9**10
+
+
+def _plain(node: "Node") -> Any:
+    """Plain Python data for a subtree, refusing alias bombs (aliases share nodes, this expands them)."""
+    budget = [MAX_PLAIN_NODES]
+
+    def walk(n: Node) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise InputProblem(f"this value expands to more than {MAX_PLAIN_NODES} items (YAML aliases?)", node.loc)
+        if isinstance(n, Scalar):
+            return n.value
+        if isinstance(n, Mapping):
+            return {k: walk(p.value) for k, p in n.pairs.items()}
+        return [walk(i) for i in n.items]
+
+    return walk(node)
 
 
 @dataclass(slots=True)
@@ -183,9 +203,33 @@ def load_file(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE, text: str | None
 # --------------------------------------------------------------------------- YAML
 
 
-def _loc(path: str, node: yaml.Node) -> Location:
-    s, e = node.start_mark, node.end_mark
-    return Location(path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+_BREAKS = re.compile(r"\r\n|\r|\n")
+
+
+class Lines:
+    """Character offset -> 1-based line:column, breaking lines at CR, LF and CRLF only.
+
+    libyaml also breaks lines at U+0085, U+2028 and U+2029; editors, CI annotations and
+    ``--fix`` do not, so positions are recomputed from the mark's character index.
+    """
+
+    def __init__(self, text: str):
+        self.starts = [0] + [m.end() for m in _BREAKS.finditer(text)]
+
+    def pos(self, offset: int) -> tuple[int, int]:
+        i = bisect.bisect_right(self.starts, offset) - 1
+        return i + 1, offset - self.starts[i] + 1
+
+    def loc(self, path: str, start: int, end: int) -> Location:
+        (l1, c1), (l2, c2) = self.pos(start), self.pos(end)
+        return Location(path, l1, c1, l2, c2)
+
+    def mark(self, path: str, mark) -> Location:  # type: ignore[no-untyped-def]
+        return self.loc(path, mark.index, mark.index)
+
+
+def _loc(path: str, node: yaml.Node, lines: Lines) -> Location:
+    return lines.loc(path, node.start_mark.index, node.end_mark.index)
 
 
 _SCALAR_TAGS = {
@@ -201,8 +245,9 @@ _SEQ_TAG = "tag:yaml.org,2002:seq"
 
 
 class _YamlConverter:
-    def __init__(self, path: str):
+    def __init__(self, path: str, lines: Lines):
         self.path = path
+        self.lines = lines
         self.constructor = yaml.constructor.SafeConstructor()
         self.memo: dict[int, Node] = {}
         self.duplicates: list[Duplicate] = []
@@ -212,8 +257,8 @@ class _YamlConverter:
         if done is not None:  # an alias: share the converted node, never expand it
             return done
         if depth > MAX_DEPTH:
-            raise InputProblem(f"nested more than {MAX_DEPTH} levels deep", _loc(self.path, node))
-        loc = _loc(self.path, node)
+            raise InputProblem(f"nested more than {MAX_DEPTH} levels deep", _loc(self.path, node, self.lines))
+        loc = _loc(self.path, node, self.lines)
         if isinstance(node, yaml.ScalarNode):
             if node.tag not in _SCALAR_TAGS:
                 raise InputProblem(
@@ -231,18 +276,18 @@ class _YamlConverter:
             return out
         if isinstance(node, yaml.SequenceNode):
             if node.tag != _SEQ_TAG:
-                raise InputProblem(f"unsupported YAML tag {node.tag!r} on a list", loc)
+                raise InputProblem(f"unsupported YAML tag {node.tag!r} on a list: swacheck reads plain data only", loc)
             seq = Sequence(loc)
             self.memo[id(node)] = seq
             seq.items = [self.convert(child, depth + 1) for child in node.value]
             return seq
         if node.tag != _MAP_TAG:
-            raise InputProblem(f"unsupported YAML tag {node.tag!r} on a mapping", loc)
+            raise InputProblem(f"unsupported YAML tag {node.tag!r} on a mapping: swacheck reads plain data only", loc)
         mapping = Mapping(loc, flow=bool(node.flow_style))
         self.memo[id(node)] = mapping
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
-                raise InputProblem("YAML merge keys (<<) are not supported", _loc(self.path, key_node))
+                raise InputProblem("YAML merge keys (<<) are not supported", _loc(self.path, key_node, self.lines))
             key = self.convert(key_node, depth + 1)
             if not isinstance(key, Scalar) or isinstance(key.value, (list, dict)):
                 raise InputProblem("a mapping key must be a plain scalar", key.loc)
@@ -257,13 +302,14 @@ class _YamlConverter:
 
 def parse_yaml(text: str, path: str, seen: list[int] | None = None) -> Iterator[Document]:
     """Yield the non-empty documents; ``seen[0]`` counts every document, empty ones included."""
+    lines = Lines(text)
     try:
         for index, root in enumerate(yaml.compose_all(text, Loader=_YamlLoader)):
             if seen is not None:
                 seen[0] = index + 1
             if isinstance(root, yaml.ScalarNode) and root.tag == "tag:yaml.org,2002:null" and not root.value:
                 continue  # an empty document (e.g. a trailing `---`): nothing to check
-            conv = _YamlConverter(path)
+            conv = _YamlConverter(path, lines)
             tree = conv.convert(root)
             yield Document(tree, index, conv.duplicates)
     except yaml.MarkedYAMLError as exc:
@@ -271,10 +317,21 @@ def parse_yaml(text: str, path: str, seen: list[int] | None = None) -> Iterator[
         problem = exc.problem or exc.context or "invalid YAML"
         if exc.context and exc.problem:
             problem = f"{exc.problem} ({exc.context})"
-        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        if mark is not None and text.splitlines()[mark.line : mark.line + 1] and "\t" in text.splitlines()[mark.line][: mark.column + 1]:
+        if exc.context in ("while scanning a quoted scalar", "while parsing a flow sequence", "while parsing a flow mapping") and (
+            exc.problem or ""
+        ).startswith("found unexpected end of stream") and exc.context_mark is not None:
+            mark = exc.context_mark  # point at what was opened and never closed
+            what = {"while scanning a quoted scalar": "quote", "while parsing a flow sequence": "'['", "while parsing a flow mapping": "'{'"}[exc.context]
+            problem = f"this {what} is never closed"
+        loc = lines.mark(path, mark) if mark is not None else Location(path, 1, 1, 1, 1)
+        line_text = text.splitlines()[loc.line - 1] if 0 < loc.line <= len(text.splitlines()) else ""
+        if "\t" in line_text[: loc.column]:
             problem += "; YAML indentation must use spaces, not tabs"
-        raise InputProblem(f"invalid YAML: {problem}", Location(path, line, col, line, col)) from None
+        raise InputProblem(f"invalid YAML: {problem}", loc) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow
+        loc = lines.loc(path, exc.position, exc.position)
+        char = exc.character if isinstance(exc.character, str) else chr(exc.character)
+        raise InputProblem(f"invalid YAML: the control character U+{ord(char):04X} is not allowed", loc) from None
     except yaml.YAMLError as exc:
         raise InputProblem(f"invalid YAML: {exc}", file=path) from None
     except RecursionError:
@@ -294,20 +351,11 @@ class _JsonParser:
     def __init__(self, text: str, path: str):
         self.text = text
         self.path = path
-        self.line_starts = [0]
-        for m in re.finditer("\n", text):
-            self.line_starts.append(m.end())
+        self.lines = Lines(text)
         self.duplicates: list[Duplicate] = []
 
-    def pos(self, offset: int) -> tuple[int, int]:
-        import bisect
-
-        i = bisect.bisect_right(self.line_starts, offset) - 1
-        return i + 1, offset - self.line_starts[i] + 1
-
     def loc(self, start: int, end: int) -> Location:
-        (l1, c1), (l2, c2) = self.pos(start), self.pos(end)
-        return Location(self.path, l1, c1, l2, c2)
+        return self.lines.loc(self.path, start, end)
 
     def fail(self, message: str, offset: int) -> InputProblem:
         return InputProblem(f"invalid JSON: {message}", self.loc(offset, offset))

@@ -13,6 +13,11 @@ SEVERITIES = ("error", "warning", "note")
 SEVERITY_RANK = {"note": 0, "warning": 1, "error": 2}
 
 
+def one_line(text: str) -> str:
+    """Text from an input (a path, a key) shown on one line: line breaks become visible escapes."""
+    return text.replace("\r", "\\r").replace("\n", "\\n").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
 @dataclass(frozen=True, slots=True)
 class Location:
     """A span in a file. Lines and columns are 1-based; ``end_column`` is exclusive."""
@@ -128,10 +133,10 @@ class InputError:
     message: str
 
     def __str__(self) -> str:
-        pos = self.file
+        pos = one_line(self.file)
         if self.line is not None:
             pos += f":{self.line}:{self.column or 1}"
-        return f"{pos}: {self.message}"
+        return f"{pos}: {one_line(self.message)}"
 
     def to_json(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "column": self.column, "message": self.message}

@@ -86,7 +86,7 @@ def find_pairs(
         if len(p) != 1 or len(d) != 1:
             for path, found in ((p_path, p), (d_path, d)):
                 for r in found if len(found) > 1 else ():
-                    explicit_alone.append((r, f"{path} was named as one side of a pair but holds {len(found)} deployments; name files with one server each"))
+                    explicit_alone.append((r, f"{path} was named as a pair but holds {len(found)} deployments; name files with one server each"))
             continue
         if id(p[0]) not in used and id(d[0]) not in used:
             used.update((id(p[0]), id(d[0])))

@@ -271,7 +271,7 @@ def test_yaml_custom_tag_is_refused_at_the_tag():
 
 def test_yaml_custom_tag_on_mapping_is_refused():
     problem = yaml_problem("a: !foo {x: 1}\n")
-    assert problem.message == "unsupported YAML tag '!foo' on a mapping"
+    assert problem.message == "unsupported YAML tag '!foo' on a mapping: swacheck reads plain data only"
     assert (problem.location.line, problem.location.column) == (1, 4)
 
 
@@ -353,7 +353,7 @@ def test_yaml_very_deep_block_nesting_is_refused():
         ("a: 1\n b: 2\nc: 3\n", 2),  # bad indentation
         ("a: 1\nb: [1, 2\nc: 3\n", 3),  # unclosed flow sequence
         ("a: 1\nb:\n\tc: 1\n", 3),  # a tab cannot indent
-        ("a: 1\nb: 'x\n", 3),  # unterminated quoted scalar reaches end of stream
+        ("a: 1\nb: 'x\n", 2),  # an unterminated quote is reported where it opens
     ],
 )
 def test_yaml_syntax_error_reports_path_line_col(tmp_path, text, line):

@@ -254,12 +254,6 @@ def test_pair_command_settles_an_ambiguous_folder(tree):
     assert sorted(d["file"] for d in run.deployments) == ["d/decode-a.yaml", "d/prefill.yaml"]  # only the two named files
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: `swacheck pair PREFILL DECODE` is silently dropped when a file holds more than one deployment "
-    "(find_pairs requires exactly one per file): no pair, no message, exit 0, and the SWA400 notes then tell "
-    "the user to 'Name the pair with `swacheck pair PREFILL DECODE`' — what they just did",
-)
 def test_pair_command_with_a_multi_document_file_is_not_silently_dropped(tree):
     two = (
         "swacheck: 1\nname: decode-a\nserver: {model-path: ../models/v4, disaggregation-mode: decode}\n"

@@ -76,6 +76,8 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
                         add(os.path.normpath(os.path.join(dirpath, name)), False)
         elif os.path.exists(raw):
             add(raw, True)
+        elif os.path.lexists(raw):
+            errors.append(InputError(raw, None, None, "a symbolic link that leads nowhere (broken, or a loop)"))
         else:
             errors.append(InputError(raw, None, None, "no such file or directory"))
     return out, errors

@@ -28,7 +28,7 @@ import re
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..model import InputProblem, Val
 from .launch import Context, Found, build, launches, load_text, platform_of_image, yaml_word, _names, _seed
-from .shell import Chars, Env, Source, Unknown, Var, Word, split_words
+from .shell import ShellSyntaxError, Chars, Env, Source, Unknown, Var, Word, split_words
 
 SERVICE_KEYS = ("image", "command", "build", "entrypoint")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -180,7 +180,10 @@ def _words(node: object, src: Source, variables: Env, unset: str, key: str) -> l
             return []
         marks: dict[int, Unknown] = {}
         word = interpolate(yaml_word(node, src), variables, unset, marks)
-        words = split_words(Chars.of_word(word)) if word.text.strip() else []
+        try:
+            words = split_words(Chars.of_word(word)) if word.text.strip() else []
+        except ShellSyntaxError as exc:
+            raise InputProblem(f"{key}: {exc}", node.loc) from None
         for w in words:  # Compose interpolates first, then splits: give each word its unknowns back
             w.unknown = list(dict.fromkeys(marks[id(s)] for s in w.spans if id(s) in marks))
         return words

@@ -153,6 +153,8 @@ def load_deployment(
     else:
         rel = _expect_str(s.value, "server")
         path = os.path.normpath(os.path.join(base_dir, rel))
+        if os.path.exists(path) and os.path.exists(file) and os.path.samefile(path, file):
+            raise InputProblem("server: names this deployment file itself; give the SGLang server config's path", s.value.loc)
         try:
             source = files.load(path)
         except InputProblem as problem:

@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import TextIO
 
+from ..model import one_line
 from ..engine import RunResult
 from ..model import Finding, InputError, Location
 from ..rules import BY_CODE
@@ -107,8 +108,9 @@ def render(result: RunResult, out: TextIO) -> None:
             out.write(item.annotation + "\n")
     for sev, _level, word in LEVELS:
         rest = by_severity[sev][LIMIT:]
-        for item in rest:
-            out.write(item.plain + "\n")
+        for item in rest:  # plain log lines: never a line break, never a workflow command
+            line = one_line(item.plain)
+            out.write(("  " + line if line.lstrip().startswith("::") else line) + "\n")
         if rest:
             out.write(
                 f"swacheck: {len(rest)} more {word}{'s' if len(rest) != 1 else ''} "

@@ -32,6 +32,7 @@ def pair_finding(  # type: ignore[no-untyped-def]
     severity: str | None = None,
     location: Location | None = None,
     fix_value=_SAME,
+    prefill_location: Location | None = None,
 ) -> Finding:
     """Point at the decode server's value (the decode server is the one that fails), relate the prefill's.
 
@@ -40,7 +41,7 @@ def pair_finding(  # type: ignore[no-untyped-def]
     """
     p, d = pair.prefill_values[name], pair.decode_values[name]
     location = location or root_location(d) or pair.decode.deployment.location
-    related = [Related(loc, f"prefill {name} {show(p)} comes from here") for loc in [root_location(p)] if loc is not None]
+    related = [Related(loc, f"prefill {name} {show(p)} comes from here") for loc in [prefill_location or root_location(p)] if loc is not None]
     if location is None or root_location(d) is None:
         related.append(Related(pair.decode.deployment.location, f"decode server {pair.decode.deployment.name}"))  # type: ignore[arg-type]
     value = p.value if fix_value is _SAME else fix_value

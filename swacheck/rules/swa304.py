@@ -8,7 +8,9 @@ integers (`"128"` is fine, `128.0`, `true` and `null` are not), choices
 (`disaggregation-mode` is one of `null`, `prefill`, `decode`, case-sensitive; an unquoted YAML
 `null` reaches SGLang as the text `None`), `json-model-override-args` must be a JSON object.
 It also reports `dp-size` > 1 together with `attn-dp-size` > 1, which SGLang's parallel hook
-refuses (`srt/arg_groups/parallel_hook.py`).
+refuses (`srt/arg_groups/parallel_hook.py`); sizes below 1 (SGLang divides by them); and a
+`max-running-requests` that leaves a worker no request: SGLang before 0.5.23 stops with
+`AssertionError: max_running_request is zero`, 0.5.23 silently raises it to 1 (a warning).
 
 ## Why it matters
 
@@ -48,6 +50,11 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         assert event.arg is not None
         fix = Fix(f"Give {event.arg.written} {event.data['expected']}.")
         yield finding_for_event(rule, event, fix)
+    for event in res.events_of("zero-requests"):
+        yield finding_for_event(rule, event, Fix("Set max-running-requests to at least attn-dp-size (requests are split across attention-DP workers)."))
+    for event in res.events_of("requests-clamped"):
+        fix = Fix("Set max-running-requests to the number of requests you mean (at least attn-dp-size).")
+        yield finding_for_event(rule, event, fix, severity="warning")
     for event in res.events_of("dp-combination"):
         fix = Fix("Use either dp-size (replicas) or attn-dp-size (attention data parallelism), not both above 1.")
         yield finding_for_event(rule, event, fix, message=f"ValueError: {event.message}")

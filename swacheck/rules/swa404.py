@@ -47,10 +47,12 @@ def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
         # on the decode side (the one reported): its backend variable, or where its platform/env
         # leave it unset; the prefill's variable is related
         backend = pair.decode.deployment.env.get("SGLANG_HACK_FLASHMLA_BACKEND")
+        prefill_backend = pair.prefill.deployment.env.get("SGLANG_HACK_FLASHMLA_BACKEND")
         yield pair_finding(
             rule, pair, "unified_kv",
             f"unified KV on the {'prefill' if p else 'decode'} server only (prefill unified={p}, decode unified={d}): "
             "SGLang does not check this; the state components differ, so requests fail or KV is silently corrupted",
             "Set SGLANG_HACK_FLASHMLA_BACKEND the same (unified_kv_triton or unset) on both servers.",
             location=backend.location if backend is not None else None,
+            prefill_location=prefill_backend.location if prefill_backend is not None else None,
         )

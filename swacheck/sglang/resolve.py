@@ -166,8 +166,14 @@ class _Resolver:
             return None
         return Val(value, arg.written, arg.value_loc)
 
-    def int_arg(self, name: str) -> Val | None:
-        return self.typed_arg(name)
+    def int_arg(self, name: str, minimum: int | None = None) -> Val | None:
+        val = self.typed_arg(name)
+        if val is not None and minimum is not None and val.value < minimum:
+            arg = self.arg(name)
+            assert arg is not None
+            self._bad(arg, "a positive integer" if minimum == 1 else f"an integer of at least {minimum}")
+            return None
+        return val
 
     def str_arg(self, name: str) -> Val | None:
         return self.typed_arg(name)
@@ -286,14 +292,14 @@ class _Resolver:
         # parallel hook: --enable-dp-attention means attn_dp_size = dp_size, dp_size = 1
         # (srt/arg_groups/parallel_hook.py handle_deprecated_dp_attention). In a --config file
         # the merger refuses the key (SWA303); swacheck resolves what it was meant to say.
-        dp_size = self.int_arg("dp-size") or _default(1, "--dp-size")
+        dp_size = self.int_arg("dp-size", 1) or _default(1, "--dp-size")
         dp_attn = self.arg("enable-dp-attention")
         if profile.attn_dp_from == "enable-dp-attention":
             # before 0.5.22 the attention-DP divisor is dp-size when --enable-dp-attention is on
             on = dp_attn is not None and dp_attn.value is True
             attn_dp = Val(dp_size.value, f"dp-size {dp_size.value} (enable-dp-attention)", dp_attn.key_loc) if on else _default(1, "no enable-dp-attention")  # type: ignore[union-attr]
         else:
-            attn_dp = self.int_arg("attn-dp-size") or _default(1, "--attn-dp-size")
+            attn_dp = self.int_arg("attn-dp-size", 1) or _default(1, "--attn-dp-size")
             if dp_attn is not None and dp_attn.value is True and attn_dp.value == 1:
                 attn_dp = Val(dp_size.value, f"dp-size {dp_size.value} (what enable-dp-attention means)", dp_attn.key_loc)
                 dp_size = Val(1, "enable-dp-attention turns dp-size into attn-dp-size", dp_attn.key_loc)
@@ -312,7 +318,7 @@ class _Resolver:
         pd = pd_mode in ("prefill", "decode") or dep.assume_pd
         v["disaggregation_mode"] = mode_val
         mrr_explicit = self.int_arg("max-running-requests")
-        extra = self.int_arg("disaggregation-decode-extra-slots")
+        extra = self.int_arg("disaggregation-decode-extra-slots", 0)
         if pd_mode != "decode":
             extra = _default(0, "only a PD decode server pre-allocates request slots")
         elif extra is None:
@@ -373,7 +379,7 @@ class _Resolver:
             algo = "EAGLE"  # numbers copied from a log: a draft pool existed
         v["speculative_algorithm"] = Val(algo, spec_arg.written, spec_arg.value_loc) if (algo and spec_arg) else _default(algo, "no speculative decoding")
 
-        steps = self.int_arg("speculative-num-steps")
+        steps = self.int_arg("speculative-num-steps", 0)
         topk = self.int_arg("speculative-eagle-topk")
         ndt = self.int_arg("speculative-num-draft-tokens")
         refused = bool(self.events_of("algorithm-refused"))
@@ -427,6 +433,23 @@ class _Resolver:
             (("per-worker max-running-requests", per_worker), ("decode extra slots", extra)),
         )
         v["per_worker_max_running_requests"], v["request_slots"] = per_worker, slots
+        mrr_arg = self.arg("max-running-requests")
+        if per_worker_value <= 0 and not profile.per_worker_floor_one:
+            self.event(
+                "zero-requests",
+                f"max-running-requests {mrr.value} // attn-dp-size {attn_dp.value} is {per_worker_value} requests per worker: "
+                "AssertionError: max_running_request is zero (managers/tp_worker.py)",
+                mrr_arg,
+                location=mrr_arg.value_loc if mrr_arg else None,
+            )
+        elif mrr.value <= 0 or mrr.value < attn_dp.value:
+            self.event(
+                "requests-clamped",
+                f"max-running-requests {mrr.value} gives {per_worker_value if per_worker_value > 0 else 0} requests per worker; "
+                f"SGLang {profile.version} raises it to 1 (max(1, max-running-requests // attn-dp-size))",
+                mrr_arg,
+                location=mrr_arg.value_loc if mrr_arg else None,
+            )
 
         # unified gate (srt/layers/attention/dsv4/unified_kv_gate.py) ------------------
         backend = dep.env.get(ENV_BACKEND)
@@ -442,7 +465,7 @@ class _Resolver:
         if profile.fp8_pd == "pd" and unified_on and pd_mode != "null" and fp8 is not None and fp8.value.lower() in ("1", "true", "yes", "y"):
             self.event("unified-fp8-pd", "SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation", location=fp8.location, why="pd", env=fp8)
         if profile.fp8_pd == "pp-hisparse" and unified_on and pd_mode != "null" and fp8 is not None and fp8.value.lower() in ("1", "true", "yes", "y"):
-            pp = self.int_arg("pp-size")
+            pp = self.int_arg("pp-size", 1)
             hisparse = self.flag_arg("enable-hisparse")
             if pp is not None and pp.value > 1:
                 self.event("unified-fp8-pd", f"SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with pp_size={pp.value}", self.arg("pp-size"), why="pp-size", env=fp8)
@@ -467,7 +490,7 @@ class _Resolver:
             if algo == "DSPARK":
                 draft_tokens = self.dspark_draft_tokens(draft_model, ndt)
             draft_page = page
-            dcp = self.int_arg("dcp-size")
+            dcp = self.int_arg("dcp-size", 1)
             if profile.dcp_draft_page_scale and dcp is not None and dcp.value > 1:
                 draft_page = Val(page.value * dcp.value, f"page size {page.value} x dcp-size {dcp.value} (draft worker loc_space_scale)", dcp.location, (("page size", page), ("dcp-size", dcp)))
             draft_source = _ref_val(ref, "draft") if ref is not None else draft_path

@@ -88,12 +88,6 @@ def test_unified_prefill_only_is_an_error_on_the_decode_server(tree):
     assert f["message"] == f"unified KV on the prefill server only (prefill unified=True, decode unified=False): {TAIL} {TAG}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: swa404 passes location= the unified side's SGLANG_HACK_FLASHMLA_BACKEND value; when the prefill is "
-    "the unified side, the finding attached to the decode server points into prefill.yaml (3:37) and nothing "
-    "on the decode side is referenced (location should be the decode's value, related the prefill's)",
-)
 def test_unified_prefill_only_is_located_on_the_decode_side_with_the_prefill_env_related(tree):
     run = check(tree, deployment("prefill", env=UNIFIED_ENV), deployment("decode"))
     f = only(run)
