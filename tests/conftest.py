@@ -103,3 +103,26 @@ speculative-algorithm: EAGLE
 speculative-num-steps: 3
 speculative-eagle-topk: 1
 """
+
+
+# Shared assertions on findings as JSON (`--format json`).
+def loc(finding):
+    l = finding["location"]
+    return (l["file"], l["line"], l["column"])
+
+
+def related(finding):
+    return [(r["file"], r["line"], r["column"], r["message"]) for r in finding["related"]]
+
+
+def edits(finding):
+    return [(e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"]) for e in finding["fix"]["edits"]]
+
+
+PREFILL, DECODE = "d/prefill.yaml", "d/decode.yaml"
+
+
+def check_pair(tree, prefill: str, decode: str, *args: str) -> Run:
+    """Run swacheck on a prefill and a decode server in folder d/ (so they pair)."""
+    root = tree({PREFILL: prefill, DECODE: decode})
+    return run_cli("--format", "json", *args, "d", cwd=root)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import EAGLE, V4_FLASH
+from conftest import EAGLE, V4_FLASH, edits, loc
 
 UNIFIED = ("--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton")
 W256_DRAFT = "speculative-draft-model-path: models/mtp256\n"  # line 5 after EAGLE
@@ -15,15 +15,6 @@ def only(run, code="SWA101"):
     found = run.findings(code)
     assert len(found) == 1, run.stdout
     return found[0]
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
-
-
-def edits(finding):
-    return [(e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"]) for e in finding["fix"]["edits"]]
 
 
 def test_prefill_with_the_checkpoints_own_nextn_draft_passes(lint):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import EAGLE
+from conftest import EAGLE, edits, loc
 
 W256_DRAFT = "speculative-draft-model-path: models/mtp256\n"  # line 5 after EAGLE
 PAGED_MSG = "DSV4 target and draft pools must share SWA geometry: target=(256, 128, None), draft=(256, 256, None)"
@@ -12,15 +12,6 @@ def only(run, code="SWA102"):
     found = run.findings(code)
     assert len(found) == 1, run.stdout
     return found[0]
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
-
-
-def edits(finding):
-    return [(e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"]) for e in finding["fix"]["edits"]]
 
 
 def test_cuda_prefill_with_own_nextn_draft_passes(lint):

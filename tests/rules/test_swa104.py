@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import EAGLE
+from conftest import EAGLE, edits, loc
 
 RATIO_MSG = "DSV4 draft state transfer expects SWA-only NextN layers"
 
@@ -35,15 +35,6 @@ def only(run, code="SWA104"):
     found = run.findings(code)
     assert len(found) == 1, run.stdout
     return found[0]
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
-
-
-def edits(finding):
-    return [(e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"]) for e in finding["fix"]["edits"]]
 
 
 def test_all_zero_ratios_pass(lint):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import EAGLE
+from conftest import EAGLE, edits, loc
 
 ALGO = "AssertionError: Only EAGLE and DSPARK speculative algorithms are supported for DeepseekV4ForCausalLM"
 TOPK = "AssertionError: Only EAGLE speculative algorithm with topk == 1 is supported for DeepseekV4ForCausalLM"
@@ -14,15 +14,6 @@ def only(run, code="SWA202"):
     found = run.findings(code)
     assert len(found) == 1, run.stdout
     return found[0]
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
-
-
-def edits(finding):
-    return [(e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"]) for e in finding["fix"]["edits"]]
 
 
 def test_eagle_with_explicit_topk_1_and_steps_passes(lint):

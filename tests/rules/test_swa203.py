@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import EAGLE
+from conftest import EAGLE, edits, loc
 
 UNIFIED = ("--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton")
 
@@ -11,15 +11,6 @@ def only(run, code="SWA203"):
     found = run.findings(code)
     assert len(found) == 1, run.stdout
     return found[0]
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
-
-
-def edits(finding):
-    return [(e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"]) for e in finding["fix"]["edits"]]
 
 
 def test_draft_tokens_equal_to_steps_plus_one_pass(lint):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import EAGLE
+from conftest import EAGLE, edits, loc
 
 UNIFIED = ("--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton")
 FP8 = UNIFIED + ("--env", "SGLANG_DSV4_UNIFIED_KV_FP8=1")
@@ -13,15 +13,6 @@ def only(run, code="SWA204"):
     found = run.findings(code)
     assert len(found) == 1, run.stdout
     return found[0]
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
-
-
-def edits(finding):
-    return [(e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"]) for e in finding["fix"]["edits"]]
 
 
 def test_fp8_pd_with_pp_size_1_passes(lint):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from conftest import loc
+
 import pytest
 
 
@@ -9,11 +11,6 @@ def only(run, code="SWA302"):
     found = run.findings(code)
     assert len(found) == 1, run.stdout
     return found[0]
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
 
 
 @pytest.mark.parametrize(

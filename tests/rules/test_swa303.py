@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import EAGLE
+from conftest import EAGLE, edits, loc
 
 
 def only(run, code="SWA303"):
     found = run.findings(code)
     assert len(found) == 1, run.stdout
     return found[0]
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
-
-
-def edits(finding):
-    return [(e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"]) for e in finding["fix"]["edits"]]
 
 
 def test_known_dash_keys_pass(lint):

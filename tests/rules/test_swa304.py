@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import EAGLE
+from conftest import EAGLE, loc
 
 
 def only(run, code="SWA304"):
     found = run.findings(code)
     assert len(found) == 1, run.stdout
     return found[0]
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run_cli
+from conftest import loc, run_cli
 
 FIX = "Name the pair with `swacheck pair PREFILL DECODE` or a `pairs:` list in a deployment file."
 
@@ -21,11 +21,6 @@ def notes(run) -> dict[str, dict]:
         if found:
             out[d["file"]] = found[0]
     return out
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
 
 
 def test_one_prefill_and_two_decodes_are_three_notes_and_no_pair(tree):

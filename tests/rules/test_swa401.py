@@ -7,7 +7,7 @@ DeepSeek-V4 forces the page size (256; 128 on NPU), so only a pair across platfo
 from __future__ import annotations
 
 import pytest
-from conftest import run_cli
+from conftest import check_pair, loc, run_cli
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -26,9 +26,7 @@ def deployment(role: str, platform: str, extra: str = "") -> str:
     )
 
 
-def check(tree, prefill: str, decode: str, *args: str):
-    root = tree({P: prefill, D: decode})
-    return run_cli("--format", "json", *args, "d", cwd=root)
+check = check_pair
 
 
 def only(run, code="SWA401"):
@@ -39,11 +37,6 @@ def only(run, code="SWA401"):
     assert f in by_file[D]["findings"]  # attached to the decode server
     assert [g for g in run.data["pairs"][0]["findings"] if g["code"] == code] == [f]
     return f
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
 
 
 def test_same_platform_passes(tree):

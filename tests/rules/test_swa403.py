@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import run_cli
+from conftest import check_pair, loc, related, run_cli
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -24,9 +24,7 @@ def deployment(role: str, env: str) -> str:
     )
 
 
-def check(tree, prefill: str, decode: str, *args: str):
-    root = tree({P: prefill, D: decode})
-    return run_cli("--format", "json", *args, "d", cwd=root)
+check = check_pair
 
 
 def only(run, code="SWA403"):
@@ -37,15 +35,6 @@ def only(run, code="SWA403"):
     assert f in by_file[D]["findings"]
     assert [g for g in run.data["pairs"][0]["findings"] if g["code"] == code] == [f]
     return f
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
-
-
-def related(finding):
-    return [(r["file"], r["line"], r["column"], r["message"]) for r in finding["related"]]
 
 
 def layout(run):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import run_cli
+from conftest import check_pair, loc, related, run_cli
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -14,9 +14,7 @@ def server(role: str, extra: str = "") -> str:
     return f"model-path: ../models/v4\ndisaggregation-mode: {role}\n{extra}"
 
 
-def check(tree, prefill: str, decode: str, *args: str):
-    root = tree({P: prefill, D: decode})
-    return run_cli("--format", "json", *args, "d", cwd=root)
+check = check_pair
 
 
 def only(run, code="SWA406"):
@@ -28,15 +26,6 @@ def only(run, code="SWA406"):
     assert by_file[P]["findings"] == []
     assert [g for g in run.data["pairs"][0]["findings"] if g["code"] == code] == [f]
     return f
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
-
-
-def related(finding):
-    return [(r["file"], r["line"], r["column"], r["message"]) for r in finding["related"]]
 
 
 def test_both_speculative_passes(tree):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run_cli
+from conftest import check_pair, edits, loc, related, run_cli
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -15,9 +15,7 @@ def server(role: str, extra: str = "") -> str:
     return f"model-path: ../models/v4\ndisaggregation-mode: {role}\n{extra}"
 
 
-def check(tree, prefill: str, decode: str, *args: str):
-    root = tree({P: prefill, D: decode})
-    return run_cli("--format", "json", *args, "d", cwd=root)
+check = check_pair
 
 
 def only(run, code="SWA408"):
@@ -28,19 +26,6 @@ def only(run, code="SWA408"):
     assert f in by_file[D]["findings"]
     assert [g for g in run.data["pairs"][0]["findings"] if g["code"] == code] == [f]
     return f
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
-
-
-def related(finding):
-    return [(r["file"], r["line"], r["column"], r["message"]) for r in finding["related"]]
-
-
-def edits(finding):
-    return [(e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"]) for e in finding["fix"]["edits"]]
 
 
 # --- attention context parallelism -------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import run_cli
+from conftest import check_pair, loc, related, run_cli
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -20,9 +20,7 @@ def deployment(role: str, mask: str | None = None) -> str:
     return f"swacheck: 1\n{env}server:\n  model-path: ../models/v4\n  disaggregation-mode: {role}\n"
 
 
-def check(tree, prefill: str, decode: str, *args: str):
-    root = tree({P: prefill, D: decode})
-    return run_cli("--format", "json", *args, "d", cwd=root)
+check = check_pair
 
 
 def only(run, code="SWA409"):
@@ -34,15 +32,6 @@ def only(run, code="SWA409"):
     assert by_file[P]["findings"] == []
     assert [g for g in run.data["pairs"][0]["findings"] if g["code"] == code] == [f]
     return f
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
-
-
-def related(finding):
-    return [(r["file"], r["line"], r["column"], r["message"]) for r in finding["related"]]
 
 
 def test_checksum_on_both_sides_passes(tree):

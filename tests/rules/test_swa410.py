@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run_cli
+from conftest import check_pair, loc, related, run_cli
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -19,9 +19,7 @@ def server(role: str, extra: str = "") -> str:
     return f"model-path: ../models/v4\ndisaggregation-mode: {role}\n{extra}"
 
 
-def check(tree, prefill: str, decode: str, *args: str):
-    root = tree({P: prefill, D: decode})
-    return run_cli("--format", "json", *args, "d", cwd=root)
+check = check_pair
 
 
 def attached(run, code="SWA410"):
@@ -30,15 +28,6 @@ def attached(run, code="SWA410"):
     assert all(f in by_file[D]["findings"] for f in found)
     assert [g for g in run.data["pairs"][0]["findings"] if g["code"] == code] == found
     return found
-
-
-def loc(finding):
-    l = finding["location"]
-    return (l["file"], l["line"], l["column"])
-
-
-def related(finding):
-    return [(r["file"], r["line"], r["column"], r["message"]) for r in finding["related"]]
 
 
 def test_identical_servers_pass(tree):
