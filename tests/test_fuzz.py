@@ -52,13 +52,6 @@ SARIF = jsonschema.Draft4Validator(SARIF_SCHEMA, format_checker=jsonschema.Draft
 GITHUB_COMMAND = re.compile(r"^::(error|warning|notice)( [a-zA-Z]+=[^,:]*(,[a-zA-Z]+=[^,:]*)*)?::.*$")
 ERROR_LINE = re.compile(r"^(?P<file>[^\s:][^:]*?)(:(?P<line>\d+):(?P<col>\d+))?: \S")
 SUMMARY = re.compile(r"^Checked \d+ deployments? in \d+ files?: .*\((.*; )?exit (?P<code>\d)\)$")
-# Known bugs, pinned by xfail tests in tests/test_hostile.py, tolerated here so that a long run
-# looks for new ones:
-# - test_control_character_is_one_line_with_its_position: a libyaml ReaderError (a control
-#   character) is printed over two lines, the second one this;
-KNOWN_CONTINUATION = re.compile(r'^  in "<unicode string>", position \d+$')
-# - test_user_text_with_a_newline_stays_on_one_line: text from the input (a key, a model path)
-#   is embedded raw in some messages, so a CR or LF in it splits the message over several lines.
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -149,7 +142,7 @@ def check_everything(cwd: Path, path: str, *args: str) -> int:
         assert run.exit_code in (0, 1, 2)
         assert "Traceback" not in run.stderr and "internal error" not in run.stderr
         codes[fmt] = run.exit_code
-        lines = [line for line in log_lines(run.stderr) if not KNOWN_CONTINUATION.match(line)]
+        lines = log_lines(run.stderr)
         if stderr_lines is None:
             stderr_lines = lines
         assert lines == stderr_lines, "stderr differs between formats"
@@ -167,20 +160,10 @@ def check_everything(cwd: Path, path: str, *args: str) -> int:
     assert len(set(codes.values())) == 1, f"exit codes differ between formats: {codes}"
     assert data is not None
     assert (codes["json"] == 2) == bool(data["errors"])
-    if raw_line_break(data):
-        note("known bug: a message carries a raw line break (xfail in test_hostile.py); line counts not checked")
-    else:
-        assert len(stderr_lines or []) == len(data["errors"]), "stderr lines != input errors"
-        for line in stderr_lines or []:
-            assert ERROR_LINE.match(line), f"stderr line is not 'file[:line:col]: message': {line!r}"
+    assert len(stderr_lines or []) == len(data["errors"]), "stderr lines != input errors (a raw line break?)"
+    for line in stderr_lines or []:
+        assert ERROR_LINE.match(line), f"stderr line is not 'file[:line:col]: message': {line!r}"
     return codes["json"]
-
-
-def raw_line_break(data: dict) -> bool:
-    """Does any input error or finding message carry a CR or LF (a known bug)?"""
-    texts = [e["message"] + e["file"] for e in data["errors"]]
-    texts += [f["message"] + (f["location"] or {}).get("file", "") for d in data["deployments"] for f in d["findings"]]
-    return any(LINE_BREAK.search(t) for t in texts)
 
 
 def check_json(run) -> dict:
@@ -224,8 +207,6 @@ def check_github(run, data: dict | None, quiet: bool) -> None:
     # each item is one line (an annotation, or a plain line past the limit of 10), plus one
     # "N more" line per level past the limit, plus the summary line: any raw newline adds lines
     expected = sum(counts.values()) + sum(1 for n in counts.values() if n > 10) + (0 if quiet else 1)
-    if max(counts.values()) > 10 and raw_line_break(data):
-        return  # known bug: plain lines past the annotation limit are not escaped
     assert len(lines) == expected, f"{len(lines)} lines for {counts}: a message or property was not escaped"
 
 

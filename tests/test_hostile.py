@@ -14,9 +14,10 @@ escaping fails the test) on the hostile file *and* a good server config, then ch
 - the JSON report's ``errors`` say the same as stderr,
 - no file under the test's folder changed.
 
-Where swacheck's current answer is poor or wrong the test asserts the better answer and is marked
-``xfail(strict=True, reason="BUG: ...")``; a separate passing test then pins the part of the
-contract that already holds, so a regression there is still caught.
+Where swacheck's answer is poor or wrong, the test asserts the better answer and is marked
+``xfail(strict=True, reason="BUG: ...")``, with a passing test for the part of the contract that
+already holds. The bugs these tests found were fixed; a comment starting with "once" says what
+each test used to catch.
 """
 
 from __future__ import annotations
@@ -245,24 +246,11 @@ def test_binary_json(hostile):
     assert_input_error(run, "blob.json:1:1: NUL byte: this is a binary file, not YAML or JSON")
 
 
-def test_control_character_passing_part(hostile):
-    run, _ = hostile({"ctl.yaml": b"model-path: models/v4\nname: a\x07b\n"})
-    assert run.exit_code == 2 and "good" in names(run)
-    assert run.stderr.startswith("ctl.yaml")
-    assert "Traceback" not in run.stderr
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a control character (here U+0007) makes libyaml raise a ReaderError, which is not a "
-    "MarkedYAMLError: swacheck prints str(exc), two lines ('ctl.yaml: invalid YAML: unacceptable character "
-    "#x0007: ...' then '  in \"<unicode string>\", position 29') and no line:col although the position is known",
-)
 @pytest.mark.parametrize("char", ["\x07", "\x1b", "\x7f", "\x80"])
 def test_control_character_is_one_line_with_its_position(hostile, char):
+    # libyaml raises a ReaderError (not a MarkedYAMLError) here; it once printed two lines, no line:col
     run, _ = hostile({"ctl.yaml": ("model-path: models/v4\nname: a" + char + "b\n").encode()})
-    code = f"{ord(char):04x}"
-    assert_input_error(run, f"ctl.yaml:2:8: invalid YAML: unacceptable character #x{code}: control characters are not allowed")
+    assert_input_error(run, f"ctl.yaml:2:8: invalid YAML: the control character U+{ord(char):04X} is not allowed")
 
 
 # --------------------------------------------------------------------------- YAML syntax
@@ -277,20 +265,10 @@ def test_tab_indentation(hostile):
     )
 
 
-def test_unclosed_quote_is_one_line(hostile):
-    run, _ = hostile({"quote.yaml": 'model-path: "models/v4\nspeculative-algorithm: EAGLE\n'})
-    assert_one_error_line(run, "quote.yaml:")
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: an unclosed YAML quote is reported at the end of the file as 'found unexpected end of stream "
-    "(while scanning a quoted scalar)', naming neither the opening quote nor what was expected; the JSON parser "
-    "points at the opening quote ('unterminated string')",
-)
 def test_unclosed_quote_points_at_the_opening_quote(hostile):
+    # once reported at the end of the file as 'found unexpected end of stream (while scanning a quoted scalar)'
     run, _ = hostile({"quote.yaml": 'model-path: "models/v4\nspeculative-algorithm: EAGLE\n'})
-    assert_input_error(run, "quote.yaml:1:13: invalid YAML: unterminated quoted string (expected a closing '\"')")
+    assert_input_error(run, "quote.yaml:1:13: invalid YAML: this quote is never closed")
 
 
 def test_unclosed_bracket(hostile):
@@ -380,11 +358,6 @@ def test_python_object_tag_is_refused_and_never_run(hostile, form):
     assert "unsupported YAML tag 'tag:yaml.org,2002:python/object/" in run.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: an unsupported tag on a list or mapping says only \"unsupported YAML tag '...' on a list\"; "
-    "on a scalar the same refusal names what is expected (': swacheck reads plain data only')",
-)
 @pytest.mark.parametrize(
     "form, what",
     [
@@ -499,13 +472,7 @@ def test_billion_laughs_in_a_deployment_file(tree):
     assert proc.returncode == 2
 
 
-@linux_only
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: values swacheck reads as data are expanded with Node.plain(), which follows every alias: "
-    "a few hundred bytes of aliases become 9**10 objects (MemoryError / 'internal error', or unbounded memory "
-    "and time without a cap)",
-)
+@linux_only  # these values were once expanded alias by alias with Node.plain(): MemoryError
 @pytest.mark.parametrize(
     "kind, tail",
     [
@@ -519,6 +486,9 @@ def test_billion_laughs_in_a_value_swacheck_reads(tree, kind, tail):
     head = ["model-path: models/v4", "speculative-algorithm: EAGLE", "speculative-num-steps: 3", "speculative-eagle-topk: 1"]
     proc = _bomb_run(tree, "\n".join(bomb(kind) + head + tail) + "\n")
     _assert_bomb_handled(proc)
+    assert proc.returncode == 2
+    # the value is refused where it is defined: the anchor of the top level, line 10
+    assert proc.stderr.splitlines() == ["bomb.yaml:10:5: this value expands to more than 100000 items (YAML aliases?)"]
 
 
 # --------------------------------------------------------------------------- deep nesting
@@ -597,7 +567,7 @@ def test_size_cap_applies_to_a_referenced_model_config(tree):
 def test_default_size_cap_is_10_mib_as_documented(tree):
     assert DEFAULT_MAX_FILE_SIZE == 10 * 1024 * 1024
     readme = (ROOT / "README.md").read_text()
-    assert "| `--max-file-size N` | refuse input files larger than N bytes (default 10 MiB) |" in readme
+    assert re.search(r"^\| `--max-file-size N` \|.*\(default 10 MiB\)", readme, re.M), "README documents the default"
     assert "default 10 MiB" in run_cli("check", "--help").stdout
     root = tree({GOOD: EAGLE})
     with open(root / "huge.yaml", "wb") as fh:  # sparse: nothing is written
@@ -615,18 +585,14 @@ def test_file_of_exactly_the_size_cap_is_read(tree):
     assert names(run) == ["exact", "good"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: --max-file-size 0 / -1 is accepted on the command line (the config-file key is checked to be "
-    "a positive integer), and then every file is refused with 'above the -1-byte limit'",
-)
 @pytest.mark.parametrize("value", ["0", "-1"])
 def test_non_positive_max_file_size_is_a_usage_error(tree, value):
+    # once accepted, and then every file was refused with 'above the -1-byte limit'
     root = tree({GOOD: EAGLE})
     run = run_cli("--max-file-size", value, GOOD, cwd=root)
     assert run.exit_code == 2
     assert "byte limit" not in run.stderr
-    assert "--max-file-size" in run.stderr and "positive" in run.stderr
+    assert "Invalid value for '--max-file-size'" in run.stderr
 
 
 # --------------------------------------------------------------------------- wrong value types
@@ -676,38 +642,26 @@ def test_max_running_requests_huge_is_accepted_like_argparse(lint):
     assert dep["target"]["tuple"] == [128, 131, pages_for(10**30)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: max-running-requests <= 0 is clamped to 1 request (max(1, mrr // attn-dp-size)) and a tuple "
-    "is printed with no finding; SGLang's resolve_max_num_reqs does not clamp and the scheduler stops with "
-    "AssertionError: max_running_request is zero",
-)
+# SGLang's argparse takes these; the pool then has 0 requests per worker. swacheck says so (a
+# warning) rather than printing the geometry of a server of 1 request without a word.
 @pytest.mark.parametrize("value", ["0", "-1", "'-1'"])
 def test_max_running_requests_not_positive_is_a_finding(lint, value):
     run, dep = mrr_run(lint, value)
-    assert run.exit_code != 0
     (f,) = run.findings("SWA304")
-    assert f["message"].startswith("max-running-requests")
-    assert f["location"]["line"] == 6
+    shown = value.strip("'")
+    assert f["message"].startswith(f"max-running-requests {shown} gives 0 requests per worker")
+    assert (f["location"]["line"], f["location"]["column"]) == (6, 23)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: max-running-requests smaller than attn-dp-size gives 0 requests per worker in SGLang "
-    "(AssertionError: max_running_request is zero); swacheck clamps to 1 and prints pages for 1 request",
-)
 def test_max_running_requests_below_attn_dp_size_is_a_finding(lint):
     run, dep = mrr_run(lint, "1", extra="attn-dp-size: 2\n")
-    assert run.exit_code != 0
-    assert dep["findings"] != []
+    (f,) = run.findings("SWA304")
+    assert f["message"].startswith("max-running-requests 1 gives 0 requests per worker")
+    assert (f["location"]["line"], f["location"]["column"]) == (7, 23)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a negative speculative-num-steps gives draft tokens <= 0 and a ring smaller than the window "
-    "(e.g. (128, 123, ...)) with no finding",
-)
 def test_negative_speculative_num_steps_is_a_finding(lint):
+    # once: draft tokens -4 and a ring smaller than the window, (128, 123, ...), with no finding
     text = EAGLE.replace("speculative-num-steps: 3", "speculative-num-steps: -5") + "disaggregation-mode: prefill\n"
     run = lint({"server.yaml": text}, *UNIFIED)
     dep = run.deployments[0]
@@ -715,11 +669,8 @@ def test_negative_speculative_num_steps_is_a_finding(lint):
     assert run.exit_code != 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: attn-dp-size 0 is silently treated as 1 (max(1, attn_dp)); SGLang divides by it",
-)
 def test_zero_attn_dp_size_is_a_finding(lint):
+    # once silently read as 1 (max(1, attn_dp)); SGLang divides max-running-requests by it
     run = lint({"server.yaml": PREFILL + "attn-dp-size: 0\nmax-running-requests: 64\n"}, *UNIFIED)
     assert run.exit_code != 0
 
@@ -786,19 +737,14 @@ def test_model_path_is_a_symlink_loop(hostile):
     )
 
 
-def test_model_path_with_a_newline_passing_part(hostile):
+def test_model_path_with_a_newline_is_quoted(hostile):
     run, _ = hostile({"server.yaml": 'model-path: "evil\\nname"\n'})
     assert run.exit_code == 2 and "good" in names(run)
     assert run.stderr.startswith("server.yaml:1:13: cannot find config.json for model 'evil\\nname'")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: some input-error messages embed text from the input raw instead of repr()-quoting it: the "
-    "model path in 'cannot find config.json ...; looked in: ...; --model-config ...=PATH', the keys in 'not a "
-    "deployment (a mapping with keys ...)'. A CR or LF there splits the error over several stderr lines, and a "
-    "line such as '::error file=x::...' is then read by GitHub Actions as a workflow command",
-)
+# Text from the input (a model path, a key) was once embedded raw in messages: a CR or LF split the
+# error over several lines, and '::error file=x::...' became a GitHub workflow command.
 @pytest.mark.parametrize(
     "text",
     [
@@ -843,28 +789,14 @@ def test_directory_with_a_file_symlink_loop(tree):
     assert [d["file"] for d in run.deployments] == ["deploy/good.yaml"]
 
 
-def test_named_symlink_loop_passing_part(hostile):
+def test_named_symlink_loop(hostile):
+    # once 'no such file or directory' (os.path.exists follows the loop)
     def loop(root: Path) -> None:
         os.symlink("loop-b.yaml", root / "loop-a.yaml")
         os.symlink("loop-a.yaml", root / "loop-b.yaml")
 
     run, _ = hostile({}, paths=["loop-a.yaml"], setup=loop)
-    assert_one_error_line(run, "loop-a.yaml: ")
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a symlink loop named on the command line is reported as 'no such file or directory' "
-    "(os.path.exists follows the loop); the same file met in a walked directory says 'cannot read: Too many "
-    "levels of symbolic links'",
-)
-def test_named_symlink_loop_says_so(hostile):
-    def loop(root: Path) -> None:
-        os.symlink("loop-b.yaml", root / "loop-a.yaml")
-        os.symlink("loop-a.yaml", root / "loop-b.yaml")
-
-    run, _ = hostile({}, paths=["loop-a.yaml"], setup=loop)
-    assert_input_error(run, "loop-a.yaml: cannot read: Too many levels of symbolic links")
+    assert_input_error(run, "loop-a.yaml: a symbolic link that leads nowhere (broken, or a loop)")
 
 
 def test_a_directory_named_as_a_file_is_walked(tree):
@@ -911,24 +843,10 @@ def test_deployment_server_is_a_directory(hostile):
     assert_input_error(run, "dep.yaml:2:9: server config 'models': is a directory, expected a file")
 
 
-def test_deployment_server_is_itself_passing_part(hostile):
-    run, _ = hostile({"dep.yaml": "swacheck: 1\nserver: dep.yaml\n"})
-    assert_one_error_line(run, "dep.yaml:")
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a deployment whose server: is the deployment file itself is read as a server config of "
-    "unknown keys (swacheck, server) and reported as 'dep.yaml:1:1: the deployment names no model', "
-    "which does not say what is wrong",
-)
 def test_deployment_server_is_itself(hostile):
+    # once read as a server config of unknown keys: 'dep.yaml:1:1: the deployment names no model'
     run, _ = hostile({"dep.yaml": "swacheck: 1\nserver: dep.yaml\n"})
-    assert_input_error(
-        run,
-        "dep.yaml:2:9: server config 'dep.yaml' is a swacheck deployment file, "
-        "expected an SGLang server config (a 'model-path' key)",
-    )
+    assert_input_error(run, "dep.yaml:2:9: server: names this deployment file itself; give the SGLang server config's path")
 
 
 def test_deployment_server_is_a_broken_file(hostile):
@@ -966,6 +884,34 @@ def test_deployment_geometry_negative(hostile):
     assert_input_error(run, "dep.yaml:3:22: target.geometry.window must be a positive integer, got the integer -128")
 
 
+# --------------------------------------------------------------------------- launch commands
+
+UNCLOSED = 'python3 -m sglang.launch_server --model-path "models/v4 --tp-size 8'
+
+
+def test_shell_script_with_an_unclosed_quote(hostile):
+    run, _ = hostile({"run.sh": UNCLOSED + "\n"})
+    assert_input_error(run, f"run.sh:1:{UNCLOSED.index(chr(34)) + 1}: shell syntax: unterminated double quote")
+
+
+def test_kubernetes_command_with_an_unclosed_quote(hostile):
+    line = f'      command: ["bash", "-c", "{UNCLOSED.replace(chr(34), chr(39))}"]'
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: dsv4}\nspec:\n  containers:\n"
+        "    - name: sglang\n      image: lmsysorg/sglang:v0.5.23\n" + line + "\n"
+    )
+    run, _ = hostile({"pod.yaml": text})
+    assert_input_error(run, f"pod.yaml:8:{line.index(chr(39)) + 1}: shell syntax: unterminated single quote")
+
+
+def test_compose_command_with_an_unclosed_quote(hostile):
+    # once a crash: ShellSyntaxError escaped from compose._words()
+    line = f"    command: {UNCLOSED}"
+    text = "services:\n  dsv4:\n    image: lmsysorg/sglang:v0.5.23-cu129\n" + line + "\n"
+    run, _ = hostile({"docker-compose.yaml": text})
+    assert_input_error(run, "docker-compose.yaml:4:14: command: unterminated double quote")
+
+
 # --------------------------------------------------------------------------- line breaks
 
 LINE_BREAK_FILE = (
@@ -990,12 +936,8 @@ def test_crlf_line_endings_keep_positions_and_fixes(tree):
     assert (root / "server.yaml").read_bytes() == text.replace("page-size: 64\r\n", "").encode()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: libyaml counts U+2028, U+2029 and U+0085 as line breaks (also inside a quoted string), "
-    "swacheck's fixes and every editor/CI count only CR/LF: every position after such a character is one line "
-    "off, and --fix deletes the WRONG line (here 'tp-size: 8' instead of 'page-size: 64')",
-)
+# libyaml counts U+2028, U+2029 and U+0085 as line breaks, also inside a quoted string; editors, CI and
+# swacheck's fixes count CR/LF. Once every later position was a line off and --fix deleted 'tp-size: 8'.
 @pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\x85"], ids=["LS", "PS", "NEL"])
 def test_unicode_line_separator_in_a_string_keeps_positions_and_fixes(tree, sep):
     text = LINE_BREAK_FILE.format(sep=sep)
@@ -1030,13 +972,8 @@ def test_json_fix_keeps_the_file_valid(tree, newline):
     assert after == text.replace('"window": 256, "ring_size": 259, "pages": 66563', '"window": 128, "ring_size": 131, "pages": 33667')
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the JSON parser counts lines at LF only while --fix (fixes.py) also breaks lines at CR: in a "
-    "JSON file with CR line endings every position is on line 1 (1:166 for 4:53) and --fix writes the "
-    "replacements at the wrong place ('12813133667' pasted into line 2), leaving invalid JSON",
-)
 def test_json_with_cr_line_endings_keeps_positions_and_fixes(tree):
+    # once: positions counted at LF only (1:166), --fix at CR too: '12813133667' pasted into line 2
     text = FROM_LOG_JSON.replace("\n", "\r")
     root = tree({})
     (root / "dep.json").write_bytes(text.encode())
@@ -1073,12 +1010,8 @@ def test_github_annotations_escape_newlines(tree):
             assert "pwned" not in line.split("::")[1], line
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: --format github prints the errors past the 10-annotation limit as plain lines without "
-    "escaping: a newline in a model path (embedded raw in the message) or in a file name starts a new log "
-    "line, so '::error ...' text from an input becomes a workflow command",
-)
+# Past the 10-annotation limit errors are plain lines: once unescaped, so a newline in a model path or a
+# file name started a new log line and '::error ...' from the input became a workflow command.
 @pytest.mark.parametrize(
     "name, text",
     [
