@@ -474,7 +474,7 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
     cold = {
         "import": Runs('python -c "import typer, yaml, rich.table"', [python, "-c", "import typer, yaml, rich.table"], small),
         "version": Runs("swacheck --version", [*sw, "--version"], small),
-        "one": Runs(f"swacheck ONE_FILE > /dev/null", [*sw, one_rel], small, ok_codes=(0,)),
+        "one": Runs("swacheck ONE_FILE > /dev/null", [*sw, one_rel], small, ok_codes=(0,)),
     }
     measure(list(cold.values()), max(args.repeat, 10), env)
 

@@ -89,7 +89,7 @@ def _choice(value: str, choices: tuple[str, ...], option: str) -> str:
 def check(
     paths: Annotated[
         Optional[list[str]],
-        typer.Argument(metavar="PATH...", help="Files, directories (walked for *.yaml, *.yml, *.json) or - for stdin.", show_default=False),
+        typer.Argument(metavar="PATH...", help="Files, directories (walked for *.yaml, *.yml, *.json, *.sh and Dockerfiles) or - for stdin.", show_default=False),
     ] = None,
     format: Annotated[
         Optional[str], typer.Option("--format", "-f", help=f"Output format: {', '.join(FORMATS)} (default human; github under GitHub Actions).")

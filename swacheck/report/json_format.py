@@ -51,5 +51,4 @@ def as_data(result: RunResult) -> dict:
 
 
 def render(result: RunResult, out: TextIO) -> None:
-    json.dump(as_data(result), out, indent=2)
-    out.write("\n")
+    out.write(json.dumps(as_data(result), indent=2) + "\n")  # one write, not one per token
