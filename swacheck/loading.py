@@ -153,7 +153,7 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
                 f"file is {size} bytes, above the {max_size}-byte limit (--max-file-size)", file=path
             )
         with open(p, "rb") as fh:
-            data = fh.read(max_size + 1)
+            data = fh.read(size + 1)  # the size is known: never allocate max_size for a small file
     except InputProblem:
         raise
     except IsADirectoryError:

@@ -77,5 +77,10 @@ def match(key: str, profile: SGLangProfile) -> KeyMatch:
 
 
 def did_you_mean(key: str, profile: SGLangProfile) -> str | None:
-    near = difflib.get_close_matches(key.replace("_", "-"), sorted(options(profile)), n=1, cutoff=0.75)
+    return _did_you_mean(key.replace("_", "-"), profile.args_file)
+
+
+@lru_cache(maxsize=4096)
+def _did_you_mean(key: str, args_file: str) -> str | None:
+    near = difflib.get_close_matches(key, sorted(_read(args_file)), n=1, cutoff=0.75)
     return near[0] if near else None

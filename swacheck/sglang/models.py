@@ -134,11 +134,15 @@ class ModelStore:
         self.files = files
         self.mappings = mappings
         self._configs: dict[str, ModelConfig] = {}
+        self._located: dict[tuple[str, str, str | None], tuple[str | None, list[str]]] = {}
 
     def from_path(
         self, model_path: str, base_dir: str, where: Location | None, revision: str | None = None
     ) -> ModelConfig:
-        path, looked = locate(model_path, base_dir, self.mappings, revision)
+        key = (model_path, os.path.abspath(base_dir), revision)
+        if key not in self._located:  # thousands of deployments share a handful of models
+            self._located[key] = locate(model_path, base_dir, self.mappings, revision)
+        path, looked = self._located[key]
         if path is None:
             raise InputProblem(
                 f"cannot find config.json for model {model_path!r}; looked in: {', '.join(looked)}; "
