@@ -39,18 +39,34 @@ def _heading(r: DeploymentResult) -> Text:
     return Text(title, style="bold").append(f"  ({details})", style="dim")
 
 
-def _table(r: DeploymentResult) -> Table | None:
-    rows = table_rows(r)
-    if not rows:
-        return None
-    table = Table(show_edge=True, pad_edge=False, header_style="bold")
-    for name in HEADER:
-        justify = "right" if name in ("target", "draft") else "left"
-        table.add_column(name, justify=justify, overflow="fold" if name.endswith("from") else "ellipsis")
-    for row in rows:
-        last = row.cells[0] == "tuple"
-        table.add_row(*row.cells, style="bold red" if row.differs else ("bold" if last else None))
-    return table
+def plain_table(header: tuple[str, ...], rows: list, right: tuple[int, ...]) -> str:  # type: ignore[type-arg]
+    """The table as aligned text for logs and pipes: rich's layout costs ~6 ms a table, this ~0.05.
+
+    A ``*`` in the first column marks a row whose target and draft (prefill and decode) differ.
+    """
+    cells = [header] + [row.cells for row in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(header))]
+    lines = []
+    for n, c in enumerate(cells):
+        mark = "*" if n and rows[n - 1].differs else " "
+        parts = [c[i].rjust(widths[i]) if i in right else c[i].ljust(widths[i]) for i in range(len(header))]
+        lines.append(f"{mark} " + "  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def _print_table(console: Console, header: tuple[str, ...], rows: list, title_rows: bool = True) -> None:  # type: ignore[type-arg]
+    """A rich table on a colour terminal; aligned plain text everywhere else (CI logs, pipes, files)."""
+    right = (1, 2)
+    if console.is_terminal or console.color_system is not None:
+        table = Table(show_edge=True, pad_edge=False, header_style="bold")
+        for i, name in enumerate(header):
+            table.add_column(name, justify="right" if i in right else "left", overflow="fold")
+        for row in rows:
+            last = title_rows and row.cells[0] == "tuple"
+            table.add_row(*row.cells, style="bold red" if row.differs else ("bold" if last else None))
+        console.print(table)
+    else:
+        console.print(Text(plain_table(header, rows, right)), soft_wrap=True)
 
 
 def _finding(console: Console, f: Finding) -> None:
@@ -99,9 +115,9 @@ def render(result: RunResult, out: TextIO) -> None:
         console.print(_heading(r), soft_wrap=True)
         if r.resolution.skip_reason:
             console.print(Text(f"  {r.resolution.skip_reason}", style="dim"), soft_wrap=True)
-        table = _table(r)
-        if table is not None:
-            console.print(table)
+        rows = table_rows(r)
+        if rows:
+            _print_table(console, HEADER, rows)
         for f in r.findings:
             _finding(console, f)
         console.print()
@@ -110,12 +126,7 @@ def render(result: RunResult, out: TextIO) -> None:
             continue
         title = Text("PD pair: ", style="bold").append(f"{pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode)", style="bold")
         console.print(title.append(f"  ({pair.how})", style="dim"), soft_wrap=True)
-        table = Table(show_edge=True, pad_edge=False, header_style="bold")
-        for name in ("value", "prefill", "decode", "prefill from", "decode from"):
-            table.add_column(name, justify="right" if name in ("prefill", "decode") else "left", overflow="fold")
-        for row in pair_rows(pair):
-            table.add_row(*row.cells, style="bold red" if row.differs else None)
-        console.print(table)
+        _print_table(console, ("value", "prefill", "decode", "prefill from", "decode from"), pair_rows(pair), title_rows=False)
         if not pair.findings:
             console.print(Text("  the two servers agree on everything SGLang compares", style="green"))
         console.print()
