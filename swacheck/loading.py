@@ -153,7 +153,9 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
                 f"file is {size} bytes, above the {max_size}-byte limit (--max-file-size)", file=path
             )
         with open(p, "rb") as fh:
-            data = fh.read(size + 1)  # the size is known: never allocate max_size for a small file
+            # a regular file's size is known: never allocate max_size for a small file; a pipe
+            # or /dev/stdin reports 0, so it is read up to the limit
+            data = fh.read(size + 1 if size else max_size + 1)
     except InputProblem:
         raise
     except IsADirectoryError:

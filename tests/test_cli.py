@@ -223,3 +223,16 @@ def test_installed_console_script_runs_on_examples():
     proc = subprocess.run([str(script), "examples/"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 1
     assert "SWA101" in proc.stdout and "Checked 20 deployments" in proc.stdout
+
+
+def test_a_pipe_named_on_the_command_line_is_read_once(tree):
+    """/dev/fd/N (bash process substitution) and /dev/stdin report size 0 and can be read once."""
+    root = tree({"server.yaml": EAGLE + "disaggregation-mode: prefill\n"})
+    proc = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m swacheck --format json <(cat server.yaml)'],
+        capture_output=True,
+        text=True,
+        cwd=root,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert '"tuple": [\n          256,\n          128,\n          null\n        ]' in proc.stdout

@@ -212,8 +212,8 @@ def read_inputs(
 
 def _shell_script(path: str, files: FileCache) -> bool:
     """A file named explicitly without a known extension that starts with a shell ``#!``."""
-    if path.lower().endswith(EXTENSIONS) or os.path.isdir(path):
-        return False
+    if path.lower().endswith(EXTENSIONS) or not os.path.isfile(path):
+        return False  # a pipe (/dev/fd/N, /dev/stdin) is read once, by the loader
     try:
         with open(path, "rb") as fh:
             head = fh.read(200).decode("utf-8", "replace")
