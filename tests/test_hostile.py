@@ -876,7 +876,7 @@ def test_deployment_version_is_a_string(hostile):
 
 def test_deployment_version_true_is_not_1(hostile):
     run, _ = hostile({"dep.yaml": "swacheck: true\nserver: good.yaml\n"})
-    assert_input_error(run, "dep.yaml:1:11: unsupported deployment file version True: swacheck reads version 1")
+    assert_input_error(run, "dep.yaml:1:11: unsupported deployment file version the boolean true: swacheck reads version 1")
 
 
 def test_deployment_geometry_negative(hostile):

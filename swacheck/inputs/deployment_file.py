@@ -117,7 +117,8 @@ def load_deployment(
     base_dir = os.path.dirname(file) or "."
     version = root.pairs["swacheck"].value
     if not isinstance(version, Scalar) or version.value != 1 or isinstance(version.value, bool):
-        raise InputProblem(f"unsupported deployment file version {version.plain()!r}: swacheck reads version 1", version.loc)
+        shown = kind_name(version) if isinstance(version, Scalar) and isinstance(version.value, bool) else repr(version.plain())
+        raise InputProblem(f"unsupported deployment file version {shown}: swacheck reads version 1", version.loc)
     for key, pair in root.pairs.items():
         if key not in TOP_KEYS:
             raise _unknown(key, TOP_KEYS, "a swacheck deployment file", pair.value)
