@@ -41,12 +41,18 @@ SEVERITY = "warning"
 SUMMARY = "duplicate key in a config file; the last value is silently used"
 
 
+def _at(loc, other) -> str:  # type: ignore[no-untyped-def]
+    """``line N``, or ``N:C`` when both occurrences share a line (a flow mapping)."""
+    return f"{loc.line}:{loc.column}" if loc.line == other.line else f"line {loc.line}"
+
+
 def _findings(dup, kept_desc: str) -> Finding:
     edit = fixes.delete_line_of(dup.first_pair, dup.mapping)
     return Finding(
         CODE,
         SEVERITY,
-        f"duplicate key {dup.key!r}: the value at line {dup.again.line} is used and the one at line {dup.first.line} is ignored{kept_desc}",
+        f"duplicate key {dup.key!r}: the value at {_at(dup.again, dup.first)} is used and the one at "
+        f"{_at(dup.first, dup.again)} is ignored{kept_desc}",
         dup.again,
         Fix(f"Delete the ignored {dup.key!r} at line {dup.first.line}.", (edit,) if edit else ()),
         (Related(dup.first, "first occurrence, ignored"),),

@@ -103,3 +103,9 @@ def test_flow_mapping_duplicate_has_no_line_deletion(lint):
 def test_alias_or_prefix_of_the_same_argument_is_reported(lint, server):
     run = lint({"server.yaml": server})
     assert "SWA301" in run.codes()
+
+
+def test_duplicates_on_one_line_are_told_apart_by_column(lint):
+    run = lint({"d.yaml": "swacheck: 1\nserver: {model-path: models/v4, tp-size: 4, tp-size: 8}\n"})
+    (f,) = run.findings("SWA301")
+    assert f["message"] == "duplicate key 'tp-size': the value at 2:45 is used and the one at 2:33 is ignored"
