@@ -126,3 +126,25 @@ def check_pair(tree, prefill: str, decode: str, *args: str) -> Run:
     """Run swacheck on a prefill and a decode server in folder d/ (so they pair)."""
     root = tree({PREFILL: prefill, DECODE: decode})
     return run_cli("--format", "json", *args, "d", cwd=root)
+
+
+def only(run: Run, code: str) -> dict:
+    """The one finding of a rule (fails when there is none or several)."""
+    found = run.findings(code)
+    assert len(found) == 1, run.stdout
+    return found[0]
+
+
+def only_on_decode(run: Run, code: str) -> dict:
+    """The one finding of a pair rule: on the decode server, none on the prefill, and in pairs[0]."""
+    f = only(run, code)
+    by_file = {d["file"]: d for d in run.deployments}
+    assert f in by_file[DECODE]["findings"]
+    assert by_file[PREFILL]["findings"] == []
+    assert [g for g in run.data["pairs"][0]["findings"] if g["code"] == code] == [f]
+    return f
+
+
+def pd_server(role: str, extra: str = "") -> str:
+    """An SGLang server config in folder d/ with a PD role (line 1 model-path, line 2 the mode)."""
+    return f"model-path: ../models/v4\ndisaggregation-mode: {role}\n{extra}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import EAGLE, V4_FLASH, edits, loc
+from conftest import EAGLE, V4_FLASH, edits, loc, only as the_only
 
 UNIFIED = ("--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton")
 W256_DRAFT = "speculative-draft-model-path: models/mtp256\n"  # line 5 after EAGLE
@@ -12,9 +12,7 @@ RING_MSG = "DSV4 target and draft pools must share SWA ring geometry: target=(12
 
 
 def only(run, code="SWA101"):
-    found = run.findings(code)
-    assert len(found) == 1, run.stdout
-    return found[0]
+    return the_only(run, code)
 
 
 def test_prefill_with_the_checkpoints_own_nextn_draft_passes(lint):

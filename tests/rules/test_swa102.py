@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from conftest import EAGLE, edits, loc
+from conftest import EAGLE, edits, loc, only as the_only
 
 W256_DRAFT = "speculative-draft-model-path: models/mtp256\n"  # line 5 after EAGLE
 PAGED_MSG = "DSV4 target and draft pools must share SWA geometry: target=(256, 128, None), draft=(256, 256, None)"
 
 
 def only(run, code="SWA102"):
-    found = run.findings(code)
-    assert len(found) == 1, run.stdout
-    return found[0]
+    return the_only(run, code)
 
 
 def test_cuda_prefill_with_own_nextn_draft_passes(lint):

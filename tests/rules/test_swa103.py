@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import EAGLE, edits, loc
+from conftest import EAGLE, edits, loc, only as the_only
 
 MODE_MSG = "DSV4 target and draft pools must use the same unified-KV mode"
 
@@ -41,9 +41,7 @@ def server_deploy(pd: bool) -> str:
 
 
 def only(run, code="SWA103"):
-    found = run.findings(code)
-    assert len(found) == 1, run.stdout
-    return found[0]
+    return the_only(run, code)
 
 
 def test_same_explicit_unified_flag_passes(lint):

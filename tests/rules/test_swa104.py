@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import EAGLE, edits, loc
+from conftest import EAGLE, edits, loc, only as the_only
 
 RATIO_MSG = "DSV4 draft state transfer expects SWA-only NextN layers"
 
@@ -32,9 +32,7 @@ def server_deploy(pd: bool) -> str:
 
 
 def only(run, code="SWA104"):
-    found = run.findings(code)
-    assert len(found) == 1, run.stdout
-    return found[0]
+    return the_only(run, code)
 
 
 def test_all_zero_ratios_pass(lint):

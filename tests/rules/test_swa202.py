@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import EAGLE, edits, loc
+from conftest import EAGLE, edits, loc, only as the_only
 
 ALGO = "AssertionError: Only EAGLE and DSPARK speculative algorithms are supported for DeepseekV4ForCausalLM"
 TOPK = "AssertionError: Only EAGLE speculative algorithm with topk == 1 is supported for DeepseekV4ForCausalLM"
 
 
 def only(run, code="SWA202"):
-    found = run.findings(code)
-    assert len(found) == 1, run.stdout
-    return found[0]
+    return the_only(run, code)
 
 
 def test_eagle_with_explicit_topk_1_and_steps_passes(lint):

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from conftest import EAGLE, edits, loc
+from conftest import EAGLE, edits, loc, only as the_only
 
 UNIFIED = ("--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton")
 
 
 def only(run, code="SWA203"):
-    found = run.findings(code)
-    assert len(found) == 1, run.stdout
-    return found[0]
+    return the_only(run, code)
 
 
 def test_draft_tokens_equal_to_steps_plus_one_pass(lint):

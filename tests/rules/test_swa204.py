@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import EAGLE, edits, loc
+from conftest import EAGLE, edits, loc, only as the_only
 
 UNIFIED = ("--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton")
 FP8 = UNIFIED + ("--env", "SGLANG_DSV4_UNIFIED_KV_FP8=1")
@@ -10,9 +10,7 @@ PP_MSG = "ValueError: SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggreg
 
 
 def only(run, code="SWA204"):
-    found = run.findings(code)
-    assert len(found) == 1, run.stdout
-    return found[0]
+    return the_only(run, code)
 
 
 def test_fp8_pd_with_pp_size_1_passes(lint):

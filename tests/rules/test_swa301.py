@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import EAGLE, V4_FLASH, edits, loc
+from conftest import EAGLE, V4_FLASH, edits, loc, only as the_only
 
 
 def only(run, code="SWA301"):
-    found = run.findings(code)
-    assert len(found) == 1, run.stdout
-    return found[0]
+    return the_only(run, code)
 
 
 DUP_SERVER = EAGLE + "max-running-requests: 64\nmax-running-requests: 16\n"  # lines 5 and 6

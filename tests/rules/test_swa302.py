@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from conftest import loc
+from conftest import loc, only as the_only
 
 import pytest
 
 
 def only(run, code="SWA302"):
-    found = run.findings(code)
-    assert len(found) == 1, run.stdout
-    return found[0]
+    return the_only(run, code)
 
 
 @pytest.mark.parametrize(

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import EAGLE, edits, loc
+from conftest import EAGLE, edits, loc, only as the_only
 
 
 def only(run, code="SWA303"):
-    found = run.findings(code)
-    assert len(found) == 1, run.stdout
-    return found[0]
+    return the_only(run, code)
 
 
 def test_known_dash_keys_pass(lint):

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from conftest import loc, run_cli
+from conftest import loc, run_cli, pd_server
 
 FIX = "Name the pair with `swacheck pair PREFILL DECODE` or a `pairs:` list in a deployment file."
 
 
-def server(role: str, extra: str = "") -> str:
-    return f"model-path: ../models/v4\ndisaggregation-mode: {role}\n{extra}"
+server = pd_server
 
 
 def notes(run) -> dict[str, dict]:

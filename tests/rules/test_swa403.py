@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from conftest import check_pair, loc, related, run_cli
+from conftest import check_pair, loc, related, run_cli, pd_server
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
 AUTO_NOTE = " (an `auto` layout depends on the GPU: SM100 or gfx950 choose V4.1)"
 
 
-def server(role: str, extra: str = "") -> str:
-    return f"model-path: ../models/v4\ndisaggregation-mode: {role}\n{extra}"
+server = pd_server
 
 
 def deployment(role: str, env: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import check_pair, loc, related, run_cli
+from conftest import check_pair, loc, related, run_cli, only_on_decode
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -29,14 +29,7 @@ check = check_pair
 
 
 def only(run, code="SWA405"):
-    found = run.findings(code)
-    assert len(found) == 1, run.stdout
-    f = found[0]
-    by_file = {d["file"]: d for d in run.deployments}
-    assert f in by_file[D]["findings"]
-    assert by_file[P]["findings"] == []
-    assert [g for g in run.data["pairs"][0]["findings"] if g["code"] == code] == [f]
-    return f
+    return only_on_decode(run, code)
 
 
 def test_both_unified_both_fp8_passes(tree):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import check_pair, loc, related, run_cli
+from conftest import check_pair, loc, related, run_cli, only_on_decode, pd_server
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -10,8 +10,7 @@ TAIL = "the metadata buffers are counted differently and silently misaligned"
 CHECKSUM = "disaggregation-enable-kv-checksum: true\n"  # at line 3 of a server config, value at column 36
 
 
-def server(role: str, extra: str = "") -> str:
-    return f"model-path: ../models/v4\ndisaggregation-mode: {role}\n{extra}"
+server = pd_server
 
 
 def deployment(role: str, mask: str | None = None) -> str:
@@ -24,14 +23,7 @@ check = check_pair
 
 
 def only(run, code="SWA409"):
-    found = run.findings(code)
-    assert len(found) == 1, run.stdout
-    f = found[0]
-    by_file = {d["file"]: d for d in run.deployments}
-    assert f in by_file[D]["findings"]
-    assert by_file[P]["findings"] == []
-    assert [g for g in run.data["pairs"][0]["findings"] if g["code"] == code] == [f]
-    return f
+    return only_on_decode(run, code)
 
 
 def test_checksum_on_both_sides_passes(tree):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import check_pair, loc, related, run_cli
+from conftest import check_pair, loc, related, run_cli, pd_server
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -15,8 +15,7 @@ def spec(steps: int) -> str:
     return f"speculative-algorithm: EAGLE\nspeculative-num-steps: {steps}\nspeculative-eagle-topk: 1\n"
 
 
-def server(role: str, extra: str = "") -> str:
-    return f"model-path: ../models/v4\ndisaggregation-mode: {role}\n{extra}"
+server = pd_server
 
 
 check = check_pair
