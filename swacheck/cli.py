@@ -71,6 +71,17 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
     return out
 
 
+def _settings(given: dict, no_config: bool) -> Settings:  # type: ignore[type-arg]
+    """Defaults, then the project config file, then the options given; a bad config file exits 2."""
+    from .config import ConfigError, build_settings
+
+    try:
+        return build_settings(given, use_config=not no_config)
+    except ConfigError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+
+
 def _version_choice(value: str | None) -> str | None:
     from .sglang.version import PROFILES
 
@@ -127,7 +138,6 @@ def check(
     ] = [],
 ) -> None:
     """Check deployments: print each one's target/draft geometry and every finding with its fix."""
-    from .config import ConfigError, build_settings
 
     given = {
         "format": _choice(format, FORMATS, "--format") if format else None,
@@ -143,11 +153,7 @@ def check(
         "max_file_size": max_file_size,
         "sglang_version": _version_choice(sglang_version),
     }
-    try:
-        settings = build_settings(given, use_config=not no_config)
-    except ConfigError as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from None
+    settings = _settings(given, no_config)
     if format is None and settings.sources.get("format") == "default" and os.environ.get("GITHUB_ACTIONS") == "true":
         settings.format, settings.sources["format"] = "github", "GITHUB_ACTIONS=true"
     settings.paths, settings.output, settings.verbose, settings.quiet = list(paths or []), output, verbose, quiet
@@ -290,7 +296,6 @@ def pair_command(
     no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
 ) -> None:
     """Check a PD prefill server against its decode server (and each against its own draft)."""
-    from .config import ConfigError, build_settings
 
     given = {
         "format": _choice(format, FORMATS, "--format") if format else None,
@@ -301,11 +306,7 @@ def pair_command(
         "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
         "sglang_version": _version_choice(sglang_version),
     }
-    try:
-        settings = build_settings(given, use_config=not no_config)
-    except ConfigError as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from None
+    settings = _settings(given, no_config)
     settings.paths, settings.pairs = [prefill, decode], [(prefill, decode)]
     raise typer.Exit(run_check(settings))
 
@@ -322,7 +323,6 @@ def explain(
     no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
 ) -> None:
     """Show how every geometry number was derived: formula, inputs, and where each input came from."""
-    from .config import ConfigError, build_settings
     from .engine import run
     from .explain import render_human, render_json
 
@@ -334,11 +334,7 @@ def explain(
         "sglang_version": _version_choice(sglang_version),
     }
     _choice(format, ("human", "json"), "--format")
-    try:
-        settings = build_settings(given, use_config=not no_config)
-    except ConfigError as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from None
+    settings = _settings(given, no_config)
     settings.paths = list(paths)
     result = run(settings)
     for error in result.errors:
@@ -399,7 +395,6 @@ def why_command(
     no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
 ) -> None:
     """Explain a DSV4 target/draft RuntimeError of a failed SGLang launch, and find the deployment that caused it."""
-    from .config import ConfigError, build_settings
     from .why import run_why
 
     given = {
@@ -415,11 +410,7 @@ def why_command(
         if not items:
             raise typer.BadParameter("give the error text (quoted), or --from-log FILE", param_hint="TEXT")
         text, items = items[0], items[1:]
-    try:
-        settings = build_settings(given, use_config=not no_config)
-    except ConfigError as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from None
+    settings = _settings(given, no_config)
     settings.paths = items
     if fmt is None:  # the project's format applies when why has it
         fmt = settings.format if settings.format in ("human", "json") else "human"
