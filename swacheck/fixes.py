@@ -56,14 +56,6 @@ def insert_after(pair: Pair, mapping: Mapping | None, key: str, value: Any) -> E
     return Edit(pair.key_loc.file, line, 1, line, 1, text)
 
 
-def insert_into(mapping: Mapping | None, key: str, value: Any) -> Edit | None:
-    """Add ``key: value`` after the last entry of a block mapping."""
-    if mapping is None or mapping.flow or not mapping.pairs:
-        return None
-    last = max(mapping.pairs.values(), key=lambda p: (p.value.loc.end_line, p.value.loc.end_column))
-    return insert_after(last, mapping, key, value)
-
-
 # --------------------------------------------------------------------------- applying
 
 
