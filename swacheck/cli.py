@@ -10,6 +10,7 @@ import typer
 from typer.core import TyperGroup
 
 from . import __version__
+from .paths import real
 from .settings import FAIL_ON, FORMATS, Settings
 
 EXIT_HELP = """\b
@@ -226,12 +227,12 @@ def _fix_plans(result):  # type: ignore[no-untyped-def]
     from .fixes import plan, read_for_edit
 
     model_files = {
-        os.path.realpath(pool.model.file)
+        real(pool.model.file)
         for r in result.results
         for pool in (r.resolution.target, r.resolution.draft)
         if pool is not None and pool.model is not None and pool.model.file
     }
-    broken = {os.path.realpath(e.file) for e in result.errors}
+    broken = {real(e.file) for e in result.errors}
     edits = [
         e
         for r in result.results
@@ -239,7 +240,7 @@ def _fix_plans(result):  # type: ignore[no-untyped-def]
         if f.fix is not None
         for e in f.fix.edits
         # never write a file that failed to parse, standard input or a --command text
-        if os.path.isfile(e.file) and os.path.realpath(e.file) not in broken
+        if os.path.isfile(e.file) and real(e.file) not in broken
     ]
     return plan(edits, lambda path: read_for_edit(path, result.settings.max_file_size)), model_files
 
@@ -266,7 +267,7 @@ def apply_fixes(result) -> bool:  # type: ignore[no-untyped-def]
         new = fe.result()
         if new == fe.original:
             continue
-        if os.path.realpath(fe.path) in model_files and not result.settings.fix_model_configs:
+        if real(fe.path) in model_files and not result.settings.fix_model_configs:
             held.append(fe.path)
             continue
         try:

@@ -14,6 +14,7 @@ from .inputs import Deployment, discover, read_inputs
 from .loading import FileCache
 from .model import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val
 from .pairing import ServerPair, find_pairs
+from .paths import forget as forget_paths, real
 from .rules import DEPLOYMENT_RULES, PAIR_RULES, SUPPRESSION_RULES, Context, swa400
 from .settings import Settings
 from .suppress import Suppression, scan
@@ -65,7 +66,7 @@ class _Filter:
         self.suppressed = 0
 
     def suppressions(self, path: str) -> list[Suppression]:
-        key = os.path.realpath(path)
+        key = real(path)
         if key not in self.by_file:
             found: list[Suppression] = []
             if not path.lower().endswith(".json"):
@@ -101,7 +102,7 @@ class _Filter:
 
     def apply(self, result: DeploymentResult) -> None:
         for path in files_read(result.resolution):
-            self.owner.setdefault(os.path.realpath(path), result)
+            self.owner.setdefault(real(path), result)
             self.suppressions(path)
         result.findings = [f for f in result.findings if self.keep(f)]
 
@@ -117,6 +118,7 @@ class _Filter:
 
 def run(settings: Settings) -> RunResult:
     result = RunResult(settings)
+    forget_paths()
     candidates, result.errors = discover(settings.paths, settings.exclude)
     files = FileCache(settings.max_file_size)
     platform = Val(settings.platform, "--platform") if settings.platform else Val("cuda", "default platform (--platform)")

@@ -22,6 +22,7 @@ from typing import Any, Iterator
 import yaml
 
 from .model import InputProblem, Location
+from .paths import real
 
 try:  # libyaml's composer is several times faster; fall back to pure Python.
     _YamlLoader: type = yaml.CSafeLoader  # type: ignore[attr-defined]
@@ -475,7 +476,7 @@ class FileCache:
         self._files: dict[str, SourceFile | InputProblem] = {}
 
     def load(self, path: str, text: str | None = None) -> SourceFile:
-        key = path if path == "-" else os.path.realpath(path)
+        key = real(path)
         hit = self._files.get(key)
         if hit is None:
             try:
@@ -489,7 +490,7 @@ class FileCache:
 
     def remember(self, path: str, source: SourceFile) -> SourceFile:
         """Keep a file read another way (a shell script, a Dockerfile), so suppressions and fixes see it."""
-        return self._files.setdefault(path if path == "-" else os.path.realpath(path), source)  # type: ignore[return-value]
+        return self._files.setdefault(real(path), source)  # type: ignore[return-value]
 
     def __len__(self) -> int:
         return len(self._files)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .model import Finding, Val
+from .paths import real
 from .sglang.pd import compared_values
 
 if TYPE_CHECKING:  # engine imports this module
@@ -53,7 +54,7 @@ def role(r: DeploymentResult) -> str | None:
 def model_key(r: DeploymentResult) -> str:
     target = r.resolution.target
     if target is not None and target.model is not None:
-        return os.path.realpath(target.model.file) if target.model.file else target.model.label
+        return real(target.model.file) if target.model.file else target.model.label
     path = r.resolution.values.get("speculative_draft_model_path")
     return str(path.value) if path is not None else r.deployment.file
 
@@ -76,13 +77,13 @@ def find_pairs(
     """(pairs, [(server left alone, why)])."""
     by_file: dict[str, list[DeploymentResult]] = {}
     for r in results:
-        by_file.setdefault(os.path.realpath(r.deployment.file), []).append(r)
+        by_file.setdefault(real(r.deployment.file), []).append(r)
     pairs: list[ServerPair] = []
     explicit_alone: list[tuple[DeploymentResult, str]] = []
     used: set[int] = set()
     for p_path, d_path in explicit:
-        p = by_file.get(os.path.realpath(p_path), [])
-        d = by_file.get(os.path.realpath(d_path), [])
+        p = by_file.get(real(p_path), [])
+        d = by_file.get(real(d_path), [])
         if len(p) != 1 or len(d) != 1:
             for path, found in ((p_path, p), (d_path, d)):
                 for r in found if len(found) > 1 else ():

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..loading import FileCache, Mapping, SourceFile, kind_name
 from ..model import InputError, InputProblem, Val
+from ..paths import real
 from . import compose, kubernetes, launch
 from .deployment_file import is_deployment_file, load_deployment, load_pairs
 from .server_config import is_server_config, load_server_args
@@ -60,7 +61,7 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
     seen: set[str] = set()
 
     def add(path: str, explicit: bool) -> None:
-        key = path if path == "-" else os.path.realpath(path)
+        key = real(path)
         if key not in seen:
             seen.add(key)
             out.append(Candidate(path, explicit))
@@ -141,17 +142,17 @@ def read_inputs(
                 if is_deployment_file(doc.root) and "pairs" in doc.root.pairs:  # type: ignore[union-attr]
                     named = load_pairs(doc.root, cand.path)  # type: ignore[arg-type]
                     result.pairs.extend(named)
-                    known = {os.path.realpath(c.path) for c in candidates if c.path != "-"}
+                    known = {real(c.path) for c in candidates if c.path != "-"}
                     for path in (p for pair in named for p in pair):
-                        if os.path.realpath(path) not in known:
-                            known.add(os.path.realpath(path))
+                        if real(path) not in known:
+                            known.add(real(path))
                             candidates.append(Candidate(path, True))  # checked too, later in this loop
                     found += 1
                 elif is_deployment_file(doc.root):
                     dep = load_deployment(doc.root, cand.path, doc.index, files, platform, env)  # type: ignore[arg-type]
                     dep.duplicates[:0] = doc.duplicates
                     if dep.server.file and dep.server.file != cand.path:
-                        referenced_servers.add(os.path.realpath(dep.server.file))
+                        referenced_servers.add(real(dep.server.file))
                     ordered.append((dep, False))
                     found += 1
                 elif is_server_config(doc.root):
@@ -196,12 +197,15 @@ def read_inputs(
             result.skipped.append(cand.path)
     # A server config that a deployment file in this run points at is checked through that
     # deployment (with its platform and env), not a second time on its own.
+    dropped: set[str] = set()
     for dep, is_standalone in ordered:
-        if is_standalone and os.path.realpath(dep.file) in referenced_servers:
+        if is_standalone and real(dep.file) in referenced_servers:
             result.skipped.append(dep.file)
-            result.files.remove(dep.file)
+            dropped.add(dep.file)
         else:
             result.deployments.append(dep)
+    if dropped:
+        result.files = [f for f in result.files if f not in dropped]
     if commands:
         deployments, errors = launch.read_commands(commands, files, platform, env)
         result.deployments.extend(deployments)
