@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path

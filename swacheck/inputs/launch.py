@@ -292,7 +292,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
             continue
         expect_model = False
         if t == "--":
-            raise InputProblem(f"'--' ends the options: argparse rejects the arguments after it", w.loc())
+            raise InputProblem("'--' ends the options: argparse rejects the arguments after it", w.loc())
         dashes = 2 if t.startswith("--") else 1
         name, eq, _ = t[dashes:].partition("=")
         key_loc = (w.loc(dashes, dashes + len(name)) if name else w.loc()) or nowhere

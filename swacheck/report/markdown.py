@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import re
 
-from ..engine import DeploymentResult, RunResult
+from ..engine import RunResult
 from ..model import Finding
-from .common import HEADER, edit_text, heading, table_rows
-
-
+from .common import HEADER, Row, edit_text, heading, table_rows
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~])")
 

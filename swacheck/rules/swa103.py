@@ -29,7 +29,6 @@ Start both pools with the same gate: the target and the draft run in one process
 
 from __future__ import annotations
 
-import sys
 from typing import Iterator
 
 from .. import fixes

@@ -31,7 +31,6 @@ Run PD with `pp-size: 1` (and without `enable-hisparse`), or unset `SGLANG_DSV4_
 
 from __future__ import annotations
 
-import sys
 from typing import Iterator
 
 from .. import fixes
