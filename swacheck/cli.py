@@ -204,9 +204,9 @@ def run_check(settings: Settings) -> int:
             print(f"{settings.output}: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
             return 2
         if not settings.quiet:
-            from .report.human import summary_line
+            from .report.human import summary_text
 
-            print(f"{summary_line(result).plain} -> {settings.output}")
+            print(f"{summary_text(result)} -> {settings.output}")
     else:
         renderer.render(result, sys.stdout)
     return result.exit_code

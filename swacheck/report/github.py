@@ -116,10 +116,10 @@ def render(result: RunResult, out: TextIO) -> None:
                 f"swacheck: {len(rest)} more {word}{'s' if len(rest) != 1 else ''} "
                 f"not shown as annotations (limit {LIMIT} per level)\n"
             )
-    from .human import summary_line
+    from .human import summary_text
 
     if not result.settings.quiet:
-        out.write(summary_line(result).plain + "\n")
+        out.write(summary_text(result) + "\n")
     write_step_summary(result)
 
 

@@ -59,7 +59,7 @@ def finding_lines(f: Finding) -> list[str]:
 
 
 def render_markdown(result: RunResult) -> str:
-    from .human import summary_line
+    from .human import summary_text
 
     lines = ["## swacheck", ""]
     for r in result.results:
@@ -81,6 +81,6 @@ def render_markdown(result: RunResult) -> str:
         for err in result.errors:
             lines.append(f"- {code(str(err))}")
         lines.append("")
-    lines.append(f"**{escape(summary_line(result).plain)}**")
+    lines.append(f"**{escape(summary_text(result))}**")
     lines.append("")
     return "\n".join(lines)
