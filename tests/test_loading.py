@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+from unittest import mock
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swacheck import loading
 
 from swacheck.loading import (
     MAX_DEPTH,
@@ -749,3 +754,40 @@ def test_file_cache_keeps_distinct_files_apart(tmp_path):
     assert cache.load(str(a)).documents[0].root.plain() == {"x": 1}
     assert cache.load(str(b)).documents[0].root.plain() == {"x": 2}
     assert len(cache) == 2
+
+
+# libyaml's own line:column are used for scalars when a text has no character on which libyaml
+# and editors disagree; the result must be exactly what the character offsets give.
+_PIECES = ["\r", "\r\n", "\n", "\t", " ", "é", "😀", "'", '"', "|", ">", "- ", ": ", "#", "a", "1", "{", "}", "[", "]", ",", "\u00a0", "\ufeff", "\u2028"]
+
+
+def _spans(node, out):
+    if isinstance(node, Mapping):
+        out.append(("map", span(node.loc)))
+        for pair in node.pairs.values():
+            out.append((pair.key, span(pair.key_loc)))
+            _spans(pair.value, out)
+    elif isinstance(node, Sequence):
+        out.append(("seq", span(node.loc)))
+        for item in node.items:
+            _spans(item, out)
+    else:
+        out.append((node.value, span(node.loc)))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=8), st.integers(0, 10_000), st.randoms(use_true_random=False))
+def test_scalar_positions_from_libyaml_equal_those_from_offsets(pieces, seed, rnd):
+    base = "model-path: /m\r\nlist:\n  - 'x y'\n  - \"é😀\"\nblock: |\n  one\r  two\nflow: {a: 1, b: [2, 3]}\nport: 30000"
+    chars = list(base)
+    for piece in pieces:
+        chars.insert(rnd.randint(0, len(chars)), piece)
+    text = "".join(chars)
+    try:
+        fast = [_spans(d.root, []) for d in parse_yaml(text, "f.yaml")]
+    except InputProblem:
+        return
+    with mock.patch.object(loading._YamlConverter, "loc", loading._YamlConverter._loc_from_offsets):
+        slow = [_spans(d.root, []) for d in parse_yaml(text, "f.yaml")]
+    assert fast == slow
