@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 
@@ -235,4 +236,4 @@ def test_a_pipe_named_on_the_command_line_is_read_once(tree):
         cwd=root,
     )
     assert proc.returncode == 0, proc.stderr
-    assert '"tuple": [\n          256,\n          128,\n          null\n        ]' in proc.stdout
+    assert json.loads(proc.stdout)["deployments"][0]["target"]["tuple"] == [256, 128, None]
