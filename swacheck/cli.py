@@ -183,6 +183,13 @@ def _codes(values: list[str], option: str) -> tuple[str, ...] | None:
 
 
 def run_check(settings: Settings) -> int:
+    from .engine import without_cyclic_gc
+
+    with without_cyclic_gc():
+        return _run_check(settings)
+
+
+def _run_check(settings: Settings) -> int:
     from .engine import run
     from .report import get
 

@@ -6,9 +6,12 @@
 from __future__ import annotations
 
 import fnmatch
+import gc
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from .inputs import Deployment, discover, read_inputs
 from .loading import FileCache
@@ -114,6 +117,24 @@ class _Filter:
             for rule in SUPPRESSION_RULES:
                 if self.settings.rule_enabled(rule.CODE):
                     owner.findings.extend(f for f in rule.check_suppressions(suppressions, self.settings.rule_enabled) if not self.ignored_by_config(f))
+
+
+@contextmanager
+def without_cyclic_gc() -> Iterator[None]:
+    """Run a check with Python's cyclic garbage collector paused.
+
+    A run builds many small objects (nodes, locations, values) that live until the report is
+    written, and no reference cycles: the collector frees nothing (peak RSS is the same with it
+    paused) but rescans the growing heap over and over, which cost a third of the run time at
+    2,000 deployments. Reference counting still frees everything as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def run(settings: Settings) -> RunResult:
