@@ -15,14 +15,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..loading import FileCache, Mapping, SourceFile, kind_name
 from ..model import InputError, InputProblem, Val
 from ..paths import real
-from . import compose, kubernetes, launch
+from . import kinds
 from .deployment_file import is_deployment_file, load_deployment, load_pairs
 from .server_config import is_server_config, load_server_args
 from .types import Arg, Deployment, ExplicitGeometry, ModelRef, ServerArgs
+
+if TYPE_CHECKING:
+    from . import launch
 
 __all__ = [
     "Arg",
@@ -85,11 +89,13 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
 
 
 def _is_launch_file(path: str) -> bool:
-    return launch.is_script_path(path) or launch.is_dockerfile_path(path)
+    return kinds.is_script_path(path) or kinds.is_dockerfile_path(path)
 
 
 def _read_launch_file(cand: Candidate, files: FileCache, platform: Val, env: dict[str, Val]) -> launch.Found:
-    if launch.is_dockerfile_path(cand.path):
+    from . import launch
+
+    if kinds.is_dockerfile_path(cand.path):
         return launch.read_dockerfile(cand.path, files, platform, env)
     return launch.read_script(cand.path, files, platform, env)
 
@@ -166,8 +172,10 @@ def read_inputs(
                     dep = Deployment(stem, cand.path, doc.root.loc, platform, dict(env), server, duplicates=list(doc.duplicates))
                     ordered.append((dep, True))
                     found += 1
-                elif kubernetes.is_manifest(doc.root) or compose.is_compose(doc.root):
-                    is_k8s = kubernetes.is_manifest(doc.root)
+                elif kinds.is_manifest(doc.root) or kinds.is_compose(doc.root):
+                    from . import compose, kubernetes
+
+                    is_k8s = kinds.is_manifest(doc.root)
                     reader = kubernetes.load_manifest if is_k8s else compose.load_compose
                     launched = reader(doc, cand.path, files, platform, env)
                     ordered.extend((dep, False) for dep in launched.deployments)
@@ -207,6 +215,8 @@ def read_inputs(
     if dropped:
         result.files = [f for f in result.files if f not in dropped]
     if commands:
+        from . import launch
+
         deployments, errors = launch.read_commands(commands, files, platform, env)
         result.deployments.extend(deployments)
         result.errors.extend(errors)
@@ -223,4 +233,4 @@ def _shell_script(path: str, files: FileCache) -> bool:
             head = fh.read(200).decode("utf-8", "replace")
     except OSError:
         return False
-    return launch.has_shell_shebang(head)
+    return kinds.has_shell_shebang(head)

@@ -30,14 +30,7 @@ from ..model import InputProblem, Val
 from .launch import Context, Found, build, launches, load_text, platform_of_image, yaml_word, _names, _seed
 from .shell import ShellSyntaxError, Chars, Env, Source, Unknown, Var, Word, split_words
 
-SERVICE_KEYS = ("image", "command", "build", "entrypoint")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def is_compose(root: object) -> bool:
-    if not isinstance(root, Mapping) or (services := root.get("services")) is None or not isinstance(services.value, Mapping):
-        return False
-    return any(isinstance(p.value, Mapping) and any(k in p.value.pairs for k in SERVICE_KEYS) for p in services.value.pairs.values())
 
 
 # --------------------------------------------------------------------------- interpolation

@@ -47,15 +47,6 @@ _REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 LWS_ENV = ("LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX", "LWS_NAME")
 
 
-def is_manifest(root: object) -> bool:
-    return (
-        isinstance(root, Mapping)
-        and all(isinstance(root.pairs[k].value, Scalar) for k in ("apiVersion", "kind") if k in root.pairs)
-        and "apiVersion" in root.pairs
-        and "kind" in root.pairs
-    )
-
-
 def _at(node: object, path: tuple[str, ...]) -> object:
     for key in path:
         if not isinstance(node, Mapping) or (pair := node.get(key)) is None:

@@ -32,6 +32,7 @@ from ..loading import FileCache, Mapping, Pair, Scalar, Sequence, SourceFile, re
 from ..model import InputError, InputProblem, Location, Val
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
+from .kinds import SHELLS
 from .server_config import load_server_args
 from .shell import (
     Chars,
@@ -73,7 +74,6 @@ class LaunchDeployment(Deployment):
 # --------------------------------------------------------------------------- 1. recognise
 
 PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
-SHELLS = {"sh", "bash", "dash", "ash", "ksh", "zsh"}
 WRAPPERS = {"exec", "nohup", "time", "command"}
 _PY_FLAGS_WITH_VALUE = {"-X", "-W"}
 _ENV_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
@@ -512,20 +512,6 @@ class Found:
     @property
     def any(self) -> bool:
         return bool(self.deployments or self.errors)
-
-
-def is_script_path(path: str) -> bool:
-    return path.lower().endswith(".sh")
-
-
-def is_dockerfile_path(path: str) -> bool:
-    name = os.path.basename(path).lower()
-    return name == "dockerfile" or name.endswith(".dockerfile") or (name.startswith("dockerfile.") and not name.endswith(".dockerignore"))
-
-
-def has_shell_shebang(text: str) -> bool:
-    first = text.split("\n", 1)[0]
-    return first.startswith("#!") and any(re.search(rf"(^|[/ ]){s}\b", first[2:]) for s in SHELLS)
 
 
 def load_text(files: FileCache, path: str, text: str | None = None) -> Source:
