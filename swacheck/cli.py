@@ -1,7 +1,5 @@
 """The command line: parse options into :class:`Settings`, run, print, exit. Nothing else."""
 
-from __future__ import annotations
-
 import os
 import sys
 from typing import Annotated, Optional
