@@ -138,47 +138,80 @@ def without_cyclic_gc() -> Iterator[None]:
 
 
 def run(settings: Settings) -> RunResult:
+    """Check everything and keep it all: for fixes, diffs, ``explain``, ``why`` and the formats
+    that need the whole report at once. The result is the units of :func:`run_units`, in order."""
     result = RunResult(settings)
+    for unit in run_units(settings, result):
+        result.results.extend(unit.results)
+        result.pairs.extend(unit.pairs)
+        result.alone.extend(unit.alone)
+        result.errors.extend(unit.errors)
+        result.files.extend(unit.files)
+        result.skipped.extend(unit.skipped)
+    return result
+
+
+def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
+    """Check the run unit by unit (``units.py``), yielding each unit's result once it is final.
+
+    ``totals`` receives the discovery errors at the start and the summary and exit code at the
+    end; a caller that keeps nothing else holds one unit in memory at a time. Files read for a
+    unit are dropped from the file cache once the next unit is asked for.
+    """
+    from .units import plan
+
     forget_paths()
-    candidates, result.errors = discover(settings.paths, settings.exclude)
+    candidates, totals.errors = discover(settings.paths, settings.exclude)
+    totals.summary.input_errors = len(totals.errors)
     files = FileCache(settings.max_file_size)
     platform = Val(settings.platform, "--platform") if settings.platform else Val("cuda", "default platform (--platform)")
     env = {k: Val(v, f"--env {k}") for k, v in settings.env.items()}
     stdin_text = None
     if any(c.path == "-" for c in candidates):
         stdin_text = "" if sys.stdin is None or sys.stdin.closed else sys.stdin.read()
-    inputs = read_inputs(candidates, files, platform, env, stdin_text, settings.commands)
-    result.errors.extend(inputs.errors)
-    result.files, result.skipped, result.named_pairs = inputs.files, inputs.skipped, inputs.pairs
+    the_plan = plan(candidates, files, settings.pairs, bool(settings.commands), stdin_text)
+    totals.named_pairs = the_plan.pairs
+    explicit = [*settings.pairs, *the_plan.pairs]
     models = ModelStore(files, settings.model_configs)
     profile = PROFILES[settings.sglang_version]
     ctx = Context(align_to=settings.align_to)
-    filt = _Filter(settings, files)
-    for dep in inputs.deployments:
-        try:
-            res = resolve(dep, models, profile)
-        except InputProblem as problem:
-            result.errors.append(problem.to_error())
-            continue
-        result.results.append(DeploymentResult(dep, res, check(res, ctx, settings)))
-    check_pairs(result, ctx)
-    for dep_result in result.results:
-        filt.apply(dep_result)
-    for pair in result.pairs:  # what suppressions left of the pair's findings
-        kept = {id(f) for f in pair.decode.findings}
-        pair.findings = [f for f in pair.findings if id(f) in kept]
-    filt.report()
-    for r in result.results:
-        r.findings.sort(key=lambda f: (-SEVERITY_RANK[f.severity], f.code))
-    result.summary.suppressed = filt.suppressed
-    summarise(result)
-    return result
+    units = the_plan.units or ([[]] if settings.commands else [])
+    suppressed = 0
+    for n, unit_candidates in enumerate(units):
+        unit = RunResult(settings)
+        commands = settings.commands if n == len(units) - 1 else None
+        inputs = read_inputs(unit_candidates, files, platform, env, stdin_text, commands)
+        unit.errors.extend(inputs.errors)
+        unit.files, unit.skipped = inputs.files, inputs.skipped
+        filt = _Filter(settings, files)
+        for dep in inputs.deployments:
+            try:
+                res = resolve(dep, models, profile)
+            except InputProblem as problem:
+                unit.errors.append(problem.to_error())
+                continue
+            unit.results.append(DeploymentResult(dep, res, check(res, ctx, settings)))
+        check_pairs(unit, ctx, explicit)
+        for dep_result in unit.results:
+            filt.apply(dep_result)
+        for pair in unit.pairs:  # what suppressions left of the pair's findings
+            kept = {id(f) for f in pair.decode.findings}
+            pair.findings = [f for f in pair.findings if id(f) in kept]
+        filt.report()
+        for r in unit.results:
+            r.findings.sort(key=lambda f: (-SEVERITY_RANK[f.severity], f.code))
+        suppressed += filt.suppressed
+        count(totals.summary, unit)
+        yield unit
+        files.evict()
+    totals.summary.suppressed = suppressed
+    finish(totals)
 
 
-def check_pairs(result: RunResult, ctx: Context) -> None:
+def check_pairs(result: RunResult, ctx: Context, explicit: list[tuple[str, str]]) -> None:
     """Pair PD prefill and decode servers and run the pair rules; findings go to the decode side."""
     settings = result.settings
-    result.pairs, result.alone = find_pairs(result.results, [*settings.pairs, *result.named_pairs])
+    result.pairs, result.alone = find_pairs(result.results, explicit)
     for pair in result.pairs:
         pair.findings = [f for rule in PAIR_RULES if settings.rule_enabled(rule.CODE) for f in rule.check_pair(pair, ctx)]
         pair.decode.findings.extend(pair.findings)
@@ -187,14 +220,19 @@ def check_pairs(result: RunResult, ctx: Context) -> None:
             alone_result.findings.extend(swa400.check_alone([(alone_result, why)]))
 
 
-def summarise(result: RunResult) -> None:
-    s = result.summary
-    s.files = len(result.files)
-    s.deployments = len(result.results)
-    s.input_errors = len(result.errors)
-    for r in result.results:
+def count(s: Summary, unit: RunResult) -> None:
+    """Add a unit's files, deployments, findings and input errors to the run's summary."""
+    s.files += len(unit.files)
+    s.deployments += len(unit.results)
+    s.input_errors += len(unit.errors)
+    for r in unit.results:
         for f in r.findings:
             s.counts[f.severity] += 1
-    threshold = SEVERITY_RANK[result.settings.fail_on]
-    failing = any(SEVERITY_RANK[f.severity] >= threshold for r in result.results for f in r.findings)
-    result.exit_code = 2 if result.errors else (1 if failing and not result.settings.exit_zero else 0)
+    threshold = SEVERITY_RANK[unit.settings.fail_on]
+    s.failing = s.failing or any(SEVERITY_RANK[f.severity] >= threshold for r in unit.results for f in r.findings)
+
+
+def finish(totals: RunResult) -> None:
+    """The exit code, once every unit is counted."""
+    s = totals.summary
+    totals.exit_code = 2 if s.input_errors else (1 if s.failing and not totals.settings.exit_zero else 0)

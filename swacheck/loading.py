@@ -501,20 +501,48 @@ def parse_json(text: str, path: str) -> Document:
 
 
 class FileCache:
-    """Loads each file once per run, however many deployments share it (model configs)."""
+    """Loads each file once per run, however many deployments share it (model configs).
+
+    A run checked in units (``engine``) reads files ahead with :meth:`read` and drops a unit's
+    files with :meth:`evict` once the unit is reported; a file that is still wanted is kept
+    with :meth:`keep` (model configs, shared by every unit).
+    """
 
     def __init__(self, max_size: int = DEFAULT_MAX_FILE_SIZE):
         self.max_size = max_size
         self._files: dict[str, SourceFile | InputProblem] = {}
+        self._texts: dict[str, str | InputProblem] = {}  # read ahead, not parsed yet
+        self._kept: set[str] = set()
+
+    def read(self, path: str) -> str:
+        """A file's text, read now and kept until :meth:`load` parses it. Raises :class:`InputProblem`."""
+        key = real(path)
+        hit = self._texts.get(key)
+        if hit is None:
+            loaded = self._files.get(key)
+            if isinstance(loaded, SourceFile):
+                return loaded.text
+            try:
+                hit = read_text(path, self.max_size)
+            except InputProblem as problem:
+                hit = problem
+            self._texts[key] = hit
+        if isinstance(hit, InputProblem):
+            raise hit
+        return hit
 
     def load(self, path: str, text: str | None = None) -> SourceFile:
         key = real(path)
         hit = self._files.get(key)
         if hit is None:
-            try:
-                hit = load_file(path, self.max_size, text)
-            except InputProblem as problem:
-                hit = problem
+            ahead = self._texts.pop(key, None)
+            if isinstance(ahead, InputProblem):
+                hit = ahead
+            else:
+                try:
+                    hit = load_file(path, self.max_size, text if text is not None else ahead)
+                except InputProblem as problem:
+                    hit = problem
             self._files[key] = hit
         if isinstance(hit, InputProblem):
             raise hit
@@ -523,6 +551,15 @@ class FileCache:
     def remember(self, path: str, source: SourceFile) -> SourceFile:
         """Keep a file read another way (a shell script, a Dockerfile), so suppressions and fixes see it."""
         return self._files.setdefault(real(path), source)  # type: ignore[return-value]
+
+    def keep(self, path: str) -> None:
+        """Never evict this file (a model config: every unit may need it)."""
+        self._kept.add(real(path))
+
+    def evict(self) -> None:
+        """Forget every file parsed so far except the kept ones: their unit has been reported.
+        Texts read ahead and not parsed yet stay (they belong to later units)."""
+        self._files = {k: v for k, v in self._files.items() if k in self._kept}
 
     def __len__(self) -> int:
         return len(self._files)

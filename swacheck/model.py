@@ -164,3 +164,4 @@ class Summary:
     counts: dict[str, int] = field(default_factory=lambda: {s: 0 for s in SEVERITIES})
     input_errors: int = 0
     suppressed: int = 0
+    failing: bool = False  # a finding at or above --fail-on

@@ -55,7 +55,6 @@ class Inputs:
     errors: list[InputError] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # files that held at least one deployment
     skipped: list[str] = field(default_factory=list)  # walked files that hold no deployment
-    pairs: list[tuple[str, str]] = field(default_factory=list)  # from `pairs:` documents
 
 
 def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Candidate], list[InputError]]:
@@ -119,6 +118,8 @@ def read_inputs(
     stdin_text: str | None = None,
     commands: list[str] | None = None,
 ) -> Inputs:
+    """Read and classify ``candidates`` into deployments. A deployment file and the server config
+    it names are always among the same candidates (``units.plan`` keeps them in one unit)."""
     result = Inputs()
     ordered: list[tuple[Deployment, bool]] = []  # (deployment, is a standalone server config)
     referenced_servers: set[str] = set()
@@ -146,13 +147,7 @@ def read_inputs(
         for doc in source.documents:
             try:
                 if is_deployment_file(doc.root) and "pairs" in doc.root.pairs:  # type: ignore[union-attr]
-                    named = load_pairs(doc.root, cand.path)  # type: ignore[arg-type]
-                    result.pairs.extend(named)
-                    known = {real(c.path) for c in candidates if c.path != "-"}
-                    for path in (p for pair in named for p in pair):
-                        if real(path) not in known:
-                            known.add(real(path))
-                            candidates.append(Candidate(path, True))  # checked too, later in this loop
+                    load_pairs(doc.root, cand.path)  # type: ignore[arg-type]  # its errors; units.plan took the pairs
                     found += 1
                 elif is_deployment_file(doc.root):
                     dep = load_deployment(doc.root, cand.path, doc.index, files, platform, env)  # type: ignore[arg-type]

@@ -152,6 +152,7 @@ class ModelStore:
         if (hit := self._configs.get(path)) is not None:
             return hit
         try:
+            self.files.keep(path)  # every unit of the run may need it
             source = self.files.load(path)
         except InputProblem as problem:  # the cached problem is shared: never mutate it
             if problem.location is not None:  # "config.json:3:1: invalid JSON ..." already names it

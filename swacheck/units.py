@@ -1,0 +1,138 @@
+"""Split a run into units that are checked and reported one after another.
+
+A unit is a set of folders whose files refer to each other. Checking a repository unit by unit
+keeps memory bounded (each unit's trees and resolutions are dropped once it is reported) and
+gives exactly the answers of checking everything at once, because nothing a unit reports
+depends on another unit:
+
+- PD servers are paired automatically only within a folder (``pairing``), and every folder is
+  in one unit;
+- a deployment file's ``server:`` config and the deployment file are in one unit, and so are
+  all deployment files naming the same server config (a server config that a deployment file
+  loads is checked through it, not again on its own, and its inline suppressions are counted
+  over all of them);
+- the two files of an explicit pair (``--pair``, ``pairs:`` documents) are in one unit;
+- model ``config.json`` files are shared by every unit; they hold no suppressions (JSON).
+
+Launch commands (shell scripts, Dockerfiles, Kubernetes manifests, Compose files, ``--command``)
+can read any file through ``--config``. A run that may hold one is checked as a single unit,
+as is a run reading standard input.
+
+To find deployment files and ``pairs:`` documents, every YAML and JSON input is read ahead (the
+texts are kept for the check, so no file is read twice) and only the texts that can hold a
+``swacheck`` key are parsed here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from .inputs import Candidate, kinds
+from .inputs.deployment_file import is_deployment_file, load_pairs
+from .loading import FileCache, Mapping, Scalar, load_file
+from .model import InputProblem
+from .paths import real
+
+EXTENSIONS = (".yaml", ".yml", ".json")
+# text that can make a YAML document a Kubernetes manifest or a Compose file
+_LAUNCH_MARKS = ("apiVersion", "services")
+
+
+@dataclass(slots=True)
+class Plan:
+    units: list[list[Candidate]] = field(default_factory=list)
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # from `pairs:` documents, in order
+
+
+def plan(
+    candidates: list[Candidate],
+    files: FileCache,
+    explicit_pairs: list[tuple[str, str]],
+    commands: bool = False,
+    stdin_text: str | None = None,
+) -> Plan:
+    """Group ``candidates`` (in order) into units; files named by ``pairs:`` documents that were
+    not given are added as explicit candidates, as they are checked too."""
+    out = Plan()
+    single = commands or any(c.path == "-" for c in candidates)
+    candidates = list(candidates)
+    folder_of: dict[str, str] = {}  # real path -> folder (the unit key)
+    for c in candidates:
+        if c.path != "-":
+            folder_of[real(c.path)] = os.path.dirname(real(c.path))
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.get(x, x) != x:
+            parent[x] = parent.get(parent[x], parent[x])
+            x = parent[x]
+        return x
+
+    def unite(a: str | None, b: str | None) -> None:
+        if a is not None and b is not None:
+            parent[find(a)] = find(b)
+
+    def folder(path: str) -> str | None:
+        return folder_of.get(real(path))
+
+    first_claim: dict[str, str] = {}  # server config -> folder of the first deployment file naming it
+    for c in list(candidates):
+        if c.path == "-":
+            text = stdin_text or ""
+        elif kinds.is_script_path(c.path) or kinds.is_dockerfile_path(c.path) or not c.path.lower().endswith(EXTENSIONS):
+            single = True  # a launch command may read any file with --config
+            continue
+        else:
+            try:
+                text = files.read(c.path)
+            except InputProblem:
+                continue  # reported when its unit is checked
+        if any(mark in text for mark in _LAUNCH_MARKS):
+            single = True
+        if "swacheck" not in text and "\\" not in text:  # a key can also be spelt with escapes
+            continue
+        try:
+            source = load_file(c.path, files.max_size, text)
+        except InputProblem:
+            continue
+        base = os.path.dirname(c.path) or "."
+        for doc in source.documents:
+            root = doc.root
+            if not is_deployment_file(root):
+                continue
+            assert isinstance(root, Mapping)
+            if "pairs" in root.pairs:
+                try:
+                    named = load_pairs(root, c.path)
+                except InputProblem:
+                    continue  # reported when its unit is checked
+                out.pairs.extend(named)
+                for p, d in named:
+                    for path in (p, d):
+                        if real(path) not in folder_of:
+                            candidates.append(Candidate(path, True))  # checked too
+                            folder_of[real(path)] = os.path.dirname(real(path))
+                    unite(folder(p), folder(d))
+                continue
+            server = root.pairs.get("server")
+            if server is None or not isinstance(server.value, Scalar) or not isinstance(server.value.value, str):
+                continue
+            path = os.path.normpath(os.path.join(base, server.value.value))
+            key = real(path)
+            if key == real(c.path):
+                continue  # an error, reported when its unit is checked
+            if c.path != "-":
+                here = folder_of[real(c.path)]
+                unite(here, folder_of.get(key))
+                unite(here, first_claim.setdefault(key, here))
+    for p, d in explicit_pairs:
+        unite(folder(p), folder(d))
+    if single:
+        out.units = [candidates] if candidates else []
+        return out
+    units: dict[str, list[Candidate]] = {}
+    for c in candidates:
+        units.setdefault(find(folder_of[real(c.path)]), []).append(c)
+    out.units = list(units.values())
+    return out
