@@ -191,6 +191,9 @@ def _run_check(settings: Settings) -> int:
     from .engine import run
     from .report import get
 
+    renderer = get(settings.format)
+    if hasattr(renderer, "Stream") and not (settings.diff or settings.fix or settings.show_pairs):
+        return _stream_check(settings, renderer)
     result = run(settings)
     for error in result.errors:
         print(error, file=sys.stderr)
@@ -200,7 +203,6 @@ def _run_check(settings: Settings) -> int:
         return show_diff(result)
     if settings.fix and apply_fixes(result):
         result = run(settings)  # report what is left
-    renderer = get(settings.format)
     if settings.output:
         try:
             with open(settings.output, "w", encoding="utf-8") as fh:
@@ -215,6 +217,42 @@ def _run_check(settings: Settings) -> int:
     else:
         renderer.render(result, sys.stdout)
     return result.exit_code
+
+
+def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyped-def]
+    """Check and report unit by unit, holding one unit in memory at a time (``engine.run_units``)."""
+    from .engine import RunResult, run_units
+
+    totals = RunResult(settings)
+
+    def report(out) -> None:  # type: ignore[no-untyped-def]
+        stream = renderer.Stream(settings, out)
+        printed = 0
+        for unit in run_units(settings, totals):
+            totals.errors.extend(unit.errors)
+            totals.skipped.extend(unit.skipped)
+            for error in totals.errors[printed:]:
+                print(error, file=sys.stderr)
+            printed = len(totals.errors)
+            stream.unit(unit)
+        for error in totals.errors[printed:]:
+            print(error, file=sys.stderr)
+        stream.finish(totals)
+
+    if not settings.output:
+        report(sys.stdout)
+        return totals.exit_code
+    try:
+        with open(settings.output, "w", encoding="utf-8") as fh:
+            report(fh)
+    except OSError as exc:
+        print(f"{settings.output}: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    if not settings.quiet:
+        from .report.human import summary_text
+
+        print(f"{summary_text(totals)} -> {settings.output}")
+    return totals.exit_code
 
 
 def print_pairs(result) -> None:  # type: ignore[no-untyped-def]

@@ -13,10 +13,12 @@ writer about 0.05 ms, which is what a run over thousands of deployments in CI ne
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Iterable, TextIO
+from typing import TYPE_CHECKING, Callable, Iterable, TextIO
 
 from ..engine import DeploymentResult, RunResult
 from ..model import Finding
+from ..pairing import ServerPair
+from ..settings import Settings
 from .common import HEADER, Row, edit_text, heading, pair_rows, table_rows
 
 if TYPE_CHECKING:
@@ -92,6 +94,18 @@ class PlainWriter:
             self.out.write("\n".join(self.buf) + "\n")
             self.buf.clear()
 
+    def capture(self, draw: Callable[[], None]) -> str:
+        """What ``draw`` writes, as text to :meth:`raw` later."""
+        self.flush()
+        draw()
+        text = "\n".join(self.buf) + "\n" if self.buf else ""
+        self.buf.clear()
+        return text
+
+    def raw(self, text: str) -> None:
+        self.flush()
+        self.out.write(text)
+
 
 class RichWriter:
     """Lines and boxed tables through rich, with colour where the terminal has it."""
@@ -117,6 +131,14 @@ class RichWriter:
 
     def flush(self) -> None:
         pass
+
+    def capture(self, draw: Callable[[], None]) -> str:
+        with self.console.capture() as captured:
+            draw()
+        return captured.get()
+
+    def raw(self, text: str) -> None:
+        self.console.file.write(text)
 
 
 def finding_lines(f: Finding) -> Iterable[tuple[Segment, ...]]:
@@ -169,27 +191,49 @@ def _deployment(w: PlainWriter | RichWriter, r: DeploymentResult) -> None:
     w.line()
 
 
+class Stream:
+    """The report written unit by unit (``engine.run_units``): each deployment as soon as its unit
+    is checked; the PD pairs (captured as text), skipped files and the summary at the end."""
+
+    def __init__(self, settings: Settings, out: TextIO):
+        self.settings = settings
+        self.w: PlainWriter | RichWriter = RichWriter(out, settings.color) if wants_rich(out, settings.color) else PlainWriter(out)
+        self.pairs: list[str] = []
+
+    def unit(self, unit: RunResult) -> None:
+        w, quiet = self.w, self.settings.quiet
+        for r in unit.results:
+            if quiet:
+                for f in r.findings:
+                    for segments in finding_lines(f):
+                        w.line(*segments)
+            else:
+                _deployment(w, r)
+        if not quiet:
+            self.pairs.extend(w.capture(lambda pair=pair: _pair(w, pair)) for pair in unit.pairs)
+
+    def finish(self, totals: RunResult) -> None:
+        w = self.w
+        for text in self.pairs:
+            w.raw(text)
+        if self.settings.verbose:
+            for path in totals.skipped:
+                w.line((f"skipped {path}: not a deployment", "dim"))
+        if not self.settings.quiet:
+            w.line(*summary_line(totals))
+        w.flush()
+
+
+def _pair(w: PlainWriter | RichWriter, pair: ServerPair) -> None:
+    files = f"{pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode)"
+    w.line(("PD pair: ", "bold"), (files, "bold"), (f"  ({pair.how})", "dim"))
+    w.table(("value", "prefill", "decode", "prefill from", "decode from"), pair_rows(pair), title_rows=False)
+    if not pair.findings:
+        w.line(("  the two servers agree on everything SGLang compares", "green"))
+    w.line()
+
+
 def render(result: RunResult, out: TextIO) -> None:
-    settings = result.settings
-    w: PlainWriter | RichWriter = RichWriter(out, settings.color) if wants_rich(out, settings.color) else PlainWriter(out)
-    for r in result.results:
-        if settings.quiet:
-            for f in r.findings:
-                for segments in finding_lines(f):
-                    w.line(*segments)
-        else:
-            _deployment(w, r)
-    if not settings.quiet:
-        for pair in result.pairs:
-            files = f"{pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode)"
-            w.line(("PD pair: ", "bold"), (files, "bold"), (f"  ({pair.how})", "dim"))
-            w.table(("value", "prefill", "decode", "prefill from", "decode from"), pair_rows(pair), title_rows=False)
-            if not pair.findings:
-                w.line(("  the two servers agree on everything SGLang compares", "green"))
-            w.line()
-    if settings.verbose:
-        for path in result.skipped:
-            w.line((f"skipped {path}: not a deployment", "dim"))
-    if not settings.quiet:
-        w.line(*summary_line(result))
-    w.flush()
+    stream = Stream(result.settings, out)
+    stream.unit(result)
+    stream.finish(result)

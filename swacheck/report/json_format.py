@@ -2,41 +2,45 @@
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any, TextIO
 
 from .. import __version__
-from ..engine import RunResult
+from ..engine import DeploymentResult, RunResult
+from ..settings import Settings
 from .common import pair_json, pool_json
 
 SCHEMA_VERSION = 1
 
 
-def as_data(result: RunResult) -> dict:
-    deployments = []
-    for r in result.results:
-        res = r.resolution
-        deployments.append(
-            {
-                "file": r.deployment.file,
-                "name": r.deployment.name,
-                "mode": res.mode,
-                "pd": res.pd,
-                "checked_by_sglang": res.checked_by_sglang,
-                "skip_reason": res.skip_reason or None,
-                "platform": res.values["platform"].value,
-                "target": pool_json(res, res.target),
-                "draft": pool_json(res, res.draft),
-                "findings": [f.to_json() for f in r.findings],
-            }
-        )
-    s = result.summary
+def deployment_json(r: DeploymentResult) -> dict[str, Any]:
+    res = r.resolution
+    return {
+        "file": r.deployment.file,
+        "name": r.deployment.name,
+        "mode": res.mode,
+        "pd": res.pd,
+        "checked_by_sglang": res.checked_by_sglang,
+        "skip_reason": res.skip_reason or None,
+        "platform": res.values["platform"].value,
+        "target": pool_json(res, res.target),
+        "draft": pool_json(res, res.draft),
+        "findings": [f.to_json() for f in r.findings],
+    }
+
+
+def head(settings: Settings) -> dict[str, Any]:
     return {
         "version": SCHEMA_VERSION,
-        "tool": {"name": "swacheck", "version": __version__, "sglang_version": result.settings.sglang_version},
-        "deployments": deployments,
-        "pairs": [pair_json(p) for p in result.pairs],
-        "errors": [e.to_json() for e in result.errors],
+        "tool": {"name": "swacheck", "version": __version__, "sglang_version": settings.sglang_version},
+    }
+
+
+def tail(totals: RunResult) -> dict[str, Any]:
+    s = totals.summary
+    return {
+        "errors": [e.to_json() for e in totals.errors],
         "summary": {
             "files": s.files,
             "deployments": s.deployments,
@@ -45,8 +49,18 @@ def as_data(result: RunResult) -> dict:
             "notes": s.counts["note"],
             "input_errors": s.input_errors,
             "suppressed": s.suppressed,
-            "exit_code": result.exit_code,
+            "exit_code": totals.exit_code,
         },
+    }
+
+
+def as_data(result: RunResult) -> dict[str, Any]:
+    """The whole report as data (what :class:`Stream` writes, built in memory)."""
+    return {
+        **head(result.settings),
+        "deployments": [deployment_json(r) for r in result.results],
+        "pairs": [pair_json(p) for p in result.pairs],
+        **tail(result),
     }
 
 
@@ -85,6 +99,48 @@ def dump(value: Any, out: TextIO, level: int = 0) -> None:
         out.write("\n" + "  " * level + "]")
 
 
+class Stream:
+    """The report written unit by unit (``engine.run_units``): the deployments as their units are
+    checked, then the pairs (kept as text until then), the errors and the summary. The bytes are
+    those of ``dump(as_data(result))``."""
+
+    def __init__(self, settings: Settings, out: TextIO):
+        self.out = out
+        self.deployments = 0
+        self.pairs: list[str] = []
+        out.write("{")
+        for key, value in head(settings).items():
+            self._member(key, value)
+        out.write(',\n  "deployments": [')
+
+    def _member(self, key: str, value: Any) -> None:
+        self.out.write(f"{',' if key != 'version' else ''}\n  {_string(key)}: ")
+        dump(value, self.out, 1)
+
+    def unit(self, unit: RunResult) -> None:
+        out = self.out
+        for r in unit.results:
+            out.write(",\n    " if self.deployments else "\n    ")
+            dump(deployment_json(r), out, 2)
+            self.deployments += 1
+        for pair in unit.pairs:
+            text = io.StringIO()
+            dump(pair_json(pair), text, 2)
+            self.pairs.append(text.getvalue())
+
+    def finish(self, totals: RunResult) -> None:
+        out = self.out
+        out.write("\n  ]" if self.deployments else "]")
+        out.write(',\n  "pairs": [')
+        if self.pairs:
+            out.write("\n    " + ",\n    ".join(self.pairs) + "\n  ")
+        out.write("]")
+        for key, value in tail(totals).items():
+            self._member(key, value)
+        out.write("\n}\n")
+
+
 def render(result: RunResult, out: TextIO) -> None:
-    dump(as_data(result), out)
-    out.write("\n")
+    stream = Stream(result.settings, out)
+    stream.unit(result)
+    stream.finish(result)
