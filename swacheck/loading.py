@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import bisect
 import json
+import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterator
 
 import yaml
@@ -24,9 +24,30 @@ from .model import InputProblem, Location
 from .paths import real
 
 try:  # libyaml's composer is several times faster; fall back to pure Python.
-    _YamlLoader: type = yaml.CSafeLoader  # type: ignore[attr-defined]
+    _SafeLoader: type = yaml.CSafeLoader  # type: ignore[attr-defined]
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _YamlLoader = yaml.SafeLoader
+    _SafeLoader = yaml.SafeLoader
+
+_PLAIN_TAGS: dict[str, str] = {}  # plain scalar -> its implicit tag (int, bool, null, ... or str)
+
+
+class _YamlLoader(_SafeLoader):  # type: ignore[misc, valid-type]
+    """The safe loader, with the implicit tag of each plain scalar looked up once per run.
+
+    The composer asks for it per scalar, in Python, by trying the resolvers' regular
+    expressions; keys and most values repeat across thousands of configs. The answer depends
+    on the text alone (the safe loader has no path resolvers), so it is memoised.
+    """
+
+    def resolve(self, kind, value, implicit):  # type: ignore[no-untyped-def]
+        if kind is yaml.ScalarNode and implicit[0]:
+            tag = _PLAIN_TAGS.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(_PLAIN_TAGS) < 200_000:
+                    _PLAIN_TAGS[value] = tag
+            return tag
+        return super().resolve(kind, value, implicit)
 
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024  # bytes; a config file is a few KiB
 MAX_DEPTH = 200  # nesting levels; real configs use fewer than 10
@@ -143,16 +164,11 @@ def kind_name(node: Node) -> str:
 
 def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
     """Read a file as UTF-8 text (a BOM is accepted), refusing binary and oversized files."""
-    p = Path(path)
     try:
-        if p.is_dir():
-            raise InputProblem("is a directory, expected a file", file=path)
-        size = p.stat().st_size
-        if size > max_size:
-            raise InputProblem(
-                f"file is {size} bytes, above the {max_size}-byte limit (--max-file-size)", file=path
-            )
-        with open(p, "rb") as fh:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > max_size:
+                raise InputProblem(f"file is {size} bytes, above the {max_size}-byte limit (--max-file-size)", file=path)
             # a regular file's size is known: never allocate max_size for a small file; a pipe
             # or /dev/stdin reports 0, so it is read up to the limit
             data = fh.read(size + 1 if size else max_size + 1)
@@ -166,6 +182,8 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
         raise InputProblem("permission denied", file=path) from None
     except OSError as exc:
         raise InputProblem(f"cannot read: {exc.strerror or exc}", file=path) from None
+    if len(data) > max_size:  # a pipe, or a file that grew
+        raise InputProblem(f"file is more than {max_size} bytes, above the limit (--max-file-size)", file=path)
     return decode(data, path)
 
 
@@ -511,13 +529,13 @@ class FileCache:
     def __init__(self, max_size: int = DEFAULT_MAX_FILE_SIZE):
         self.max_size = max_size
         self._files: dict[str, SourceFile | InputProblem] = {}
-        self._texts: dict[str, str | InputProblem] = {}  # read ahead, not parsed yet
+        self._ahead: dict[str, str | SourceFile | InputProblem] = {}  # read (or parsed) ahead of its unit
         self._kept: set[str] = set()
 
     def read(self, path: str) -> str:
         """A file's text, read now and kept until :meth:`load` parses it. Raises :class:`InputProblem`."""
         key = real(path)
-        hit = self._texts.get(key)
+        hit = self._ahead.get(key)
         if hit is None:
             loaded = self._files.get(key)
             if isinstance(loaded, SourceFile):
@@ -526,7 +544,21 @@ class FileCache:
                 hit = read_text(path, self.max_size)
             except InputProblem as problem:
                 hit = problem
-            self._texts[key] = hit
+            self._ahead[key] = hit
+        if isinstance(hit, InputProblem):
+            raise hit
+        return hit if isinstance(hit, str) else hit.text
+
+    def parse_ahead(self, path: str) -> SourceFile:
+        """Parse a file read with :meth:`read` now; :meth:`load` hands this parse to its unit."""
+        key = real(path)
+        hit = self._ahead.get(key)
+        if not isinstance(hit, SourceFile):
+            try:
+                hit = load_file(path, self.max_size, self.read(path))
+            except InputProblem as problem:
+                hit = problem
+            self._ahead[key] = hit
         if isinstance(hit, InputProblem):
             raise hit
         return hit
@@ -535,8 +567,8 @@ class FileCache:
         key = real(path)
         hit = self._files.get(key)
         if hit is None:
-            ahead = self._texts.pop(key, None)
-            if isinstance(ahead, InputProblem):
+            ahead = self._ahead.pop(key, None)
+            if isinstance(ahead, (InputProblem, SourceFile)):
                 hit = ahead
             else:
                 try:
@@ -558,7 +590,7 @@ class FileCache:
 
     def evict(self) -> None:
         """Forget every file parsed so far except the kept ones: their unit has been reported.
-        Texts read ahead and not parsed yet stay (they belong to later units)."""
+        Files read ahead stay (they belong to later units)."""
         self._files = {k: v for k, v in self._files.items() if k in self._kept}
 
     def __len__(self) -> int:

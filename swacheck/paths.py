@@ -21,5 +21,11 @@ def real(path: str) -> str:
     return found
 
 
+def remember_real(path: str, found: str) -> str:
+    """Record ``path``'s real path, found another way (a folder's real path and a file name)."""
+    _real[path] = found
+    return found
+
+
 def forget() -> None:
     _real.clear()

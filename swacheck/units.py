@@ -93,7 +93,7 @@ def plan(
         if "swacheck" not in text and "\\" not in text:  # a key can also be spelt with escapes
             continue
         try:
-            source = load_file(c.path, files.max_size, text)
+            source = files.parse_ahead(c.path) if c.path != "-" else load_file("-", files.max_size, text)
         except InputProblem:
             continue
         base = os.path.dirname(c.path) or "."

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..loading import FileCache, Mapping, SourceFile, kind_name
 from ..model import InputError, InputProblem, Val
-from ..paths import real
+from ..paths import real, remember_real
 from . import kinds
 from .deployment_file import is_deployment_file, load_deployment, load_pairs
 from .server_config import is_server_config, load_server_args
@@ -63,8 +63,8 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
     errors: list[InputError] = []
     seen: set[str] = set()
 
-    def add(path: str, explicit: bool) -> None:
-        key = real(path)
+    def add(path: str, explicit: bool, key: str | None = None) -> None:
+        key = key or real(path)
         if key not in seen:
             seen.add(key)
             out.append(Candidate(path, explicit))
@@ -75,9 +75,11 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
         elif os.path.isdir(raw):
             for dirpath, dirnames, filenames in os.walk(raw):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in exclude)
+                real_dir = real(dirpath)  # one lookup per folder; a file's own is only needed for a link
                 for name in sorted(filenames):
                     if (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) and name not in exclude:
-                        add(os.path.normpath(os.path.join(dirpath, name)), False)
+                        path = os.path.normpath(os.path.join(dirpath, name))
+                        add(path, False, None if os.path.islink(path) else remember_real(path, os.path.join(real_dir, name)))
         elif os.path.exists(raw):
             add(raw, True)
         elif os.path.lexists(raw):
