@@ -22,10 +22,8 @@ sglang-version = "0.5.23"
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
-import tomllib
 from typing import Any
 
 from .settings import FAIL_ON, FORMATS, Settings
@@ -69,6 +67,8 @@ def find_config(start: str) -> tuple[str, dict[str, Any], str] | None:
             path = os.path.join(folder, name)
             if not os.path.isfile(path):
                 continue
+            import tomllib  # only when there is a file to read
+
             try:
                 with open(path, "rb") as fh:
                     raw = fh.read()
@@ -166,6 +166,8 @@ def build_settings(cli: dict[str, Any], cwd: str | None = None, use_config: bool
         for key, value in table.items():
             where = _rel(path) + _where(text, key)
             if key not in KEYS:
+                import difflib  # only for a misspelt setting
+
                 near = difflib.get_close_matches(key, list(KEYS), n=1)
                 hint = f"; did you mean {near[0]!r}?" if near else f"; known settings: {', '.join(KEYS)}"
                 raise ConfigError(f"{where}: unknown setting {key!r}{hint}")

@@ -26,14 +26,14 @@ from .sglang.resolve import Resolution, resolve
 from .sglang.version import PROFILES
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class DeploymentResult:
     deployment: Deployment
     resolution: Resolution
     findings: list[Finding]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class RunResult:
     settings: Settings
     results: list[DeploymentResult] = field(default_factory=list)

@@ -8,12 +8,10 @@ text is edited through the positions, never re-serialised).
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,7 +60,7 @@ def insert_after(pair: Pair, mapping: Mapping | None, key: str, value: Any) -> E
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class FileEdits:
     """The edits of one file, turned into character offsets of its text."""
 
@@ -136,6 +134,8 @@ def plan(edits: list[Edit], read) -> list[FileEdits]:  # type: ignore[no-untyped
 
 
 def unified_diff(fe: FileEdits) -> str:
+    import difflib
+
     new = fe.result()
     if new == fe.original:
         return ""
@@ -154,6 +154,8 @@ def write_atomically(path: str, text: str, bom: bool) -> None:
     data = (("\ufeff" if bom else "") + text).encode("utf-8")
     folder = os.path.dirname(os.path.abspath(path))
     mode = stat.S_IMODE(os.stat(path).st_mode)
+    import tempfile  # only when a fix is written
+
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".swacheck", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -126,14 +126,14 @@ class Duplicate:
     mapping: "Mapping"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class Document:
     root: Node
     index: int  # 0-based position in a multi-document file
     duplicates: list[Duplicate] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class SourceFile:
     path: str  # as the user named it (used in every report)
     text: str

@@ -2,6 +2,12 @@
 
 Nothing here does I/O or knows about SGLang; the stages import these types and pass them
 along one way: load -> normalise -> resolve -> check -> report.
+
+The value records (``Location``, ``Val``, ``Edit``, ...) are hashable and treated as immutable,
+but not declared ``frozen``: a frozen dataclass's ``__init__`` sets each field through
+``object.__setattr__`` (4x slower, and these are built per YAML node) and its class costs
+more to create at start-up. Containers that are never compared (a run's results, a
+resolution) are declared with ``eq=False, repr=False`` for the same start-up reason.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ def one_line(text: str) -> str:
     return text.replace("\r", "\\r").replace("\n", "\\n").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-@dataclass(slots=True, unsafe_hash=True)  # immutable by convention: frozen=True makes __init__ 4x slower
+@dataclass(slots=True, unsafe_hash=True)
 class Location:
     """A span in a file. Lines and columns are 1-based; ``end_column`` is exclusive."""
 
@@ -41,7 +47,7 @@ class Location:
         }
 
 
-@dataclass(slots=True, unsafe_hash=True)  # immutable by convention: frozen=True makes __init__ 4x slower
+@dataclass(slots=True, unsafe_hash=True)
 class Val:
     """A value together with where it came from.
 
@@ -62,7 +68,7 @@ class Val:
         return self.origin
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Edit:
     """Replace the text between two positions (an insertion when start == end)."""
 
@@ -84,7 +90,7 @@ class Edit:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Fix:
     description: str
     edits: tuple[Edit, ...] = ()
@@ -93,7 +99,7 @@ class Fix:
         return {"description": self.description, "edits": [e.to_json() for e in self.edits]}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Related:
     location: Location
     message: str
@@ -123,7 +129,7 @@ class Finding:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class InputError:
     """A file or value swacheck cannot use: reported as ``file:line:col: message``, exit 2."""
 

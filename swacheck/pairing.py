@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # engine imports this module
     from .engine import DeploymentResult
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ServerPair:
     prefill: DeploymentResult
     decode: DeploymentResult

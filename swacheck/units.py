@@ -39,7 +39,7 @@ EXTENSIONS = (".yaml", ".yml", ".json")
 _LAUNCH_MARKS = ("apiVersion", "services")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class Plan:
     units: list[list[Candidate]] = field(default_factory=list)
     pairs: list[tuple[str, str]] = field(default_factory=list)  # from `pairs:` documents, in order

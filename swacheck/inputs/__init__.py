@@ -43,13 +43,13 @@ __all__ = [
 EXTENSIONS = (".yaml", ".yml", ".json")
 
 
-@dataclass(slots=True, unsafe_hash=True)  # immutable by convention: frozen=True makes __init__ 4x slower
+@dataclass(slots=True, unsafe_hash=True)
 class Candidate:
     path: str
     explicit: bool  # named on the command line (vs found by walking a directory)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class Inputs:
     deployments: list[Deployment] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)

@@ -13,7 +13,6 @@ draft:  {model_config: models/DeepSeek-V4-Flash-MTP, geometry: {...}}
 
 from __future__ import annotations
 
-import difflib
 import os
 
 from ..loading import FileCache, Mapping, Node, Scalar, Sequence, kind_name
@@ -41,6 +40,8 @@ def is_deployment_file(root: object) -> bool:
 
 
 def _unknown(key: str, allowed: tuple[str, ...] | list[str], where: str, node: Node) -> InputProblem:
+    import difflib  # only for a misspelt key
+
     near = difflib.get_close_matches(key, allowed, n=1)
     hint = f"; did you mean {near[0]!r}?" if near else f"; expected one of: {', '.join(allowed)}"
     return InputProblem(f"unknown key {key!r} in {where}{hint}", node.loc)

@@ -36,7 +36,7 @@ class Arg:
         return self.pair.value.loc
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ServerArgs:
     """SGLang server arguments with positions, and where a new key would be inserted."""
 
@@ -70,7 +70,7 @@ class ExplicitGeometry:
         return self.values.get(key)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class Deployment:
     name: str
     file: str  # the file the deployment was read from

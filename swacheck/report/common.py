@@ -34,7 +34,7 @@ def pool_json(res: Resolution, pool: Pool | None) -> dict[str, Any] | None:
 
 
 
-@dataclass(slots=True, unsafe_hash=True)  # immutable by convention: frozen=True makes __init__ 4x slower
+@dataclass(slots=True, unsafe_hash=True)
 class Row:
     cells: tuple[str, str, str, str, str]
     differs: bool

@@ -9,7 +9,7 @@ from ..model import Finding, Fix, Related
 from ..sglang.resolve import Event, Resolution
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Context:
     align_to: str = "target"  # which side a geometry fix moves the other towards
 

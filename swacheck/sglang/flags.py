@@ -14,15 +14,16 @@ value as text, and argparse (``allow_abbrev=True``) parses the result. So, exact
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
+import os
 
 from .version import SGLangProfile
 
+_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")  # shipped in the wheel
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(slots=True, unsafe_hash=True)
 class Option:
     name: str  # as written on the command line, without dashes
     canonical: str  # the option's first long name (aliases point at it)
@@ -31,7 +32,7 @@ class Option:
     choices: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class KeyMatch:
     """How a config key reaches argparse: ``how`` is exact, prefix, underscore, ambiguous or unknown."""
 
@@ -46,7 +47,8 @@ def options(profile: SGLangProfile) -> dict[str, Option]:
 
 @lru_cache(maxsize=None)
 def _read(name: str) -> dict[str, Option]:
-    text = resources.files("swacheck.sglang").joinpath("data").joinpath(name).read_text("utf-8")
+    with open(os.path.join(_DATA, name), encoding="utf-8") as fh:
+        text = fh.read()
     out: dict[str, Option] = {}
     for line in text.splitlines():
         if not line or line.startswith("#"):
@@ -82,5 +84,7 @@ def did_you_mean(key: str, profile: SGLangProfile) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _did_you_mean(key: str, args_file: str) -> str | None:
+    import difflib  # only for an unknown key
+
     near = difflib.get_close_matches(key, sorted(_read(args_file)), n=1, cutoff=0.75)
     return near[0] if near else None

@@ -25,7 +25,7 @@ from ..model import InputProblem, Location, Val
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ModelConfig:
     """A parsed ``config.json`` (or an inline mapping) with positions."""
 

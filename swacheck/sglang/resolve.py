@@ -54,7 +54,7 @@ class Event:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class Pool:
     role: str  # "target" | "draft"
     model: ModelConfig | None
@@ -79,7 +79,7 @@ class Pool:
         return tuple(v.value for _, v in self.fields(mode, profile))
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class Resolution:
     deployment: Deployment
     profile: SGLangProfile

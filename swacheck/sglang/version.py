@@ -16,7 +16,7 @@ _PAGED_AB = "DSV4 target and draft pools must share paged SWA geometry: target={
 _PAGED_C = "DSV4 target and draft pools must share SWA geometry: target={target}, draft={draft}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class SGLangProfile:
     version: str
     # srt/disaggregation/utils.py setup_state_kv_args, the "# DSV4 NextN shares the target
