@@ -468,18 +468,19 @@ _check_alone.command(epilog=EXIT_HELP)(check)
 _WHOLE_APP = {"--help", "-h", "--version", "-V"}
 
 
-def _command_names() -> set[str]:
-    return {info.name or (info.callback.__name__ if info.callback else "") for info in app.registered_commands}
+def app_for(args: list[str]) -> tuple[typer.Typer, str]:
+    """The typer app that runs ``args`` and its program name: the check command alone for
+    ``swacheck PATHS...``, the whole app for a command name, help or the version."""
+    names = {info.name or (info.callback.__name__ if info.callback else "") for info in app.registered_commands}
+    if args and args[0] not in names and not _WHOLE_APP.intersection(args):
+        return _check_alone, "swacheck check"
+    return app, "swacheck"
 
 
 def main() -> None:
-    args = sys.argv[1:]
-    alone = bool(args) and args[0] not in _command_names() and not _WHOLE_APP.intersection(args)
+    chosen, prog_name = app_for(sys.argv[1:])
     try:
-        if alone:
-            _check_alone(args=args, prog_name="swacheck check")
-        else:
-            app(prog_name="swacheck")
+        chosen(prog_name=prog_name)
     except KeyboardInterrupt:
         print("swacheck: interrupted", file=sys.stderr)
         raise SystemExit(130) from None

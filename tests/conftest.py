@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from swacheck.cli import app
+from swacheck.cli import app_for
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -60,7 +60,8 @@ def run_cli(*args: str, cwd: Path | None = None) -> Run:
     try:
         if cwd is not None:
             os.chdir(cwd)
-        result = runner.invoke(app, list(args), catch_exceptions=False)
+        chosen, prog_name = app_for(list(args))  # as the swacheck script does
+        result = runner.invoke(chosen, list(args), prog_name=prog_name, catch_exceptions=False)
     finally:
         os.chdir(old)
     return Run(result.exit_code, result.stdout, result.stderr)

@@ -1,0 +1,141 @@
+"""Checking a run unit by unit (swacheck/units.py) gives the report of checking it all at once.
+
+The human and JSON formats stream: each unit is checked, written and dropped before the next
+one is read. The units must therefore hold everything a finding depends on: a deployment file
+and the server config it names, every deployment file naming one server config (its
+suppressions), and both files of an explicit pair, whatever folders they sit in.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import EAGLE, ROOT, run_cli
+
+from swacheck import units
+from swacheck.inputs import Candidate
+from swacheck.loading import FileCache
+
+V4 = "../models/v4"
+
+
+def server(role: str, model: str = V4, extra: str = "") -> str:
+    return EAGLE.replace("models/v4", model) + f"disaggregation-mode: {role}\n{extra}"
+
+
+# Folders that refer to each other across the tree, in every way swacheck knows.
+CROSS = {
+    # a deployment file in a/ runs the server config in b/ (so b/ is not checked on its own)
+    "a/dep.yaml": "swacheck: 1\nplatform: rocm\nserver: ../b/server.yaml\n",
+    "b/server.yaml": server("prefill"),
+    # two deployment files in f1/ and f2/ share shared/server.yaml and its suppression
+    "f1/dep.yaml": "swacheck: 1\nserver: ../shared/server.yaml\n",
+    "f2/dep.yaml": "swacheck: 1\nserver: ../shared/server.yaml\nplatform: rocm\n",
+    "shared/server.yaml": server("decode", extra="page-size: 64  # swacheck: ignore[SWA201] pinned by the template\n"),
+    # an explicit pair across folders, named by a pairs: document at the top
+    "pairs.yaml": "swacheck: 1\npairs:\n  - {prefill: c/p.yaml, decode: d/q.yaml}\n",
+    "c/p.yaml": server("prefill"),
+    "d/q.yaml": server("decode", extra="page-size: 64\n"),
+    # an ordinary folder with its own PD pair
+    "e/prefill.yaml": server("prefill"),
+    "e/decode.yaml": server("decode", model="../models/v4/"),
+}
+
+
+def _one_unit(monkeypatch):
+    """Make units.plan put the whole run in one unit (how swacheck checked before units)."""
+    real_plan = units.plan
+
+    def single(*args, **kwargs):
+        found = real_plan(*args, **kwargs)
+        found.units = [[c for unit in found.units for c in unit]] if found.units else []
+        return found
+
+    monkeypatch.setattr(units, "plan", single)
+
+
+@pytest.mark.parametrize("fmt", ["json", "human", "sarif"])
+def test_units_report_what_one_unit_reports_on_the_cross_folder_tree(tree, monkeypatch, fmt):
+    root = tree(CROSS)
+    streamed = run_cli("--format", fmt, "--color", "never", ".", cwd=root)
+    _one_unit(monkeypatch)
+    whole = run_cli("--format", fmt, "--color", "never", ".", cwd=root)
+    assert (streamed.exit_code, streamed.stderr) == (whole.exit_code, whole.stderr)
+    assert streamed.stdout == whole.stdout
+
+
+@pytest.mark.parametrize("fmt", ["json", "human"])
+def test_units_report_what_one_unit_reports_on_the_examples(monkeypatch, fmt):
+    streamed = run_cli("--format", fmt, "--color", "never", "examples/", cwd=ROOT)
+    _one_unit(monkeypatch)
+    whole = run_cli("--format", fmt, "--color", "never", "examples/", cwd=ROOT)
+    assert streamed.exit_code == whole.exit_code == 1
+    assert streamed.stdout == whole.stdout
+
+
+def test_the_cross_folder_tree_is_checked_as_the_user_expects(tree):
+    run = run_cli("--format", "json", ".", cwd=tree(CROSS))
+    files = [d["file"] for d in run.deployments]
+    # b/server.yaml and shared/server.yaml are checked through their deployment files only
+    assert files == ["a/dep.yaml", "c/p.yaml", "d/q.yaml", "e/decode.yaml", "e/prefill.yaml", "f1/dep.yaml", "f2/dep.yaml"]
+    pairs = {(p["prefill"]["file"], p["decode"]["file"]): p["how"] for p in run.data["pairs"]}
+    assert pairs["c/p.yaml", "d/q.yaml"].startswith("named as a pair")
+    assert ("e/prefill.yaml", "e/decode.yaml") in pairs
+    # the shared suppression is used by both deployment files: suppressed twice, never unused
+    assert run.data["summary"]["suppressed"] == 2
+    assert run.findings("SWA902") == []
+    (page_size,) = run.findings("SWA201")  # the unsuppressed one
+    assert page_size["location"]["file"] == "d/q.yaml"
+
+
+def _plan(root, names):
+    files = FileCache()
+    return units.plan([Candidate(str(root / n), False) for n in names], files, [])
+
+
+def test_plan_unites_folders_that_refer_to_each_other(tree):
+    root = tree(CROSS)
+    names = sorted(CROSS)
+    found = _plan(root, names)
+    got = sorted(sorted(str(c.path).removeprefix(str(root) + "/") for c in unit) for unit in found.units)
+    assert got == sorted(
+        [
+            ["a/dep.yaml", "b/server.yaml"],
+            ["c/p.yaml", "d/q.yaml"],
+            ["e/decode.yaml", "e/prefill.yaml"],
+            ["f1/dep.yaml", "f2/dep.yaml", "shared/server.yaml"],
+            ["pairs.yaml"],
+        ]
+    )
+    assert found.pairs == [(str(root / "c/p.yaml"), str(root / "d/q.yaml"))]
+
+
+def test_plan_adds_the_files_a_pairs_document_names(tree):
+    root = tree(CROSS)
+    found = _plan(root, ["pairs.yaml"])
+    checked = [str(c.path) for unit in found.units for c in unit]
+    assert checked == [str(root / "pairs.yaml"), str(root / "c/p.yaml"), str(root / "d/q.yaml")]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"run/launch.sh": "python -m sglang.launch_server --config ../b/server.yaml\n"},
+        {"k8s/pod.yaml": "apiVersion: v1\nkind: Pod\nspec: {containers: []}\n"},
+    ],
+)
+def test_a_run_with_launch_commands_is_one_unit(tree, extra):
+    """A launch command can read any file with --config: its run is never split."""
+    root = tree({**CROSS, **extra})
+    found = _plan(root, sorted(CROSS) + sorted(extra))
+    assert len(found.units) == 1
+
+
+def test_an_unreadable_deployment_file_is_reported_in_its_unit(tree):
+    root = tree({**CROSS, "g/dep.yaml": "swacheck: 1\nserver: [\n"})
+    run = run_cli("--format", "json", ".", cwd=root)
+    assert run.exit_code == 2
+    assert run.stderr.splitlines() == ["g/dep.yaml:3:1: invalid YAML: did not find expected node content (while parsing a flow node)"]
+    data = json.loads(run.stdout)
+    assert data["summary"]["input_errors"] == 1 and len(data["deployments"]) == 7  # the others are checked
