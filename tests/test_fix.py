@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import stat
 
-import pytest
 from conftest import EAGLE, MTP_W256, V4_FLASH, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

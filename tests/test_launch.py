@@ -523,7 +523,7 @@ def test_dockerfile_exec_form_does_not_expand_variables(lint):
 
 
 def test_dockerfile_exec_form_sh_c(lint):
-    dockerfile = f'FROM x\nENV M=models/v4\nCMD ["/bin/sh", "-c", "python3 -m sglang.launch_server --model-path $M"]\n'
+    dockerfile = 'FROM x\nENV M=models/v4\nCMD ["/bin/sh", "-c", "python3 -m sglang.launch_server --model-path $M"]\n'
     run = lint({"Dockerfile": dockerfile})
     assert run.exit_code == 0, run.stderr
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from conftest import loc, run_cli, pd_server
 
 FIX = "Name the pair with `swacheck pair PREFILL DECODE` or a `pairs:` list in a deployment file."

@@ -6,8 +6,7 @@ DeepSeek-V4 forces the page size (256; 128 on NPU), so only a pair across platfo
 
 from __future__ import annotations
 
-import pytest
-from conftest import check_pair, loc, run_cli
+from conftest import check_pair, loc
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"

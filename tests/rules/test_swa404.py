@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from conftest import ROOT, check_pair, loc, related, run_cli, only_on_decode
 
 P, D = "d/prefill.yaml", "d/decode.yaml"

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-from conftest import check_pair, edits, loc, related, run_cli
+from conftest import check_pair, edits, loc, related
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"

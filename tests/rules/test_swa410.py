@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from conftest import check_pair, loc, related, run_cli, pd_server
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
