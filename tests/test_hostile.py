@@ -1027,3 +1027,16 @@ def test_github_overflow_lines_cannot_inject_workflow_commands(tree, name, text)
         if line.startswith("::"):
             assert GITHUB_COMMAND.match(line), line
             assert "pwned" not in line.split("::")[1], line  # no annotation on a file the input named
+
+
+def test_an_escape_sequence_in_a_file_name_never_reaches_the_terminal_raw(tree):
+    """A file name (or a key, a value) holding ESC or BEL is printed with visible escapes, so a
+    repository cannot clear the screen or recolour a CI log through swacheck's report."""
+    name = "srv\x1b[2J\x07.yaml"
+    root = tree({f"d/{name}": EAGLE + "disaggregation-mode: decode\npage-size: 64\n", "e/bad\x1b[31m.yaml": "model-path: [\n"})
+    run = run_cli("--color", "never", "d", "e", cwd=root)
+    assert run.exit_code == 2
+    out = run.stdout + run.stderr
+    assert "\x1b" not in out and "\x07" not in out
+    assert "d/srv\\x1b[2J\\x07.yaml:6:1: SWA201 warning: page-size 64 is replaced" in run.stdout  # escaped
+    assert run.stderr.startswith("e/bad\\x1b[31m.yaml:2:1: invalid YAML")
