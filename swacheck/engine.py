@@ -1,6 +1,9 @@
 """The pipeline: files -> load -> normalise -> resolve geometry -> check rules -> result.
 
-``run`` is the one place the stages meet; each stage lives in its own module.
+``run_units`` is the one place the stages meet; each stage lives in its own module. A run is
+checked unit by unit (``units.py``): the human and JSON reports write each unit as it is done
+and keep nothing of it, so memory stays bounded however many files a repository holds;
+``run`` keeps every unit, for the fixes and the formats that need the whole report at once.
 """
 
 from __future__ import annotations
@@ -43,7 +46,6 @@ class RunResult:
     summary: Summary = field(default_factory=Summary)
     exit_code: int = 0
     pairs: list[ServerPair] = field(default_factory=list)
-    named_pairs: list[tuple[str, str]] = field(default_factory=list)  # from `pairs:` documents
     alone: list[tuple[DeploymentResult, str]] = field(default_factory=list)  # PD servers left unpaired
 
 
@@ -170,7 +172,6 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     if any(c.path == "-" for c in candidates):
         stdin_text = "" if sys.stdin is None or sys.stdin.closed else sys.stdin.read()
     the_plan = plan(candidates, files, settings.pairs, bool(settings.commands), stdin_text)
-    totals.named_pairs = the_plan.pairs
     explicit = [*settings.pairs, *the_plan.pairs]
     models = ModelStore(files, settings.model_configs)
     profile = PROFILES[settings.sglang_version]

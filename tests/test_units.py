@@ -139,3 +139,14 @@ def test_an_unreadable_deployment_file_is_reported_in_its_unit(tree):
     assert run.stderr.splitlines() == ["g/dep.yaml:3:1: invalid YAML: did not find expected node content (while parsing a flow node)"]
     data = json.loads(run.stdout)
     assert data["summary"]["input_errors"] == 1 and len(data["deployments"]) == 7  # the others are checked
+
+
+def test_the_json_stream_writes_the_same_bytes_when_its_pairs_wait_on_disk(tree, monkeypatch):
+    from swacheck.report import json_format
+
+    root = tree(CROSS)
+    in_memory = run_cli("--format", "json", ".", cwd=root)
+    monkeypatch.setattr(json_format, "PAIRS_IN_MEMORY", 10)  # spill after the first pair
+    spilled = run_cli("--format", "json", ".", cwd=root)
+    assert len(in_memory.data["pairs"]) == 2
+    assert spilled.stdout == in_memory.stdout

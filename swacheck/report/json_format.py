@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import io
 import json
+import shutil
+import tempfile
 from typing import Any, TextIO
 
 from .. import __version__
@@ -12,6 +13,7 @@ from ..settings import Settings
 from .common import pair_json, pool_json
 
 SCHEMA_VERSION = 1
+PAIRS_IN_MEMORY = 4 * 1024 * 1024  # characters of pair text kept in memory before spilling to disk
 
 
 def deployment_json(r: DeploymentResult) -> dict[str, Any]:
@@ -107,7 +109,10 @@ class Stream:
     def __init__(self, settings: Settings, out: TextIO):
         self.out = out
         self.deployments = 0
-        self.pairs: list[str] = []
+        self.pairs = 0
+        # the pairs wait for the last deployment; past a few MiB (35 MB at 20,000 deployments)
+        # they wait on disk rather than in memory
+        self.pair_text = tempfile.SpooledTemporaryFile(max_size=PAIRS_IN_MEMORY, mode="w+", encoding="utf-8")
         out.write("{")
         for key, value in head(settings).items():
             self._member(key, value)
@@ -124,17 +129,18 @@ class Stream:
             dump(deployment_json(r), out, 2)
             self.deployments += 1
         for pair in unit.pairs:
-            text = io.StringIO()
-            dump(pair_json(pair), text, 2)
-            self.pairs.append(text.getvalue())
+            self.pair_text.write(",\n    " if self.pairs else "\n    ")
+            dump(pair_json(pair), self.pair_text, 2)
+            self.pairs += 1
 
     def finish(self, totals: RunResult) -> None:
         out = self.out
         out.write("\n  ]" if self.deployments else "]")
         out.write(',\n  "pairs": [')
-        if self.pairs:
-            out.write("\n    " + ",\n    ".join(self.pairs) + "\n  ")
-        out.write("]")
+        self.pair_text.seek(0)
+        shutil.copyfileobj(self.pair_text, out)
+        self.pair_text.close()
+        out.write("\n  ]" if self.pairs else "]")
         for key, value in tail(totals).items():
             self._member(key, value)
         out.write("\n}\n")
