@@ -164,6 +164,9 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
 
     forget_paths()
     candidates, totals.errors = discover(settings.paths, settings.exclude)
+    if settings.output:  # the report being written is never read as an input
+        report = real(settings.output)
+        candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]
     totals.summary.input_errors = len(totals.errors)
     files = FileCache(settings.max_file_size)
     platform = Val(settings.platform, "--platform") if settings.platform else Val("cuda", "default platform (--platform)")

@@ -150,3 +150,14 @@ def test_the_json_stream_writes_the_same_bytes_when_its_pairs_wait_on_disk(tree,
     spilled = run_cli("--format", "json", ".", cwd=root)
     assert len(in_memory.data["pairs"]) == 2
     assert spilled.stdout == in_memory.stdout
+
+
+@pytest.mark.parametrize("fmt", ["json", "human", "sarif"])
+def test_the_report_file_inside_the_checked_folder_is_not_read_as_an_input(tree, fmt):
+    """`swacheck -o report.json .` in CI: the report is written while the folder is walked."""
+    root = tree(CROSS)
+    first = run_cli("--format", fmt, "-o", "report.json", ".", cwd=root)
+    again = run_cli("--format", fmt, "-o", "report.json", ".", cwd=root)
+    assert first.exit_code == again.exit_code == 0, again.stderr
+    assert first.stderr == again.stderr == ""
+    assert (root / "report.json").stat().st_size > 0
