@@ -203,19 +203,8 @@ def _run_check(settings: Settings) -> int:
         return show_diff(result)
     if settings.fix and apply_fixes(result):
         result = run(settings)  # report what is left
-    if settings.output:
-        try:
-            with open(settings.output, "w", encoding="utf-8") as fh:
-                renderer.render(result, fh)
-        except OSError as exc:
-            print(f"{settings.output}: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-        if not settings.quiet:
-            from .report.human import summary_text
-
-            print(f"{summary_text(result)} -> {settings.output}")
-    else:
-        renderer.render(result, sys.stdout)
+    if not _deliver(settings, lambda out: renderer.render(result, out), result):
+        return 2
     return result.exit_code
 
 
@@ -239,20 +228,28 @@ def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyp
             print(error, file=sys.stderr)
         stream.finish(totals)
 
+    if not _deliver(settings, report, totals):
+        return 2
+    return totals.exit_code
+
+
+def _deliver(settings: Settings, write, totals) -> bool:  # type: ignore[no-untyped-def]
+    """``write(stream)`` the report to ``--output`` (then ``totals``' summary line to the
+    terminal) or to standard output. False when the output file cannot be written."""
     if not settings.output:
-        report(sys.stdout)
-        return totals.exit_code
+        write(sys.stdout)
+        return True
     try:
         with open(settings.output, "w", encoding="utf-8") as fh:
-            report(fh)
+            write(fh)
     except OSError as exc:
         print(f"{settings.output}: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return False
     if not settings.quiet:
         from .report.human import summary_text
 
         print(f"{summary_text(totals)} -> {settings.output}")
-    return totals.exit_code
+    return True
 
 
 def print_pairs(result) -> None:  # type: ignore[no-untyped-def]
