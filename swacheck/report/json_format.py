@@ -66,8 +66,8 @@ def as_data(result: RunResult) -> dict[str, Any]:
     }
 
 
-# ``json.dumps`` with ``indent`` runs CPython's pure-Python encoder (about 1 s per 2,000
-# deployments); without it the C encoder writes the same data about 10x faster. So only the
+# ``json.dumps`` with ``indent`` runs CPython's pure-Python encoder; without it the C encoder
+# is used (at 2,000 deployments: 0.28 s with ``indent=2``, 0.10 s for this). So only the
 # outer levels are indented here: the report, each deployment and pair, and each list of
 # findings (one finding per line); everything deeper (a pool, a finding, a location) is written
 # compactly on one line by the C encoder.
@@ -103,7 +103,8 @@ def dump(value: Any, out: TextIO, level: int = 0) -> None:
 
 class Stream:
     """The report written unit by unit (``engine.run_units``): the deployments as their units are
-    checked, then the pairs (kept as text until then), the errors and the summary. The bytes are
+    checked, then the pairs (waiting in a spooled temporary file until then), the errors and
+    the summary. The bytes are
     those of ``dump(as_data(result))``."""
 
     def __init__(self, settings: Settings, out: TextIO):
