@@ -16,7 +16,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import yaml
 
@@ -246,10 +246,6 @@ class Lines:
 
     def mark(self, path: str, mark) -> Location:  # type: ignore[no-untyped-def]
         return self.loc(path, mark.index, mark.index)
-
-
-def _loc(path: str, node: yaml.Node, lines: Lines) -> Location:
-    return lines.loc(path, node.start_mark.index, node.end_mark.index)
 
 
 _TAG = "tag:yaml.org,2002:"
@@ -518,6 +514,21 @@ def parse_json(text: str, path: str) -> Document:
     return _JsonParser(text, path).parse()
 
 
+def _attempt(make: Callable[[], Any]) -> Any:
+    """``make()``, or the :class:`InputProblem` it raised: the cache keeps either, so a file that
+    cannot be read or parsed is tried once and reported wherever it is asked for."""
+    try:
+        return make()
+    except InputProblem as problem:
+        return problem
+
+
+def _unwrap(hit: Any) -> Any:
+    if isinstance(hit, InputProblem):
+        raise hit
+    return hit
+
+
 class FileCache:
     """Loads each file once per run, however many deployments share it (model configs).
 
@@ -540,13 +551,8 @@ class FileCache:
             loaded = self._files.get(key)
             if isinstance(loaded, SourceFile):
                 return loaded.text
-            try:
-                hit = read_text(path, self.max_size)
-            except InputProblem as problem:
-                hit = problem
-            self._ahead[key] = hit
-        if isinstance(hit, InputProblem):
-            raise hit
+            hit = self._ahead[key] = _attempt(lambda: read_text(path, self.max_size))
+        hit = _unwrap(hit)
         return hit if isinstance(hit, str) else hit.text
 
     def parse_ahead(self, path: str) -> SourceFile:
@@ -554,14 +560,8 @@ class FileCache:
         key = real(path)
         hit = self._ahead.get(key)
         if not isinstance(hit, SourceFile):
-            try:
-                hit = load_file(path, self.max_size, self.read(path))
-            except InputProblem as problem:
-                hit = problem
-            self._ahead[key] = hit
-        if isinstance(hit, InputProblem):
-            raise hit
-        return hit
+            hit = self._ahead[key] = _attempt(lambda: load_file(path, self.max_size, self.read(path)))
+        return _unwrap(hit)  # type: ignore[return-value]
 
     def load(self, path: str, text: str | None = None) -> SourceFile:
         key = real(path)
@@ -571,14 +571,9 @@ class FileCache:
             if isinstance(ahead, (InputProblem, SourceFile)):
                 hit = ahead
             else:
-                try:
-                    hit = load_file(path, self.max_size, text if text is not None else ahead)
-                except InputProblem as problem:
-                    hit = problem
+                hit = _attempt(lambda: load_file(path, self.max_size, text if text is not None else ahead))
             self._files[key] = hit
-        if isinstance(hit, InputProblem):
-            raise hit
-        return hit
+        return _unwrap(hit)  # type: ignore[return-value]
 
     def remember(self, path: str, source: SourceFile) -> SourceFile:
         """Keep a file read another way (a shell script, a Dockerfile), so suppressions and fixes see it."""
