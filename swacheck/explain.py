@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from .engine import DeploymentResult, RunResult
 from .model import Val
-from .report.common import heading, pool_mode
+from .report.common import deployment_head, heading, pool_mode
 from .sglang.resolve import Pool, Resolution
 
 MEMORY_NOTE = (
@@ -64,12 +64,7 @@ def pool_trace(res: Resolution, pool: Pool) -> dict[str, Any]:
 def deployment_trace(r: DeploymentResult) -> dict[str, Any]:
     res = r.resolution
     return {
-        "file": r.deployment.file,
-        "name": r.deployment.name,
-        "mode": res.mode,
-        "pd": res.pd,
-        "checked_by_sglang": res.checked_by_sglang,
-        "skip_reason": res.skip_reason or None,
+        **deployment_head(r),
         "target": pool_trace(res, res.target) if res.target else None,
         "draft": pool_trace(res, res.draft) if res.draft else None,
         "notes": [MEMORY_NOTE] if res.mode == "unified" else [],

@@ -20,6 +20,19 @@ def pool_mode(res: Resolution, pool: Pool) -> str:
     return "unified" if pool.unified.value else "paged"
 
 
+def deployment_head(r: DeploymentResult) -> dict[str, Any]:
+    """What every per-deployment JSON object (the report, ``explain``) starts with."""
+    res = r.resolution
+    return {
+        "file": r.deployment.file,
+        "name": r.deployment.name,
+        "mode": res.mode,
+        "pd": res.pd,
+        "checked_by_sglang": res.checked_by_sglang,
+        "skip_reason": res.skip_reason or None,
+    }
+
+
 def pool_json(res: Resolution, pool: Pool | None) -> dict[str, Any] | None:
     if pool is None:
         return None

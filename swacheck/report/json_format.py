@@ -10,7 +10,7 @@ from typing import Any, TextIO
 from .. import __version__
 from ..engine import DeploymentResult, RunResult
 from ..settings import Settings
-from .common import pair_json, pool_json
+from .common import deployment_head, pair_json, pool_json
 
 SCHEMA_VERSION = 1
 PAIRS_IN_MEMORY = 4 * 1024 * 1024  # characters of pair text kept in memory before spilling to disk
@@ -19,12 +19,7 @@ PAIRS_IN_MEMORY = 4 * 1024 * 1024  # characters of pair text kept in memory befo
 def deployment_json(r: DeploymentResult) -> dict[str, Any]:
     res = r.resolution
     return {
-        "file": r.deployment.file,
-        "name": r.deployment.name,
-        "mode": res.mode,
-        "pd": res.pd,
-        "checked_by_sglang": res.checked_by_sglang,
-        "skip_reason": res.skip_reason or None,
+        **deployment_head(r),
         "platform": res.values["platform"].value,
         "target": pool_json(res, res.target),
         "draft": pool_json(res, res.draft),
