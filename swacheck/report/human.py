@@ -16,7 +16,7 @@ import os
 from typing import TYPE_CHECKING, Callable, Iterable, TextIO
 
 from ..engine import DeploymentResult, RunResult
-from ..model import Finding
+from ..model import Finding, one_line
 from ..pairing import ServerPair
 from ..settings import Settings
 from .common import HEADER, Row, edit_text, heading, pair_rows, table_rows
@@ -31,13 +31,8 @@ Segment = tuple[str, "str | None"]  # text and its rich style
 
 # Text from the inputs (keys, values, paths) can hold control characters, e.g. a YAML "\e[2J"
 # or a JSON "\u001b": printed raw they would drive the terminal or a CI log viewer (ANSI escape
-# injection) or break the one-line-per-finding layout. Both writers print them as visible
-# escapes instead; tabs stay.
-_VISIBLE = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0A, 0x20), 0x7F, *range(0x80, 0xA0)]}
-
-
-def visible(text: str) -> str:
-    return text if text.isprintable() else text.translate(_VISIBLE)  # isprintable: the fast, usual case
+# injection) or break the one-line-per-finding layout. Both writers print every piece of text
+# through ``one_line``, which shows them as visible escapes; tabs stay.
 
 
 def make_console(out: TextIO, color: str) -> Console:
@@ -88,12 +83,12 @@ class PlainWriter:
         self.buf: list[str] = []
 
     def line(self, *segments: Segment) -> None:
-        self.buf.append(visible("".join(text for text, _ in segments)))
+        self.buf.append(one_line("".join(text for text, _ in segments)))
         if len(self.buf) > 4096:
             self.flush()
 
     def table(self, header: tuple[str, ...], rows: list[Row], title_rows: bool = True) -> None:
-        self.buf.append(plain_table(header, [Row(tuple(visible(c) for c in row.cells), row.differs) for row in rows]))  # type: ignore[arg-type]
+        self.buf.append(plain_table(header, [Row(tuple(one_line(c) for c in row.cells), row.differs) for row in rows]))  # type: ignore[arg-type]
 
     def flush(self) -> None:
         if self.buf:
@@ -122,7 +117,7 @@ class RichWriter:
     def line(self, *segments: Segment) -> None:
         from rich.text import Text
 
-        self.console.print(Text.assemble(*((visible(text), style) for text, style in segments)), soft_wrap=True)
+        self.console.print(Text.assemble(*((one_line(text), style) for text, style in segments)), soft_wrap=True)
 
     def table(self, header: tuple[str, ...], rows: list[Row], title_rows: bool = True) -> None:
         from rich.table import Table
@@ -132,7 +127,7 @@ class RichWriter:
             table.add_column(name, justify="right" if i in RIGHT else "left", overflow="fold")
         for row in rows:
             last = title_rows and row.cells[0] == "tuple"
-            table.add_row(*(visible(c) for c in row.cells), style="bold red" if row.differs else ("bold" if last else None))
+            table.add_row(*(one_line(c) for c in row.cells), style="bold red" if row.differs else ("bold" if last else None))
         self.console.print(table)
 
     def flush(self) -> None:
