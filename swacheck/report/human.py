@@ -178,6 +178,12 @@ def summary_text(result: RunResult) -> str:
     return "".join(text for text, _ in summary_line(result))
 
 
+def _findings(w: PlainWriter | RichWriter, findings: list[Finding]) -> None:
+    for f in findings:
+        for segments in finding_lines(f):
+            w.line(*segments)
+
+
 def _deployment(w: PlainWriter | RichWriter, r: DeploymentResult) -> None:
     title, details = heading(r)
     w.line((title, "bold"), (f"  ({details})", "dim"))
@@ -186,9 +192,7 @@ def _deployment(w: PlainWriter | RichWriter, r: DeploymentResult) -> None:
     rows = table_rows(r)
     if rows:
         w.table(HEADER, rows)
-    for f in r.findings:
-        for segments in finding_lines(f):
-            w.line(*segments)
+    _findings(w, r.findings)
     w.line()
 
 
@@ -205,9 +209,7 @@ class Stream:
         w, quiet = self.w, self.settings.quiet
         for r in unit.results:
             if quiet:
-                for f in r.findings:
-                    for segments in finding_lines(f):
-                        w.line(*segments)
+                _findings(w, r.findings)
             else:
                 _deployment(w, r)
         if not quiet:
