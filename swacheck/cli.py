@@ -81,6 +81,14 @@ def _settings(given: dict, no_config: bool) -> Settings:  # type: ignore[type-ar
         raise typer.Exit(2) from None
 
 
+def _root_dir(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not os.path.isdir(value):
+        raise typer.BadParameter(f"{value!r} is not a directory", param_hint="--root")
+    return os.path.realpath(value)
+
+
 def _version_choice(value: str | None) -> str | None:
     from .sglang.version import PROFILES
 
@@ -127,7 +135,8 @@ def check(
     fix_model_configs: Annotated[
         bool, typer.Option("--fix-model-configs", help="With --fix, also edit model checkpoints' config.json files.")
     ] = False,
-    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
+    no_config: Annotated[bool, typer.Option("--no-config", "--isolated", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).")] = False,
+    root: Annotated[Optional[str], typer.Option("--root", metavar="DIR", help="Read files that inputs refer to only inside DIR (default: the git top-level of the first path, else the working directory).")] = None,
     show_settings: Annotated[bool, typer.Option("--show-settings", help="Print every effective setting and where it came from, then exit.")] = False,
     show_pairs: Annotated[bool, typer.Option("--show-pairs", help="List the PD prefill/decode pairs found, and why, before the report.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list walked files that hold no deployment.")] = False,
@@ -153,6 +162,7 @@ def check(
         "sglang_version": _version_choice(sglang_version),
     }
     settings = _settings(given, no_config)
+    settings.root = _root_dir(root)
     if format is None and settings.sources.get("format") == "default" and os.environ.get("GITHUB_ACTIONS") == "true":
         settings.format, settings.sources["format"] = "github", "GITHUB_ACTIONS=true"
     settings.paths, settings.output, settings.verbose, settings.quiet = list(paths or []), output, verbose, quiet
@@ -334,7 +344,8 @@ def pair_command(
     fail_on: Annotated[Optional[str], typer.Option(help="Lowest severity that makes the exit code 1.")] = None,
     color: Annotated[Optional[str], typer.Option(help="Colour: auto, always or never.")] = None,
     sglang_version: Annotated[Optional[str], typer.Option("--sglang-version", metavar="X.Y.Z", help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).")] = None,
-    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
+    no_config: Annotated[bool, typer.Option("--no-config", "--isolated", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).")] = False,
+    root: Annotated[Optional[str], typer.Option("--root", metavar="DIR", help="Read files that inputs refer to only inside DIR (default: the git top-level of the first path, else the working directory).")] = None,
 ) -> None:
     """Check a PD prefill server against its decode server (and each against its own draft)."""
 
@@ -348,6 +359,7 @@ def pair_command(
         "sglang_version": _version_choice(sglang_version),
     }
     settings = _settings(given, no_config)
+    settings.root = _root_dir(root)
     settings.paths, settings.pairs = [prefill, decode], [(prefill, decode)]
     raise typer.Exit(run_check(settings))
 
@@ -361,7 +373,8 @@ def explain(
     model_config: Annotated[list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH for model path ID (repeatable).")] = [],
     color: Annotated[Optional[str], typer.Option(help="Colour: auto, always or never.")] = None,
     sglang_version: Annotated[Optional[str], typer.Option("--sglang-version", metavar="X.Y.Z", help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).")] = None,
-    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
+    no_config: Annotated[bool, typer.Option("--no-config", "--isolated", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).")] = False,
+    root: Annotated[Optional[str], typer.Option("--root", metavar="DIR", help="Read files that inputs refer to only inside DIR (default: the git top-level of the first path, else the working directory).")] = None,
 ) -> None:
     """Show how every geometry number was derived: formula, inputs, and where each input came from."""
     from .engine import run
@@ -376,6 +389,7 @@ def explain(
     }
     _choice(format, ("human", "json"), "--format")
     settings = _settings(given, no_config)
+    settings.root = _root_dir(root)
     settings.paths = list(paths)
     result = run(settings)
     for error in result.errors:
@@ -433,7 +447,8 @@ def why_command(
     platform: Annotated[Optional[str], typer.Option(help="With PATHs: the server's platform, cuda, rocm or npu.")] = None,
     env: Annotated[list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="With PATHs: the server's environment (repeatable).")] = [],
     model_config: Annotated[list[str], typer.Option("--model-config", metavar="ID=PATH", help="With PATHs: use PATH for model path ID (repeatable).")] = [],
-    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml.")] = False,
+    no_config: Annotated[bool, typer.Option("--no-config", "--isolated", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).")] = False,
+    root: Annotated[Optional[str], typer.Option("--root", metavar="DIR", help="Read files that inputs refer to only inside DIR (default: the git top-level of the first path, else the working directory).")] = None,
 ) -> None:
     """Explain a DSV4 target/draft RuntimeError of a failed SGLang launch, and find the deployment that caused it."""
     from .why import run_why
@@ -452,6 +467,7 @@ def why_command(
             raise typer.BadParameter("give the error text (quoted), or --from-log FILE", param_hint="TEXT")
         text, items = items[0], items[1:]
     settings = _settings(given, no_config)
+    settings.root = _root_dir(root)
     settings.paths = items
     if fmt is None:  # the project's format applies when why has it
         fmt = settings.format if settings.format in ("human", "json") else "human"

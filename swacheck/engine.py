@@ -20,7 +20,7 @@ from .inputs import Deployment, discover, read_inputs
 from .loading import FileCache
 from .model import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val
 from .pairing import ServerPair, find_pairs
-from .paths import forget as forget_paths, real
+from .paths import find_root, forget as forget_paths, real
 from .rules import DEPLOYMENT_RULES, PAIR_RULES, SUPPRESSION_RULES, Context, swa400
 from .settings import Settings
 from .suppress import Suppression, scan
@@ -163,12 +163,13 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     from .units import plan
 
     forget_paths()
+    settings.root = settings.root or find_root(settings.paths)
     candidates, totals.errors = discover(settings.paths, settings.exclude)
     if settings.output:  # the report being written is never read as an input
         report = real(settings.output)
         candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]
     totals.summary.input_errors = len(totals.errors)
-    files = FileCache(settings.max_file_size)
+    files = FileCache(settings.max_file_size, settings.root)
     platform = Val(settings.platform, "--platform") if settings.platform else Val("cuda", "default platform (--platform)")
     env = {k: Val(v, f"--env {k}") for k, v in settings.env.items()}
     stdin_text = None

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator
 
 import yaml
 
-from .model import InputProblem, Location
+from .model import InputProblem, Location, one_line
 from .paths import real
 
 try:  # libyaml's composer is several times faster; fall back to pure Python.
@@ -537,8 +537,9 @@ class FileCache:
     with :meth:`keep` (model configs, shared by every unit).
     """
 
-    def __init__(self, max_size: int = DEFAULT_MAX_FILE_SIZE):
+    def __init__(self, max_size: int = DEFAULT_MAX_FILE_SIZE, root: str | None = None):
         self.max_size = max_size
+        self.root = root  # the run's root (a real path): referenced files are read only inside it
         self._files: dict[str, SourceFile | InputProblem] = {}
         self._ahead: dict[str, str | SourceFile | InputProblem] = {}  # read (or parsed) ahead of its unit
         self._kept: set[str] = set()
@@ -574,6 +575,22 @@ class FileCache:
                 hit = _attempt(lambda: load_file(path, self.max_size, text if text is not None else ahead))
             self._files[key] = hit
         return _unwrap(hit)  # type: ignore[return-value]
+
+    def check_reference(self, path: str, at: Location | None, what: str = "file") -> None:
+        """Refuse a file that an input refers to (``server:``, ``env_file``, a sourced script,
+        ``--config``, ``pairs:``) when it lies outside the run's root or inside version-control
+        metadata. The message names the path only: nothing of the file is read."""
+        from .paths import in_vcs_metadata, inside
+
+        shown = one_line(path)
+        if in_vcs_metadata(path):
+            raise InputProblem(f"{what} {shown!r} is inside version-control metadata; swacheck never reads it", at, file=path)
+        if self.root is not None and path != "-" and not inside(path, self.root):
+            raise InputProblem(
+                f"{what} {shown!r} is outside the root {one_line(self.root)!r}; swacheck reads files that inputs refer to only inside it (--root)",
+                at,
+                file=path,
+            )
 
     def remember(self, path: str, source: SourceFile) -> SourceFile:
         """Keep a file read another way (a shell script, a Dockerfile), so suppressions and fixes see it."""

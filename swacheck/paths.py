@@ -29,3 +29,45 @@ def remember_real(path: str, found: str) -> str:
 
 def forget() -> None:
     _real.clear()
+
+
+# --------------------------------------------------------------------------- the run's root
+
+# version-control metadata: never read as a referenced input (``actions/checkout`` leaves the
+# job's token in ``.git/config``)
+VCS_DIRS = (".git", ".hg", ".svn")
+
+
+def find_root(paths: list[str], cwd: str | None = None) -> str:
+    """The root of a run given no ``--root``: the version-control top-level above the first
+    named path (a folder holding ``.git``, ``.hg`` or ``.svn``), else the working directory.
+    Returned as a real path."""
+    here = os.path.realpath(cwd or os.getcwd())
+    first = next((p for p in paths if p != "-"), None)
+    if first is None:
+        return here
+    start = os.path.realpath(os.path.join(here, first))
+    if not os.path.isdir(start):
+        start = os.path.dirname(start)
+    folder = start
+    while True:
+        if any(os.path.exists(os.path.join(folder, d)) for d in VCS_DIRS):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return here
+        folder = parent
+
+
+def inside(path: str, root: str) -> bool:
+    """Whether ``path``'s real path (symbolic links followed) lies in the real folder ``root``."""
+    target = real(path)
+    return target == root or target.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def in_vcs_metadata(path: str) -> bool:
+    """Whether ``path`` (as named, or its real path) lies in a ``.git``, ``.hg`` or ``.svn`` folder."""
+    for p in (os.path.abspath(path), real(path)):
+        if any(part in VCS_DIRS for part in p.split(os.sep)[:-1]) or os.path.basename(p) in VCS_DIRS:
+            return True
+    return False

@@ -39,6 +39,7 @@ class Settings:
     diff: bool = False  # print the fixes as a unified diff, write nothing
     fix_model_configs: bool = False  # also edit model checkpoints' config.json files
     config_file: str | None = None
+    root: str | None = None  # --root; None: the VCS top-level of the first path, else the working directory
     sources: dict[str, str] = field(default_factory=dict)  # attribute -> where its value came from
 
     def rule_enabled(self, code: str) -> bool:
