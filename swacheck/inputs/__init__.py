@@ -149,7 +149,7 @@ def read_inputs(
         for doc in source.documents:
             try:
                 if is_deployment_file(doc.root) and "pairs" in doc.root.pairs:  # type: ignore[union-attr]
-                    load_pairs(doc.root, cand.path)  # type: ignore[arg-type]  # its errors; units.plan took the pairs
+                    load_pairs(doc.root, cand.path, files)  # type: ignore[arg-type]  # its errors; units.plan took the pairs
                     found += 1
                 elif is_deployment_file(doc.root):
                     dep = load_deployment(doc.root, cand.path, doc.index, files, platform, env)  # type: ignore[arg-type]

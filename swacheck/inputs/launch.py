@@ -408,6 +408,7 @@ def _config_args(word: Word, base_dir: str, files: FileCache) -> tuple[ServerArg
     path = next((c for c in dict.fromkeys(candidates) if os.path.isfile(c)), None)
     if path is None:
         raise InputProblem(f"--config {rel}: no such file; looked in: {', '.join(dict.fromkeys(candidates))}", where)
+    files.check_reference(path, where, "--config")
     try:
         source = files.load(path)
     except InputProblem as problem:
@@ -514,8 +515,11 @@ class Found:
         return bool(self.deployments or self.errors)
 
 
-def load_text(files: FileCache, path: str, text: str | None = None) -> Source:
-    """A script's text, kept in the run's file cache so inline suppressions in it are found."""
+def load_text(files: FileCache, path: str, text: str | None = None, reference: bool = False) -> Source:
+    """A script's text, kept in the run's file cache so inline suppressions in it are found.
+    ``reference``: a file another input names (a sourced script), read only inside the run's root."""
+    if reference:
+        files.check_reference(path, None, "sourced file")
     if text is None:
         text = read_text(path, files.max_size)
     return Source(path, files.remember(path, SourceFile(path, text, [], "text")).text)
@@ -564,7 +568,7 @@ def read_script(path: str, files: FileCache, platform: Val, env: dict[str, Val],
     try:
         src = Source(label, text) if label is not None else load_text(files, path, text)  # type: ignore[arg-type]
         base_dir = "." if label is not None else (os.path.dirname(path) or ".")
-        ctx = Context(src.path, base_dir, _seed(env), read_file=lambda p: load_text(files, p))
+        ctx = Context(src.path, base_dir, _seed(env), read_file=lambda p: load_text(files, p, reference=True))
         items = script_launches(src, _seed(env), ctx)
     except InputProblem as problem:
         found.errors.append(problem.to_error())
