@@ -81,19 +81,28 @@ def hub_cache_dirs() -> list[str]:
     return [os.path.join(os.path.expanduser("~"), ".cache", "huggingface", "hub")]
 
 
+# a revision the hub cache can hold: a branch or tag name (no "..", no leading "/") or a commit
+_REVISION = re.compile(r"^(?!.*\.\.)[A-Za-z0-9_][\w.\-/]{0,199}$")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+
+
 def _hub_config(model_id: str, revision: str | None, looked: list[str]) -> str | None:
     org, name = model_id.split("/", 1)
+    rev = revision or "main"
+    if not _REVISION.match(rev):
+        return None  # `--revision ../../x` must not steer a read (its content would be echoed)
     for cache in hub_cache_dirs():
         repo = os.path.join(cache, f"models--{org}--{name}")
-        rev = revision or "main"
         ref_file = os.path.join(repo, "refs", rev)
         commit = rev
-        if os.path.isfile(ref_file):
+        if os.path.isfile(ref_file) and os.path.getsize(ref_file) <= 100:
             try:
                 with open(ref_file, encoding="utf-8") as fh:
-                    commit = fh.read().strip()
-            except OSError:
-                pass
+                    found = fh.read().strip()
+            except (OSError, UnicodeDecodeError):
+                found = ""
+            if _COMMIT.match(found):  # a refs file holds a commit hash, nothing else is used
+                commit = found
         candidate = os.path.join(repo, "snapshots", commit, "config.json")
         looked.append(candidate)
         if os.path.isfile(candidate):

@@ -247,3 +247,29 @@ def test_the_default_root_is_the_git_top_level_of_the_first_path(tmp_path):
     result = run_cli(str(repo / "deploy" / "d.yaml"), "--no-config", "--format", "json", cwd=tmp_path)
     assert "outside the root" not in result.stderr
     assert result.deployments, result.stderr
+
+
+def test_a_revision_cannot_steer_a_read_into_another_file(tmp_path, monkeypatch):
+    """`revision` picks a refs file in the hub cache; `../..` must not make swacheck read (and
+    then print, in "looked in") the first line of any other file."""
+    cache = tmp_path / "hub"
+    (cache / "models--org--m" / "refs").mkdir(parents=True)
+    (tmp_path / "secret.txt").write_text(SECRET + "\n")
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    repo = make(tmp_path, {})
+    (repo / "server.yaml").write_text("model-path: org/m\nrevision: ../../../secret.txt\nspeculative-algorithm: EAGLE\n")
+    result = run_cli("server.yaml", "--no-config", cwd=repo)
+    assert result.exit_code == 2
+    assert SECRET not in result.stdout + result.stderr
+    assert "cannot find config.json for model 'org/m'" in result.stderr
+
+
+def test_a_refs_file_that_holds_no_commit_is_not_echoed(tmp_path, monkeypatch):
+    cache = tmp_path / "hub"
+    (cache / "models--org--m" / "refs").mkdir(parents=True)
+    (cache / "models--org--m" / "refs" / "main").write_text(SECRET)
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    repo = make(tmp_path, {})
+    (repo / "server.yaml").write_text("model-path: org/m\nspeculative-algorithm: EAGLE\n")
+    result = run_cli("server.yaml", "--no-config", cwd=repo)
+    assert SECRET not in result.stdout + result.stderr
