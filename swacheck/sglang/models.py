@@ -83,7 +83,7 @@ def hub_cache_dirs() -> list[str]:
 
 # a revision the hub cache can hold: a branch or tag name (no "..", no leading "/") or a commit
 _REVISION = re.compile(r"^(?!.*\.\.)[A-Za-z0-9_][\w.\-/]{0,199}$")
-_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_COMMIT = re.compile(r"^[0-9a-f]{4,64}$")  # a commit hash (full or abbreviated)
 
 
 def _hub_config(model_id: str, revision: str | None, looked: list[str]) -> str | None:

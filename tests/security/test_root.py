@@ -273,3 +273,27 @@ def test_a_refs_file_that_holds_no_commit_is_not_echoed(tmp_path, monkeypatch):
     (repo / "server.yaml").write_text("model-path: org/m\nspeculative-algorithm: EAGLE\n")
     result = run_cli("server.yaml", "--no-config", cwd=repo)
     assert SECRET not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("walk", [True, False])
+def test_a_symlinked_input_that_leads_outside_the_root_is_not_read(tmp_path, monkeypatch, walk):
+    """A pull request can add `deploy/x.yaml -> /proc/self/environ` (the job's environment) or a
+    link to any file of the runner; walked or named through a glob, it is never read."""
+    repo = make(tmp_path, {"outside/x.yaml": f"{SECRET}: 1\nmodel-path: /m/{SECRET}\n", "repo/deploy/ok.yaml": "model-path: models/v4\n", "repo/deploy/models/v4/config.json": V4_FLASH})
+    os.symlink(tmp_path / "outside" / "x.yaml", repo / "deploy" / "x.yaml")
+    os.symlink(tmp_path / "outside", repo / "deploy" / "sub")
+    args = ["deploy"] if walk else ["deploy/x.yaml", "deploy/sub/x.yaml", "deploy/ok.yaml"]
+    for fmt, code, text in run_all_formats(repo, monkeypatch, *args, "-v"):
+        assert SECRET not in text, fmt
+        assert code == 2, fmt
+        assert "deploy/x.yaml: a symbolic link to outside the root" in text, fmt
+    if not walk:
+        assert "deploy/sub/x.yaml: a symbolic link to outside the root" in text
+
+
+def test_a_file_named_outside_the_root_is_still_checked(tmp_path):
+    """The person running swacheck may name any file; only links inside the root are held back."""
+    repo = make(tmp_path, {"repo/ok.yaml": "model-path: models/v4\n", "repo/models/v4/config.json": V4_FLASH, "other/models/v4/config.json": V4_FLASH, "other/s.yaml": "model-path: models/v4\n"})
+    result = run_cli("ok.yaml", str(tmp_path / "other" / "s.yaml"), "--no-config", "--format", "json", cwd=repo)
+    assert result.exit_code == 0, result.stderr
+    assert len(result.deployments) == 2
