@@ -516,10 +516,10 @@ def test_dockerfile_exec_form_entrypoint_and_cmd(lint):
 
 
 def test_dockerfile_exec_form_does_not_expand_variables(lint):
-    dockerfile = 'FROM x\nENV M=models/v4\nCMD ["python3", "-m", "sglang.launch_server", "--model-path", "$M"]\n'
+    dockerfile = 'FROM x\nENV M=models/v4\nCMD ["python3", "-m", "sglang.launch_server", "--model-path", "$M", "--speculative-algorithm", "EAGLE"]\n'
     run = lint({"Dockerfile": dockerfile})
-    assert run.exit_code == 2
-    assert "cannot find config.json for model '$M'" in run.data["errors"][0]["message"]
+    assert run.exit_code == 0  # '$M' names no model swacheck knows: a note, not an error
+    assert "config.json for model '$M' not found" in run.data["deployments"][0]["skip_reason"]
 
 
 def test_dockerfile_exec_form_sh_c(lint):

@@ -25,7 +25,7 @@ import re
 
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..model import InputProblem, Location, Val
-from .launch import Context, Found, build, launches, platform_of_image, yaml_word, _names, _seed
+from .launch import Context, Found, build, launches, platform_of_image, yaml_word, names_for, seed_env
 from .shell import Env, Source, Unknown, Var, Word
 
 POD_SPECS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
@@ -179,7 +179,7 @@ def load_manifest(doc: Document, path: str, files: FileCache, platform: Val, env
     name = _str(_at(root, ("metadata", "name"))) or "unnamed"
     src = Source(path, files.load(path).text)
     base_dir = os.path.dirname(path) or "."
-    fallback = _seed(env)
+    fallback = seed_env(env)
     label = os.path.basename(path)
     for role, spec_path in POD_SPECS[kind]:
         containers = _at(root, spec_path + ("containers",))
@@ -203,7 +203,7 @@ def load_manifest(doc: Document, path: str, files: FileCache, platform: Val, env
             stem = "/".join(p for p in (kind, name, role, cname) if p)
             hint = _gpu_platform(container)
             dups = [d for d in doc.duplicates if _within(d, container.loc)]
-            for launch, dep_name in zip(items, _names(stem, len(items))):
+            for launch, dep_name in zip(items, names_for(stem, len(items))):
                 try:
                     found.deployments.append(build(launch, dep_name, path, base_dir, files, platform, env, hint, container.loc, dups))
                 except InputProblem as problem:

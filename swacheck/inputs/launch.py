@@ -525,13 +525,17 @@ def load_text(files: FileCache, path: str, text: str | None = None, reference: b
     return Source(path, files.remember(path, SourceFile(path, text, [], "text")).text)
 
 
-def _names(stem: str, count: int) -> list[str]:
+def names_for(stem: str, count: int) -> list[str]:
+    """Deployment names for ``count`` launches of one place: ``stem``, ``stem[1]``, ..."""
     return [stem if i == 0 else f"{stem}[{i}]" for i in range(count)]
 
 
-def _seed(env: dict[str, Val]) -> Env:
+def seed_env(env: dict[str, Val]) -> Env:
     """swacheck's --env as exported variables a script starts with."""
     return {k: Var(Word.plain(str(v.value)), True, "--env") for k, v in env.items()}
+
+
+_names, _seed = names_for, seed_env  # the names other modules once imported
 
 
 def _collect(

@@ -138,6 +138,15 @@ def locate(
     return None, looked
 
 
+class ModelNotFound(InputProblem):
+    """No config.json for a model path; ``mapped``: the user pointed ``--model-config`` at it."""
+
+    def __init__(self, message: str, location: Location | None, model_path: str, mapped: bool):
+        super().__init__(message, location)
+        self.model_path = model_path
+        self.mapped = mapped
+
+
 class ModelStore:
     """Resolves and parses model configs; each file is parsed once per run."""
 
@@ -155,10 +164,12 @@ class ModelStore:
             self._located[key] = locate(model_path, base_dir, self.mappings, revision)
         path, looked = self._located[key]
         if path is None:
-            raise InputProblem(
+            raise ModelNotFound(
                 f"cannot find config.json for model {model_path!r}; looked in: {', '.join(looked)}; "
                 f"point at a local copy with --model-config {model_path}=PATH",
                 where,
+                model_path,
+                any(item.endswith("(--model-config)") for item in looked),
             )
         if (hit := self._configs.get(path)) is not None:
             return hit

@@ -29,10 +29,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..inputs import Arg, Deployment, ModelRef
+from ..inputs.types import UnreadDeployment
 from ..loading import Mapping, Scalar, kind_name
 from ..model import InputProblem, Location, Val
 from . import flags
-from .models import ModelConfig, ModelStore
+from .applicable import not_applicable
+from .models import ModelConfig, ModelNotFound, ModelStore
 from .version import DEFAULT, SGLangProfile
 
 UNIFIED_BACKEND = "unified_kv_triton"
@@ -340,7 +342,18 @@ class _Resolver:
         # the target model: SGLang loads it at argument resolution ----------------
         revision = self.str_arg("revision")
         model_path = self.str_arg("model-path")
-        target_model = self.model(dep.target_model, model_path, "target", revision)
+        try:
+            target_model = self.model(dep.target_model, model_path, "target", revision)
+        except ModelNotFound as missing:
+            # Quiet on what isn't ours: a launch that cannot involve a DSV4 pool pair or PD pair
+            # needs no config.json (sglang/applicable.py).
+            speculative = self.arg("speculative-algorithm") is not None
+            why = not_applicable(dep, missing.model_path, missing.mapped, speculative, pd)
+            if why is None:
+                raise
+            if why[1]:
+                self.event("not-checked", why[0], location=missing.location)
+            return self.skipped(why[0], pd)
         tg, dg = dep.target_geometry, dep.draft_geometry
         if target_model is not None and not target_model.is_dsv4:
             archs = "not DeepseekV4ForCausalLM" if target_model.private else (", ".join(target_model.architectures) or "none")
@@ -574,4 +587,6 @@ class _Resolver:
 
 def resolve(dep: Deployment, models: ModelStore, profile: SGLangProfile = DEFAULT) -> Resolution:
     """Resolve one deployment. Raises :class:`InputProblem` when a needed input is missing."""
+    if isinstance(dep, UnreadDeployment):  # a launch found but not readable: SWA502 says why
+        return Resolution(dep, profile, {"platform": dep.platform}, [Event("not-checked", dep.reason, dep.location)], "skipped", dep.reason)
     return _Resolver(dep, models, profile).run()
