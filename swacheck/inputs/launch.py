@@ -74,6 +74,9 @@ class LaunchDeployment(Deployment):
 # --------------------------------------------------------------------------- 1. recognise
 
 PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
+# NVIDIA Dynamo's SGLang worker: SGLang's ServerArgs flags plus Dynamo's own (dynamo/sglang/args.py
+# adds ServerArgs.add_cli_args to its parser); the older per-role modules took the same flags.
+DYNAMO_MODULES = ("dynamo.sglang", "dynamo.sglang.worker", "dynamo.sglang.decode_worker")
 WRAPPERS = {"exec", "nohup", "time", "command"}
 _PY_FLAGS_WITH_VALUE = {"-X", "-W"}
 _ENV_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
@@ -136,8 +139,8 @@ def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[L
             i += 2 if argv[i].text in _PY_FLAGS_WITH_VALUE else 1
         if i < len(argv) and argv[i].text.startswith("-m"):
             module, rest = (argv[i].text[2:], i + 1) if argv[i].text != "-m" else ((argv[i + 1].text if i + 1 < len(argv) else ""), i + 2)
-            if module == "sglang.launch_server":
-                return [Launch(f"{head} -m sglang.launch_server", argv[rest:], False, env, argv[0].location, whole)]
+            if module == "sglang.launch_server" or module in DYNAMO_MODULES:
+                return [Launch(f"{head} -m {module}", argv[rest:], False, env, argv[0].location, whole)]
         return []
     if head == "sglang" and len(argv) > 1 and argv[1].text == "serve":
         return [Launch("sglang serve", argv[2:], True, env, argv[0].location, whole)]
@@ -184,6 +187,8 @@ def _shell_c(argv: list[Word], env: Env, ctx: Context, depth: int) -> list[Launc
     while i < len(argv):
         t = argv[i].text
         if t.startswith("-") and not t.startswith("--") and "c" in t[1:]:
+            if i + 1 < len(argv) and argv[i + 1].text == "--":  # `bash -lc -- SCRIPT`
+                i += 1
             if i + 1 >= len(argv):
                 return []
             script = argv[i + 1]
@@ -450,6 +455,8 @@ def build(
 ) -> LaunchDeployment:
     """One launch -> a deployment. Raises :class:`InputProblem` when it cannot be resolved."""
     parsed = parse_args(launch, profile)
+    if launch.program.endswith(DYNAMO_MODULES):  # Dynamo's own flags are not SGLang's to refuse
+        parsed.entries = [a for a in parsed.entries if a.how != "unknown"]
     unresolved = list(parsed.unresolved)
     cli_names = {a.name for a in parsed.entries}
     dups = list(duplicates or [])
