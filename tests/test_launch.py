@@ -72,9 +72,12 @@ def test_redirections_and_their_targets_are_dropped():
     assert argv("echo 2 >x") == [["echo", "2"]]  # `2 >x`: the 2 is an argument, not an IO number
 
 
-def test_heredoc_bodies_are_skipped():
-    text = "cat > c.yaml <<EOF\nmodel-path: x\npython3 -m sglang.launch_server\nEOF\necho after\ncat <<-'X'\n\tbody\n\tX\n"
+def test_heredoc_bodies_are_skipped_unless_they_hold_a_launch():
+    text = "cat > c.yaml <<EOF\nmodel-path: x\nEOF\necho after\ncat <<-'X'\n\tbody\n\tX\n"
     assert argv(text) == [["cat"], ["echo", "after"], ["cat"]]
+    # a script written by a heredoc: its launch lines are read, after the command that writes it
+    text = "cat > run.sh <<EOF\npython3 -m sglang.launch_server\nEOF\necho after\n"
+    assert argv(text) == [["cat"], ["python3", "-m", "sglang.launch_server"], ["echo", "after"]]
 
 
 def test_reserved_words_and_compound_commands():

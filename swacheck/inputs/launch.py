@@ -48,7 +48,7 @@ from .shell import (
     span_location,
     syntax_problem,
 )
-from .types import Arg, Deployment, ServerArgs
+from .types import Arg, Deployment, ServerArgs, unread
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +78,11 @@ PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 # adds ServerArgs.add_cli_args to its parser); the older per-role modules took the same flags.
 DYNAMO_MODULES = ("dynamo.sglang", "dynamo.sglang.worker", "dynamo.sglang.decode_worker")
 WRAPPERS = {"exec", "nohup", "time", "command"}
+# Wrappers with options of their own, followed by the command they run.
+SCANNED_WRAPPERS = {"numactl", "taskset", "timeout", "setsid", "stdbuf", "srun", "nice", "ionice", "chrt", "sudo", "nsys", "apptainer", "singularity"}
+RUNNERS = {"uv": ("run",), "conda": ("run",), "mamba": ("run",), "micromamba": ("run",), "pixi": ("run",), "poetry": ("run",), "pipenv": ("run",)}
+_LAUNCH_MODULE = re.compile(r"sglang\.launch_server|dynamo\.sglang(\.worker|\.decode_worker)?")
+_MENTIONS_LAUNCH = re.compile(r"sglang\.launch_server|sglang\s+serve|dynamo\.sglang")
 _PY_FLAGS_WITH_VALUE = {"-X", "-W"}
 _ENV_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 
@@ -92,6 +97,8 @@ class Launch:
     env: Env
     location: Location | None  # the program word
     whole: Location | None  # the whole command
+    hint: Val | None = None  # the platform the command says (`docker run` of a ROCm image)
+    unread: str = ""  # a launch found but not readable: why (a deployment that is not checked)
 
 
 @dataclass(slots=True)
@@ -110,12 +117,34 @@ def _base(word: Word) -> str:
     return os.path.basename(word.text)
 
 
+def _program_at(argv: list[Word], start: int) -> int | None:
+    """The index of the first word from ``start`` that starts a command swacheck follows."""
+    for j in range(start, len(argv)):
+        w = argv[j]
+        if w.unknown:
+            if j + 2 < len(argv) and argv[j + 1].text == "-m" and _LAUNCH_MODULE.fullmatch(argv[j + 2].text):
+                return j  # "$PY" -m sglang.launch_server
+            continue
+        b = _base(w)
+        if b == "sglang":
+            if j + 1 < len(argv) and argv[j + 1].text == "serve":
+                return j
+            continue  # `uv run --with sglang ...`
+        if PYTHON.fullmatch(b) or b in ("env", "docker", "podman", "eval") or b in SHELLS or b in WRAPPERS or b in SCANNED_WRAPPERS or b in RUNNERS:
+            return j
+    return None
+
+
 def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[Launch]:
     """The SGLang launches one command runs (several when it is ``sh -c`` of a script)."""
     argv = list(argv)
     env = dict(env)
+    hint: Val | None = None
     while argv:
         if argv[0].unknown:
+            if len(argv) > 2 and argv[1].text == "-m" and _LAUNCH_MODULE.fullmatch(argv[2].text):
+                argv = [Word("python3", argv[0].spans, argv[0].whole, [], argv[0].quoted)] + argv[1:]  # "$PY" -m sglang.launch_server
+                break
             return []
         head = _base(argv[0])
         if head in WRAPPERS:
@@ -126,9 +155,105 @@ def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[L
         if head == "env":
             argv = _strip_env(argv[1:], env, ctx)
             continue
+        if head in SCANNED_WRAPPERS or (head in RUNNERS and len(argv) > 1 and argv[1].text in RUNNERS[head]):
+            # numactl/taskset/timeout/srun ... OPTIONS CMD, uv run / conda run OPTIONS CMD:
+            # the command is the first word that starts one (their options never do)
+            j = _program_at(argv, 2 if head in RUNNERS else 1)
+            if j is None:
+                return []
+            argv = argv[j:]
+            continue
+        if head in ("docker", "podman", "nerdctl") and len(argv) > 1 and argv[1].text == "run":
+            argv, env, hint = _docker_run(argv[2:], env, ctx)
+            if not argv:
+                return []
+            continue
+        if head == "eval" and depth <= 4:
+            text = " ".join(w.text for w in argv[1:])
+            spans: list = []
+            for k, w in enumerate(argv[1:]):
+                if k:
+                    spans.append(w.whole)
+                spans.extend(s if s is not None else w.whole for s in w.spans)
+            if any(w.unknown for w in argv[1:]):
+                if _MENTIONS_LAUNCH.search(text):
+                    return [_unread(argv, env, "launch assembled at runtime; not evaluated (eval of text only known when the script runs)")]
+                return []
+            try:
+                commands = lex(Chars(text, spans))
+            except ShellSyntaxError:
+                return []
+            walker = Walker(dict(env), ctx.label, ctx.fallback, ctx.base_dir, read_file=None, opaque_reasons=ctx.opaque_reasons, unset_reason=ctx.unset_reason)
+            return [launch for cmd in walker.walk(commands) for launch in launches(cmd.argv, cmd.env, ctx, depth + 1)]
         break
     if not argv:
         return []
+    found = _launches(argv, env, ctx, depth)
+    if hint is not None:
+        for launch in found:
+            launch.hint = launch.hint or hint
+    return found
+
+
+def _unread(argv: list[Word], env: Env, reason: str) -> Launch:
+    return Launch("", [], False, env, argv[0].location, _command_location(argv), unread=reason)
+
+
+# `docker run` options that take a value as the next word (the others are flags or `--opt=value`)
+_DOCKER_VALUE = {
+    "-e", "--env", "--env-file", "-v", "--volume", "-p", "--publish", "--name", "--gpus", "--shm-size", "--ipc", "--network",
+    "--net", "-w", "--workdir", "--entrypoint", "--device", "--ulimit", "--runtime", "--group-add", "--security-opt",
+    "--cap-add", "--cap-drop", "-u", "--user", "--mount", "-l", "--label", "--cpus", "-m", "--memory", "-h", "--hostname",
+    "--platform", "--pull", "--restart", "--log-driver", "--log-opt", "--add-host", "--dns", "--tmpfs", "--cpuset-cpus",
+    "--stop-signal", "--pid", "--uts", "--userns", "--cgroupns", "--memory-swap", "--device-cgroup-rule", "--label-file",
+}
+
+
+def _docker_run(argv: list[Word], env: Env, ctx: Context) -> tuple[list[Word], Env, Val | None]:
+    """``docker run [OPTIONS] IMAGE [COMMAND ...]``: the command, the container's environment
+    (only ``-e``/``--env``; the host's exported variables do not reach it) and the platform the
+    image name (or ``--device /dev/kfd``) says."""
+    cenv: Env = {k: v for k, v in ctx.fallback.items()}
+    entrypoint: list[Word] = []
+    hint: Val | None = None
+    i = 0
+    while i < len(argv):
+        w = argv[i]
+        t = w.text
+        if not t.startswith("-") or t == "-":
+            break
+        name, eq, value = t.partition("=")
+        if name in _DOCKER_VALUE and not eq:
+            if i + 1 >= len(argv):
+                return [], cenv, None
+            val_word = argv[i + 1]
+            value = val_word.text
+            i += 2
+        else:
+            val_word = w.sub(len(name) + 1) if eq else w
+            i += 1
+        if name in ("-e", "--env"):
+            var_name, has, _ = value.partition("=")
+            if has:
+                sub = val_word.sub(len(var_name) + 1)
+                cenv[var_name] = Var(sub, True, f"docker run -e {var_name} in {ctx.label}") if not sub.unknown else Var(None, True, f"docker run -e in {ctx.label}", _reasons(sub), sub.unknown[0].location)
+            elif var_name in env:
+                cenv[var_name] = env[var_name]
+            else:
+                cenv[var_name] = Var(None, True, f"docker run -e {var_name}", f"{var_name} is passed from the environment docker runs in", val_word.location)
+        elif name == "--entrypoint":
+            entrypoint = [val_word]
+        elif name == "--device" and "/dev/kfd" in value:
+            hint = Val("rocm", "docker run --device /dev/kfd", val_word.location)
+    if i >= len(argv):
+        return [], cenv, None
+    image = argv[i]
+    if hint is None and not image.unknown and (p := platform_of_image(image.text)) is not None:
+        hint = Val(p, f"image {image.text}", image.location)
+    return entrypoint + argv[i + 1 :], cenv, hint
+
+
+def _launches(argv: list[Word], env: Env, ctx: Context, depth: int) -> list[Launch]:
     head = _base(argv[0])
     if head in SHELLS:
         return _shell_c(argv, env, ctx, depth)
@@ -454,6 +579,9 @@ def build(
     profile: SGLangProfile = DEFAULT,
 ) -> LaunchDeployment:
     """One launch -> a deployment. Raises :class:`InputProblem` when it cannot be resolved."""
+    if launch.unread:
+        return unread(name, file, launch.whole or location, platform, default_env, launch.unread)  # type: ignore[return-value]
+    hint = hint or launch.hint
     parsed = parse_args(launch, profile)
     if launch.program.endswith(DYNAMO_MODULES):  # Dynamo's own flags are not SGLang's to refuse
         parsed.entries = [a for a in parsed.entries if a.how != "unknown"]
@@ -570,7 +698,22 @@ def script_launches(src: Source, env: Env, ctx: Context, chars: Chars | None = N
     except ShellSyntaxError as err:
         raise syntax_problem(err, src.path) from None
     walker = Walker(env, os.path.basename(src.path), ctx.fallback, ctx.base_dir, read_file=ctx.read_file, opaque_reasons=ctx.opaque_reasons, unset_reason=ctx.unset_reason)  # type: ignore[arg-type]
-    return [launch for cmd in walker.walk(commands) for launch in launches(cmd.argv, cmd.env, ctx)]
+    out: list[Launch] = []
+    dynamic = None  # the first command run through a variable: where a launch may be assembled
+    for cmd in walker.walk(commands):
+        found = launches(cmd.argv, cmd.env, ctx)
+        if found:
+            out.extend(found)
+        elif cmd.argv and (cmd.argv[0].unknown or _base(cmd.argv[0]) == "eval"):
+            if _MENTIONS_LAUNCH.search(" ".join(w.text for w in cmd.argv)):
+                out.append(_unread(cmd.argv, cmd.env, "launch assembled at runtime; not evaluated"))
+            elif dynamic is None:
+                dynamic = cmd
+    text = chars.text if chars is not None else src.text
+    if not out and dynamic is not None and _MENTIONS_LAUNCH.search(text):
+        shown = dynamic.argv[0].unknown[0].shown if dynamic.argv[0].unknown else dynamic.argv[0].text
+        out.append(_unread(dynamic.argv, dynamic.env, f"launch assembled at runtime; not evaluated ({shown} is only known when the script runs)"))
+    return out
 
 
 def read_script(path: str, files: FileCache, platform: Val, env: dict[str, Val], text: str | None = None, label: str | None = None) -> Found:
