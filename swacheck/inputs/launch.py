@@ -397,6 +397,18 @@ class Parsed:
     entries: list[Arg] = field(default_factory=list)
     unresolved: list[Unresolved] = field(default_factory=list)
     config: tuple[Word, Location | None] | None = None  # `--config FILE`: the file word, the flag
+    escaped_blank: Word | None = None  # a `\ ` word: argparse gets ' ' and SGLang exits
+
+
+def _escaped_blank(w: Word) -> bool:
+    """A word that is only a backslash-escaped space or tab, as a backslash + trailing spaces leave."""
+    if w.text.strip() or not w.text or w.whole is None:
+        return False
+    src, a, b = w.whole
+    return src.text[a:b].startswith("\\")
+
+
+_SINGLE_DASH = re.compile(r"-([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(=.*)?")
 
 
 def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
@@ -410,6 +422,10 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
         w = words[i]
         t = w.text
         if not _is_option(w):
+            if _escaped_blank(w):  # `--flag x \ ` at a line's end: reported by SWA501 (pitfalls.py)
+                out.escaped_blank = w
+                i += 1
+                continue
             if w.unknown:  # "$@", $EXTRA_ARGS: could hold any arguments
                 out.unresolved.append(_unresolved("arguments", "", w))
             elif expect_model:
@@ -607,6 +623,13 @@ def build(
             ]
     entries = file_entries + parsed.entries
     args = {a.name: a for a in entries}
+    notes: list = []
+    for w in launch.args:  # `-tp-size 8`: argparse reads a single-dash word as short options
+        m = _SINGLE_DASH.fullmatch(w.text)
+        if m and not w.unknown and len(m.group(1)) > 1 and flags.match(m.group(1), profile).option is not None:
+            notes.append(("pitfall:single-dash", f"{w.text.split('=')[0]} has a single dash: SGLang's options are spelt with two (--{m.group(1)}); argparse refuses it or reads it as short options", w.loc(0, len(m.group(1)) + 1)))
+    if parsed.escaped_blank is not None:
+        notes.append(("pitfall:trailing-space", "'\\' is followed by trailing spaces: argparse gets ' ' as an argument and SGLang exits (unrecognized arguments), and the command ends at this line", parsed.escaped_blank.location))
     for u in unresolved:
         if u.kind == "argument" and u.name == "model-path":
             raise _model_path_problem(u)
@@ -634,6 +657,7 @@ def build(
         duplicates=dups,
         unresolved=unresolved,
         command=launch.program,
+        notes=notes,
     )
 
 
@@ -729,6 +753,9 @@ def read_script(path: str, files: FileCache, platform: Val, env: dict[str, Val],
         return found
     stem = label if label is not None else os.path.splitext(os.path.basename(path))[0]
     _collect(found, items, stem, src.path, base_dir, files, platform, env)
+    from .pitfalls import attach
+
+    attach(found.deployments, Chars.of_source(src))
     return found
 
 

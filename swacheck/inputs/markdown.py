@@ -33,6 +33,7 @@ from ..loading import FileCache
 from ..model import InputProblem, Location, Val
 from .launch import Context, Found, Launch, build, load_text, names_for, parse_args, script_launches, seed_env
 from .shell import Chars, Source, Var
+from .pitfalls import attach
 from .types import unread
 
 SHELL_LANGS = {"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "terminal", "bash-session", "sh-session", "ksh"}
@@ -185,11 +186,12 @@ def read_doc(path: str, files: FileCache, platform: Val, env: dict[str, Val]) ->
         except InputProblem as problem:
             found.deployments.append(unread(stem, path, problem.location or block_loc, platform, env, f"the code block at line {start} holds an SGLang launch but is not valid shell ({problem.message}); not checked"))
             continue
+        block: list = []
         for launch, name in zip(items, names_for(stem, len(items))):
             hole = _fill_in(launch, holes)
             if hole is not None:
                 shown, where = hole
-                found.deployments.append(unread(name, path, where or launch.whole, platform, env, f"fill in {shown} (the model path) to check this launch"))
+                block.append(unread(name, path, where or launch.whole, platform, env, f"fill in {shown} (the model path) to check this launch"))
                 continue
             try:
                 dep = build(launch, name, path, base_dir, files, platform, env)
@@ -206,5 +208,7 @@ def read_doc(path: str, files: FileCache, platform: Val, env: dict[str, Val]) ->
                 else:
                     kept.append(u)
             dep.unresolved = kept
-            found.deployments.append(dep)
+            block.append(dep)
+        attach(block, chars)
+        found.deployments.extend(block)
     return found

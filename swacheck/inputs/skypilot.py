@@ -17,6 +17,7 @@ import re
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence
 from ..model import InputProblem, Val
 from .launch import Context, Found, build, names_for, script_launches, seed_env, yaml_word
+from .pitfalls import attach
 from .shell import Chars, Source, Var
 
 
@@ -71,9 +72,12 @@ def load_task(doc: Document, path: str, files: FileCache, platform: Val, env: di
         except InputProblem as problem:
             found.errors.append(problem.to_error())
             continue
+        block = []
         for launch, dep_name in zip(items, names_for(f"sky/{stem}/{section}", len(items))):
             try:
-                found.deployments.append(build(launch, dep_name, path, base_dir, files, platform, env, hint, pair.value.loc))
+                block.append(build(launch, dep_name, path, base_dir, files, platform, env, hint))
             except InputProblem as problem:
                 found.errors.append(problem.to_error())
+        attach(block, chars)
+        found.deployments.extend(block)
     return found

@@ -10,7 +10,8 @@ text shows:
   the flags below it are run as a separate command (or not at all) -- they never reach the
   server;
 - a `\\` followed by trailing spaces: the backslash escapes the space instead of the newline,
-  so the command ends at that line;
+  so the command ends at that line and argparse gets `' '` as an argument (SGLang exits: this
+  one is reported as an error);
 - a single-dash long flag (`-tp-size 8`): SGLang's argparse reads it as the short options
   `-t -p ...` or refuses it; SGLang's options are all spelt with two dashes.
 
@@ -63,4 +64,6 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for kind, message, where in getattr(res.deployment, "notes", ()):
         if kind.startswith("pitfall:"):
             what = kind.split(":", 1)[1]
-            yield Finding(CODE, SEVERITY, message, where or res.deployment.location, Fix(FIXES.get(what, "Fix the shell text.")), (), what)
+            # a `\ ` word makes argparse exit: that one is an error
+            severity = "error" if what == "trailing-space" else SEVERITY
+            yield Finding(CODE, severity, message, where or res.deployment.location, Fix(FIXES.get(what, "Fix the shell text.")), (), what)
