@@ -49,8 +49,13 @@ class RunResult:
     alone: list[tuple[DeploymentResult, str]] = field(default_factory=list)  # PD servers left unpaired
 
 
+# What a launch that is not swacheck's business still reports (Resolution.quiet).
+QUIET_RULES = {"": None, "no-pools": ("SWA501", "SWA502"), "unknown": ("SWA501", "SWA502"), "other": ()}
+
+
 def check(res: Resolution, ctx: Context, settings: Settings) -> list[Finding]:
-    return [f for rule in DEPLOYMENT_RULES if settings.rule_enabled(rule.CODE) for f in rule.check(res, ctx)]
+    allowed = QUIET_RULES.get(res.quiet)
+    return [f for rule in DEPLOYMENT_RULES if settings.rule_enabled(rule.CODE) and (allowed is None or rule.CODE in allowed) for f in rule.check(res, ctx)]
 
 
 def files_read(res: Resolution) -> list[str]:

@@ -51,5 +51,9 @@ def fix_hint(path: str) -> str:
     return f"render it first and check the result: helm template {target} | swacheck - (or your template engine's output)"
 
 
+_LAUNCH = re.compile(r"sglang\.launch_server|sglang\s+serve|dynamo\.sglang")
+
+
 def mentions_sglang(text: str) -> bool:
-    return "sglang" in text.lower()
+    """The template holds an SGLang launch (not merely a chart named sglang)."""
+    return bool(_LAUNCH.search(text))

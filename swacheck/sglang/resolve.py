@@ -94,6 +94,9 @@ class Resolution:
     pd: bool = False
     checked_by_sglang: bool = False  # SGLang would run the DSV4 target/draft block
     duplicates: list = field(default_factory=list)  # duplicate keys in every file it read
+    # Not swacheck's business (sglang/applicable.py): "other" -- another model, no finding at
+    # all; "no-pools" / "unknown" -- only what the reader saw in the text (SWA501, SWA502).
+    quiet: str = ""
 
 
     def events_of(self, *kinds: str) -> list[Event]:
@@ -353,11 +356,15 @@ class _Resolver:
                 raise
             if why[1]:
                 self.event("not-checked", why[0], location=missing.location)
-            return self.skipped(why[0], pd)
+            res = self.skipped(why[0], pd)
+            res.quiet = "unknown" if why[1] else ("no-pools" if why[0].startswith("not applicable: no speculative") else "other")
+            return res
         tg, dg = dep.target_geometry, dep.draft_geometry
         if target_model is not None and not target_model.is_dsv4:
             archs = "not DeepseekV4ForCausalLM" if target_model.private else (", ".join(target_model.architectures) or "none")
-            return self.skipped(f"not a DeepSeek-V4 target (architectures: {archs})", pd)
+            res = self.skipped(f"not a DeepSeek-V4 target (architectures: {archs})", pd)
+            res.quiet = "other"
+            return res
         if target_model is None and not tg.values:
             raise InputProblem("the deployment names no model: give the server's model-path or target.model_config", dep.location)
 
