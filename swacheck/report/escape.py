@@ -93,6 +93,23 @@ def _escape_char(c: str) -> str:
     return f"\\U{n:08x}"
 
 
+# GitHub's runner reads a log line as a workflow command when it starts with "::" after leading
+# whitespace (ActionCommand.TryParseV2), and as a legacy command wherever "##[" appears in it
+# (ActionCommand.TryParse, still tried: "##[stop-commands]x" would silence every later
+# annotation). Both are shown escaped in every output that may reach a log.
+_COMMAND_START = re.compile(r"^(\s*):")
+
+
+def inert(text: str) -> str:
+    """``text`` that GitHub's runner cannot read as a workflow command: ``##[`` becomes
+    ``#\\x23[`` and a leading ``::`` becomes ``\\x3a:``."""
+    if "##[" in text:
+        text = text.replace("##[", "#\\x23[")
+    if "::" in text and text.lstrip().startswith("::"):
+        text = _COMMAND_START.sub(r"\1\\x3a", text, count=1)
+    return text
+
+
 def visible(text: str, keep: str = "\t") -> str:
     """Every character that is not printable (``str.isprintable``: control characters C0, DEL
     and C1, format characters such as the bidi overrides U+202A-202E and isolates U+2066-2069,
@@ -107,7 +124,13 @@ def visible(text: str, keep: str = "\t") -> str:
 # Credentials
 # ---------------------------------------------------------------------------------------------
 
-_SECRET_NAME = r"(?:[A-Za-z0-9]+[_.-])*(?:api[_-]?key|apikey|access[_-]?key|secret(?:[_-]?key)?|client[_-]?secret|password|passwd|passphrase|token|auth[_-]?token|access[_-]?token|credentials?|private[_-]?key)"
+# a name whose value is a credential; "token" alone is too common in SGLang's flags
+# (bucket-time-to-first-token, experts-per-token), so not after the words that make it a count
+_SECRET_NAME = (
+    r"(?:[A-Za-z0-9]+[_.-])*(?:api[_-]?key|apikey|access[_-]?key|secret(?:[_-]?key)?|client[_-]?secret|password|passwd|passphrase"
+    r"|(?<!first[_-])(?<!per[_-])(?<!next[_-])(?<!last[_-])(?<!draft[_-])(?<!eos[_-])(?<!bos[_-])(?<!pad[_-])(?<!stop[_-])token"
+    r"|credentials?|private[_-]?key)"
+)
 _QUOTED_OR_WORD = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s'",;]+)"""
 
 _TOKENS = [
@@ -222,7 +245,7 @@ def redact(text: str) -> str:
 def terminal(text: str) -> str:
     """Input text for a terminal, a CI log or stderr: redacted, on one line, nothing the
     terminal acts on. Give it to rich only inside a ``Text`` (never as markup)."""
-    return visible(redact(text))
+    return inert(visible(redact(text)))
 
 
 def one_line(text: str) -> str:
@@ -270,13 +293,13 @@ def markdown_code(text: str) -> str:
 def xml(text: str, lines: bool = False) -> str:
     """Input text for an XML attribute or text node (ElementTree escapes ``& < > "``): only
     characters XML 1.0 allows and no raw control character; ``lines`` keeps line breaks."""
-    return visible(redact(text), "\t\n" if lines else "\t")
+    return inert(visible(redact(text), "\t\n" if lines else "\t"))
 
 
 def json_text(text: str) -> str:
     """A string for JSON or SARIF: redacted; line breaks and tabs stay (JSON escapes them),
     every other non-printable character is shown escaped."""
-    return visible(redact(text), "\t\n\r")
+    return inert(visible(redact(text), "\t\n\r"))
 
 
 def json_data(value: Any) -> Any:
@@ -310,12 +333,12 @@ def diff_path(path: str) -> str:
     (``"a/x\\377.yaml"``: C escapes and octal bytes) when it holds anything but printable
     characters, so the header shows no control character and ``git apply``/``patch`` still
     find the real file (not redacted: a patch must name it)."""
-    if path.isprintable() and '"' not in path and "\\" not in path:
+    if path.isprintable() and '"' not in path and "\\" not in path and "##[" not in path:
         return path
     import os
 
     out = []
     for b in os.fsencode(path):  # the bytes of the name on disk (surrogateescape undone)
         named = _GIT_NAMED.get(b)
-        out.append(named if named else chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}")
+        out.append(named if named else chr(b) if 0x20 <= b < 0x7F and b != 0x23 else f"\\{b:03o}")
     return '"' + "".join(out) + '"'

@@ -100,9 +100,8 @@ def render(result: RunResult, out: TextIO) -> None:
             out.write(item.annotation + "\n")
     for sev, _level, word in LEVELS:
         rest = by_severity[sev][LIMIT:]
-        for item in rest:  # plain log lines: never a line break, never a workflow command
-            line = terminal(item.plain)
-            out.write(("  " + line if line.lstrip().startswith("::") else line) + "\n")
+        for item in rest:  # plain log lines: escape.terminal leaves no line break and no workflow command
+            out.write(terminal(item.plain) + "\n")
         if rest:
             out.write(
                 f"swacheck: {len(rest)} more {word}{'s' if len(rest) != 1 else ''} "
