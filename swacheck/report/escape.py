@@ -39,7 +39,17 @@ JSON, SARIF         :func:`json_text`, :func:`json_data`        line breaks and 
                                                                 them); every other non-printable character
                                                                 is shown escaped, so a viewer that decodes
                                                                 ``\\u001b`` never shows a raw one
+SARIF URI           :func:`path_for_uri`                        :func:`json_text` with line breaks shown
+                                                                too, before percent-encoding
+diff header         :func:`diff_path`                           quoted as git quotes a name (C escapes,
+(``--diff``)                                                    octal bytes), so ``git apply`` and ``patch``
+                                                                still find the real file; not redacted
 ==================  ==========================================  ==============================================
+
+Terminal, XML and JSON text is also made :func:`inert` for GitHub's runner, which reads a log
+line as a workflow command when it starts with ``::`` and, in its legacy form, wherever ``##[``
+appears (``##[stop-commands]`` would silence every later annotation): a report printed or
+``cat`` in a CI log must not carry one. stderr lines go through :func:`print_error`.
 
 Every function first calls :func:`redact`: a value that looks like a credential becomes
 ``***`` in every output (defence in depth: the root keeps most secrets out, but a value that
@@ -60,7 +70,10 @@ reached a report must not carry one). What counts as a credential:
   paths are not: tests/security/test_redaction.py checks both sides.
 
 The functions are idempotent (escaping escaped text changes nothing), so a piece may pass
-through the boundary twice.
+through the boundary twice. :func:`redact`, :func:`terminal` and :func:`json_text` are cached
+(a report repeats its paths and origins), and :func:`redact` runs a pattern only when a cheap
+literal test says it can match: at 2,000 deployments the JSON report is unchanged in time
+within measurement noise.
 """
 
 from __future__ import annotations

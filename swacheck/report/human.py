@@ -65,6 +65,7 @@ def make_console(out: TextIO, color: str) -> Console:
         width=None if is_tty else 120,
         highlight=False,
         emoji=False,
+        markup=False,  # a str that reaches rich is text, never markup (the writers pass Text anyway)
     )
 
 
