@@ -173,8 +173,9 @@ _SECRETS = re.compile(
     ),
     re.S,
 )
-# the value after a header name, an auth scheme or a secret-looking name; group 1 is kept
-_VALUES = re.compile(
+# the value after a header name, an auth scheme or a secret-looking name; group 1 is kept.
+# Compiled on first use (:func:`_values`): it takes 10 ms, and most runs never need it.
+_VALUES_PATTERN = (
     r"(?i)"
     r"((?:proxy-)?authorization\s*[:=]\s*)(?!\*\*\*)(?:(?:bearer|basic|token|digest|bot|negotiate|aws4-hmac-sha256)\s+)?" + _QUOTED_OR_WORD + r"|"
     r"(bearer\s+)(?=[A-Za-z0-9._~+/=-]{12,})(?=\S*[0-9._~+/=-])[A-Za-z0-9._~+/=-]+|"
@@ -182,6 +183,11 @@ _VALUES = re.compile(
     r"(--[A-Za-z0-9-]*?" + _SECRET_WORD + r"(?:=|\s+))(?!\*\*\*)" + _QUOTED_OR_WORD + r"|"
     r"(" + _SECRET_WORD + r"""["']?\s*[:=]\s*)(?!\*\*\*)""" + _QUOTED_OR_WORD
 )
+
+
+@lru_cache(maxsize=None)
+def _values() -> re.Pattern[str]:
+    return re.compile(_VALUES_PATTERN)
 _TOKEN_HINT = re.compile(r"g[hl][a-z]{0,6}[_-]|github_pat_|xox|xapp-|hf_|api_org_|[spr]k[_-]|npm_|pypi-|eyJ|-----BEGIN|A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)")
 _VALUE_HINTS = ("auth", "bearer", "://", "key", "secret", "pass", "cred", "token")
 # "Basic <base64 of user:password>"
@@ -260,7 +266,7 @@ def redact(text: str) -> str:
         text = _SECRETS.sub(REDACTED, text)
     lower = text.lower()
     if any(hint in lower for hint in _VALUE_HINTS):
-        text = _VALUES.sub(_value, text)
+        text = _values().sub(_value, text)
     if "basic" in lower:
         text = _BASIC.sub(_basic, text)
     return _RUN.sub(_run, text) if len(text) >= RANDOM_MIN else text
