@@ -551,10 +551,12 @@ def _config_args(word: Word, base_dir: str, files: FileCache) -> tuple[ServerArg
     if os.path.splitext(rel)[1].lower() not in (".yaml", ".yml"):
         raise InputProblem(f"--config {rel}: ValueError: Config file must be YAML format, got: {os.path.splitext(rel)[1] or 'no extension'}", where)
     candidates = [rel] if os.path.isabs(rel) else [os.path.normpath(os.path.join(base_dir, rel)), os.path.normpath(rel)]
-    path = next((c for c in dict.fromkeys(candidates) if os.path.isfile(c)), None)
+    readable = [c for c in dict.fromkeys(candidates) if files.is_readable_reference(c)]
+    if not readable:  # outside the root: refused before looking, so nothing says whether it exists
+        files.check_reference(candidates[0], where, "--config")
+    path = next((c for c in readable if os.path.isfile(c)), None)
     if path is None:
-        raise InputProblem(f"--config {rel}: no such file; looked in: {', '.join(dict.fromkeys(candidates))}", where)
-    files.check_reference(path, where, "--config")
+        raise InputProblem(f"--config {rel}: no such file; looked in: {', '.join(readable)}", where)
     try:
         source = files.load(path)
     except InputProblem as problem:
