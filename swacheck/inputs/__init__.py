@@ -105,7 +105,7 @@ def _is_launch_file(path: str) -> bool:
 
 
 def _read_launch_file(cand: Candidate, files: FileCache, platform: Val, env: dict[str, Val]) -> launch.Found:
-    kind = kinds.file_kind(cand.path) or kinds.FILE_KINDS[1]  # a file named explicitly with a shell #!
+    kind = kinds.file_kind(cand.path) or kinds.kind_named("script")  # a file named explicitly with a shell #!
     return kind.read(cand.path, files, platform, env)  # type: ignore[no-any-return]
 
 

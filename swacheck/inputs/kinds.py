@@ -128,3 +128,7 @@ def file_kind(path: str) -> Kind | None:
 
 def document_kind(root: object) -> Kind | None:
     return next((k for k in DOCUMENT_KINDS if k.document is not None and k.document(root)), None)
+
+
+def kind_named(name: str) -> Kind:
+    return next(k for k in FILE_KINDS + DOCUMENT_KINDS if k.name == name)

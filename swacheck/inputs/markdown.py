@@ -139,8 +139,11 @@ def _fill_placeholders(chars: Chars) -> tuple[Chars, dict[str, tuple[str, Locati
 
 
 def _fill_in(launch: Launch, holes: dict[str, tuple[str, Location | None]]) -> tuple[str, Location | None] | None:
-    """The placeholder the model path is, when it is one."""
-    parsed = parse_args(launch)
+    """The placeholder the model path is, when it is one (argument errors are build's to report)."""
+    try:
+        parsed = parse_args(launch)
+    except InputProblem:
+        return None
     for u in parsed.unresolved:
         if u.kind == "argument" and u.name == "model-path":
             shown = holes[u.variable][0] if u.variable in holes else u.shown
@@ -197,6 +200,9 @@ def read_doc(path: str, files: FileCache, platform: Val, env: dict[str, Val]) ->
                 dep = build(launch, name, path, base_dir, files, platform, env)
             except InputProblem as problem:
                 found.errors.append(problem.to_error())
+                continue
+            if not hasattr(dep, "unresolved"):  # a launch assembled at run time: a note as it is
+                block.append(dep)
                 continue
             kept = []
             for u in dep.unresolved:  # placeholders in other arguments: "fill in" notes, not SWA305
