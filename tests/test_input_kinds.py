@@ -296,3 +296,28 @@ def test_custom_resource_that_never_mentions_sglang_is_not_ours(tmp_path):
     (tmp_path / "d" / "r.yaml").write_text("apiVersion: x.io/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  template:\n    containers:\n      - image: nginx\n")
     run = run_cli("--format", "json", "d", cwd=tmp_path)
     assert run.exit_code == 0 and run.deployments == []
+
+
+# --------------------------------------------------------------------------- the server's hub cache
+
+
+def test_hub_cache_from_the_servers_environment(tmp_path, monkeypatch):
+    from conftest import V4_FLASH
+
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "runner-home"))  # swacheck's own: not where the server looks
+    snap = tmp_path / "srv" / "hub" / "models--deepseek-ai--DeepSeek-V4-Flash" / "snapshots" / "abc123"
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text(V4_FLASH)
+    (tmp_path / "srv" / "hub" / "models--deepseek-ai--DeepSeek-V4-Flash" / "refs").mkdir()
+    (tmp_path / "srv" / "hub" / "models--deepseek-ai--DeepSeek-V4-Flash" / "refs" / "main").write_text("abc123")
+    (tmp_path / "s.sh").write_text(f"export HF_HOME={tmp_path / 'srv'}\npython3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash {SPEC}\n")
+    run = run_cli("--format", "json", "--root", str(tmp_path), "s.sh", cwd=tmp_path)
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert run.deployments[0]["target"]["model_config"].endswith("snapshots/abc123/config.json")
+    # without the server's HF_HOME the checkpoint is not found: a DSV4 id, so an input error
+    (tmp_path / "s.sh").write_text(f"python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash {SPEC}\n")
+    assert run_cli("s.sh", "--root", str(tmp_path), cwd=tmp_path).exit_code == 2
+    # given with --env, as for any other server variable
+    run = run_cli("--format", "json", "--root", str(tmp_path), "--env", f"HF_HUB_CACHE={tmp_path / 'srv' / 'hub'}", "s.sh", cwd=tmp_path)
+    assert run.exit_code == 0, run.stderr

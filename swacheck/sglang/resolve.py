@@ -34,7 +34,7 @@ from ..loading import Mapping, Scalar, kind_name
 from ..model import InputProblem, Location, Val
 from . import flags
 from .applicable import not_applicable
-from .models import ModelConfig, ModelNotFound, ModelStore
+from .models import HUB_ENV, ModelConfig, ModelNotFound, ModelStore
 from .version import DEFAULT, SGLangProfile
 
 UNIFIED_BACKEND = "unified_kv_triton"
@@ -224,7 +224,8 @@ class _Resolver:
             return self.models.from_path(ref.path, ref.base_dir, ref.location)
         if path_val is None:
             return None
-        return self.models.from_path(path_val.value, self.dep.server.base_dir, path_val.location, revision.value if revision else None)
+        hub_env = {k: str(v.value) for k, v in self.dep.env.items() if k in HUB_ENV and v.value}  # the server's hub cache
+        return self.models.from_path(path_val.value, self.dep.server.base_dir, path_val.location, revision.value if revision else None, hub_env)
 
     def overrides(self) -> dict[str, Val]:
         """``json-model-override-args``: applied to the target's and the draft's model config."""
