@@ -168,6 +168,7 @@ def test_single_dash_long_flag_is_a_pitfall(tree):
     run = run_cli("--format", "json", "s.sh", cwd=root)
     (f,) = run.findings("SWA501")
     assert "--tp-size" in f["message"] and f["location"]["column"] == 56
+    assert f["severity"] == "error" and run.findings("SWA303") == []  # argparse exits; one finding, with the right fix
 
 
 def test_a_continued_launch_with_a_commented_flag_at_its_end_is_fine(tree):

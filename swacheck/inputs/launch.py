@@ -442,6 +442,13 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
         dashes = 2 if t.startswith("--") else 1
         name, eq, _ = t[dashes:].partition("=")
         key_loc = (w.loc(dashes, dashes + len(name)) if name else w.loc()) or nowhere
+        if dashes == 1 and len(name) > 1 and not w.unknown and flags.match(name, profile).option is not None:
+            # `-tp-size 8`: argparse exits on it (unrecognized arguments); SWA501 says so, with
+            # the right fix, and the words are not taken for the option they resemble
+            i += 1
+            while not eq and i < len(words) and not _is_option(words[i]):
+                i += 1
+            continue
         if any(u.shown in t[: dashes + len(name)] for u in w.unknown):  # `--$FLAG ...`: which option is unknown
             out.unresolved.append(_unresolved("arguments", "", w))
             i += 1
@@ -629,7 +636,7 @@ def build(
     for w in launch.args:  # `-tp-size 8`: argparse reads a single-dash word as short options
         m = _SINGLE_DASH.fullmatch(w.text)
         if m and not w.unknown and len(m.group(1)) > 1 and flags.match(m.group(1), profile).option is not None:
-            notes.append(("pitfall:single-dash", f"{w.text.split('=')[0]} has a single dash: SGLang's options are spelt with two (--{m.group(1)}); argparse refuses it or reads it as short options", w.loc(0, len(m.group(1)) + 1)))
+            notes.append(("pitfall:single-dash", f"{w.text.split('=')[0]} has a single dash: SGLang's options are spelt with two (--{m.group(1)}); argparse exits with 'unrecognized arguments'", w.loc(0, len(m.group(1)) + 1)))
     if parsed.escaped_blank is not None:
         notes.append(("pitfall:trailing-space", "'\\' is followed by trailing spaces: argparse gets ' ' as an argument and SGLang exits (unrecognized arguments), and the command ends at this line", parsed.escaped_blank.location))
     for u in unresolved:

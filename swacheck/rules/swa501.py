@@ -12,8 +12,8 @@ text shows:
 - a `\\` followed by trailing spaces: the backslash escapes the space instead of the newline,
   so the command ends at that line and argparse gets `' '` as an argument (SGLang exits: this
   one is reported as an error);
-- a single-dash long flag (`-tp-size 8`): SGLang's argparse reads it as the short options
-  `-t -p ...` or refuses it; SGLang's options are all spelt with two dashes.
+- a single-dash long flag (`-tp-size 8`): SGLang's options are all spelt with two dashes, and
+  argparse exits with "unrecognized arguments" (an error).
 
 ## Why it matters
 
@@ -64,6 +64,6 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for kind, message, where in getattr(res.deployment, "notes", ()):
         if kind.startswith("pitfall:"):
             what = kind.split(":", 1)[1]
-            # a `\ ` word makes argparse exit: that one is an error
-            severity = "error" if what == "trailing-space" else SEVERITY
+            # a `\ ` word and a single-dash long flag make argparse exit: those are errors
+            severity = "error" if what in ("trailing-space", "single-dash") else SEVERITY
             yield Finding(CODE, severity, message, where or res.deployment.location, Fix(FIXES.get(what, "Fix the shell text.")), (), what)
