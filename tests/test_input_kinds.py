@@ -321,3 +321,18 @@ def test_hub_cache_from_the_servers_environment(tmp_path, monkeypatch):
     # given with --env, as for any other server variable
     run = run_cli("--format", "json", "--root", str(tmp_path), "--env", f"HF_HUB_CACHE={tmp_path / 'srv' / 'hub'}", "s.sh", cwd=tmp_path)
     assert run.exit_code == 0, run.stderr
+
+
+def test_fence_in_a_list_item_is_dedented_and_a_missing_config_is_a_note(tree):
+    doc = (
+        "- Use a config file:\n\n  ```bash\n  cat > config.yaml << EOF\n  model-path: models/v4\n  EOF\n"
+        "  python -m sglang.launch_server --config config.yaml\n  ```\n\n"
+        f"- Or flags:\n\n  ```bash\n  python -m sglang.launch_server --model-path models/v4 --page-size 64 \\\n    {SPEC}\n  ```\n"
+    )
+    root = tree({"d/guide.md": doc, "d/models/v4/config.json": __import__("conftest").V4_FLASH})
+    run = run_cli("--format", "json", "d", cwd=root)
+    assert run.exit_code == 0 and run.data["errors"] == []
+    (note,) = run.findings("SWA502")
+    assert note["message"].startswith("not checked: --config config.yaml: no such file") and note["location"]["line"] == 7
+    (page,) = run.findings("SWA201")
+    assert page["location"]["line"] == 13

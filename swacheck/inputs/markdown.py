@@ -21,7 +21,10 @@ placeholder is reported as "fill in" (rule SWA502) and not checked; a placeholde
 argument leaves that argument unset, with a "fill in" note.
 
 A shell block that does not parse is ignored unless it holds an SGLang launch (docs hold
-pseudo-shell); then it is a note. In a walk, a doc is read only when it holds an SGLang launch.
+pseudo-shell); then it is a note, and so is a launch that cannot be resolved (a ``--config``
+file an earlier block writes, an argument argparse refuses): a doc shows a launch, it does not
+run one, so it never makes a run exit 2. In a walk, a doc is read only when it holds an SGLang
+launch.
 """
 
 from __future__ import annotations
@@ -82,12 +85,14 @@ def _blocks(src: Source) -> list[tuple[str, int, int, int]]:
     return out
 
 
-def _chars(src: Source, lang: str, start: int, end: int) -> Chars:
-    """The block's text with positions in the doc; prompt blocks keep only their commands."""
-    if lang not in PROMPT_LANGS:
+def _chars(src: Source, lang: str, start: int, end: int, indent: int = 0) -> Chars:
+    """The block's text with positions in the doc, without the block's own indentation (a
+    fence in a list item, an rst directive's body); prompt blocks keep only their commands."""
+    if lang not in PROMPT_LANGS and indent == 0:
         a = src.starts[start] if start < len(src.starts) else len(src.text)
         b = src.starts[end] if end < len(src.starts) else len(src.text)
         return Chars.of_source(src, a, b)
+    prompts = lang in PROMPT_LANGS
     text: list[str] = []
     spans: list = []
     continued = False
@@ -95,9 +100,12 @@ def _chars(src: Source, lang: str, start: int, end: int) -> Chars:
         a = src.starts[n]
         b = src.starts[n + 1] if n + 1 < len(src.starts) else len(src.text)
         line = src.text[a:b]
-        stripped = line.lstrip()
-        skip = len(line) - len(stripped)
-        if not continued:
+        if not prompts:
+            skip = min(indent, len(line) - len(line.lstrip(" ")))
+        else:
+            stripped = line.lstrip()
+            skip = len(line) - len(stripped)
+        if prompts and not continued:
             m = re.match(r"(\([\w.-]+\)\s*)?[\w@.:~/-]*[$#]\s", stripped)
             if m is None:
                 continue  # output
@@ -172,7 +180,7 @@ def read_doc(path: str, files: FileCache, platform: Val, env: dict[str, Val]) ->
     for lang, start, end, _indent in _blocks(src):
         if lang not in SHELL_LANGS:
             continue
-        chars = _chars(src, lang, start, end)
+        chars = _chars(src, lang, start, end, _indent)
         if not _LAUNCH.search(chars.text):
             continue
         chars, holes = _fill_placeholders(chars)
@@ -199,7 +207,9 @@ def read_doc(path: str, files: FileCache, platform: Val, env: dict[str, Val]) ->
             try:
                 dep = build(launch, name, path, base_dir, files, platform, env)
             except InputProblem as problem:
-                found.errors.append(problem.to_error())
+                # a doc shows a launch, it does not run one: what cannot be resolved in it (a
+                # --config file written by an earlier block, a refused argument) is a note
+                block.append(unread(name, path, problem.location or launch.whole, platform, env, f"not checked: {problem.message}"))
                 continue
             if not hasattr(dep, "unresolved"):  # a launch assembled at run time: a note as it is
                 block.append(dep)
