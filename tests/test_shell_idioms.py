@@ -182,3 +182,13 @@ def test_platform_from_a_rocm_variable_the_script_exports(tree):
     run = run_cli("--format", "json", "s.sh", cwd=root)
     (dep,) = run.deployments
     assert dep["platform"] == "rocm" and dep["mode"] == "unified"
+
+
+def test_flags_behind_a_switch_set_nowhere_are_a_pitfall(tree):
+    text = f"python3 -m sglang.launch_server --model-path models/v4 ${{ENABLE_MTP:+{SPEC}}} --disaggregation-mode decode\n"
+    root = tree({"s.sh": text})
+    (f,) = run_cli("--format", "json", "s.sh", cwd=root).findings("SWA501")
+    assert "ENABLE_MTP is set nowhere" in f["message"] and f["location"]["column"] == 56
+    assert run_cli("--format", "json", "--env", "ENABLE_MTP=1", "s.sh", cwd=root).findings("SWA501") == []
+    root = tree({"s.sh": "ENABLE_MTP=${ENABLE_MTP:-}\n" + text})  # set in the file: the walker decides
+    assert run_cli("--format", "json", "s.sh", cwd=root).findings("SWA501") == []

@@ -10,7 +10,12 @@ Found in the text of a script (or of a doc's code block, a SkyPilot ``run``), li
   newline, so argparse gets ``' '`` as an argument (SGLang exits) and the command ends at
   that line (found on the launch's own words by ``launch.build``).
 
-Both are reported only when lines that look like flags (``-...``) follow the break, on the
+- flags behind a switch that is off by default: ``${ENABLE_MTP:+--speculative-algorithm EAGLE}``
+  where ``ENABLE_MTP`` is set nowhere in the file (nor given with ``--env``): the shell passes
+  nothing, and swacheck reads the launch without those flags -- say so, since the author meant
+  them to be used somewhere.
+
+The first two are reported only when lines that look like flags (``-...``) follow the break, on the
 launch whose command ends there. Single-dash long flags (``-tp-size 8``) are found on the
 launch's own words (``launch.build``).
 """
@@ -79,8 +84,35 @@ def scan(chars: Chars) -> list[tuple[str, str, Location | None, int]]:
     return out
 
 
+_SWITCH = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?\+([^}]*)\}")
+_FLAG = re.compile(r"(^|\s)--[a-z][a-z0-9-]+")
+
+
+def switches(chars: Chars) -> list[tuple[str, str, Location | None]]:
+    """``${NAME:+--flag value}`` where NAME is set nowhere in the text: (name, text, where)."""
+    out = []
+    for m in _SWITCH.finditer(chars.text):
+        name, words = m.group(1), m.group(2)
+        if not _FLAG.search(words):
+            continue
+        if re.search(rf"(^|[\s;(]){name}\+?=|\b(export|declare|local|readonly|typeset)\s+(-\w+\s+)*{name}\b|\bread\b[^\n]*\b{name}\b", chars.text, re.MULTILINE):
+            continue  # set (or read) somewhere: the walker knows, or it is only known at run time
+        out.append((name, m.group(0), _loc(chars, m.start(), m.end())))
+    return out
+
+
 def attach(deployments: list[Deployment], chars: Chars) -> None:
-    """Add each pitfall to the launch whose command ends on the line the break follows."""
+    """Add each pitfall to the launch whose command ends on the line the break follows, and each
+    switched-off flag to the launch it sits in."""
+    if "${" in chars.text:
+        for name, text, where in switches(chars):
+            for dep in deployments:
+                loc = dep.location
+                if loc is None or where is None or loc.file != where.file or name in dep.env:
+                    continue
+                if (loc.line, loc.column) <= (where.line, where.column) and (where.line, where.column) <= (loc.end_line, loc.end_column):
+                    dep.notes.append(("pitfall:switch-off", f"{text} passes its flags only when {name} is set, and {name} is set nowhere in the file: swacheck reads the launch without them (give --env {name}=1 to check it with them)", where))
+                    break
     if "\\" not in chars.text:
         return
     found = scan(chars)

@@ -12,6 +12,9 @@ text shows:
 - a `\\` followed by trailing spaces: the backslash escapes the space instead of the newline,
   so the command ends at that line and argparse gets `' '` as an argument (SGLang exits: this
   one is reported as an error);
+- flags behind a switch that is off by default: `${ENABLE_MTP:+--speculative-algorithm EAGLE}`
+  where `ENABLE_MTP` is set nowhere in the file nor given with `--env` -- the launch is read
+  without them;
 - a single-dash long flag (`-tp-size 8`): SGLang's options are all spelt with two dashes, and
   argparse exits with "unrecognized arguments" (an error).
 
@@ -50,13 +53,14 @@ from .base import Context
 CODE = "SWA501"
 NAME = "shell-pitfall"
 SEVERITY = "warning"
-SUMMARY = "comment or blank line inside a continued command, backslash before trailing spaces, single-dash long flag"
+SUMMARY = "comment or blank line inside a continued command, backslash before trailing spaces, single-dash long flag, flags behind a switch set nowhere"
 
 FIXES = {
     "continuation-comment": "Move the commented-out line below the command or delete it: bash ends the command at a comment line.",
     "continuation-blank": "Delete the blank line: bash ends the command there.",
     "trailing-space": "Delete the spaces after the backslash so that it continues the line.",
     "single-dash": "Write the option with two dashes.",
+    "switch-off": "Set the switch in the file, or check the launch with it on: swacheck --env NAME=1.",
 }
 
 
