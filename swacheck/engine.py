@@ -50,7 +50,7 @@ class RunResult:
 
 
 # What a launch that is not swacheck's business still reports (Resolution.quiet).
-QUIET_RULES = {"": None, "no-pools": ("SWA501", "SWA502"), "unknown": ("SWA501", "SWA502"), "other": ()}
+QUIET_RULES = {"": None, "no-pools": ("SWA306", "SWA307"), "unknown": ("SWA306", "SWA307"), "other": ()}
 
 
 def check(res: Resolution, ctx: Context, settings: Settings) -> list[Finding]:

@@ -104,7 +104,7 @@ def test_dsv4_only_flags_make_a_missing_config_an_error(tmp_path):
 def test_an_unknown_model_with_speculative_decoding_is_a_note(tmp_path):
     (tmp_path / "s.sh").write_text(f"python3 -m sglang.launch_server --model-path /ckpt/x {SPEC}\n")
     run = run_cli("--format", "json", "s.sh", cwd=tmp_path)
-    assert run.exit_code == 0 and [f["code"] for f in run.findings("SWA502")] == ["SWA502"]
+    assert run.exit_code == 0 and [f["code"] for f in run.findings("SWA307")] == ["SWA307"]
 
 
 def test_a_found_config_of_another_architecture_reports_nothing(tree):
@@ -136,7 +136,7 @@ def test_helm_chart_in_a_walk_is_a_note_never_an_error(tmp_path):
     (tmp_path / "chart" / "templates" / "svc.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n")
     run = run_cli("--format", "json", "chart", cwd=tmp_path)
     assert run.exit_code == 0 and run.data["errors"] == []
-    assert [(d["file"], [f["code"] for f in d["findings"]]) for d in run.deployments] == [("chart/templates/d.yaml", ["SWA502"])]
+    assert [(d["file"], [f["code"] for f in d["findings"]]) for d in run.deployments] == [("chart/templates/d.yaml", ["SWA307"])]
     verbose = run_cli("-v", "chart", cwd=tmp_path)
     assert "skipped chart/templates/svc.yaml: a Helm chart template (chart chart)" in verbose.stdout
 
@@ -217,7 +217,7 @@ def test_markdown_blocks_positions_and_placeholders(tree):
     root = tree({"README.md": doc})
     run = run_cli("--format", "json", "README.md", cwd=root)
     assert run.exit_code == 0, run.stdout
-    (fill,) = run.findings("SWA502")
+    (fill,) = run.findings("SWA307")
     assert fill["message"] == "fill in <DeepSeek-V4-Flash> (the model path) to check this launch" and fill["location"]["line"] == 4
     (page,) = run.findings("SWA201")
     assert (page["location"]["line"], page["location"]["column"]) == (8, 60)  # positions in the doc
@@ -287,7 +287,7 @@ def test_dynamo_main_container_with_service_envs_and_own_flags(tree):
 def test_custom_resource_without_a_readable_launch_is_a_note(tmp_path):
     (tmp_path / "r.yaml").write_text("apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata: {name: w}\nspec:\n  engineConfig:\n    runner:\n      image: lmsysorg/sglang:latest\n      command: [/start.sh]\n")
     run = run_cli("--format", "json", "r.yaml", cwd=tmp_path)
-    (f,) = run.findings("SWA502")
+    (f,) = run.findings("SWA307")
     assert f["message"].startswith("ServingRuntime 'w': 1 container found") and run.exit_code == 0
 
 
@@ -332,7 +332,7 @@ def test_fence_in_a_list_item_is_dedented_and_a_missing_config_is_a_note(tree):
     root = tree({"d/guide.md": doc, "d/models/v4/config.json": __import__("conftest").V4_FLASH})
     run = run_cli("--format", "json", "d", cwd=root)
     assert run.exit_code == 0 and run.data["errors"] == []
-    (note,) = run.findings("SWA502")
+    (note,) = run.findings("SWA307")
     assert note["message"].startswith("not checked: --config config.yaml: no such file") and note["location"]["line"] == 7
     (page,) = run.findings("SWA201")
     assert page["location"]["line"] == 13

@@ -132,41 +132,41 @@ def test_a_launch_assembled_at_run_time_is_a_note_at_its_line(tmp_path):
     (tmp_path / "run.sh").write_text("#!/bin/bash\n# starts sglang.launch_server\nL=$(cat launcher)\n\n$L --model-path m\n")
     run = run_cli("--format", "json", "run.sh", cwd=tmp_path)
     assert run.exit_code == 0
-    (f,) = run.findings("SWA502")
+    (f,) = run.findings("SWA307")
     assert f["message"].startswith("launch assembled at runtime; not evaluated") and f["location"]["line"] == 5
 
 
 def test_eval_of_unknown_text_that_holds_a_launch_is_a_note(tmp_path):
     (tmp_path / "run.sh").write_text('eval "python3 -m sglang.launch_server $(cat flags)"\n')
     run = run_cli("--format", "json", "run.sh", cwd=tmp_path)
-    assert [f["code"] for f in run.findings("SWA502")] == ["SWA502"]
+    assert [f["code"] for f in run.findings("SWA307")] == ["SWA307"]
 
 
 def test_comment_inside_a_continued_launch_is_a_pitfall(tree):
     root = tree({"s.sh": f"python3 -m sglang.launch_server --model-path models/v4 \\\n  # --tp 8 \\\n  {SPEC}\n"})
     run = run_cli("--format", "json", "s.sh", cwd=root)
-    (f,) = run.findings("SWA501")
+    (f,) = run.findings("SWA306")
     assert f["severity"] == "warning" and f["location"]["line"] == 2 and "comment" in f["message"]
 
 
 def test_blank_line_inside_a_continued_launch_is_a_pitfall(tree):
     root = tree({"s.sh": f"python3 -m sglang.launch_server --model-path models/v4 \\\n\n  {SPEC}\n"})
     run = run_cli("--format", "json", "s.sh", cwd=root)
-    (f,) = run.findings("SWA501")
+    (f,) = run.findings("SWA306")
     assert f["location"]["line"] == 2 and "blank line" in f["message"]
 
 
 def test_backslash_with_trailing_spaces_is_an_error(tree):
     root = tree({"s.sh": f"python3 -m sglang.launch_server --model-path models/v4 {SPEC} \\  \n  --tp 8\n"})
     run = run_cli("--format", "json", "s.sh", cwd=root)
-    (f,) = run.findings("SWA501")
+    (f,) = run.findings("SWA306")
     assert f["severity"] == "error" and f["location"]["line"] == 1 and run.exit_code == 1
 
 
 def test_single_dash_long_flag_is_a_pitfall(tree):
     root = tree({"s.sh": f"python3 -m sglang.launch_server --model-path models/v4 -tp-size 8 {SPEC}\n"})
     run = run_cli("--format", "json", "s.sh", cwd=root)
-    (f,) = run.findings("SWA501")
+    (f,) = run.findings("SWA306")
     assert "--tp-size" in f["message"] and f["location"]["column"] == 56
     assert f["severity"] == "error" and run.findings("SWA303") == []  # argparse exits; one finding, with the right fix
 
@@ -174,7 +174,7 @@ def test_single_dash_long_flag_is_a_pitfall(tree):
 def test_a_continued_launch_with_a_commented_flag_at_its_end_is_fine(tree):
     root = tree({"s.sh": f"python3 -m sglang.launch_server --model-path models/v4 {SPEC}\n# --tp 8\n\necho done\n"})
     run = run_cli("--format", "json", "s.sh", cwd=root)
-    assert run.findings("SWA501") == [] and run.exit_code == 0
+    assert run.findings("SWA306") == [] and run.exit_code == 0
 
 
 def test_platform_from_a_rocm_variable_the_script_exports(tree):
@@ -187,8 +187,8 @@ def test_platform_from_a_rocm_variable_the_script_exports(tree):
 def test_flags_behind_a_switch_set_nowhere_are_a_pitfall(tree):
     text = f"python3 -m sglang.launch_server --model-path models/v4 ${{ENABLE_MTP:+{SPEC}}} --disaggregation-mode decode\n"
     root = tree({"s.sh": text})
-    (f,) = run_cli("--format", "json", "s.sh", cwd=root).findings("SWA501")
+    (f,) = run_cli("--format", "json", "s.sh", cwd=root).findings("SWA306")
     assert "ENABLE_MTP is set nowhere" in f["message"] and f["location"]["column"] == 56
-    assert run_cli("--format", "json", "--env", "ENABLE_MTP=1", "s.sh", cwd=root).findings("SWA501") == []
+    assert run_cli("--format", "json", "--env", "ENABLE_MTP=1", "s.sh", cwd=root).findings("SWA306") == []
     root = tree({"s.sh": "ENABLE_MTP=${ENABLE_MTP:-}\n" + text})  # set in the file: the walker decides
-    assert run_cli("--format", "json", "s.sh", cwd=root).findings("SWA501") == []
+    assert run_cli("--format", "json", "s.sh", cwd=root).findings("SWA306") == []

@@ -244,7 +244,7 @@ class Skipped(str):
 def _template(
     cand: Candidate, files: FileCache, stdin_text: str | None, parses: bool, result: Inputs, ordered: list, platform: Val, env: dict[str, Val]
 ) -> bool:
-    """A Helm/Jinja template (``templates.py``): skipped in a walk (with a SWA502 note when it
+    """A Helm/Jinja template (``templates.py``): skipped in a walk (with a SWA307 note when it
     mentions SGLang), an input error with the fix when named. True when ``cand`` is one."""
     from . import templates
     from .types import unread

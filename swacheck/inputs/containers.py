@@ -23,7 +23,7 @@ container has none.
 
 An object with containers of which none runs SGLang in a form swacheck can read, but that
 mentions SGLang (an SGLang image, a wrapper script), is a deployment that is not checked, with
-a note naming the object (SWA502): never a silent "0 deployments". An object without
+a note naming the object (SWA307): never a silent "0 deployments". An object without
 containers, or that never mentions SGLang, is not ours.
 """
 

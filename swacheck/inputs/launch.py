@@ -422,7 +422,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
         w = words[i]
         t = w.text
         if not _is_option(w):
-            if _escaped_blank(w):  # `--flag x \ ` at a line's end: reported by SWA501 (pitfalls.py)
+            if _escaped_blank(w):  # `--flag x \ ` at a line's end: reported by SWA306 (pitfalls.py)
                 out.escaped_blank = w
                 i += 1
                 continue
@@ -443,7 +443,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
         name, eq, _ = t[dashes:].partition("=")
         key_loc = (w.loc(dashes, dashes + len(name)) if name else w.loc()) or nowhere
         if dashes == 1 and len(name) > 1 and not w.unknown and flags.match(name, profile).option is not None:
-            # `-tp-size 8`: argparse exits on it (unrecognized arguments); SWA501 says so, with
+            # `-tp-size 8`: argparse exits on it (unrecognized arguments); SWA306 says so, with
             # the right fix, and the words are not taken for the option they resemble
             i += 1
             while not eq and i < len(words) and not _is_option(words[i]):

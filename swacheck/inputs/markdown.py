@@ -17,7 +17,7 @@ variable set in one block is not known in the next.
 **Placeholders** are what a reader fills in: ``<DeepSeek-V4-Flash>``, ``<your-model-path>``,
 ``/path/to/model``, ``YOUR_MODEL``, and variables set nowhere in the block (``$MODEL``). They
 are never parsed as shell redirections or missing models: a launch whose model path is a
-placeholder is reported as "fill in" (rule SWA502) and not checked; a placeholder in another
+placeholder is reported as "fill in" (rule SWA307) and not checked; a placeholder in another
 argument leaves that argument unset, with a "fill in" note.
 
 A shell block that does not parse is ignored unless it holds an SGLang launch (docs hold

@@ -1,4 +1,4 @@
-"""Shell pitfalls that silently change what SGLang receives (reported by rule SWA501).
+"""Shell pitfalls that silently change what SGLang receives (reported by rule SWA306).
 
 Found in the text of a script (or of a doc's code block, a SkyPilot ``run``), line by line:
 

@@ -7,7 +7,7 @@ parent holds ``Chart.yaml``), or when it does not parse as YAML and holds templa
 ordinary value the controller fills in; such files are read normally.)
 
 In a walk a template is skipped (``-v`` says why); one that mentions SGLang is also reported
-with a note (SWA502) so a chart of SGLang servers never passes as "0 deployments". Named
+with a note (SWA307) so a chart of SGLang servers never passes as "0 deployments". Named
 explicitly, a template is an input error whose message gives the fix:
 ``helm template CHART | swacheck -``.
 """

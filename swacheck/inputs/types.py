@@ -84,7 +84,7 @@ class Deployment:
     draft_geometry: ExplicitGeometry = field(default_factory=ExplicitGeometry)
     duplicates: list[Duplicate] = field(default_factory=list)
     assume_pd: bool = False  # no server given: numbers copied from a PD launch's log
-    # What the reader noticed about the text itself (rules SWA501/SWA502): (kind, message, where);
+    # What the reader noticed about the text itself (rules SWA306/SWA307): (kind, message, where);
     # kind is "pitfall" (a shell mistake that changes what SGLang receives) or "note".
     notes: list[tuple[str, str, Location | None]] = field(default_factory=list)
 
@@ -92,7 +92,7 @@ class Deployment:
 @dataclass(slots=True, repr=False, eq=False)
 class UnreadDeployment(Deployment):
     """A launch swacheck found but cannot read (assembled at run time, a template, a custom
-    resource whose launch it cannot find): resolved as not checked, reported by SWA502."""
+    resource whose launch it cannot find): resolved as not checked, reported by SWA307."""
 
     reason: str = ""
 

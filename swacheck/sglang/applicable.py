@@ -17,7 +17,7 @@ Otherwise the launch is *not applicable*, without its ``config.json``:
 - no speculative decoding and no PD: SGLang builds no draft pool and there is no PD partner,
   so no DSV4 target/draft or prefill/decode comparison can fail;
 - the model id names another family (``Llama``, ``Qwen``, ``Kimi``, ``DeepSeek-R1`` ...);
-- an id that says nothing either way (``/models/ckpt``): not checked, with a note (SWA502)
+- an id that says nothing either way (``/models/ckpt``): not checked, with a note (SWA307)
   saying how to check it (``--model-config ID=PATH``).
 
 With a ``config.json`` found, SGLang's own test decides (``architectures[0]``).

@@ -95,7 +95,7 @@ class Resolution:
     checked_by_sglang: bool = False  # SGLang would run the DSV4 target/draft block
     duplicates: list = field(default_factory=list)  # duplicate keys in every file it read
     # Not swacheck's business (sglang/applicable.py): "other" -- another model, no finding at
-    # all; "no-pools" / "unknown" -- only what the reader saw in the text (SWA501, SWA502).
+    # all; "no-pools" / "unknown" -- only what the reader saw in the text (SWA306, SWA307).
     quiet: str = ""
 
 
@@ -595,6 +595,6 @@ class _Resolver:
 
 def resolve(dep: Deployment, models: ModelStore, profile: SGLangProfile = DEFAULT) -> Resolution:
     """Resolve one deployment. Raises :class:`InputProblem` when a needed input is missing."""
-    if isinstance(dep, UnreadDeployment):  # a launch found but not readable: SWA502 says why
+    if isinstance(dep, UnreadDeployment):  # a launch found but not readable: SWA307 says why
         return Resolution(dep, profile, {"platform": dep.platform}, [Event("not-checked", dep.reason, dep.location)], "skipped", dep.reason)
     return _Resolver(dep, models, profile).run()

@@ -1,4 +1,4 @@
-"""SWA501 shell-pitfall: a shell mistake that silently changes what SGLang receives.
+"""SWA306 shell-pitfall: a shell mistake that silently changes what SGLang receives.
 
 ## What it does
 
@@ -50,7 +50,7 @@ from ..model import Finding, Fix
 from ..sglang.resolve import Resolution
 from .base import Context
 
-CODE = "SWA501"
+CODE = "SWA306"
 NAME = "shell-pitfall"
 SEVERITY = "warning"
 SUMMARY = "comment or blank line inside a continued command, backslash before trailing spaces, single-dash long flag, flags behind a switch set nowhere"

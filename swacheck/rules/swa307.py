@@ -1,4 +1,4 @@
-"""SWA502 launch-not-checked: a launch swacheck found but could not check, and why.
+"""SWA307 launch-not-checked: a launch swacheck found but could not check, and why.
 
 ## What it does
 
@@ -46,7 +46,7 @@ from ..model import Finding, Fix
 from ..sglang.resolve import Resolution
 from .base import Context
 
-CODE = "SWA502"
+CODE = "SWA307"
 NAME = "launch-not-checked"
 SEVERITY = "note"
 SUMMARY = "launch found but not checked (assembled at run time, template, unknown custom resource, placeholder, unknown model)"
