@@ -88,16 +88,22 @@ _SWITCH = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?\+([^}]*)\}")
 _FLAG = re.compile(r"(^|\s)--[a-z][a-z0-9-]+")
 
 
+_SET = re.compile(r"(?:^|[\s;(])([A-Za-z_][A-Za-z0-9_]*)\+?=|\b(?:export|declare|local|readonly|typeset|read|for)\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_MAX_SWITCHES = 100
+
+
 def switches(chars: Chars) -> list[tuple[str, str, Location | None]]:
-    """``${NAME:+--flag value}`` where NAME is set nowhere in the text: (name, text, where)."""
+    """``${NAME:+--flag value}`` where NAME is set nowhere in the text: (name, text, where).
+    The names the text sets are collected once (one pass); at most 100 switches are looked at."""
+    found = [m for _, m in zip(range(_MAX_SWITCHES), _SWITCH.finditer(chars.text))]
+    if not found:
+        return []
+    assigned = {a or b for a, b in _SET.findall(chars.text)}
     out = []
-    for m in _SWITCH.finditer(chars.text):
+    for m in found:
         name, words = m.group(1), m.group(2)
-        if not _FLAG.search(words):
-            continue
-        if re.search(rf"(^|[\s;(]){name}\+?=|\b(export|declare|local|readonly|typeset)\s+(-\w+\s+)*{name}\b|\bread\b[^\n]*\b{name}\b", chars.text, re.MULTILINE):
-            continue  # set (or read) somewhere: the walker knows, or it is only known at run time
-        out.append((name, m.group(0), _loc(chars, m.start(), m.end())))
+        if _FLAG.search(words) and name not in assigned:  # set somewhere: the walker decides
+            out.append((name, m.group(0), _loc(chars, m.start(), m.end())))
     return out
 
 
