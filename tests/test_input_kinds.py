@@ -336,3 +336,19 @@ def test_fence_in_a_list_item_is_dedented_and_a_missing_config_is_a_note(tree):
     assert note["message"].startswith("not checked: --config config.yaml: no such file") and note["location"]["line"] == 7
     (page,) = run.findings("SWA201")
     assert page["location"]["line"] == 13
+
+
+def test_yaml_blocks_in_docs_are_server_configs_and_manifests_with_doc_positions(tree):
+    doc = (
+        "# x\n\n```yaml\nmodel-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-num-steps: 3\n"
+        "speculative-eagle-topk: 1\npage-size: 64\n```\n\n"
+        "- pod:\n\n  ```yaml\n  apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n  spec:\n    containers:\n"
+        f"      - command: [python3, -m, sglang.launch_server, --model-path, models/v4, --page-size, '32', {QSPEC}]\n  ```\n\n"
+        "```yaml\ntp-size: 8\n```\n"
+    )
+    root = tree({"d.md": doc})
+    run = run_cli("--format", "json", "d.md", cwd=root)
+    assert [d["name"] for d in run.deployments] == ["d.md:4", "Pod/p/container"]
+    assert sorted((f["location"]["line"], f["location"]["column"]) for f in run.findings("SWA201")) == [(8, 1), (19, 81)]
+    diff = run_cli("--diff", "d.md", cwd=root)
+    assert "-page-size: 64" in diff.stdout and "'256'" in diff.stdout

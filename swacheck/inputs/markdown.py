@@ -8,7 +8,9 @@ they sit in fenced code blocks. Read are:
   empty; ``console`` blocks keep only the lines after a ``$``/``#`` prompt (and their
   ``\\`` continuations);
 - reStructuredText ``.. code-block:: bash`` / ``.. code:: shell`` / ``.. prompt:: bash``
-  directives (the indented body).
+  directives (the indented body);
+- YAML blocks (``yaml``/``yml``) that hold an SGLang server config (a ``model-path`` key among
+  SGLang options) or a Kubernetes/Compose/srt-slurm/SkyPilot document that launches SGLang.
 
 Each block is read as a shell script (``launch.script_launches``) with every position in the
 doc, so findings point at the doc's line and column. Blocks of a doc are independent: a
@@ -39,6 +41,7 @@ from .shell import Chars, Source, Var
 from .pitfalls import attach
 from .types import unread
 
+YAML_LANGS = {"yaml", "yml"}
 SHELL_LANGS = {"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "terminal", "bash-session", "sh-session", "ksh"}
 PROMPT_LANGS = {"console", "shell-session", "shellsession", "terminal", "bash-session", "sh-session"}
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})[ \t]*([^\s`{]*)")
@@ -166,6 +169,40 @@ def _fill_in(launch: Launch, holes: dict[str, tuple[str, Location | None]]) -> t
     return None
 
 
+def _yaml_block(found: Found, src: Source, start: int, end: int, path: str, label: str, files: FileCache, platform: Val, env: dict[str, Val]) -> None:
+    """A YAML code block: an SGLang server config, or a Kubernetes/Compose/srt-slurm/SkyPilot
+    document that launches SGLang, read with positions in the doc (the lines around the block
+    are blanked, so every line and column is the doc's). A block that does not parse, or holds
+    something else, is ignored: docs hold fragments."""
+    from ..loading import parse_yaml
+    from . import kinds
+    from .server_config import is_server_config, load_server_args
+    from .types import Deployment
+
+    a = src.starts[start] if start < len(src.starts) else len(src.text)
+    b = src.starts[end] if end < len(src.starts) else len(src.text)
+    body = src.text[a:b]
+    if not re.search(r"model[-_]path|sglang", body):
+        return
+    text = "\n" * start + body
+    try:
+        documents = list(parse_yaml(text, path))
+    except InputProblem:
+        return
+    for doc in documents:
+        root = doc.root
+        try:
+            if is_server_config(root, walked=True):
+                server = load_server_args(root, path)
+                found.deployments.append(Deployment(f"{label}:{start + 1}", path, root.loc, platform, dict(env), server, duplicates=list(doc.duplicates)))  # type: ignore[union-attr]
+            elif (kind := kinds.document_kind(root)) is not None:
+                launched = kind.read(doc, path, files, platform, env)
+                found.deployments.extend(launched.deployments)
+                found.errors.extend(launched.errors)
+        except InputProblem as problem:
+            found.errors.append(problem.to_error())
+
+
 def read_doc(path: str, files: FileCache, platform: Val, env: dict[str, Val]) -> Found:
     found = Found()
     try:
@@ -173,11 +210,14 @@ def read_doc(path: str, files: FileCache, platform: Val, env: dict[str, Val]) ->
     except InputProblem as problem:
         found.errors.append(problem.to_error())
         return found
-    if not _LAUNCH.search(src.text):
-        return found  # a doc without an SGLang launch: not ours
+    if not _LAUNCH.search(src.text) and not re.search(r"model[-_]path:", src.text):
+        return found  # a doc without an SGLang launch or server config: not ours
     base_dir = os.path.dirname(path) or "."
     label = os.path.basename(path)
     for lang, start, end, _indent in _blocks(src):
+        if lang in YAML_LANGS:
+            _yaml_block(found, src, start, end, path, label, files, platform, env)
+            continue
         if lang not in SHELL_LANGS:
             continue
         chars = _chars(src, lang, start, end, _indent)
