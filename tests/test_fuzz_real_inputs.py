@@ -20,7 +20,7 @@ PIECES = [
     "srun --nodes=1", "timeout 1h", "bash -lc --", "\\\n", "\\  \n", "\n# c \\\n", "\n\n", "'", '"', "(", "$(", "`",
     "<DeepSeek-V4-Flash>", "<port>", "#", ";", "&", "|", " ", "\n",
 ]
-FENCES = ["```bash\n", "```console\n$ ", "```\n", "~~~sh\n", ".. code-block:: bash\n\n   ", "```python\n"]
+FENCES = ["```bash\n", "```yaml\nmodel-path: models/v4\n", "```yaml\napiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - command: [sh, -c, x]\n", "```console\n$ ", "```\n", "~~~sh\n", ".. code-block:: bash\n\n   ", "```python\n"]
 
 shell_text = st.lists(st.sampled_from(PIECES), max_size=40).map(" ".join)
 
