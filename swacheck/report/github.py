@@ -20,6 +20,7 @@ from ..model import one_line
 from ..engine import RunResult
 from ..model import Finding, InputError, Location
 from ..rules import BY_CODE
+from .common import fix_label
 from .sarif import repo_path
 
 LIMIT = 10
@@ -62,7 +63,7 @@ def finding_message(f: Finding) -> str:
     for rel in f.related:
         lines.append(f"related: {rel.location}: {rel.message}")
     if f.fix is not None:
-        lines.append(f"fix: {f.fix.description}")
+        lines.append(f"{fix_label(f.fix)}: {f.fix.description}")
     return "\n".join(lines)
 
 

@@ -19,7 +19,7 @@ from ..engine import DeploymentResult, RunResult
 from ..model import Finding, one_line
 from ..pairing import ServerPair
 from ..settings import Settings
-from .common import HEADER, Row, edit_text, heading, pair_rows, table_rows
+from .common import HEADER, Row, edit_text, fix_label, heading, pair_rows, table_rows
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -149,7 +149,7 @@ def finding_lines(f: Finding) -> Iterable[tuple[Segment, ...]]:
     for rel in f.related:
         yield ((f"    related: {rel.location}: {rel.message}", "dim"),)
     if f.fix is not None:
-        yield (("    fix: ", "green"), (f.fix.description, None))
+        yield ((f"    {fix_label(f.fix)}: ", "green"), (f.fix.description, None))
         for e in f.fix.edits:
             yield ((f"      {e.file}:{e.line}:{e.column}: {edit_text(e)}", "green"),)
 
