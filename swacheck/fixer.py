@@ -394,8 +394,7 @@ def _replace(path: str, data: bytes, st: os.stat_result) -> bool:
             fh.write(data)
             fh.flush()
             os.fchmod(fh.fileno(), stat.S_IMODE(st.st_mode))
-            mine = os.fstat(fh.fileno())
-            if (mine.st_uid, mine.st_gid) != (st.st_uid, st.st_gid):
+            if _owner_differs(os.fstat(fh.fileno()), st):
                 try:
                     os.fchown(fh.fileno(), st.st_uid, st.st_gid)
                 except PermissionError:
@@ -410,6 +409,10 @@ def _replace(path: str, data: bytes, st: os.stat_result) -> bool:
         except OSError:
             pass
         raise
+
+
+def _owner_differs(mine: os.stat_result, st: os.stat_result) -> bool:
+    return (mine.st_uid, mine.st_gid) != (st.st_uid, st.st_gid)
 
 
 def _write_in_place(path: str, data: bytes) -> None:

@@ -75,6 +75,10 @@ def offset(text: str, starts: list[int], line: int, column: int) -> int:
     return min(start + column - 1, end)
 
 
+def _line(text: str, starts: list[int], line: int) -> str:
+    return text[starts[line - 1] : starts[line] if line < len(starts) else len(text)]
+
+
 def spans(text: str, edits: list[Edit]) -> list[tuple[int, int, str]]:
     """Each edit as (start, end, replacement) character offsets of ``text``, its line breaks
     written as the file's own."""
@@ -83,7 +87,13 @@ def spans(text: str, edits: list[Edit]) -> list[tuple[int, int, str]]:
     starts = line_starts(text)
     out = []
     for e in edits:
-        start, end = offset(text, starts, e.line, e.column), offset(text, starts, e.end_line, e.end_column)
+        end_line = e.end_line
+        if not e.replacement and e.column == 1 and e.end_column == 1:
+            # deleting whole lines: a block scalar's span takes in the blank lines after it
+            # (chomped, not content); they belong to the layout around the entry, so they stay
+            while end_line - 1 > e.line and end_line - 1 <= len(starts) and not _line(text, starts, end_line - 1).strip():
+                end_line -= 1
+        start, end = offset(text, starts, e.line, e.column), offset(text, starts, end_line, e.end_column)
         replacement = e.replacement.replace("\n", newline)
         if replacement.endswith(newline) and start == len(text) and text and not text.endswith(("\n", "\r")):
             replacement = newline + replacement  # a new line after a last line without a break
