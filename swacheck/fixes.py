@@ -41,6 +41,16 @@ def delete_line_of(pair: Pair, mapping: Mapping | None) -> Edit | None:
     return Edit(pair.key_loc.file, pair.key_loc.line, 1, last_line + 1, 1, "")
 
 
+def replace_entry(pair: Pair, mapping: Mapping | None, entries: tuple[tuple[str, Any], ...]) -> Edit | None:
+    """Write ``key: value`` lines in place of a block mapping entry (its whole lines). None for flow style."""
+    edit = delete_line_of(pair, mapping)
+    if edit is None:
+        return None
+    indent = " " * (pair.key_loc.column - 1)
+    text = "".join(f"{indent}{key}: {render_scalar(value, False)}\n" for key, value in entries)
+    return Edit(edit.file, edit.line, edit.column, edit.end_line, edit.end_column, text)
+
+
 def insert_after(pair: Pair, mapping: Mapping | None, key: str, value: Any) -> Edit | None:
     """Add ``key: value`` on a new line after ``pair``, indented like it. None for flow style."""
     if mapping is None or mapping.flow:

@@ -39,7 +39,9 @@ Fix safety: mixed — an underscore spelling and an unambiguous typo of an exist
 letter added, dropped, changed or two swapped, and no other flag that close) are renamed: safe.
 A flag SGLang removed is never renamed to a different flag: the fix deletes it and says why,
 unsafe, as are moving a refused key to the command line and `enable-dp-attention`. Other
-spelling suggestions are hints only.
+spelling suggestions are hints only. A deprecated flag is replaced by what SGLang's own
+deprecation table names (`disable-cuda-graph: true` -> `cuda-graph-backend-decode: disabled` and
+`cuda-graph-backend-prefill: disabled`, read from SGLang 0.5.23): safe.
 """
 
 from __future__ import annotations
@@ -117,6 +119,17 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 tuple(edits),
                 safe=False,
             )
+        elif (named := flags.replacement(arg.name, res.profile)) is not None and isinstance(arg.value, bool):
+            # SGLang's own deprecation table names the replacement: written in the file, it does
+            # exactly what the deprecated flag does on the command line (safe)
+            written = ", ".join(f"{k}: {v}" for k, v in named)
+            if arg.value:
+                edit = fixes.replace_entry(arg.pair, arg_mapping(res), named)
+                text = f"Write {written} in place of {arg.written!r}: SGLang {res.profile.version} names them as its replacement."
+            else:
+                edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
+                text = f"Remove {arg.written!r}: false is its default (SGLang {res.profile.version} names {written} as its replacement)."
+            fix = Fix(text, (edit,) if edit else ())
         else:
             edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
             fix = Fix(f"Remove {arg.written!r} from the file and pass it on the command line.", (edit,) if edit else (), safe=False)

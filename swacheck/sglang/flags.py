@@ -140,3 +140,24 @@ def removed_flag(key: str, profile: SGLangProfile) -> str | None:
 
 def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.replace(".post", ".").split("."))
+
+
+# SGLang's own deprecation table: a deprecated option and the options it names as its
+# replacement (srt/server_args.py, "Deprecated argument registrations", ``new_flag=``;
+# SGLang 0.5.23: `--disable-cuda-graph` -> `--cuda-graph-backend-{decode,prefill}=disabled`).
+# `--enable-dp-attention` -> `--attn-dp-size` needs the dp-size value and is handled by SWA303
+# itself. Used only for the releases whose wheel the table was read from, and only where every
+# option it names is a plain one.
+_DEPRECATED_READ_FROM = ("0.5.23",)
+_DEPRECATED: dict[str, tuple[tuple[str, str], ...]] = {
+    "disable-cuda-graph": (("cuda-graph-backend-decode", "disabled"), ("cuda-graph-backend-prefill", "disabled")),
+}
+
+
+def replacement(name: str, profile: SGLangProfile) -> tuple[tuple[str, str], ...] | None:
+    """The ``(option, value)`` entries SGLang names in place of deprecated ``name``, or None."""
+    entries = _DEPRECATED.get(name) if profile.version in _DEPRECATED_READ_FROM else None
+    table = _read(profile.args_file)
+    if entries and all(k in table and table[k].kind == "store" and v in table[k].choices for k, v in entries):
+        return entries
+    return None

@@ -62,3 +62,16 @@ def test_removed_flag_looks_back_over_the_known_releases():
     assert flags.removed_flag("disable-piecewise-cuda-graph", DEFAULT) == "0.5.19"
     assert flags.removed_flag("page-size", DEFAULT) is None
     assert flags.removed_flag("disable-piecewise-cuda-graph", PROFILES["0.5.14"]) is None
+
+
+def test_a_deprecated_flag_becomes_what_sglangs_table_names(tree):
+    from conftest import run_cli
+
+    root = tree({"server.yaml": EAGLE + "disable-cuda-graph: true  # slow start\n"})
+    run = run_cli("--fix", "server.yaml", cwd=root)
+    assert run.exit_code == 0, run.stderr
+    assert (root / "server.yaml").read_text() == EAGLE + "cuda-graph-backend-decode: disabled\ncuda-graph-backend-prefill: disabled\n"
+    # a release whose deprecation table swacheck has not read: no rename, the old unsafe advice
+    root = tree({"server.yaml": EAGLE + "disable-cuda-graph: true\n"})
+    diff = run_cli("--diff", "--sglang-version", "0.5.21", "server.yaml", cwd=root)
+    assert "cuda-graph-backend" not in diff.stdout

@@ -62,3 +62,18 @@ def test_fixes_are_as_safe_as_their_rule_says(tree):
 def test_rules_without_edits_say_none():
     for code in ("SWA302", "SWA304", "SWA305", "SWA400", "SWA901"):
         assert BY_CODE[code].FIX_SAFETY == "none"
+
+
+def test_unsafe_fixes_can_be_set_in_the_configuration(tree):
+    server = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 2\nspeculative-num-steps: 3\n"
+    root = tree({"server.yaml": server, "swacheck.toml": "unsafe-fixes = true\n"})
+    shown = run_cli("--show-settings", "server.yaml", cwd=root)
+    assert "unsafe-fixes" in shown.stdout and "swacheck.toml" in shown.stdout
+    run = run_cli("--fix", "server.yaml", cwd=root)
+    assert "speculative-eagle-topk: 1\n" in (root / "server.yaml").read_text()
+    assert run.exit_code == 0
+    (root / "swacheck.toml").write_text("unsafe-fixes = 'yes'\n")
+    assert run_cli("--fix", "server.yaml", cwd=root).exit_code == 2  # must be a boolean
+    (root / "server.yaml").write_text(server)
+    run = run_cli("--fix", "--no-config", "server.yaml", cwd=root)
+    assert "speculative-eagle-topk: 2\n" in (root / "server.yaml").read_text()  # --isolated: safe fixes only
