@@ -75,6 +75,14 @@ def _entries(rnd: random.Random) -> list[tuple[str, str]]:
     rnd.shuffle(out)
     model = next(e for e in out if e[0] == "model-path")
     out.remove(model)
+    # an alias after its anchor (an alias before it is invalid YAML: a few such files stay, as
+    # inputs that must never be written)
+    if rnd.random() < 0.95:
+        for alias, anchor in (("*n", "&n "), ("*tp", "&tp ")):
+            a = next((i for i, e in enumerate(out) if e[1] == alias), None)
+            b = next((i for i, e in enumerate(out) if e[1].startswith(anchor)), None)
+            if a is not None and b is not None and a < b:
+                out[a], out[b] = out[b], out[a]
     return [model, *out]  # model-path first: keeps the file a server config for the loader
 
 
