@@ -109,6 +109,20 @@ def touches(spans: list[tuple[int, int, str]], shared: list[tuple[int, int]]) ->
     return False
 
 
+def _is_yaml(state: FileState) -> bool:
+    """Whether a file is read as YAML (not JSON, a launch script or a Dockerfile): where anchors
+    and aliases exist. A script's fixes are checked by the next round's re-check alone."""
+    from .inputs import kinds
+
+    path = state.path
+    return not (
+        path.lower().endswith(".json")
+        or kinds.is_script_path(path)
+        or kinds.is_dockerfile_path(path)
+        or kinds.has_shell_shebang(state.original[:200])
+    )
+
+
 def _duplicates(text: str, path: str) -> int:
     return sum(len(doc.duplicates) for doc in loading.load_file(path, text=text).documents)
 
@@ -279,7 +293,8 @@ class Fixer:
             state = self.out.states[key]
             mine = [e for e in f.fix.edits if real(e.file) == key]
             base = state.round_text
-            if not state.path.lower().endswith(".json"):
+            yaml_file = _is_yaml(state)
+            if yaml_file:
                 shared = anchored_spans(base) if ("&" in base or "*" in base) else []
                 if shared and touches(fixes.spans(base, mine), shared):
                     self.out.refused[ident] = "anchor"
@@ -293,11 +308,12 @@ class Fixer:
                 new, _ = fixes.apply_spans(base, fixes.spans(base, taken.get(key, []) + mine))
             except fixes.Overlap:
                 return  # another fix of this round edits the same text: derived again next round
-            try:
-                if _duplicates(new, state.path) > _duplicates(base, state.path):
-                    return  # it would write a key twice (a rename and an insertion of one key)
-            except loading.InputProblem:
-                return  # it would break the file; the finding stays
+            if yaml_file or state.path.lower().endswith(".json"):
+                try:
+                    if _duplicates(new, state.path) > _duplicates(base, state.path):
+                        return  # it would write a key twice (a rename and an insertion of one key)
+                except loading.InputProblem:
+                    return  # it would break the file; the finding stays
             new_texts[key] = new
         for key, new in new_texts.items():
             state = self.out.states[key]
@@ -456,7 +472,12 @@ def show_diff(settings) -> int:  # type: ignore[no-untyped-def]
         )
         bom = "\ufeff" if state.bom else ""
         chunks.append(head + fixes.unified_diff(bom + state.original, bom + state.text, _relative(state, root)))
-    sys.stdout.buffer.write("".join(chunks).encode("utf-8")) if hasattr(sys.stdout, "buffer") else sys.stdout.write("".join(chunks))
+    patch = "".join(chunks)
+    if hasattr(sys.stdout, "buffer"):  # bytes: CRLF and lone CR stay as the files have them
+        sys.stdout.flush()
+        sys.stdout.buffer.write(patch.encode("utf-8"))
+    else:
+        sys.stdout.write(patch)
     sys.stdout.flush()
     for message in out.messages:
         print(message, file=sys.stderr)
