@@ -8,7 +8,7 @@ values, multi-document streams, tabs, CRLF, BOM, no final newline), one per fold
 
 1. ``swacheck --diff`` over the whole tree (the patch), then ``swacheck --fix``, then ``--fix``
    again;
-2. per file: does it still parse (if it did before), did only lines about the keys a fix
+2. per file: does it still parse (if it did before; and no file gains an input error), did only lines about the keys a fix
    touches change, did the second run change it, did ``git apply`` of the patch on a fresh copy
    give exactly what ``--fix`` wrote; and were any files written outside the tree.
 
@@ -84,6 +84,12 @@ def main() -> int:
     def run(*extra: str) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
         return subprocess.run([exe, *extra, "--format", "json", "-o", os.devnull, "gen", "examples"], cwd=repo, capture_output=True)
 
+    def input_errors(folder: Path) -> set[str]:
+        """Files with an input error (cannot be read, parsed or resolved), per a plain check."""
+        r = subprocess.run([exe, "-q", "--format", "json", "gen", "examples"], cwd=folder, capture_output=True)
+        return {line.split(":", 1)[0] for line in r.stderr.decode(errors="replace").splitlines() if not line.startswith("swacheck")}
+
+    errors_before = input_errors(repo)
     t0 = time.perf_counter()
     diff = subprocess.run([exe, "--diff", *flags, "gen", "examples"], cwd=repo, capture_output=True)
     t1 = time.perf_counter()
@@ -106,7 +112,10 @@ def main() -> int:
         "changed by the first --fix": sum(1 for k in before if after_first.get(k) != before[k]),
         "changed by the second --fix": sum(1 for k in before if after_second.get(k) != after_first.get(k)),
         "parsed before, not after": sum(1 for k in before if k.endswith((".yaml", ".yml", ".json")) and parses(k, before[k]) and not parses(k, after_first[k])),
-        "did not parse before, written anyway": sum(1 for k in before if not parses(k, before[k]) and after_first.get(k) != before[k]),
+        "did not parse before, written anyway": sum(
+            1 for k in before if k.endswith((".yaml", ".yml", ".json")) and not parses(k, before[k]) and after_first.get(k) != before[k]
+        ),
+        "files with an input error after --fix, none before": len(input_errors(repo) - errors_before),
         "generated files with a line changed that no fix touches": sum(
             1
             for k, c in cases.items()
@@ -129,6 +138,7 @@ def main() -> int:
         counts["changed by the second --fix"]
         + counts["parsed before, not after"]
         + counts["did not parse before, written anyway"]
+        + counts["files with an input error after --fix, none before"]
         + counts["generated files with a line changed that no fix touches"]
         + counts["files where git apply of --diff differs from --fix"]
         + counts["files added or removed"]

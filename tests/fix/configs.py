@@ -107,8 +107,34 @@ def _flow(rnd: random.Random, entries: list[tuple[str, str]]) -> list[str]:
     return ["{"] + [f"  {p}," for p in parts[:-1]] + [f"  {parts[-1]}", "}"]
 
 
+def _script(rnd: random.Random, entries: list[tuple[str, str]]) -> list[str]:
+    """A launch script: the same arguments as flags, with shell around them that YAML would
+    misread (``&``, ``*``, ``:``, ``[``)."""
+    words = []
+    for key, value in entries:
+        value = value.split("\n")[-1].strip().removeprefix("&n ").removeprefix("&tp ")
+        value = {"*n": "3", "*tp": "8", "": None}.get(value, value)
+        if value is None:
+            continue
+        if key == "disable-piecewise-cuda-graph":
+            words.append(f"--{key}")
+        else:
+            words.append(rnd.choice([f"--{key} {value}", f"--{key}={value}", f"--{key} '{value.strip(chr(39))}'"]))
+    sep = rnd.choice([" ", " \\\n  "])
+    launch = ("python3 -m sglang.launch_server " + sep.join(words) + rnd.choice(["", " &", " 2>&1 | tee log.txt"])).split("\n")
+    head = ["#!/usr/bin/env bash", "set -euo pipefail"]
+    if rnd.random() < 0.5:
+        head.append('[ -d /models ] && echo "models: [ok]" || exit 1')
+    if rnd.random() < 0.5:
+        head.append('for f in /models/*; do echo "$f"; done')
+    return head + launch + (["wait"] if rnd.random() < 0.5 else [])
+
+
 def make_case(rnd: random.Random, index: int = 0) -> Case:
-    form = rnd.choice(["server", "server", "flow", "deployment", "multi"])
+    form = rnd.choice(["server", "server", "flow", "deployment", "multi", "script"])
+    if form == "script":
+        lines = _script(rnd, _entries(rnd))
+        return Case(f"serve{index}.sh", "\n".join(lines) + "\n", "\n", False)
     if form == "server":
         lines = _block(rnd, _entries(rnd), "")
         name = f"server{index}.yaml"
