@@ -23,6 +23,7 @@ file has other hard links or an owner this process cannot give a new file, else 
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import stat
@@ -49,9 +50,20 @@ class FileState:
     text: str  # the proposed text
     fixes: list[tuple[str, Fix]] = field(default_factory=list)  # (code, fix) applied to it, for --diff
     round_text: str = ""  # the text before the current round, to take a round back
+    round_fixes: int = 0  # len(fixes) before the current round
 
     def data(self) -> bytes:
         return (("\ufeff" if self.bom else "") + self.text).encode("utf-8")
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class Applied:
+    """One fix applied in memory: the finding it targets, and the files it edits (real paths)."""
+
+    ident: tuple
+    code: str
+    fix: Fix
+    files: frozenset[str]
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -59,7 +71,7 @@ class Outcome:
     """What the rounds decided, for the summary and the exit code."""
 
     states: dict[str, FileState] = field(default_factory=dict)  # real path -> state
-    applied: dict[tuple, tuple[str, Fix, frozenset[str]]] = field(default_factory=dict)  # identity -> (code, fix, files)
+    applied: list["Applied"] = field(default_factory=list)  # the fixes kept, round by round
     refused: dict[tuple, str] = field(default_factory=dict)  # identity -> why its fix was taken back
     messages: list[str] = field(default_factory=list)  # one line each, to stderr
     held: set[str] = field(default_factory=set)  # model-config files not written without --fix-model-configs
@@ -127,6 +139,63 @@ def _duplicates(text: str, path: str) -> int:
     return sum(len(doc.duplicates) for doc in loading.load_file(path, text=text).documents)
 
 
+FALLBACK_FIXES = 50  # fixes tried one by one in a file whose fixes together would not parse
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class _Taken:
+    applied: Applied
+    spans: dict[str, list[tuple[int, int, str]]]  # real path -> character spans of the round's text
+
+
+class _FileRound:
+    """One file during one round: its text, line starts, shared YAML, and the spans taken."""
+
+    def __init__(self, state: FileState):
+        self.state = state
+        self.base = state.round_text
+        self.starts = fixes.line_starts(self.base)
+        self.yaml = _is_yaml(state)
+        self.parsed = self.yaml or state.path.lower().endswith(".json")
+        self._shared: list[tuple[int, int]] | None = None
+        self._dups: int | None = None
+        self.taken: list[tuple[int, int, str]] = []  # sorted, none overlapping
+
+    def shared(self) -> list[tuple[int, int]]:
+        if self._shared is None:
+            self._shared = anchored_spans(self.base) if ("&" in self.base or "*" in self.base) else []
+        return self._shared
+
+    def conflicts(self, spans: list[tuple[int, int, str]]) -> bool:
+        for s, e, r in spans:
+            i = max(bisect.bisect_left(self.taken, (s,)) - 1, 0)
+            while i < len(self.taken) and self.taken[i][0] <= e:
+                a, b, q = self.taken[i]
+                if (a, b, q) != (s, e, r) and (max(s, a) < min(e, b) or (s == e and a < s < b) or (a == b and s < a < e)):
+                    return True
+                i += 1
+        return False
+
+    def add(self, spans: list[tuple[int, int, str]]) -> None:
+        for span in spans:
+            bisect.insort(self.taken, span)
+
+    def apply(self, taken: list[_Taken]) -> str:
+        key = self.state.real
+        return fixes.apply_spans(self.base, [span for t in taken for span in t.spans[key]], strict=False)[0]
+
+    def accepts(self, new: str) -> bool:
+        """Whether ``new`` parses and holds no more duplicate keys than the round's text."""
+        if not self.parsed or new == self.base:
+            return True
+        try:
+            if self._dups is None:
+                self._dups = _duplicates(self.base, self.state.path)
+            return _duplicates(new, self.state.path) <= self._dups
+        except loading.InputProblem:
+            return False
+
+
 class Fixer:
     def __init__(self, settings, write: bool):  # type: ignore[no-untyped-def]
         self.settings = settings
@@ -142,16 +211,16 @@ class Fixer:
 
         loading.CHECKED, loading.OVERLAY = self.checked, {}
         try:
-            pending: dict[tuple, tuple[str, Fix, frozenset[str]]] = {}
+            pending: list[Applied] = []
             before: Counter = Counter()
             for _round in range(MAX_ROUNDS + 1):
                 result = run(self.settings)
                 self.out.result = result
                 counts = Counter(identity(r, f) for r in result.results for f in r.findings)
                 if pending and self._take_back(pending, before, counts, result):
-                    pending = {}
-                    continue  # check again without the taken-back round
-                self.out.applied.update(pending)
+                    pending = []
+                    continue  # check again without the taken-back files' round
+                self.out.applied.extend(pending)
                 if _round == MAX_ROUNDS:
                     break
                 pending = self._round(result)
@@ -162,45 +231,41 @@ class Fixer:
             loading.CHECKED, loading.OVERLAY = None, {}
         return self.out
 
-    def _take_back(self, pending, before: Counter, counts: Counter, result) -> bool:  # type: ignore[no-untyped-def]
-        """Undo this round in every file where a fix did not remove its finding or the file no
-        longer parses; True when something was taken back."""
+    def _take_back(self, pending: list[Applied], before: Counter, counts: Counter, result) -> bool:  # type: ignore[no-untyped-def]
+        """Undo this round in every file that no longer parses or where a fix did not remove its
+        finding (one fewer finding of that identity at least); True when something was taken back.
+        Only the fixes that failed are refused from now on; the others are derived again."""
         bad: dict[str, str] = {}
         errors = {real(e.file): e for e in result.errors}
         for key, state in self.out.states.items():
             if state.text != state.round_text and key in errors:
                 bad[key] = f"the fixed file would not parse ({one_line(errors[key].message)})"
-        for ident, (code, fix, files) in pending.items():
-            if counts[ident] >= before[ident]:
-                for f in files:
-                    bad.setdefault(f, f"{code} is still reported after its fix ({one_line(fix.description)})")
-                self.out.refused[ident] = "its fix did not remove it"
+        for a in pending:
+            if counts[a.ident] >= before[a.ident]:
+                for f in a.files:
+                    bad.setdefault(f, f"{a.code} is still reported after its fix ({one_line(a.fix.description)})")
+                self.out.refused[a.ident] = "its fix did not remove it"
         if not bad:
             return False
-        ok = {i: p for i, p in pending.items() if i not in self.out.refused}
-        # a fix that spans files is taken back everywhere
-        grew = True
+        grew = True  # a fix that spans files is taken back in all of them
         while grew:
             grew = False
-            for ident, (code, fix, files) in pending.items():
-                if files & bad.keys() and not files <= bad.keys():
-                    for f in files - bad.keys():
-                        bad[f] = f"taken back with {next(iter(files & bad.keys()))}"
+            for a in pending:
+                if a.files & bad.keys() and not a.files <= bad.keys():
+                    for f in a.files - bad.keys():
+                        bad[f] = f"taken back with {one_line(self.out.states[next(iter(a.files & bad.keys()))].path)}"
                     grew = True
         for key, why in bad.items():
             state = self.out.states[key]
             state.text = state.round_text
-            state.fixes = [(c, fx) for c, fx in state.fixes if not any(fx is p[1] for p in pending.values())]
+            state.fixes = state.fixes[: state.round_fixes]
             self._overlay(state)
             self.out.messages.append(f"{one_line(state.path)}: not fixed: {why}; nothing is written for this round of fixes")
-        for ident, (code, fix, files) in pending.items():
-            if files & bad.keys():
-                self.out.refused.setdefault(ident, "taken back")
-        self.out.applied.update({i: p for i, p in ok.items() if not p[2] & bad.keys()})
+        self.out.applied.extend(a for a in pending if not a.files & bad.keys())
         return True
 
-    def _round(self, result) -> dict[tuple, tuple[str, Fix, frozenset[str]]]:  # type: ignore[no-untyped-def]
-        """Apply every fix that can be applied now; returns them by finding identity."""
+    def _round(self, result) -> list[Applied]:  # type: ignore[no-untyped-def]
+        """Apply every fix that can be applied now, one after the other."""
         broken = {real(e.file) for e in result.errors}
         model_files = {
             real(pool.model.file)
@@ -214,7 +279,7 @@ class Fixer:
                 if f.fix is None or not f.fix.edits:
                     continue
                 ident = identity(r, f)
-                if ident in self.out.refused or ident in self.out.applied:
+                if ident in self.out.refused:
                     continue
                 if not f.fix.safe and not self.settings.unsafe_fixes:
                     continue
@@ -222,15 +287,15 @@ class Fixer:
         # safe fixes first, then those that edit what is written before those that insert lines
         candidates.sort(key=lambda c: (not c[1].fix.safe, any(e.line == e.end_line and e.column == e.end_column for e in c[1].fix.edits), c[1].code))
         for state in self.out.states.values():
-            state.round_text = state.text
-        taken: dict[str, list[Edit]] = {}  # real path -> edits taken this round
-        pending: dict[tuple, tuple[str, Fix, frozenset[str]]] = {}
-        seen: set[tuple] = set()
+            state.round_text, state.round_fixes = state.text, len(state.fixes)
+        rounds: dict[str, _FileRound] = {}
+        taken: list[_Taken] = []
+        seen: set[tuple] = set()  # one finding reported twice (a server checked through two files)
         for ident, f in candidates:
-            if ident in seen:
-                continue
-            seen.add(ident)
             assert f.fix is not None
+            if (ident, f.fix.edits) in seen:
+                continue
+            seen.add((ident, f.fix.edits))
             files = {}
             for e in f.fix.edits:
                 key = self._usable(e.file, broken, model_files)
@@ -238,8 +303,10 @@ class Fixer:
                     break
                 files[key] = e.file
             else:
-                self._try(ident, f, files, taken, pending)
-        return pending
+                t = self._take(ident, f, files, rounds)
+                if t is not None:
+                    taken.append(t)
+        return self._settle(taken, rounds)
 
     def _usable(self, path: str, broken: set[str], model_files: set[str]) -> str | None:
         """The real path of a file a fix may edit, or None."""
@@ -285,43 +352,54 @@ class Fixer:
         state.round_text = text
         return state
 
-    def _try(self, ident, f: Finding, files: dict[str, str], taken, pending) -> None:  # type: ignore[no-untyped-def]
-        """Take one fix if all its edits apply cleanly on top of this round's edits."""
+    def _take(self, ident, f: Finding, files: dict[str, str], rounds: dict[str, "_FileRound"]) -> "_Taken | None":  # type: ignore[no-untyped-def]
+        """Take a fix for this round unless it edits YAML shared through an anchor or overlaps an
+        edit already taken (then it is derived again, from the re-checked text, next round)."""
         assert f.fix is not None
-        new_texts: dict[str, str] = {}
+        by_file: dict[str, list[tuple[int, int, str]]] = {}
         for key in files:
-            state = self.out.states[key]
-            mine = [e for e in f.fix.edits if real(e.file) == key]
-            base = state.round_text
-            yaml_file = _is_yaml(state)
-            if yaml_file:
-                shared = anchored_spans(base) if ("&" in base or "*" in base) else []
-                if shared and touches(fixes.spans(base, mine), shared):
-                    self.out.refused[ident] = "anchor"
-                    where = one_line(str(f.location)) if f.location else one_line(state.path)
-                    self.out.messages.append(
-                        f"{where}: {f.code} not fixable automatically: the value is shared through a YAML anchor or "
-                        f"alias, and editing it there would change every place that uses it; edit by hand: {one_line(f.fix.description)}"
-                    )
-                    return
-            try:
-                new, _ = fixes.apply_spans(base, fixes.spans(base, taken.get(key, []) + mine))
-            except fixes.Overlap:
-                return  # another fix of this round edits the same text: derived again next round
-            if yaml_file or state.path.lower().endswith(".json"):
-                try:
-                    if _duplicates(new, state.path) > _duplicates(base, state.path):
-                        return  # it would write a key twice (a rename and an insertion of one key)
-                except loading.InputProblem:
-                    return  # it would break the file; the finding stays
-            new_texts[key] = new
-        for key, new in new_texts.items():
-            state = self.out.states[key]
-            taken.setdefault(key, []).extend(e for e in f.fix.edits if real(e.file) == key)
-            state.text = new
-            state.fixes.append((f.code, f.fix))
+            fr = rounds.get(key)
+            if fr is None:
+                fr = rounds[key] = _FileRound(self.out.states[key])
+            mine = fixes.spans(fr.base, [e for e in f.fix.edits if real(e.file) == key], fr.starts)
+            if fr.yaml and touches(mine, fr.shared()):
+                self.out.refused[ident] = "anchor"
+                where = one_line(str(f.location)) if f.location else one_line(fr.state.path)
+                self.out.messages.append(
+                    f"{where}: {f.code} not fixable automatically: the value is shared through a YAML anchor or "
+                    f"alias, and editing it there would change every place that uses it; edit by hand: {one_line(f.fix.description)}"
+                )
+                return None
+            if fr.conflicts(mine):
+                return None
+            by_file[key] = mine
+        for key, mine in by_file.items():
+            rounds[key].add(mine)
+        return _Taken(Applied(ident, f.code, f.fix, frozenset(files)), by_file)
+
+    def _settle(self, taken: list["_Taken"], rounds: dict[str, "_FileRound"]) -> list[Applied]:
+        """Apply the fixes taken, file by file. A file whose result would not parse or would hold a
+        key twice (a rename and an insertion of one key) is done again one fix at a time (at most
+        ``FALLBACK_FIXES`` this round); a fix that spans files and is dropped in one is dropped in all."""
+        dropped: set[int] = set()
+        for key, fr in rounds.items():
+            mine = [t for t in taken if key in t.spans]
+            if not mine or fr.accepts(fr.apply(mine)):
+                continue
+            kept: list[_Taken] = []
+            for n, t in enumerate(mine):
+                if n >= FALLBACK_FIXES or len(t.spans) > 1 or not fr.accepts(fr.apply([*kept, t])):
+                    dropped.add(id(t))
+                else:
+                    kept.append(t)
+        done = [t for t in taken if id(t) not in dropped]
+        for key, fr in rounds.items():
+            mine = [t for t in done if key in t.spans]
+            state = fr.state
+            state.text = fr.apply(mine)
+            state.fixes.extend((t.applied.code, t.applied.fix) for t in mine)
             self._overlay(state)
-        pending[ident] = (f.code, f.fix, frozenset(files))
+        return [t.applied for t in done]
 
     def _overlay(self, state: FileState) -> None:
         if state.text == state.original:
@@ -501,7 +579,7 @@ def apply_fixes(settings) -> tuple[bool, int, int]:  # type: ignore[no-untyped-d
     for path in sorted(out.held):
         print(f"swacheck: not fixing {one_line(path)}: it belongs to a model checkpoint (add --fix-model-configs)", file=sys.stderr)
     done = {s.real for s in written}
-    fixed = sum(1 for _code, _fix, files in out.applied.values() if files <= done)
+    fixed = sum(1 for a in out.applied if a.files <= done)
     return bool(written), failed, fixed
 
 

@@ -89,12 +89,13 @@ def _line(text: str, starts: list[int], line: int) -> str:
     return text[starts[line - 1] : starts[line] if line < len(starts) else len(text)]
 
 
-def spans(text: str, edits: list[Edit]) -> list[tuple[int, int, str]]:
+def spans(text: str, edits: list[Edit], starts: list[int] | None = None) -> list[tuple[int, int, str]]:
     """Each edit as (start, end, replacement) character offsets of ``text``, its line breaks
-    written as the file's own."""
+    written as the file's own. ``starts``: ``line_starts(text)``, when known."""
     m = _BREAK.search(text)
     newline = m.group(0) if m else "\n"
-    starts = line_starts(text)
+    if starts is None:
+        starts = line_starts(text)
     out = []
     for e in edits:
         end_line = e.end_line

@@ -80,9 +80,9 @@ def test_a_fix_that_would_not_remove_its_finding_is_taken_back(tree, monkeypatch
 
     real = fixes.spans
 
-    def harmless(text, edits):  # type: ignore[no-untyped-def]
+    def harmless(text, edits, starts=None):  # type: ignore[no-untyped-def]
         # every edit writes a comment instead of what it should: the finding stays
-        return [(s, s, "# x\n") if r == "" else (s, e, r) for s, e, r in real(text, edits)]
+        return [(s, s, "# x\n") if r == "" else (s, e, r) for s, e, r in real(text, edits, starts)]
 
     monkeypatch.setattr(fixes, "spans", harmless)
     original = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\npage-size: 64\n"
@@ -96,8 +96,24 @@ def test_a_fix_that_would_break_the_file_is_never_written(tree, monkeypatch):
     from swacheck import fixes
 
     real = fixes.spans
-    monkeypatch.setattr(fixes, "spans", lambda text, edits: [(s, e, r + ": [") for s, e, r in real(text, edits)])
+    monkeypatch.setattr(fixes, "spans", lambda text, edits, starts=None: [(s, e, r + ": [") for s, e, r in real(text, edits, starts)])
     original = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\npage-size: 64\n"
     run, text = _fix(tree, original)
     assert text == original
     assert "internal error" not in run.stderr
+
+
+def test_many_fixes_in_one_file_are_applied_in_one_round_without_a_parse_each(tree, monkeypatch):
+    # 2,000 duplicate keys: every fix checked with its own parse of the file took minutes
+    from swacheck import fixer
+
+    lines = ["model-path: models/v4", "speculative-algorithm: EAGLE", "speculative-eagle-topk: 1", "speculative-num-steps: 3"]
+    lines += [f"page-size: {i}" for i in range(2000)]
+    parses = []
+    real = fixer._duplicates
+    monkeypatch.setattr(fixer, "_duplicates", lambda text, path: parses.append(1) or real(text, path))
+    root = tree({"server.yaml": "\n".join(lines) + "\n"})
+    run = run_cli("--fix", "server.yaml", cwd=root)
+    assert "swacheck: 2000 fixed, 0 remaining" in run.stderr
+    assert (root / "server.yaml").read_text() == "\n".join(lines[:4]) + "\n"
+    assert len(parses) <= 4  # the round's text and its result, once each
