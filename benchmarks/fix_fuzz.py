@@ -9,8 +9,8 @@ values, multi-document streams, tabs, CRLF, BOM, no final newline), one per fold
 1. ``swacheck --diff`` over the whole tree (the patch), then ``swacheck --fix``, then ``--fix``
    again;
 2. per file: does it still parse (if it did before; and no file gains an input error), did only lines about the keys a fix
-   touches change, did the second run change it, did ``git apply`` of the patch on a fresh copy
-   give exactly what ``--fix`` wrote; and were any files written outside the tree.
+   touches change, did the second run change it, did ``git apply`` and ``patch -p1`` of the patch
+   on fresh copies give exactly what ``--fix`` wrote; and were any files written outside the tree.
 
 Prints one line per count; exits 1 when any property failed. Not a timed test: run it by hand.
 """
@@ -105,6 +105,10 @@ def main() -> int:
     subprocess.run(["git", "init", "-q", str(apply_dir)], check=True)
     applied = subprocess.run(["git", "apply", "-"], cwd=apply_dir, input=diff.stdout, capture_output=True)
     after_apply = snapshot(apply_dir)
+    patch_dir = work / "patch"
+    shutil.copytree(pristine, patch_dir)
+    patched = subprocess.run(["patch", "-p1", "--quiet", "--batch"], cwd=patch_dir, input=diff.stdout, capture_output=True)
+    after_patch = {k: v for k, v in snapshot(patch_dir).items() if not k.endswith((".orig", ".rej"))}
 
     counts = {
         "files generated": args.files,
@@ -122,6 +126,7 @@ def main() -> int:
             if not is_subsequence(untouched_lines(c.text, c.newline), after_first[k].decode("utf-8-sig").split(c.newline))
         ),
         "files where git apply of --diff differs from --fix": sum(1 for k in before if after_apply.get(k) != after_first.get(k)),
+        "files where patch -p1 of --diff differs from --fix": sum(1 for k in before if after_patch.get(k) != after_first.get(k)),
         "files added or removed": len(set(after_first) ^ set(before)),
         "paths outside the tree touched": sum(1 for p, m in outside_before.items() if p.exists() and p.stat().st_mtime_ns != m and p.name not in ("repo", "apply")),
         "internal errors / tracebacks": sum(b"internal error" in r.stderr or b"Traceback" in r.stderr for r in (diff, first, second)),
@@ -129,7 +134,7 @@ def main() -> int:
     print(f"swacheck --fix fuzz: {args.files} generated files, seed {args.seed}, {'--unsafe-fixes' if flags else 'safe fixes only'}")
     for name, n in counts.items():
         print(f"  {name:<58} {n}")
-    print(f"  {'git apply exit code':<58} {applied.returncode}")
+    print(f"  {'git apply / patch -p1 exit codes':<58} {applied.returncode} / {patched.returncode}")
     for r, name in ((first, "first --fix"), (second, "second --fix")):
         tail = [line for line in r.stderr.decode(errors="replace").splitlines() if line.startswith("swacheck: ") and " fixed, " in line]
         print(f"  {name + ' summary':<58} {tail[-1] if tail else '(none)'}  [exit {r.returncode}]")
@@ -141,6 +146,8 @@ def main() -> int:
         + counts["files with an input error after --fix, none before"]
         + counts["generated files with a line changed that no fix touches"]
         + counts["files where git apply of --diff differs from --fix"]
+        + counts["files where patch -p1 of --diff differs from --fix"]
+        + (patched.returncode != 0)
         + counts["files added or removed"]
         + counts["paths outside the tree touched"]
         + counts["internal errors / tracebacks"]

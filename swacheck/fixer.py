@@ -7,10 +7,11 @@ A run with ``--fix`` (or ``--diff``) goes in rounds, all in memory:
    are gone; otherwise that file's round is taken back and the reason is printed;
 3. take the fixable findings (safe ones, and unsafe ones with ``--unsafe-fixes``; never through
    a YAML anchor or alias, never in a file outside the root, that failed to parse or changed
-   since it was checked) and apply them one fix at a time: a fix whose edits overlap one
-   already taken, or that would add a duplicate key or break the file, waits for the next
-   round, where it is derived again from the re-checked text (so two fixes of one key become
-   one edit);
+   since it was checked), safe ones first: a fix whose edits overlap one already taken waits
+   for the next round, where it is derived again from the re-checked text (so two fixes of one
+   key become one edit). Each file's result is parsed once; when it would not parse or would
+   hold a key twice (a typo renamed and the same key inserted), its fixes are tried one at a
+   time and the ones that do that wait;
 4. repeat until no fixable finding is left (at most ``MAX_ROUNDS``).
 
 Only then is anything written, file by file, each under an exclusive ``flock`` and only over
@@ -32,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from . import fixes, loading
-from .model import Edit, Finding, Fix, one_line
+from .model import Finding, Fix, one_line
 from .paths import in_vcs_metadata, inside, real
 
 MAX_ROUNDS = 8  # each round re-checks every file; real configs converge in 2-3
@@ -436,7 +437,10 @@ def write_verified(state: FileState, root: str) -> tuple[str, str] | None:
     written (through a symbolic link, which stays), only inside ``root``; under an exclusive
     ``flock`` (concurrent swacheck runs take turns and the second sees the file changed).
     """
-    import fcntl
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no advisory locks, the digest check stays
+        fcntl = None  # type: ignore[assignment]
 
     path = state.real
     if not inside(path, root):
@@ -446,7 +450,8 @@ def write_verified(state: FileState, root: str) -> tuple[str, str] | None:
     except OSError as exc:
         return "failed", f"cannot write the fix: {exc.strerror or exc}; the file is unchanged"
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
         st = os.fstat(fd)
         now = os.lstat(path)
         if (st.st_dev, st.st_ino) != (now.st_dev, now.st_ino):
