@@ -339,7 +339,7 @@ class Fixer:
         """The file as it was checked: re-read, and refused when its bytes differ from those checked."""
         try:
             with open(key, "rb") as fh:
-                data = fh.read()
+                data = fh.read(self.settings.max_file_size + 1)  # larger: it changed (the digest says so)
         except OSError as exc:
             self._unusable(key, f"{one_line(path)}: not fixed: cannot read it again: {exc.strerror or exc}")
             return None
@@ -456,7 +456,7 @@ def write_verified(state: FileState, root: str) -> tuple[str, str] | None:
         now = os.lstat(path)
         if (st.st_dev, st.st_ino) != (now.st_dev, now.st_ino):
             return "skipped", "not written: it changed since it was checked (replaced); run swacheck again"
-        data = _read_all(fd)
+        data = _read_all(fd, st.st_size)
         if hashlib.sha256(data).hexdigest() != state.digest:
             return "skipped", "not written: it changed since it was checked; run swacheck again"
         if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
@@ -472,13 +472,17 @@ def write_verified(state: FileState, root: str) -> tuple[str, str] | None:
         os.close(fd)
 
 
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while True:
-        chunk = os.read(fd, 1 << 20)
+def _read_all(fd: int, size: int) -> bytes:
+    """The file's bytes, at most ``size`` + 1 of them (its size when it was opened): enough to
+    compare with the checked bytes, never more than the file held."""
+    chunks, left = [], size + 1
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
         if not chunk:
-            return b"".join(chunks)
+            break
         chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def _replace(path: str, data: bytes, st: os.stat_result) -> bool:
