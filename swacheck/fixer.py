@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from . import fixes, loading
 from .model import Finding, Fix, one_line
 from .paths import in_vcs_metadata, inside, real
+from .report.escape import print_error
 
 MAX_ROUNDS = 8  # each round re-checks every file; real configs converge in 2-3
 
@@ -567,11 +568,11 @@ def show_diff(settings) -> int:  # type: ignore[no-untyped-def]
         sys.stdout.write(patch)
     sys.stdout.flush()
     for message in out.messages:
-        print(message, file=sys.stderr)
+        print_error(message)
     n = len(chunks)
     _, unsafe = _count_remaining(result, settings)
     more = f"; {unsafe} more with --unsafe-fixes" if unsafe else ""
-    print(f"swacheck: {n} file{'s' if n != 1 else ''} would change ({len(out.applied)} fix{'es' if len(out.applied) != 1 else ''}{more})", file=sys.stderr)
+    print_error(f"swacheck: {n} file{'s' if n != 1 else ''} would change ({len(out.applied)} fix{'es' if len(out.applied) != 1 else ''}{more})")
     return 2 if result.errors else (1 if chunks else 0)
 
 
@@ -582,11 +583,11 @@ def apply_fixes(settings) -> tuple[bool, int, int]:  # type: ignore[no-untyped-d
     out = fixer.run()
     written, failed = fixer.write_all()
     for message in out.messages:
-        print(message, file=sys.stderr)
+        print_error(message)
     for state in written:
-        print(f"swacheck: fixed {one_line(state.path)}", file=sys.stderr)
+        print_error(f"swacheck: fixed {one_line(state.path)}")
     for path in sorted(out.held):
-        print(f"swacheck: not fixing {one_line(path)}: it belongs to a model checkpoint (add --fix-model-configs)", file=sys.stderr)
+        print_error(f"swacheck: not fixing {one_line(path)}: it belongs to a model checkpoint (add --fix-model-configs)")
     done = {s.real for s in written}
     fixed = sum(1 for a in out.applied if a.files <= done)
     return bool(written), failed, fixed

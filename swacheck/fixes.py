@@ -179,10 +179,13 @@ def unified_diff(old: str, new: str, path: str) -> str:
     of file`` after a last line without a line break."""
     import difflib
 
+    from .report.escape import diff_path
+
     if new == old:
         return ""
     out = []
-    for line in difflib.unified_diff(diff_lines(old), diff_lines(new), fromfile=f"a/{path}", tofile=f"b/{path}"):
+    # names quoted as git does when unusual: no control character in a header (report/escape.py)
+    for line in difflib.unified_diff(diff_lines(old), diff_lines(new), fromfile=diff_path(f"a/{path}"), tofile=diff_path(f"b/{path}")):
         out.append(line)
         if not line.endswith("\n"):
             out.append("\n\\ No newline at end of file\n")
