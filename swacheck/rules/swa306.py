@@ -40,6 +40,8 @@ The comment ends the command: the server runs without speculative decoding.
 
 Move commented-out flags below the command (or delete them), remove blank lines and the spaces
 after a final `\\`, and write long options with two dashes.
+
+Fix safety: none — no automatic fix: which line was meant to continue, or which flags the switch should add, is the author's call.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from .base import Context
 
 CODE = "SWA306"
 NAME = "shell-pitfall"
+FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SEVERITY = "warning"
 SUMMARY = "comment or blank line inside a continued command, backslash before trailing spaces, single-dash long flag, flags behind a switch set nowhere"
 

@@ -36,6 +36,8 @@ eval "$CMD"
 Check the launch as it is really run: `swacheck --command "python3 -m sglang.launch_server ..."`,
 render templates first (`helm template CHART | swacheck -`), fill in placeholders, or point
 swacheck at the model with `--model-config ID=PATH`.
+
+Fix safety: none — no automatic fix: there is nothing swacheck could check to fix.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from .base import Context
 
 CODE = "SWA307"
 NAME = "launch-not-checked"
+FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SEVERITY = "note"
 SUMMARY = "launch found but not checked (assembled at run time, template, unknown custom resource, placeholder, unknown model)"
 
