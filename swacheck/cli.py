@@ -118,6 +118,9 @@ def check(
     env: Annotated[
         list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="The server's environment (repeatable). swacheck never reads its own environment for this.")
     ] = [],
+    gpu: Annotated[
+        Optional[str], typer.Option("--gpu", metavar="NAME", help="The GPU the servers run on (H100, H200, A100, B200, MI300X, ...) for the SWA5xx preflight rules; a deployment file's gpu: wins.")
+    ] = None,
     model_config: Annotated[
         list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH (config.json or its folder) for model path ID (repeatable).")
     ] = [],
@@ -167,6 +170,10 @@ def check(
         settings.format, settings.sources["format"] = "github", "GITHUB_ACTIONS=true"
     settings.paths, settings.output, settings.verbose, settings.quiet = list(paths or []), output, verbose, quiet
     settings.commands = list(command)
+    if gpu is not None:
+        if not gpu.strip() or len(gpu) > 100:
+            raise typer.BadParameter("give a GPU name such as H100, H200, A100, B200 or MI355X", param_hint="--gpu")
+        settings.gpu = gpu.strip()
     settings.fix, settings.diff, settings.fix_model_configs = fix, diff, fix_model_configs
     settings.show_pairs = show_pairs
     if fix and diff:

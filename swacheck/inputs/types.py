@@ -84,3 +84,4 @@ class Deployment:
     draft_geometry: ExplicitGeometry = field(default_factory=ExplicitGeometry)
     duplicates: list[Duplicate] = field(default_factory=list)
     assume_pd: bool = False  # no server given: numbers copied from a PD launch's log
+    gpu: Val | None = None  # the GPU the server runs on (deployment file gpu:, else --gpu); None: not given

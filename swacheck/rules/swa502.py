@@ -1,0 +1,88 @@
+"""SWA502 dsv4-attention-backend: an attention backend other than dsv4 for DeepSeek-V4.
+
+## What it does
+
+Reports `prefill-attention-backend` or `decode-attention-backend` set to anything but `dsv4`
+(or its deprecated alias `compressed`) for a DeepSeek-V4 model on CUDA or ROCm (error), and
+`attention-backend` set to anything but `dsv4` (warning: SGLang replaces it).
+
+## Why it matters
+
+DeepSeek-V4's compressed sparse attention exists only in the `dsv4` backend. SGLang's DeepSeek-V4
+override sets `attention_backend = "dsv4"` whatever was configured (0.5.12-0.5.13
+`srt/arg_groups/deepseek_v4_hook.py:15`; 0.5.16 `srt/arg_groups/overrides.py:793`; 0.5.19+
+`srt/arg_groups/model_overrides/deepseek_v4.py`, 0.5.23:23), so `--attention-backend aiter` is
+silently replaced. The split backends are a different matter: the per-phase backend is
+`prefill_attention_backend or attention_backend` (`attention_backends_of`,
+`srt/arg_groups/model_override_base.py` 0.5.23:147-160), and the override pins them to `dsv4` only
+on NPU (0.5.23 `model_overrides/deepseek_v4.py:48-55`). On CUDA and ROCm an explicit
+`--decode-attention-backend flashinfer` / `aiter` / `triton` therefore reaches a backend with
+no DeepSeek-V4 support: `NotImplementedError`, or wrong output.
+
+## Example
+
+```yaml
+model-path: /models/DeepSeek-V4-Flash
+decode-attention-backend: aiter
+```
+
+## Fix
+
+Remove the per-phase attention backend (or set it to `dsv4`); choose DeepSeek-V4's kernels with
+`dsv4-attn-backend` instead.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from .. import fixes
+from ..model import Finding, Fix
+from ..sglang.resolve import Resolution
+from . import _preflight as pf
+from .base import Context, arg_mapping
+
+CODE = "SWA502"
+NAME = "dsv4-attention-backend"
+SEVERITY = "error"
+SUMMARY = "prefill/decode attention backend other than dsv4 for DeepSeek-V4 (attention-backend: replaced, a warning)"
+
+OK = ("dsv4", "compressed")
+
+
+def _fix(res: Resolution, a) -> Fix:
+    edit = fixes.delete_line_of(a.pair, arg_mapping(res))
+    if edit is None:
+        edit = fixes.replace(a.value_loc, "dsv4")
+    return Fix(f"Remove {a.written} (DeepSeek-V4 runs only on the dsv4 attention backend; pick its kernels with dsv4-attn-backend).", (edit,))
+
+
+def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+    if not pf.is_dsv4(res) or pf.platform(res) == "npu":
+        return
+    for name in ("prefill-attention-backend", "decode-attention-backend"):
+        value = pf.text(res, name)
+        a = pf.arg(res, name)
+        if value is None or a is None or value in OK:
+            continue
+        phase = name.split("-")[0]
+        yield Finding(
+            CODE,
+            SEVERITY,
+            f"{name} {value} for DeepSeek-V4: the {phase} phase would run on {value}, which has no DeepSeek-V4 attention "
+            "(SGLang's DSV4 override sets only attention_backend on CUDA/ROCm; the per-phase backend wins): NotImplementedError or wrong output",
+            a.value_loc,
+            _fix(res, a),
+            field=name,
+        )
+    value = pf.text(res, "attention-backend")
+    a = pf.arg(res, "attention-backend")
+    if value is not None and a is not None and value not in OK:
+        yield Finding(
+            CODE,
+            "warning",
+            f"attention-backend {value} is replaced by dsv4 for DeepSeek-V4 (SGLang's DSV4 override sets attention_backend whatever is configured)",
+            a.value_loc,
+            _fix(res, a),
+            field="attention-backend",
+        )
