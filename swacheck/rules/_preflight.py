@@ -124,4 +124,7 @@ def gib(n: float) -> str:
 def unknown_gpu_note(name: str) -> str:
     from ..sglang.gpus import known_names
 
-    return f"swacheck does not know the GPU {name!r} (known: {', '.join(known_names())})"
+    from ..model import one_line
+
+    shown = one_line(name if len(name) <= 60 else name[:57] + "...")
+    return f"swacheck does not know the GPU {shown!r} (known: {', '.join(known_names())})"
