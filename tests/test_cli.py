@@ -223,7 +223,7 @@ def test_installed_console_script_runs_on_examples():
     assert script.exists(), "install the package first: python -m pip install -e '.[test]'"
     proc = subprocess.run([str(script), "examples/"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 1
-    assert "SWA101" in proc.stdout and "Checked 20 deployments" in proc.stdout
+    assert "SWA101" in proc.stdout and "Checked 22 deployments" in proc.stdout
 
 
 def test_a_pipe_named_on_the_command_line_is_read_once(tree):

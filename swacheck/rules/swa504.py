@@ -131,12 +131,22 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             "mem-fraction-static",
         )
         return
-    suggested = min(0.99, math.ceil((minimum + 0.02) * 100) / 100)
-    fix = Fix(
-        f"Set mem-fraction-static to at least {minimum:.4f}; {suggested:.2f} leaves room for the CUDA context and the KV cache "
-        "(or raise tp-size / pp-size).",
-        tuple(e for e in (pf.set_arg(res, "mem-fraction-static", suggested),) if e is not None),
-    )
+    suggested = math.ceil((minimum + 0.02) * 100) / 100
+    if suggested <= 0.95:
+        fix = Fix(
+            f"Set mem-fraction-static to at least {minimum:.4f}; {suggested:.2f} leaves room for the CUDA context and the KV cache "
+            "(or raise tp-size / pp-size).",
+            tuple(e for e in (pf.set_arg(res, "mem-fraction-static", suggested),) if e is not None),
+        )
+    else:  # no fraction leaves a useful KV cache: more GPUs
+        wider = tp
+        while wider < 1024 and (ck.weight_bytes.value / (wider * pp) + draft_bytes * tp / wider) / mem > 0.85:
+            wider *= 2
+        fix = Fix(
+            f"The weights need at least {minimum:.4f} of the GPU, which leaves almost nothing for the KV cache: spread them over "
+            f"more GPUs, e.g. tp-size {wider} (about {(ck.weight_bytes.value / (wider * pp) + draft_bytes * tp / wider) / mem:.2f} of each GPU).",
+            tuple(e for e in (pf.set_arg(res, "tp-size", wider),) if e is not None),
+        )
     if mfs is None:
         if minimum >= 0.8:
             yield Finding(
