@@ -183,4 +183,9 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         edits.append(edit)
     if ck.experts_assumed:
         desc += " If this checkpoint's experts were converted to FP8, set SGLANG_DSV4_FP4_EXPERTS=0 in the server environment instead."
-    yield Finding(CODE, SEVERITY, message, pf.where(res, runner_arg if runner_arg is not None else pf.arg(res, "moe-a2a-backend")), Fix(desc, tuple(edits)), tuple(related), "moe-runner-backend")
+    severity = SEVERITY
+    if ck.experts_assumed and any(getattr(u, "kind", "") == "env" and getattr(u, "name", "") == "SGLANG_DSV4_FP4_EXPERTS" for u in getattr(res.deployment, "unresolved", ())):
+        # the launch sets SGLANG_DSV4_FP4_EXPERTS to a value known only at run time
+        severity = "note"
+        message += "; unless SGLANG_DSV4_FP4_EXPERTS, set only at run time here, declares FP8 experts"
+    yield Finding(CODE, severity, message, pf.where(res, runner_arg if runner_arg is not None else pf.arg(res, "moe-a2a-backend")), Fix(desc, tuple(edits)), tuple(related), "moe-runner-backend")
