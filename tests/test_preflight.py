@@ -238,3 +238,55 @@ def test_the_working_launch_passes(tree, name, files, args, code, working):
     run = _lint(tree, working, *args)
     assert run.exit_code == 0, run.stdout
     assert [f["code"] for d in run.deployments for f in d["findings"] if f["severity"] != "note"] == []
+
+
+# ---------------------------------------------------------------- the GPU from Kubernetes node labels
+
+MANIFEST = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: dsv4}}
+spec:
+  template:
+    spec:
+{placement}
+      containers:
+        - name: sglang
+          image: lmsysorg/sglang:v0.5.23
+          command: [python3, -m, sglang.launch_server, --model-path, models/v4, --moe-a2a-backend, deepep]
+          resources: {{limits: {{nvidia.com/gpu: 8}}}}
+"""
+
+
+@pytest.mark.parametrize(
+    "placement,line",
+    [
+        ("      nodeSelector:\n        nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3", 8),
+        ("      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-h200-141gb}", 7),
+        (
+            "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n"
+            "              - matchExpressions:\n                  - {key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H800]}",
+            12,
+        ),
+    ],
+)
+def test_gpu_inferred_from_node_labels_with_the_evidence(tree, placement, line):
+    run = _lint(tree, {"k8s.yaml": MANIFEST.format(placement=placement)})
+    f = run.findings("SWA501")[0]
+    assert f["severity"] == "error" and "Hopper, SM90" in f["message"]
+    assert [(r["line"], r["message"]) for r in f["related"]] == [(line, "the GPU is named here")]
+
+
+def test_node_affinity_with_several_gpus_names_none(tree):
+    placement = (
+        "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n"
+        "              - matchExpressions:\n                  - {key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H100-80GB-HBM3, NVIDIA-B200]}"
+    )
+    run = _lint(tree, {"k8s.yaml": MANIFEST.format(placement=placement)})
+    assert run.findings("SWA501")[0]["severity"] == "note"  # needs the GPU: not guessed
+
+
+def test_node_label_wins_over_the_gpu_option(tree):
+    placement = "      nodeSelector: {nvidia.com/gpu.product: NVIDIA-B200}"
+    run = _lint(tree, {"k8s.yaml": MANIFEST.format(placement=placement)}, "--gpu", "H100")
+    assert run.findings("SWA501") == []

@@ -104,8 +104,8 @@ GPUS: tuple[Gpu, ...] = (
 def _key(text: str) -> str:
     """Case, spaces, dashes and vendor prefixes do not matter: "NVIDIA-H100-80GB-HBM3" ~ "h100 80gb hbm3"."""
     text = text.lower().strip()
-    text = re.sub(r"^(nvidia|amd|tesla)[\s_-]+", "", text)
-    text = re.sub(r"^(geforce|instinct)[\s_-]+", "", text)
+    for _ in range(3):  # "nvidia-tesla-a100", "AMD_Instinct_MI300X_OAM"
+        text = re.sub(r"^(nvidia|amd|tesla|geforce|instinct)[\s_-]+", "", text)
     return re.sub(r"[\s_-]+", "", text)
 
 
@@ -116,7 +116,7 @@ for _gpu in GPUS:
 
 # Suffixes the Kubernetes GPU feature discovery label ``nvidia.com/gpu.product`` and vendors add
 # after the model name: "-SXM5-80GB", "-80GB-HBM3", "-PCIe", "-MIG-1g.10gb".
-_SUFFIX = re.compile(r"(sxm\d*|pcie|nvl|hbm\d*e?|\d+gb|server|edition|workstation)$")
+_SUFFIX = re.compile(r"(sxm\d*|pcie|nvl|oam|hbm\d*e?|\d+gb|server|edition|workstation)$")
 
 
 def lookup(name: str) -> Gpu | None:
