@@ -290,3 +290,35 @@ def test_node_label_wins_over_the_gpu_option(tree):
     placement = "      nodeSelector: {nvidia.com/gpu.product: NVIDIA-B200}"
     run = _lint(tree, {"k8s.yaml": MANIFEST.format(placement=placement)}, "--gpu", "H100")
     assert run.findings("SWA501") == []
+
+
+# ---------------------------------------------------------------- releases 0.5.12 and 0.5.13 (no false alarms)
+
+
+@pytest.mark.parametrize("version", ["0.5.12", "0.5.13"])
+def test_a_working_0_5_12_launch_passes(tree, version):
+    # enable-dp-attention: a plain store_true in those releases' --config loader (refused from 0.5.22)
+    server = (
+        "model-path: models/v4\ntp-size: 8\ndp-size: 8\nenable-dp-attention: true\n"
+        "moe-runner-backend: flashinfer_mxfp4\n"
+        "speculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n"
+    )
+    run = _lint(tree, {"s.yaml": server}, "--sglang-version", version, "--gpu", "H200")
+    assert run.exit_code == 0, run.stdout
+    assert [f["code"] for f in run.deployments[0]["findings"]] == []
+
+
+def test_0_5_12_refuses_bfloat16_kv_in_the_hook(tree):
+    run = _lint(tree, {"s.yaml": "model-path: models/v4\nkv-cache-dtype: bfloat16\n"}, "--sglang-version", "0.5.12")
+    assert [f["code"] for f in run.deployments[0]["findings"]] == ["SWA205"]
+
+
+def test_0_5_12_picks_no_fp4_runner_on_hopper(tree):
+    run = _lint(tree, {"s.yaml": "model-path: models/v4\n"}, "--sglang-version", "0.5.12", "--gpu", "H100")
+    f = run.findings("SWA501")[0]
+    assert "SGLang 0.5.12 picks" in f["message"] and "no GPU" in f["message"]
+
+
+def test_0_5_13_has_no_prefill_cp_flag(tree):
+    run = _lint(tree, {"s.yaml": "model-path: models/v4\nenable-prefill-cp: true\n"}, "--sglang-version", "0.5.13")
+    assert [f["code"] for f in run.deployments[0]["findings"]] == ["SWA303"]

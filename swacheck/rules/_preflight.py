@@ -36,7 +36,9 @@ def gpu(res: Resolution) -> tuple[Val | None, Gpu | None]:
 
 
 def arg(res: Resolution, name: str) -> Arg | None:
-    return res.deployment.server.get(name)
+    """The argument as the selected release reads it; a key it does not know is SWA303's, not ours."""
+    a = res.deployment.server.get(name)
+    return None if a is None or a.how in ("unknown", "ambiguous") else a
 
 
 def text(res: Resolution, name: str, default: str | None = None) -> str | None:

@@ -72,7 +72,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         return
     a = pf.arg(res, "kv-cache-dtype")
     dtype = pf.text(res, "kv-cache-dtype", "auto")
-    if dtype == "bfloat16":
+    if dtype == "bfloat16" and "bfloat16" in res.profile.dsv4_kv_dtypes:  # else the hook refuses it first (SWA205)
         yield Finding(
             CODE,
             SEVERITY,

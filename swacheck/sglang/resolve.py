@@ -319,8 +319,8 @@ class _Resolver:
         v["disaggregation_mode"] = mode_val
         mrr_explicit = self.int_arg("max-running-requests")
         extra = self.int_arg("disaggregation-decode-extra-slots", 0)
-        if pd_mode != "decode":
-            extra = _default(0, "only a PD decode server pre-allocates request slots")
+        if pd_mode != "decode" or not profile.has_decode_extra_slots:
+            extra = _default(0, "only a PD decode server pre-allocates request slots" if profile.has_decode_extra_slots else f"no decode extra slots in SGLang {profile.version}")
         elif extra is None:
             if mrr_explicit is None:
                 extra = _default(0, "PD hook: max-running-requests unset when it runs")
@@ -350,18 +350,22 @@ class _Resolver:
 
         # DSV4 model hook (model_overrides/deepseek_v4.py, deepseek_v4_hook.py:63-158) ---
         is_npu = platform.value == "npu"
-        page_default = 128 if is_npu else 256
+        page_default = profile.dsv4_npu_page_size if is_npu else 256
         page_arg = self.int_arg("page-size")
         page = Val(page_default, "SGLang default (DSV4 override" + (", NPU)" if is_npu else ")"), None, (("platform", platform),))
         if page_arg is not None and page_arg.value != page_default:
             self.event("page-size-replaced", f"page-size {page_arg.value} is replaced by {page_default}", self.arg("page-size"), value=page_arg.value, forced=page_default)
         v["page_size"] = page
         kv_dtype = self.str_arg("kv-cache-dtype")
-        if kv_dtype is not None and kv_dtype.value not in ("auto", "fp8_e4m3", "bfloat16"):
+        if kv_dtype is not None and kv_dtype.value not in profile.dsv4_kv_dtypes:
             self.event("kv-dtype-refused", f"kv-cache-dtype {kv_dtype.value!r} is not supported for DeepSeek-V4", self.arg("kv-cache-dtype"), value=kv_dtype.value)
         attn_backend = self.str_arg("dsv4-attn-backend")
         if profile.trtllm_pd_assert and attn_backend is not None and attn_backend.value == "trtllm" and pd_mode != "null":
             self.event("trtllm-pd", "--dsv4-attn-backend trtllm does not support PD disaggregation yet", self.arg("dsv4-attn-backend"))
+        pp = self.int_arg("pp-size", 1) if profile.pd_pp_refused and pd_mode != "null" else None
+        if pp is not None and pp.value > 1:
+            # 0.5.12 deepseek_v4_hook.py:54-59 (get_mla_kv_ptrs_with_pp cannot slice V4's KV by PP layer range)
+            self.event("pd-pp-refused", f"V4 PD disaggregation requires pp_size=1, got pp_size={pp.value}.", self.arg("pp-size"), value=pp.value)
         mrr = mrr_explicit or _default(DSV4_DEFAULT_MRR, "DSV4 hook, max-running-requests unset")
         v["max_running_requests"] = mrr
 
@@ -453,7 +457,7 @@ class _Resolver:
 
         # unified gate (srt/layers/attention/dsv4/unified_kv_gate.py) ------------------
         backend = dep.env.get(ENV_BACKEND)
-        unified_on = platform.value == "rocm" and backend is not None and backend.value == UNIFIED_BACKEND
+        unified_on = platform.value == "rocm" and backend is not None and backend.value == UNIFIED_BACKEND and profile.has_unified_kv
         backend_text = backend.value if backend else f"unset ({profile.env_backend_default})"
         unified = Val(
             unified_on,

@@ -4,7 +4,9 @@ Read from each released wheel (``pip download --no-deps sglang==X``; paths below
 to the ``sglang`` package of that wheel) and cross-checked against the project's
 ``research/sglang-versions.md``. Each field says where its fact comes from. The server-argument
 tables (``data/server-args-X.tsv``) were dumped from each release's own
-``ServerArgs.add_cli_args`` and classified with that release's ``--config`` merger.
+``ServerArgs.add_cli_args`` and classified with that release's ``--config`` merger (0.5.12 and 0.5.13
+with ``scripts/dump_server_args.py``, which runs the release's ``add_cli_args`` on a real argparse
+parser without importing SGLang).
 """
 
 from __future__ import annotations
@@ -70,6 +72,19 @@ class SGLangProfile:
     # DSV4 pool: bfloat16 KV on CUDA trips `assert self.store_dtype == torch.uint8` in
     # DeepSeekV4SingleKVPool.create_buffer (srt/mem_cache/deepseek_v4_memory_pool.py)
     kv_bf16_assert_at: str = "deepseek_v4_memory_pool.py:321"
+    # srt/arg_groups/deepseek_v4_hook.py apply_deepseek_v4_defaults: the KV cache dtypes the hook
+    # accepts for DeepSeek-V4 (0.5.12:31-33 and 0.5.13:32-34 assert fp8_e4m3 only; bfloat16 too from 0.5.14)
+    dsv4_kv_dtypes: tuple[str, ...] = ("auto", "fp8_e4m3", "bfloat16")
+    # the page size the hook forces on NPU (0.5.12-0.5.13 force 256 everywhere, deepseek_v4_hook.py:16)
+    dsv4_npu_page_size: int = 128
+    # --disaggregation-decode-extra-slots exists (absent from the 0.5.12-0.5.13 flag tables)
+    has_decode_extra_slots: bool = True
+    # the ROCm unified-KV backend (SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton): absent from
+    # 0.5.12-0.5.13 (no such variable in srt/environ.py)
+    has_unified_kv: bool = True
+    # 0.5.12 refuses DeepSeek-V4 under PD with pipeline parallelism:
+    # "V4 PD disaggregation requires pp_size=1" (deepseek_v4_hook.py:54-59); gone in 0.5.13
+    pd_pp_refused: bool = False
     # the same in every release read (0.5.14 - 0.5.23):
     msg_draft_ratios: str = "DSV4 draft state transfer expects SWA-only NextN layers"
     msg_unified_mode: str = "DSV4 target and draft pools must use the same unified-KV mode"
@@ -145,10 +160,26 @@ _V0_5_15_POST1 = replace(
 )
 _V0_5_15 = replace(_V0_5_15_POST1, version="0.5.15", args_file="server-args-0.5.15.tsv")
 _V0_5_14 = replace(_V0_5_15, version="0.5.14", args_file="server-args-0.5.14.tsv")
+# 0.5.12-0.5.13: read from the wheels; their flag tables were dumped with scripts/dump_server_args.py
+_V0_5_13 = replace(
+    _V0_5_14,
+    version="0.5.13",
+    args_file="server-args-0.5.13.tsv",
+    dsv4_fp4_auto_sm=(),
+    dsv4_fp4_auto_runner="",
+    dsv4_kv_dtypes=("auto", "fp8_e4m3"),
+    dsv4_npu_page_size=256,
+    has_decode_extra_slots=False,
+    has_unified_kv=False,
+    kv_bf16_assert_at="(refused earlier by the DSV4 hook)",
+)
+_V0_5_12 = replace(_V0_5_13, version="0.5.12", args_file="server-args-0.5.12.tsv", pd_pp_refused=True)
 
 PROFILES: dict[str, SGLangProfile] = {
     p.version: p
     for p in (
+        _V0_5_12,
+        _V0_5_13,
         _V0_5_14,
         _V0_5_15,
         _V0_5_15_POST1,
