@@ -164,7 +164,7 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
 
     forget_paths()
     settings.root = settings.root or find_root(settings.paths)
-    candidates, totals.errors = discover(settings.paths, settings.exclude)
+    candidates, totals.errors = discover(settings.paths, settings.exclude, settings.root)
     if settings.output:  # the report being written is never read as an input
         report = real(settings.output)
         candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]

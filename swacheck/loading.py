@@ -592,6 +592,14 @@ class FileCache:
                 file=path,
             )
 
+    def is_readable_reference(self, path: str) -> bool:
+        """Whether :meth:`check_reference` lets ``path`` be read (for files read only when present)."""
+        try:
+            self.check_reference(path, None)
+        except InputProblem:
+            return False
+        return True
+
     def remember(self, path: str, source: SourceFile) -> SourceFile:
         """Keep a file read another way (a shell script, a Dockerfile), so suppressions and fixes see it."""
         return self._files.setdefault(real(path), source)  # type: ignore[return-value]
