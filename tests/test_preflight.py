@@ -322,3 +322,12 @@ def test_0_5_12_picks_no_fp4_runner_on_hopper(tree):
 def test_0_5_13_has_no_prefill_cp_flag(tree):
     run = _lint(tree, {"s.yaml": "model-path: models/v4\nenable-prefill-cp: true\n"}, "--sglang-version", "0.5.13")
     assert [f["code"] for f in run.deployments[0]["findings"]] == ["SWA303"]
+
+
+def test_index_outside_the_root_is_not_read(tree, tmp_path):
+    files = pro_checkpoint(1005.2)
+    root = tree({"repo/s.yaml": "model-path: ../models/pro\ntp-size: 8\nmoe-runner-backend: marlin\nmem-fraction-static: 0.5\n", **files})
+    run = run_cli("--format", "json", "--root", str(root / "repo"), "--gpu", "H200", "repo/s.yaml", cwd=root)
+    assert run.findings("SWA504") == []  # the index beside an outside config.json is never opened
+    inside = run_cli("--format", "json", "--root", str(root), "--gpu", "H200", "repo/s.yaml", cwd=root)
+    assert inside.findings("SWA504")[0]["severity"] == "error"

@@ -13,8 +13,10 @@
    in its headers, so an FP8 format taken from the default is *assumed*, and rules treat it as such.
 
 **Weight bytes** -- ``metadata.total_size`` of ``model.safetensors.index.json`` beside the
-``config.json`` (the sum of every tensor's bytes, MTP layer included); else the small
-catalogue below, matched on the checkpoint folder's name; else unknown.
+``config.json`` (the sum of every tensor's bytes, MTP layer included) when the checkpoint is
+inside the run's root (outside it swacheck reads only ``config.json``); else the small catalogue
+below, matched on the checkpoint folder's name; else unknown. Only derived facts are shown
+(the expert format as MXFP4/NVFP4/FP8, byte counts), never text of these files.
 """
 
 from __future__ import annotations
@@ -158,7 +160,9 @@ def read(model: ModelConfig, env: dict[str, Val], model_path: str | None) -> Che
     weights: Val | None = None
     approximate = False
     folder = _folder(model)
-    found = read_index_total(folder) if folder else None
+    # outside the run's root only config.json itself is read (models.py _check_file): the index
+    # beside a hub-cache or shared-disk checkpoint is left alone, the catalogue answers instead
+    found = read_index_total(folder) if folder and not model.private else None
     if found is not None:
         total, loc = found
         weights = Val(total, f"{INDEX_NAME} metadata.total_size", loc)
