@@ -331,3 +331,24 @@ def test_index_outside_the_root_is_not_read(tree, tmp_path):
     assert run.findings("SWA504") == []  # the index beside an outside config.json is never opened
     inside = run_cli("--format", "json", "--root", str(root), "--gpu", "H200", "repo/s.yaml", cwd=root)
     assert inside.findings("SWA504")[0]["severity"] == "error"
+
+
+# ---------------------------------------------------------------- SGLang-KT (KTransformers) launches
+
+
+def test_sglang_kt_flags_are_a_note_and_the_experts_are_not_judged(tree):
+    cmd = (
+        "python -m sglang.launch_server --model-path models/v4 --kt-method MXFP4 --kt-num-gpu-experts 10 "
+        "--kt-enable-dynamic-expert-update --kt-gpu-prefill-token-threshold 2048 --moe-runner-backend triton --mem-fraction-static 0.3 --tp 1"
+    )
+    root = tree({})
+    run = run_cli("--format", "json", "--gpu", "RTX 5090", "--command", cmd, cwd=root)
+    assert run.exit_code == 0, run.stdout
+    (f,) = run.deployments[0]["findings"]
+    assert (f["code"], f["severity"]) == ("SWA303", "note")
+    assert "kt-enable-dynamic-expert-update, kt-gpu-prefill-token-threshold" in f["message"]
+
+
+def test_a_misspelt_upstream_flag_is_still_an_error(tree):
+    run = _lint(tree, {"s.yaml": "model-path: models/v4\nmax-runing-requests: 4\n"})
+    assert [(f["code"], f["severity"]) for f in run.deployments[0]["findings"]] == [("SWA303", "error")]

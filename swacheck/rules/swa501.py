@@ -27,6 +27,7 @@ marlin, humming and flashinfer_mxfp4; every other runner gets the plain FP8 meth
 `SGLANG_DSV4_FP4_DEQUANT=1` (0.5.16+) dequantises the experts to FP8 at load and needs `auto`.
 
 With no `--gpu` the rule reports only what fails on every GPU, and notes what hinges on the GPU.
+A launch with KTransformers flags (`kt-*`: routed experts on the CPU through kt-kernel) is not judged.
 
 ## Why it matters
 
@@ -85,6 +86,8 @@ def _best(sm_major: int | None, profile) -> str:
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     if not pf.is_dsv4(res) or pf.platform(res) != "cuda":
         return
+    if pf.kt_experts(res):
+        return  # KTransformers runs the experts on the CPU (kt-kernel): not this model
     ck = pf.checkpoint(res)
     if ck is None or not ck.fp4_experts:
         return

@@ -10,7 +10,8 @@ change the per-GPU total; attention data parallelism replicates the attention we
 estimate is a lower bound), plus, with MTP speculative decoding from the same checkpoint, the
 draft's NextN layer (one layer's share of the checkpoint, also divided by `tp-size`) -- and
 compares it with `mem-fraction-static` x the GPU's memory (`--gpu`, `sglang/gpus.py`). It
-reports the minimum `mem-fraction-static` that fits.
+reports the minimum `mem-fraction-static` that fits. A launch with KTransformers flags (`kt-*`,
+routed experts on the CPU) is not judged.
 
 ## Why it matters
 
@@ -80,6 +81,8 @@ def _draft_bytes(res: Resolution, ck: ckpt.Checkpoint, tp: int) -> tuple[float, 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     if not pf.is_dsv4(res):
         return
+    if pf.kt_experts(res):
+        return  # KTransformers runs the experts on the CPU (kt-kernel): not this model
     gpu_val, gpu = pf.gpu(res)
     if gpu_val is None:
         return

@@ -40,7 +40,10 @@ ENV_BACKEND = "SGLANG_HACK_FLASHMLA_BACKEND"
 ENV_FP8 = "SGLANG_DSV4_UNIFIED_KV_FP8"
 DSV4_PAGE_SIZE = {"npu": 128}  # else 256
 DSV4_DEFAULT_MRR = 256
-EAGLE_DEFAULTS = (3, 1, 4)  # (steps, topk, draft tokens) for DSV4: speculative_hook auto-choice
+EAGLE_DEFAULTS = (3, 1, 4)
+# Option prefixes of SGLang forks that add their own flags: SGLang-KT (kvcache-ai's KTransformers
+# integration: --kt-enable-dynamic-expert-update, --kt-gpu-prefill-token-threshold, ...)
+FORK_PREFIXES = ("kt-",)  # (steps, topk, draft tokens) for DSV4: speculative_hook auto-choice
 
 
 @dataclass(slots=True)
@@ -197,7 +200,10 @@ class _Resolver:
         if server.file and server.file.lower().endswith(".json") and standalone:
             self.event("config-not-yaml", "SGLang's --config accepts only .yaml/.yml files", location=server.mapping.loc)  # type: ignore[union-attr]
         for arg in server.entries:
-            if arg.how == "unknown":
+            if arg.how == "unknown" and arg.written.replace("_", "-").startswith(FORK_PREFIXES):
+                # a fork's own flag (SGLang-KT adds --kt-* beyond upstream's six): left alone, noted once (SWA303)
+                self.event("fork-key", f"{arg.written!r} is not an SGLang {self.profile.version} option", arg, fork="SGLang-KT")
+            elif arg.how == "unknown":
                 self.event("unknown-key", f"unknown server argument {arg.written!r}", arg, suggestion=flags.did_you_mean(arg.written, self.profile))
             elif arg.how == "underscore" and not arg.kind.startswith("refused:") and not (arg.kind == "store_true" and arg.value is False):
                 # the merger looks the action up with underscores: a refused action fails there first,
