@@ -352,3 +352,21 @@ def test_sglang_kt_flags_are_a_note_and_the_experts_are_not_judged(tree):
 def test_a_misspelt_upstream_flag_is_still_an_error(tree):
     run = _lint(tree, {"s.yaml": "model-path: models/v4\nmax-runing-requests: 4\n"})
     assert [(f["code"], f["severity"]) for f in run.deployments[0]["findings"]] == [("SWA303", "error")]
+
+
+# ---------------------------------------------------------------- --config-only refusals stay in --config files
+
+
+@pytest.mark.parametrize("version", ["0.5.12", "0.5.14", "0.5.22"])
+def test_config_loader_refusals_do_not_apply_to_command_line_flags(tree, version):
+    root = tree({})
+    cmd = "python -m sglang.launch_server --model-path models/v4 --collect-tokens-histogram --disable-cuda-graph --tp 2"
+    run = run_cli("--format", "json", "--sglang-version", version, "--command", cmd, cwd=root)
+    assert run.exit_code == 0, run.stdout
+    assert run.deployments[0]["findings"] == []
+
+
+def test_the_same_key_in_a_config_file_is_still_refused(tree):
+    run = _lint(tree, {"s.yaml": "model-path: models/v4\ncollect-tokens-histogram: true\n"}, "--sglang-version", "0.5.14")
+    (f,) = run.deployments[0]["findings"]
+    assert f["code"] == "SWA303" and "Unsupported config option 'collect_tokens_histogram'" in f["message"]

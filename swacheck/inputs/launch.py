@@ -293,12 +293,6 @@ def _command_location(argv: list[Word]) -> Location | None:
 
 # --------------------------------------------------------------------------- 2. parse arguments
 
-# How an action the --config merger refuses behaves on a command line.
-_CLI_KIND = {
-    "refused:DeprecatedStoreTrueAction": "store_true",
-    "refused:BooleanOptionalAction": "store_true",
-    "refused:LoRAPathAction": "store-list",
-}
 _NEGATIVE = re.compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?")
 
 
@@ -329,7 +323,7 @@ def _unresolved(kind: str, name: str, word: Word) -> Unresolved:
 def _arity(candidates: tuple[str, ...], profile: SGLangProfile) -> str:
     """How many values an option argparse refuses takes: the same as all its candidates, else any."""
     table = flags.options(profile)
-    kinds = {_CLI_KIND.get(table[c].kind, table[c].kind) for c in candidates if c in table}
+    kinds = {flags.cli_kind(table[c]) for c in candidates if c in table}
     return kinds.pop() if len(kinds) == 1 else "any"
 
 
@@ -355,7 +349,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
                 out.unresolved.append(_unresolved("arguments", "", w))
             elif expect_model:
                 loc = w.loc() or nowhere
-                out.entries.append(Arg("model-path", "model-path", Pair("model-path", loc, Scalar(t, loc, w.quoted)), "exact", "store"))  # type: ignore[arg-type]
+                out.entries.append(Arg("model-path", "model-path", Pair("model-path", loc, Scalar(t, loc, w.quoted)), "exact", "store", cli=True))  # type: ignore[arg-type]
             else:
                 raise InputProblem(f"unrecognized argument {t!r}: {launch.program} takes no positional arguments", w.loc(), w.location.file if w.location else "")
             expect_model = False
@@ -375,7 +369,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
             continue
         m = flags.match(name, profile) if dashes == 2 else flags.KeyMatch("unknown")
         option = m.option
-        kind = _CLI_KIND.get(option.kind, option.kind) if option else "unknown"
+        kind = flags.cli_kind(option) if option else "unknown"
         arity = kind if option else _arity(m.candidates, profile)
         canonical = option.canonical if option else name.replace("_", "-")
         value_start = dashes + len(name) + 1
@@ -413,7 +407,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
             items = [Scalar(v.text[s:], (_value_loc(v, s) if s else v.loc()) or nowhere, v.quoted) for v, s in values]
             if arity == "any" and len(items) <= 1:  # an option argparse does not know: SWA303 reports it
                 node = items[0] if items else Scalar(True, key_loc)  # type: ignore[arg-type]
-                out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind))  # type: ignore[arg-type]
+                out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind, cli=True))  # type: ignore[arg-type]
                 continue
             first = items[0].loc if items else key_loc
             last = items[-1].loc if items else key_loc
@@ -433,7 +427,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
                 out.unresolved.append(_unresolved("argument", canonical, value))
                 continue
             node = Scalar(value.text, value_loc, value.quoted)  # type: ignore[arg-type]
-        out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind))  # type: ignore[arg-type]
+        out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind, cli=True))  # type: ignore[arg-type]
     return out
 
 

@@ -18,6 +18,7 @@ class Arg:
     pair: Pair
     how: str = "exact"  # exact | prefix | underscore | ambiguous | unknown (sglang/flags.py)
     kind: str = "store"  # store | store-list | store_true | refused:ACTION
+    cli: bool = False  # written on a command line (no --config merger in the way: flags.cli_kind)
 
     @property
     def value(self) -> Any:

@@ -282,8 +282,8 @@ class _Resolver:
         for arg in server.entries:
             m = flags.match(arg.written, self.profile)
             name = m.option.canonical if m.option is not None else arg.written.replace("_", "-")
-            kind = m.option.kind if m.option is not None else "unknown"
-            entries.append(Arg(name, arg.written, arg.pair, m.how, kind))
+            kind = (flags.cli_kind(m.option) if arg.cli else m.option.kind) if m.option is not None else "unknown"
+            entries.append(Arg(name, arg.written, arg.pair, m.how, kind, arg.cli))
         self.dep = replace(self.dep, server=replace(server, args={a.name: a for a in entries}, entries=entries))
 
     def run(self) -> Resolution:
