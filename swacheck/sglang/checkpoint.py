@@ -26,6 +26,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..model import Location, Val
 from .models import ModelConfig
@@ -100,6 +101,12 @@ def read_index_total(folder: str) -> tuple[int, Location | None] | None:
         return None
     if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_INDEX_BYTES:
         return None
+    return _read_index(path, st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=64)
+def _read_index(path: str, size: int, mtime_ns: int) -> tuple[int, Location | None] | None:
+    """Parsed once per file version: thousands of deployments share a checkpoint (an index can be MBs)."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_INDEX_BYTES + 1)
