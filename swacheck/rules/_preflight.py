@@ -32,7 +32,12 @@ def gpu(res: Resolution) -> tuple[Val | None, Gpu | None]:
     val = res.deployment.gpu
     if val is None:
         return None, None
-    return val, lookup(str(val.value))
+    return val, _lookup(str(val.value))
+
+
+@lru_cache(maxsize=256)
+def _lookup(name: str) -> Gpu | None:
+    return lookup(name)
 
 
 def arg(res: Resolution, name: str) -> Arg | None:
@@ -114,14 +119,19 @@ def checkpoint(res: Resolution) -> ckpt.Checkpoint | None:
     """The target checkpoint's facts (once per resolution)."""
     if res.target is None or res.target.model is None:
         return None
-    key = id(res)
+    model = res.target.model
+    env = res.deployment.env.get(ckpt.ENV_FP4_EXPERTS)
+    model_path = text(res, "model-path")
+    # thousands of deployments share a handful of model configs: the facts depend on the config,
+    # the folder name and the one environment variable
+    key = (id(model), model_path, env.value if env is not None else None, env.location if env is not None else None)
     hit = _CHECKPOINTS.get(key)
-    if hit is not None and hit[0] is res:
+    if hit is not None and hit[0] is model:
         return hit[1]
-    facts = ckpt.read(res.target.model, res.deployment.env, text(res, "model-path"))
-    if len(_CHECKPOINTS) > 64:
+    facts = ckpt.read(model, res.deployment.env, model_path)
+    if len(_CHECKPOINTS) > 256:
         _CHECKPOINTS.clear()
-    _CHECKPOINTS[key] = (res, facts)
+    _CHECKPOINTS[key] = (model, facts)
     return facts
 
 

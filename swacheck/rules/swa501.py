@@ -88,15 +88,19 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         return
     if pf.kt_experts(res):
         return  # KTransformers runs the experts on the CPU (kt-kernel): not this model
-    ck = pf.checkpoint(res)
-    if ck is None or not ck.fp4_experts:
-        return
     profile = res.profile
     gpu_val, gpu = pf.gpu(res)
-    sm = gpu.sm_major if gpu is not None and gpu.platform == "cuda" else None
     runner_arg = pf.arg(res, "moe-runner-backend")
     runner = pf.text(res, "moe-runner-backend", "auto")
     a2a = pf.text(res, "moe-a2a-backend", "none")
+    if runner == "auto" and a2a == "none" and gpu_val is None:
+        return  # the common launch without --gpu: what auto becomes depends on the GPU alone
+    if runner not in ("auto", "deep_gemm", "flashinfer_mxfp4", *NEVER):
+        return  # marlin, humming and the rest: not judged
+    ck = pf.checkpoint(res)
+    if ck is None or not ck.fp4_experts:
+        return
+    sm = gpu.sm_major if gpu is not None and gpu.platform == "cuda" else None
     if runner == "auto" and profile.fp4_dequant_env and pf.env_true(res, "SGLANG_DSV4_FP4_DEQUANT"):
         return  # dequantised to FP8 at load: the FP8 runners apply
     how = f"moe-runner-backend {runner}"
