@@ -6,6 +6,12 @@ Reports `prefill-attention-backend` or `decode-attention-backend` set to anythin
 (or its deprecated alias `compressed`) for a DeepSeek-V4 model on CUDA or ROCm (error), and
 `attention-backend` set to anything but `dsv4` (warning: SGLang replaces it).
 
+It also checks DeepSeek-V4's own kernel choice, `dsv4-attn-backend`, against the GPU:
+`trtllm` needs a Blackwell SM100/SM103 GPU (`AssertionError: --dsv4-attn-backend trtllm requires
+an SM100/SM103 (Blackwell) GPU.`, `srt/arg_groups/deepseek_v4_hook.py` 0.5.20:141, 0.5.22:55,
+0.5.23:105), and `flashmla_mega` (0.5.23) needs DeepSeek-V4.1 on SM100/SM103 (0.5.23:96-99) --
+with a DeepSeek-V4 (not V4.1) checkpoint it fails on every GPU.
+
 ## Why it matters
 
 DeepSeek-V4's compressed sparse attention exists only in the `dsv4` backend. SGLang's DeepSeek-V4
@@ -39,13 +45,14 @@ from typing import Iterator
 from .. import fixes
 from ..model import Finding, Fix
 from ..sglang.resolve import Resolution
+from ..model import Related
 from . import _preflight as pf
 from .base import Context, arg_mapping
 
 CODE = "SWA502"
 NAME = "dsv4-attention-backend"
 SEVERITY = "error"
-SUMMARY = "prefill/decode attention backend other than dsv4 for DeepSeek-V4 (attention-backend: replaced, a warning)"
+SUMMARY = "prefill/decode attention backend other than dsv4 for DeepSeek-V4 (attention-backend: replaced, a warning); dsv4-attn-backend trtllm/flashmla_mega off Blackwell"
 
 OK = ("dsv4", "compressed")
 
@@ -86,3 +93,30 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             _fix(res, a),
             field="attention-backend",
         )
+    yield from _kernels(res)
+
+
+def _kernels(res: Resolution) -> Iterator[Finding]:
+    a = pf.arg(res, "dsv4-attn-backend")
+    value = pf.text(res, "dsv4-attn-backend")
+    if a is None or value not in ("trtllm", "flashmla_mega") or pf.platform(res) != "cuda":
+        return
+    gpu_val, gpu = pf.gpu(res)
+    fix = Fix("Use dsv4-attn-backend: auto (SGLang picks flashmla).", (fixes.replace(a.value_loc, "auto"),))
+    model = res.target.model if res.target is not None else None
+    if value == "flashmla_mega" and model is not None and model.model_type not in (None, "deepseek_v41"):
+        yield Finding(
+            CODE,
+            SEVERITY,
+            "dsv4-attn-backend flashmla_mega with a DeepSeek-V4 (not V4.1) checkpoint: AssertionError: --dsv4-attn-backend "
+            "flashmla_mega requires DeepSeek-V4.1 on SM100/SM103.",
+            a.value_loc,
+            fix,
+            field="dsv4-attn-backend",
+        )
+        return
+    if gpu is None or gpu.sm_major is None or gpu.sm_major == 10:
+        return  # no GPU named, or one swacheck does not know (SWA501/SWA503 say so), or Blackwell
+    related = (Related(gpu_val.location, "the GPU is named here"),) if gpu_val is not None and gpu_val.location else ()
+    text = "--dsv4-attn-backend trtllm requires an SM100/SM103 (Blackwell) GPU." if value == "trtllm" else "--dsv4-attn-backend flashmla_mega requires DeepSeek-V4.1 on SM100/SM103."
+    yield Finding(CODE, SEVERITY, f"dsv4-attn-backend {value} on {gpu.name} ({gpu.arch_text}): AssertionError: {text}", a.value_loc, fix, related, "dsv4-attn-backend")

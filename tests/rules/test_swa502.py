@@ -41,3 +41,26 @@ def test_attention_backend_is_replaced_a_warning(lint):
 def test_not_a_deepseek_v4_model_is_left_alone(lint):
     run = lint({"models/l/config.json": '{"architectures": ["LlamaForCausalLM"]}', "server.yaml": "model-path: models/l\ndecode-attention-backend: flashinfer\n"})
     assert run.findings("SWA502") == []
+
+
+@pytest.mark.parametrize("gpu,fails", [("H200", True), ("RTX PRO 6000", True), ("B200", False), ("B300", False)])
+def test_dsv4_trtllm_kernels_need_blackwell(lint, gpu, fails):
+    run = lint({"server.yaml": "model-path: models/v4\ndsv4-attn-backend: trtllm\nmoe-runner-backend: flashinfer_mxfp4\n"}, "--gpu", gpu)
+    found = run.findings("SWA502")
+    if fails:
+        (f,) = found
+        assert "requires an SM100/SM103 (Blackwell) GPU" in f["message"]
+        assert edits(f) == [("server.yaml", 2, 20, 2, 26, "auto")]
+    else:
+        assert found == []
+        assert run.exit_code == 0
+
+
+def test_dsv4_trtllm_without_gpu_is_not_guessed(lint):
+    run = lint({"server.yaml": "model-path: models/v4\ndsv4-attn-backend: trtllm\n"})
+    assert run.findings("SWA502") == []
+
+
+def test_flashmla_mega_needs_deepseek_v4_1(lint):
+    run = lint({"server.yaml": "model-path: models/v4\ndsv4-attn-backend: flashmla_mega\n"})
+    assert "requires DeepSeek-V4.1" in only(run, "SWA502")["message"]
