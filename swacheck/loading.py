@@ -20,7 +20,8 @@ from typing import Any, Callable, Iterator
 
 import yaml
 
-from .model import InputProblem, Location, one_line
+from .model import InputProblem, Location
+from .report.escape import one_line
 from .paths import real
 
 try:  # libyaml's composer is several times faster; fall back to pure Python.

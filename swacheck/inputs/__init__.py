@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..loading import FileCache, Mapping, SourceFile, kind_name
-from ..model import InputError, InputProblem, Val, one_line
+from ..model import InputError, InputProblem, Val
+from ..report.escape import one_line
 from ..paths import real, remember_real
 from . import kinds
 from .deployment_file import is_deployment_file, load_deployment, load_pairs
