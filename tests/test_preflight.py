@@ -10,6 +10,9 @@ import json
 
 import pytest
 from conftest import V4_FLASH, run_cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from swacheck.sglang import checkpoint as ckpt
 from swacheck.sglang.gpus import GPUS, lookup
@@ -370,3 +373,31 @@ def test_the_same_key_in_a_config_file_is_still_refused(tree):
     run = _lint(tree, {"s.yaml": "model-path: models/v4\ncollect-tokens-histogram: true\n"}, "--sglang-version", "0.5.14")
     (f,) = run.deployments[0]["findings"]
     assert f["code"] == "SWA303" and "Unsupported config option 'collect_tokens_histogram'" in f["message"]
+
+
+# ---------------------------------------------------------------- hostile GPU names and server values
+
+
+@settings(max_examples=examples(0.03), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    name=st.text(min_size=1, max_size=200),
+    runner=st.sampled_from(["auto", "triton", "deep_gemm", "flashinfer_mxfp4", "marlin", "x", ""]),
+    a2a=st.sampled_from(["none", "deepep", "mooncake", "bogus"]),
+    mfs=st.sampled_from(["0.5", "0.95", "1e400", "nan", "-1", "abc"]),
+    tp=st.sampled_from(["1", "8", "0", "-4", "x"]),
+)
+def test_any_gpu_name_and_values_never_crash(tree, name, runner, a2a, mfs, tp):
+    import json as _json
+
+    server = {
+        "model-path": "models/v4", "moe-runner-backend": runner, "moe-a2a-backend": a2a,
+        "mem-fraction-static": mfs, "tp-size": tp, "kv-cache-dtype": "auto",
+    }
+    deploy = "swacheck: 1\ngpu: " + _json.dumps(name) + "\nserver: " + _json.dumps(server) + "\n"
+    run = _lint(tree, {"d.yaml": deploy})
+    assert run.exit_code in (0, 1, 2)
+    assert "Traceback" not in run.stderr
+    if run.exit_code != 2:
+        for d in run.deployments:
+            for f in d["findings"]:
+                assert "\x1b" not in f["message"]
