@@ -98,6 +98,14 @@ def _version_choice(value: str | None) -> str | None:
     return _choice(value.removeprefix("v"), tuple(PROFILES), "--sglang-version")
 
 
+def _gpu_name(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not value.strip() or len(value) > 100:
+        raise typer.BadParameter("give a GPU name such as H100, H200, A100, B200 or MI355X", param_hint="--gpu")
+    return value.strip()
+
+
 def _choice(value: str, choices: tuple[str, ...], option: str) -> str:
     if value not in choices:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}", param_hint=option)
@@ -154,6 +162,7 @@ def check(
     given = {
         "format": _choice(format, FORMATS, "--format") if format else None,
         "platform": _choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
+        "gpu": _gpu_name(gpu),
         "env": _pairs(env, "--env"),
         "model_configs": _pairs(model_config, "--model-config"),
         "select": _codes(select, "--select"),
@@ -171,10 +180,6 @@ def check(
         settings.format, settings.sources["format"] = "github", "GITHUB_ACTIONS=true"
     settings.paths, settings.output, settings.verbose, settings.quiet = list(paths or []), output, verbose, quiet
     settings.commands = list(command)
-    if gpu is not None:
-        if not gpu.strip() or len(gpu) > 100:
-            raise typer.BadParameter("give a GPU name such as H100, H200, A100, B200 or MI355X", param_hint="--gpu")
-        settings.gpu = gpu.strip()
     settings.fix, settings.diff, settings.fix_model_configs = fix, diff, fix_model_configs
     settings.show_pairs = show_pairs
     if fix and diff:

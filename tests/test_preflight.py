@@ -401,3 +401,17 @@ def test_any_gpu_name_and_values_never_crash(tree, name, runner, a2a, mfs, tp):
         for d in run.deployments:
             for f in d["findings"]:
                 assert "\x1b" not in f["message"]
+
+
+def test_gpu_in_the_configuration_file(tree):
+    root = tree({"s.yaml": "model-path: models/v4\nmoe-a2a-backend: deepep\n", "swacheck.toml": 'gpu = "H100"\n'})
+    run = run_cli("--format", "json", "s.yaml", cwd=root)
+    assert run.findings("SWA501")[0]["severity"] == "error"
+    assert "gpu               H100  (swacheck.toml)" in run_cli("--show-settings", cwd=root).stdout
+    assert run_cli("--format", "json", "--gpu", "B200", "s.yaml", cwd=root).findings("SWA501") == []  # the command line wins
+
+
+def test_gpu_setting_must_be_a_name(tree):
+    root = tree({"s.yaml": "model-path: models/v4\n", "swacheck.toml": "gpu = 3\n"})
+    run = run_cli("s.yaml", cwd=root)
+    assert run.exit_code == 2 and "gpu must be a GPU name" in run.stderr
