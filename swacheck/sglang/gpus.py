@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 
 _MIB = 1024 * 1024
-_GB = 1000**3
+_GB = 1024**3  # datasheet "GB" of HBM taken as GiB: an upper bound, so a memory verdict never errs against the user
 
 _CUDA_GPUS = "https://developer.nvidia.com/cuda-gpus"
 _AMD_SPECS = "https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html"
@@ -72,7 +72,7 @@ def _amd(name, arch, gfx, mem, mem_source, fp8, fp4, aliases=()) -> Gpu:
 
 
 _SMI = "nvidia-smi memory.total"
-_NOMINAL = "datasheet capacity (the driver reports slightly less)"
+_NOMINAL = "datasheet capacity taken as GiB, an upper bound (the driver reports a little less)"
 
 GPUS: tuple[Gpu, ...] = (
     _nv("A100", "Ampere", 80, 81920 * _MIB, f"{_SMI}, 80 GB model", False, False, ("A100-80GB", "A100-SXM4-80GB", "A100-PCIE-80GB", "A100 80GB")),
