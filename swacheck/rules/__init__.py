@@ -43,7 +43,7 @@ PAIR_RULES: tuple[ModuleType, ...] = (swa401, swa402, swa403, swa404, swa405, sw
 SUPPRESSION_RULES: tuple[ModuleType, ...] = (swa901, swa902)
 
 # SWA400 (check_alone) is reported by the pairing stage for servers left without a partner.
-RULES: tuple[ModuleType, ...] = DEPLOYMENT_RULES + (swa400,) + PAIR_RULES + SUPPRESSION_RULES
+RULES: tuple[ModuleType, ...] = tuple(sorted(DEPLOYMENT_RULES + (swa400,) + PAIR_RULES + SUPPRESSION_RULES, key=lambda r: r.CODE))
 
 BY_CODE = {rule.CODE: rule for rule in RULES}
 
