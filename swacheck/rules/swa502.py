@@ -17,11 +17,11 @@ with a DeepSeek-V4 (not V4.1) checkpoint it fails on every GPU.
 DeepSeek-V4's compressed sparse attention exists only in the `dsv4` backend. SGLang's DeepSeek-V4
 override sets `attention_backend = "dsv4"` whatever was configured (0.5.12-0.5.13
 `srt/arg_groups/deepseek_v4_hook.py:15`; 0.5.16 `srt/arg_groups/overrides.py:793`; 0.5.19+
-`srt/arg_groups/model_overrides/deepseek_v4.py`, 0.5.23:23), so `--attention-backend aiter` is
+`srt/arg_groups/model_overrides/deepseek_v4.py`, 0.5.23:24), so `--attention-backend aiter` is
 silently replaced. The split backends are a different matter: the per-phase backend is
 `prefill_attention_backend or attention_backend` (`attention_backends_of`,
-`srt/arg_groups/model_override_base.py` 0.5.23:147-160), and the override pins them to `dsv4` only
-on NPU (0.5.23 `model_overrides/deepseek_v4.py:48-55`). On CUDA and ROCm an explicit
+`srt/arg_groups/model_override_base.py` 0.5.23:138-152), and the override pins them to `dsv4` only
+on NPU (0.5.23 `model_overrides/deepseek_v4.py:52-60`). On CUDA and ROCm an explicit
 `--decode-attention-backend flashinfer` / `aiter` / `triton` therefore reaches a backend with
 no DeepSeek-V4 support: `NotImplementedError`, or wrong output.
 

@@ -7,10 +7,10 @@ it `enable-nsa-prefill-context-parallel`, and swacheck reports the unknown key t
 checks what SGLang's argument resolution asserts:
 
 - `cp-strategy` must be given: `ValueError: --cp-strategy must be set when --enable-prefill-cp is
-  enabled.` (0.5.16 `srt/server_args.py:5535`; 0.5.20 `srt/arg_groups/parallel_hook.py:72`;
-  0.5.23 `parallel_hook.py:151`);
+  enabled.` (0.5.16 `srt/server_args.py:5537`; 0.5.20 `srt/arg_groups/parallel_hook.py:74`;
+  0.5.23 `parallel_hook.py:153`);
 - DeepSeek-V4 takes only `interleave` (`validate_deepseek_v4_cp`, `srt/arg_groups/deepseek_v4_hook.py`:
-  0.5.16:71 and 0.5.20:207 `DeepSeekV4 only supports interleave CP strategy`; 0.5.23:168-176 also
+  0.5.16:73 and 0.5.20:209 `DeepSeekV4 only supports interleave CP strategy`; 0.5.23:168-176 also
   `zigzag`, on NPU only: `DeepSeekV4 zigzag CP requires the NPU backend`);
 - no data-parallel attention with it off NPU: `For round-robin split mode, dp attention is not
   supported.` (0.5.16:84, 0.5.20:228, 0.5.23:224);
