@@ -40,10 +40,10 @@ ENV_BACKEND = "SGLANG_HACK_FLASHMLA_BACKEND"
 ENV_FP8 = "SGLANG_DSV4_UNIFIED_KV_FP8"
 DSV4_PAGE_SIZE = {"npu": 128}  # else 256
 DSV4_DEFAULT_MRR = 256
-EAGLE_DEFAULTS = (3, 1, 4)
+EAGLE_DEFAULTS = (3, 1, 4)  # (steps, topk, draft tokens) for DSV4: speculative_hook auto-choice
 # Option prefixes of SGLang forks that add their own flags: SGLang-KT (kvcache-ai's KTransformers
 # integration: --kt-enable-dynamic-expert-update, --kt-gpu-prefill-token-threshold, ...)
-FORK_PREFIXES = ("kt-",)  # (steps, topk, draft tokens) for DSV4: speculative_hook auto-choice
+FORK_PREFIXES = ("kt-",)
 
 
 @dataclass(slots=True)
