@@ -415,3 +415,23 @@ def test_gpu_setting_must_be_a_name(tree):
     root = tree({"s.yaml": "model-path: models/v4\n", "swacheck.toml": "gpu = 3\n"})
     run = run_cli("s.yaml", cwd=root)
     assert run.exit_code == 2 and "gpu must be a GPU name" in run.stderr
+
+
+def test_explain_shows_the_preflight_facts_only_with_a_gpu(tree):
+    from conftest import ROOT
+
+    run = run_cli("explain", "--format", "json", "examples/preflight-memory/server.yaml", cwd=ROOT)
+    pre = run.data["deployments"][0]["preflight"]
+    assert pre["gpu"]["name"] == "H100" and pre["gpu"]["location"]["line"] == 8
+    assert pre["checkpoint"] == {
+        "experts": "mxfp4",
+        "experts_origin": "the published DeepSeek-V4-Flash (FP4 experts) checkpoint",
+        "experts_assumed": False,
+        "weight_bytes": 160 * 1000**3,
+        "weights_origin": pre["checkpoint"]["weights_origin"],
+        "weights_approximate": True,
+    }
+    human = run_cli("explain", "--color", "never", "examples/preflight-memory/server.yaml", cwd=ROOT).stdout
+    assert "preflight (SWA5xx)" in human and "routed experts = MXFP4" in human
+    plain = run_cli("explain", "--format", "json", "examples/cuda-paged/prefill.yaml", cwd=ROOT)
+    assert "preflight" not in plain.data["deployments"][0]
