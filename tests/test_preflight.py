@@ -141,6 +141,10 @@ def test_empty_gpu_option_is_a_usage_error(tree):
 
 # ---------------------------------------------------------------- field report shapes
 
+_fp4 = json.loads(V4_FLASH)
+_fp4["quantization_config"] = {"quant_method": "fp8", "routed_experts_quant_method": "mxfp4"}
+FP4_MODEL = {"models/v4/config.json": json.dumps(_fp4, indent=1)}  # replaces the tree's models/v4: declared MXFP4 experts
+
 
 def pro_checkpoint(total_gib: float) -> dict[str, str]:
     cfg = json.loads(V4_FLASH)
@@ -155,28 +159,28 @@ SHAPES = [
     # (name, files, args, rule that must fire, the working launch's files)
     (
         "fp4 experts on hopper with deepep (deepgemm arch_major == 10)",
-        {"s.yaml": "model-path: models/v4\ntp-size: 8\nep-size: 8\nmoe-a2a-backend: deepep\n"},
+        {**FP4_MODEL, "s.yaml": "model-path: models/v4\ntp-size: 8\nep-size: 8\nmoe-a2a-backend: deepep\n"},
         ("--gpu", "H200"),
         "SWA501",
         {"s.yaml": "model-path: models/v4\ntp-size: 8\nep-size: 8\nmoe-a2a-backend: deepep\nmoe-runner-backend: flashinfer_mxfp4\n"},
     ),
     (
         "fp4 experts on hopper, release without auto selection (triton hidden size mismatch)",
-        {"s.yaml": "model-path: models/v4\ntp-size: 8\n"},
+        {**FP4_MODEL, "s.yaml": "model-path: models/v4\ntp-size: 8\n"},
         ("--gpu", "H100", "--sglang-version", "0.5.17"),
         "SWA501",
         {"s.yaml": "model-path: models/v4\ntp-size: 8\nmoe-runner-backend: marlin\n"},
     ),
     (
         "explicit triton runner on fp4 experts",
-        {"s.yaml": "model-path: models/v4\nmoe-runner-backend: triton\n"},
+        {**FP4_MODEL, "s.yaml": "model-path: models/v4\nmoe-runner-backend: triton\n"},
         ("--gpu", "H20"),
         "SWA501",
         {"s.yaml": "model-path: models/v4\nmoe-runner-backend: flashinfer_mxfp4\n"},
     ),
     (
         "flashinfer_trtllm refused for fp4 experts",
-        {"s.yaml": "model-path: models/v4\nmoe-runner-backend: flashinfer_trtllm\n"},
+        {**FP4_MODEL, "s.yaml": "model-path: models/v4\nmoe-runner-backend: flashinfer_trtllm\n"},
         ("--gpu", "B200"),
         "SWA501",
         {"s.yaml": "model-path: models/v4\nmoe-runner-backend: flashinfer_mxfp4\n"},
@@ -274,10 +278,13 @@ spec:
     ],
 )
 def test_gpu_inferred_from_node_labels_with_the_evidence(tree, placement, line):
-    run = _lint(tree, {"k8s.yaml": MANIFEST.format(placement=placement)})
+    run = _lint(tree, {**FP4_MODEL, "k8s.yaml": MANIFEST.format(placement=placement)})
     f = run.findings("SWA501")[0]
     assert f["severity"] == "error" and "Hopper, SM90" in f["message"]
-    assert [(r["line"], r["message"]) for r in f["related"]] == [(line, "the GPU is named here")]
+    assert [(r["file"], r["line"], r["message"]) for r in f["related"]] == [
+        ("models/v4/config.json", 69, "the FP4 expert format comes from here"),
+        ("k8s.yaml", line, "the GPU is named here"),
+    ]
 
 
 def test_node_affinity_with_several_gpus_names_none(tree):
@@ -404,7 +411,7 @@ def test_any_gpu_name_and_values_never_crash(tree, name, runner, a2a, mfs, tp):
 
 
 def test_gpu_in_the_configuration_file(tree):
-    root = tree({"s.yaml": "model-path: models/v4\nmoe-a2a-backend: deepep\n", "swacheck.toml": 'gpu = "H100"\n'})
+    root = tree({**FP4_MODEL, "s.yaml": "model-path: models/v4\nmoe-a2a-backend: deepep\n", "swacheck.toml": 'gpu = "H100"\n'})
     run = run_cli("--format", "json", "s.yaml", cwd=root)
     assert run.findings("SWA501")[0]["severity"] == "error"
     assert "gpu               H100  (swacheck.toml)" in run_cli("--show-settings", cwd=root).stdout

@@ -33,10 +33,12 @@ A launch with KTransformers flags (`kt-*`: routed experts on the CPU through kt-
 
 The server loads weights for minutes and then dies (`AssertionError: Hidden size mismatch`,
 DeepGEMM's `arch_major == 10` assertion), or refuses the runner -- the most common DeepSeek-V4
-start-up failure on Hopper in public reports. The expert format is read from `config.json`; when
-only SGLang's default says FP4 (SGLang itself would read the weights' safetensors header), the
-message says so: set `SGLANG_DSV4_FP4_EXPERTS=0` in the server environment for an FP8-converted
-checkpoint.
+start-up failure on Hopper in public reports. The expert format is read from `config.json`
+(`routed_experts_quant_method`), the server's `SGLANG_DSV4_FP4_EXPERTS`, or the name of a
+published checkpoint folder (`DeepSeek-V4-Flash`, `DeepSeek-V4-Pro`): an error. When only
+SGLang's default says FP4 (SGLang itself would read the weights' safetensors header, which says
+FP8 for a converted checkpoint), the finding is a warning and says so; set
+`SGLANG_DSV4_FP4_EXPERTS=0` in the server environment for an FP8-converted checkpoint.
 
 ## Example
 
@@ -191,6 +193,11 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     if ck.experts_assumed:
         desc += " If this checkpoint's experts were converted to FP8, set SGLANG_DSV4_FP4_EXPERTS=0 in the server environment instead."
     severity = SEVERITY
+    if ck.experts_assumed:
+        # only SGLang's default says FP4: SGLang reads the weights' safetensors header, which may say
+        # FP8 (a converted checkpoint) -- the outcome is likely, not certain
+        severity = "warning"
+        message += "; the FP4 format is SGLang's default, which the weights' header may overrule"
     if ck.experts_assumed and any(getattr(u, "kind", "") == "env" and getattr(u, "name", "") == "SGLANG_DSV4_FP4_EXPERTS" for u in getattr(res.deployment, "unresolved", ())):
         # the launch sets SGLANG_DSV4_FP4_EXPERTS to a value known only at run time
         severity = "note"

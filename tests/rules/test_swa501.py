@@ -7,7 +7,17 @@ import json
 import pytest
 from conftest import V4_FLASH, edits, loc, only
 
-BASE = "model-path: models/v4\ntp-size: 8\n"
+BASE = "model-path: models/fp4\ntp-size: 8\n"
+# a checkpoint whose config.json declares MXFP4 routed experts (the format is then known, not assumed)
+_cfg = json.loads(V4_FLASH)
+_cfg["quantization_config"] = {"quant_method": "fp8", "routed_experts_quant_method": "mxfp4"}
+FP4 = {"models/fp4/config.json": json.dumps(_cfg, indent=1)}
+
+
+@pytest.fixture
+def lint(lint):
+    """The conftest lint, with the declared-FP4 checkpoint in models/fp4."""
+    return lambda files, *args, **kw: lint({**FP4, **files}, *args, **kw)
 
 
 def test_hopper_auto_without_a2a_passes_on_0_5_19_and_later(lint):
@@ -75,8 +85,15 @@ def test_explicit_deep_gemm_on_hopper_fails(lint):
 
 
 def test_fp8_experts_from_the_environment_are_left_alone(lint):
-    run = lint({"server.yaml": BASE + "moe-runner-backend: triton\n"}, "--env", "SGLANG_DSV4_FP4_EXPERTS=0")
+    # models/v4 declares no expert format, so the server's variable decides (model_config.py)
+    run = lint({"server.yaml": "model-path: models/v4\nmoe-runner-backend: triton\n"}, "--env", "SGLANG_DSV4_FP4_EXPERTS=0")
     assert run.findings("SWA501") == []
+
+
+def test_the_config_json_format_wins_over_the_environment(lint):
+    # SGLang reads SGLANG_DSV4_FP4_EXPERTS only when routed_experts_quant_method is absent
+    run = lint({"server.yaml": BASE + "moe-runner-backend: triton\n"}, "--env", "SGLANG_DSV4_FP4_EXPERTS=0")
+    assert only(run, "SWA501")["severity"] == "error"
 
 
 def test_fp4_dequant_with_auto_passes_on_0_5_16_and_later(lint):
@@ -94,9 +111,21 @@ def test_expert_format_from_config_json_is_related(lint):
     assert "SGLANG_DSV4_FP4_EXPERTS=0" not in f["fix"]["description"]  # not assumed
 
 
-def test_assumed_format_says_how_to_declare_fp8_experts(lint):
-    run = lint({"server.yaml": BASE + "moe-runner-backend: triton\n"})
-    assert "SGLANG_DSV4_FP4_EXPERTS=0" in only(run, "SWA501")["fix"]["description"]
+def test_assumed_format_is_a_warning_that_says_how_to_declare_fp8_experts(lint):
+    # models/v4 declares no expert format: only SGLang's default (FP4) says so; SGLang would read the weights
+    run = lint({"server.yaml": "model-path: models/v4\nmoe-runner-backend: triton\n"})
+    f = only(run, "SWA501")
+    assert f["severity"] == "warning"
+    assert "SGLang's default, which the weights' header may overrule" in f["message"]
+    assert "SGLANG_DSV4_FP4_EXPERTS=0" in f["fix"]["description"]
+    assert run.exit_code == 0
+
+
+def test_published_checkpoint_folder_is_known_fp4(lint):
+    from conftest import V4_FLASH as cfg
+
+    run = lint({"models/DeepSeek-V4-Flash/config.json": cfg, "server.yaml": "model-path: models/DeepSeek-V4-Flash\nmoe-runner-backend: triton\n"})
+    assert only(run, "SWA501")["severity"] == "error"
 
 
 def test_rocm_is_not_judged(lint):
