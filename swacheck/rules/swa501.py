@@ -54,6 +54,8 @@ moe-a2a-backend: deepep
 On Hopper (SM90) and SM120: `moe-runner-backend: flashinfer_mxfp4` (or `marlin`), or drop the
 all-to-all backend so that SGLang 0.5.19+ chooses `flashinfer_mxfp4` itself; on Blackwell (SM100):
 `flashinfer_mxfp4` or `deep_gemm`; below SM90: `marlin`.
+
+Fix safety: unsafe — it changes the MoE runner the server uses.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ from .base import Context
 CODE = "SWA501"
 NAME = "moe-runner-fp4-experts"
 SEVERITY = "error"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SUMMARY = "MoE runner (written or auto-selected) that cannot run DeepSeek-V4's FP4 experts on this GPU"
 
 A2A_DEEPGEMM = ("deepep", "mooncake", "nixl")
@@ -202,4 +205,4 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         # the launch sets SGLANG_DSV4_FP4_EXPERTS to a value known only at run time
         severity = "note"
         message += "; unless SGLANG_DSV4_FP4_EXPERTS, set only at run time here, declares FP8 experts"
-    yield Finding(CODE, severity, message, pf.where(res, runner_arg if runner_arg is not None else pf.arg(res, "moe-a2a-backend")), Fix(desc, tuple(edits)), tuple(related), "moe-runner-backend")
+    yield Finding(CODE, severity, message, pf.where(res, runner_arg if runner_arg is not None else pf.arg(res, "moe-a2a-backend")), Fix(desc, tuple(edits), safe=False), tuple(related), "moe-runner-backend")

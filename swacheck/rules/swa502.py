@@ -36,6 +36,8 @@ decode-attention-backend: aiter
 
 Remove the per-phase attention backend (or set it to `dsv4`); choose DeepSeek-V4's kernels with
 `dsv4-attn-backend` instead.
+
+Fix safety: mixed — removing `attention-backend` is safe (SGLang uses dsv4 whatever is written); removing a per-phase backend or changing `dsv4-attn-backend` changes the kernels that run, so it is unsafe.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from .base import Context, arg_mapping
 CODE = "SWA502"
 NAME = "dsv4-attention-backend"
 SEVERITY = "error"
+FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SUMMARY = "prefill/decode attention backend other than dsv4 for DeepSeek-V4 (attention-backend: replaced, a warning); dsv4-attn-backend trtllm/flashmla_mega off Blackwell"
 
 OK = ("dsv4", "compressed")
@@ -61,7 +64,8 @@ def _fix(res: Resolution, a) -> Fix:
     edit = fixes.delete_line_of(a.pair, arg_mapping(res))
     if edit is None:
         edit = fixes.replace(a.value_loc, "dsv4")
-    return Fix(f"Remove {a.written} (DeepSeek-V4 runs only on the dsv4 attention backend; pick its kernels with dsv4-attn-backend).", (edit,))
+    # removing attention-backend writes what SGLang does anyway (safe); a per-phase backend changes what runs
+    return Fix(f"Remove {a.written} (DeepSeek-V4 runs only on the dsv4 attention backend; pick its kernels with dsv4-attn-backend).", (edit,), safe=a.name == "attention-backend")
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
@@ -102,7 +106,7 @@ def _kernels(res: Resolution) -> Iterator[Finding]:
     if a is None or value not in ("trtllm", "flashmla_mega") or pf.platform(res) != "cuda":
         return
     gpu_val, gpu = pf.gpu(res)
-    fix = Fix("Use dsv4-attn-backend: auto (SGLang picks flashmla).", (fixes.replace(a.value_loc, "auto"),))
+    fix = Fix("Use dsv4-attn-backend: auto (SGLang picks flashmla).", (fixes.replace(a.value_loc, "auto"),), safe=False)
     model = res.target.model if res.target is not None else None
     if value == "flashmla_mega" and model is not None and model.model_type not in (None, "deepseek_v41"):
         yield Finding(

@@ -35,6 +35,8 @@ kv-cache-dtype: bfloat16
 
 Use `kv-cache-dtype: fp8_e4m3` (or leave it unset) on an SM89+ GPU (L40S, H100/H200/H20/H800,
 B200/B300, RTX PRO 6000).
+
+Fix safety: unsafe — it changes the KV cache dtype.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from .base import Context
 CODE = "SWA503"
 NAME = "kv-cache-dtype-hardware"
 SEVERITY = "error"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SUMMARY = "kv-cache-dtype the platform or GPU cannot hold for DeepSeek-V4 (bfloat16 on CUDA, FP8 below SM89)"
 
 
@@ -79,7 +82,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             f"kv-cache-dtype bfloat16 for DeepSeek-V4 on CUDA: the DSV4 KV pool holds only byte (FP8) rows, "
             f"AssertionError: assert self.store_dtype == torch.uint8 ({res.profile.kv_bf16_assert_at}, SGLang {res.profile.version})",
             pf.where(res, a),
-            Fix("Use kv-cache-dtype: fp8_e4m3 (SGLang's DeepSeek-V4 default on CUDA).", (fixes.replace(a.value_loc, "fp8_e4m3"),) if a is not None else ()),
+            Fix("Use kv-cache-dtype: fp8_e4m3 (SGLang's DeepSeek-V4 default on CUDA).", (fixes.replace(a.value_loc, "fp8_e4m3"),) if a is not None else (), safe=False),
             field="kv-cache-dtype",
         )
         return

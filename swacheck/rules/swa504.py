@@ -41,6 +41,8 @@ mem-fraction-static: 0.88
 
 Raise `mem-fraction-static` above the minimum (the fix proposes it with a 2-point margin for the
 CUDA context and the KV cache), or spread the weights over more GPUs (`tp-size`, `pp-size`).
+
+Fix safety: unsafe — it changes a memory setting or the parallelism.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from .base import Context
 CODE = "SWA504"
 NAME = "gpu-memory-budget"
 SEVERITY = "error"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SUMMARY = "per-GPU weights (+ MTP draft) do not fit in mem-fraction-static x the GPU's memory"
 
 MARGIN = 0.03  # of the GPU's memory: the CUDA context and other processes come out of it
@@ -140,6 +143,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             f"Set mem-fraction-static to at least {minimum:.4f}; {suggested:.2f} leaves room for the CUDA context and the KV cache "
             "(or raise tp-size / pp-size).",
             tuple(e for e in (pf.set_arg(res, "mem-fraction-static", suggested),) if e is not None),
+            safe=False,  # a memory setting
         )
     else:  # no fraction leaves a useful KV cache: more GPUs
         wider = tp
@@ -149,6 +153,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             f"The weights need at least {minimum:.4f} of the GPU, which leaves almost nothing for the KV cache: spread them over "
             f"more GPUs, e.g. tp-size {wider} (about {(ck.weight_bytes.value / (wider * pp) + draft_bytes * tp / wider) / mem:.2f} of each GPU).",
             tuple(e for e in (pf.set_arg(res, "tp-size", wider),) if e is not None),
+            safe=False,  # parallelism
         )
     if mfs is None:
         if minimum >= 0.8:

@@ -32,6 +32,8 @@ enable-prefill-cp: true
 ## Fix
 
 Add `cp-strategy: interleave`; run prefill CP without attention DP, on at most 8 GPUs.
+
+Fix safety: unsafe — it changes the context-parallel layout.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from .base import Context, arg_mapping
 CODE = "SWA505"
 NAME = "dsv4-prefill-cp-refused"
 SEVERITY = "error"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SUMMARY = "enable-prefill-cp without cp-strategy interleave, with attention DP, or beyond tp-size 8, for DeepSeek-V4"
 
 
@@ -66,7 +69,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             "enable-prefill-cp without cp-strategy: ValueError: --cp-strategy must be set when --enable-prefill-cp is enabled. "
             f"(SGLang {v}; DeepSeek-V4 takes interleave)",
             cp.key_loc,
-            Fix("Add cp-strategy: interleave.", (edit,) if edit else ()),
+            Fix("Add cp-strategy: interleave.", (edit,) if edit else (), safe=False),
             field="cp-strategy",
         )
     elif strategy != "interleave" and not (strategy == "zigzag" and npu and v == "0.5.23"):
@@ -78,7 +81,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             f"cp-strategy {strategy} for DeepSeek-V4: ValueError: "
             + ("DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends reindex with interleave order." if v == "0.5.23" else f"DeepSeekV4 only supports interleave CP strategy, got {strategy}"),
             a.value_loc,
-            Fix("Use cp-strategy: interleave.", (fixes.replace(a.value_loc, "interleave"),)),
+            Fix("Use cp-strategy: interleave.", (fixes.replace(a.value_loc, "interleave"),), safe=False),
             field="cp-strategy",
         )
     if npu:

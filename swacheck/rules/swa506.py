@@ -26,6 +26,8 @@ pp-size: 2
 ## Fix
 
 Run the PD server with `pp-size: 1` (use more tensor parallelism), or a later SGLang release.
+
+Fix safety: unsafe — it changes pipeline parallelism.
 """
 
 from __future__ import annotations
@@ -41,11 +43,12 @@ from .base import Context, finding_for_event
 CODE = "SWA506"
 NAME = "dsv4-pd-pipeline-refused"
 SEVERITY = "error"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SUMMARY = "pp-size > 1 on a DeepSeek-V4 PD server (SGLang 0.5.12 refuses it)"
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for event in res.events_of("pd-pp-refused"):
         arg = event.arg
-        fix = Fix("Run the PD server with pp-size 1 (SGLang 0.5.13 and later accept pipeline parallelism here).", (fixes.replace(arg.value_loc, "1"),) if arg is not None else ())
+        fix = Fix("Run the PD server with pp-size 1 (SGLang 0.5.13 and later accept pipeline parallelism here).", (fixes.replace(arg.value_loc, "1"),) if arg is not None else (), safe=False)
         yield finding_for_event(sys.modules[__name__], event, fix, message=f"ValueError: {event.message} (SGLang {res.profile.version}, deepseek_v4_hook.py)", field="pp-size")
