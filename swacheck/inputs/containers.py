@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence
 from ..model import Val
-from .kubernetes import gpu_platform, read_container
+from .kubernetes import gpu_of_pod, gpu_platform, read_container
 from .launch import Found
 from .shell import Source
 from .types import unread
@@ -87,7 +87,7 @@ def load_custom(doc: Document, path: str, files: FileCache, platform: Val, env: 
     if meta is not None:
         name = _name_of(meta.value)
     name = name or "unnamed"
-    containers: list[tuple[Mapping, list[str], Sequence | None, Val | None]] = []
+    containers: list[tuple[Mapping, list[str], Sequence | None, Val | None, Val | None]] = []
     budget = [_MAX_NODES]
 
     def walk(node: object, labels: list[str], envs: Sequence | None, hint: Val | None, depth: int) -> None:
@@ -105,11 +105,12 @@ def load_custom(doc: Document, path: str, files: FileCache, platform: Val, env: 
                 child = pair.value
                 here = labels if key in STRUCTURAL else labels + [_label(key)]
                 if key == "containers" and isinstance(child, Sequence):
+                    gpu = gpu_of_pod(node)  # the pod spec that holds them
                     for item in child.items:
                         if isinstance(item, Mapping):
-                            containers.append((item, here, envs, hint))
+                            containers.append((item, here, envs, hint, gpu))
                 elif key in CONTAINER_KEYS and _is_container(child):
-                    containers.append((child, here, envs, hint))  # type: ignore[arg-type]
+                    containers.append((child, here, envs, hint, gpu_of_pod(node)))  # type: ignore[arg-type]
                 else:
                     walk(child, here, envs, hint, depth + 1)
         elif isinstance(node, Sequence):
@@ -121,9 +122,9 @@ def load_custom(doc: Document, path: str, files: FileCache, platform: Val, env: 
         return found
     src = Source(path, files.load(path).text)
     launched = 0
-    for container, labels, envs, hint in containers:
+    for container, labels, envs, hint, gpu in containers:
         stem = "/".join([kind, name, *labels])
-        launched += read_container(found, container, stem, kind, doc, path, src, files, platform, env, envs, hint)
+        launched += read_container(found, container, stem, kind, doc, path, src, files, platform, env, envs, hint, gpu)
     if launched == 0 and not found.errors and _mentions_sglang(root, [_MAX_NODES]):
         n = len(containers)
         found.deployments.append(

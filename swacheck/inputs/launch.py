@@ -163,10 +163,10 @@ def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[L
                 return []
             argv = argv[j:]
             continue
-        if head in ("docker", "podman", "nerdctl") and len(argv) > 1 and argv[1].text == "run":
-            argv, env, hint = _docker_run(argv[2:], env, ctx)
+        if head in ("docker", "podman", "nerdctl") and (run := 2 if len(argv) > 1 and argv[1].text == "run" else 3 if len(argv) > 2 and argv[1].text == "container" and argv[2].text == "run" else 0):
+            argv, env, hint = _docker_run(argv[run:], env, ctx)
             if not argv:
-                return []
+                return []  # no image, or an image without a command: its entrypoint is not in the files
             continue
         if head == "eval" and depth <= 4:
             text = " ".join(w.text for w in argv[1:])
@@ -199,57 +199,71 @@ def _unread(argv: list[Word], env: Env, reason: str) -> Launch:
     return Launch("", [], False, env, argv[0].location, _command_location(argv), unread=reason)
 
 
-# `docker run` options that take a value as the next word (the others are flags or `--opt=value`)
-_DOCKER_VALUE = {
-    "-e", "--env", "--env-file", "-v", "--volume", "-p", "--publish", "--name", "--gpus", "--shm-size", "--ipc", "--network",
-    "--net", "-w", "--workdir", "--entrypoint", "--device", "--ulimit", "--runtime", "--group-add", "--security-opt",
-    "--cap-add", "--cap-drop", "-u", "--user", "--mount", "-l", "--label", "--cpus", "-m", "--memory", "-h", "--hostname",
-    "--platform", "--pull", "--restart", "--log-driver", "--log-opt", "--add-host", "--dns", "--tmpfs", "--cpuset-cpus",
-    "--stop-signal", "--pid", "--uts", "--userns", "--cgroupns", "--memory-swap", "--device-cgroup-rule", "--label-file",
+# `docker run` options that take no value; every other option takes one (`-e K=V`, `-v A:B`, ...)
+_DOCKER_FLAGS = {
+    "-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "-itd", "-dit", "-id", "-td",
+    "--rm", "--privileged", "--init", "-P", "--publish-all", "--read-only", "--no-healthcheck", "--oom-kill-disable",
+    "--sig-proxy", "-q", "--quiet",
 }
 
 
 def _docker_run(argv: list[Word], env: Env, ctx: Context) -> tuple[list[Word], Env, Val | None]:
-    """``docker run [OPTIONS] IMAGE [COMMAND ...]``: the command, the container's environment
-    (only ``-e``/``--env``; the host's exported variables do not reach it) and the platform the
-    image name (or ``--device /dev/kfd``) says."""
-    cenv: Env = {k: v for k, v in ctx.fallback.items()}
+    """``docker run [OPTIONS] IMAGE [COMMAND ...]`` (after ``run``): the command, the container's
+    environment and the platform the image name (or ``--device /dev/kfd``) says. The container's
+    environment is only its ``-e``/``--env`` variables (``-e NAME`` copies NAME from the
+    environment docker runs in: the script's exported variables); ``--entrypoint`` comes before
+    the command."""
+    cenv: Env = dict(ctx.fallback)
     entrypoint: list[Word] = []
     hint: Val | None = None
     i = 0
     while i < len(argv):
-        w = argv[i]
-        t = w.text
-        if not t.startswith("-") or t == "-":
+        word = argv[i]
+        t = word.text
+        if word.unknown or not t.startswith("-") or t == "-":
             break
-        name, eq, value = t.partition("=")
-        if name in _DOCKER_VALUE and not eq:
+        if t == "--":
+            i += 1
+            break
+        name, has_value = (t.split("=", 1)[0], True) if t.startswith("--") and "=" in t else (t, False)
+        value: Word | None = None
+        if has_value:
+            value = word.sub(len(name) + 1)
+        elif t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
+            name, value = "-e", word.sub(2)  # -eKEY=VALUE
+        elif name not in _DOCKER_FLAGS:
             if i + 1 >= len(argv):
                 return [], cenv, None
-            val_word = argv[i + 1]
-            value = val_word.text
-            i += 2
-        else:
-            val_word = w.sub(len(name) + 1) if eq else w
             i += 1
+            value = argv[i]
+        i += 1
+        if value is None:
+            continue
         if name in ("-e", "--env"):
-            var_name, has, _ = value.partition("=")
-            if has:
-                sub = val_word.sub(len(var_name) + 1)
-                cenv[var_name] = Var(sub, True, f"docker run -e {var_name} in {ctx.label}") if not sub.unknown else Var(None, True, f"docker run -e in {ctx.label}", _reasons(sub), sub.unknown[0].location)
-            elif var_name in env:
-                cenv[var_name] = env[var_name]
+            m = _ENV_ASSIGN.match(value.text)
+            if m is None:  # `-e NAME`: copied from the environment docker runs in
+                if value.text and not value.unknown:
+                    known = env.get(value.text)
+                    cenv[value.text] = known if known is not None and known.exported else Var(
+                        None, True, f"docker run -e {value.text} in {ctx.label}", "set only at run time: copied from the environment docker runs in", value.location
+                    )
+                continue
+            key, var_value = m.group(1), value.sub(m.end())
+            if var_value.unknown and key in ctx.fallback:
+                cenv[key] = ctx.fallback[key]
+            elif var_value.unknown:
+                cenv[key] = Var(None, True, f"docker run -e {key}=... in {ctx.label}", _reasons(var_value), var_value.unknown[0].location)
             else:
-                cenv[var_name] = Var(None, True, f"docker run -e {var_name}", f"{var_name} is passed from the environment docker runs in", val_word.location)
+                cenv[key] = Var(var_value, True, f"docker run -e {key}=... in {ctx.label}")
         elif name == "--entrypoint":
-            entrypoint = [val_word]
-        elif name == "--device" and "/dev/kfd" in value:
-            hint = Val("rocm", "docker run --device /dev/kfd", val_word.location)
+            entrypoint = [value]
+        elif name == "--device" and "/dev/kfd" in value.text:
+            hint = Val("rocm", "docker run --device /dev/kfd", value.location)
     if i >= len(argv):
         return [], cenv, None
     image = argv[i]
     if hint is None and not image.unknown and (p := platform_of_image(image.text)) is not None:
-        hint = Val(p, f"image {image.text}", image.location)
+        hint = Val(p, f"docker run image {image.text}", image.location)
     return entrypoint + argv[i + 1 :], cenv, hint
 
 
@@ -352,12 +366,6 @@ def _command_location(argv: list[Word]) -> Location | None:
 
 # --------------------------------------------------------------------------- 2. parse arguments
 
-# How an action the --config merger refuses behaves on a command line.
-_CLI_KIND = {
-    "refused:DeprecatedStoreTrueAction": "store_true",
-    "refused:BooleanOptionalAction": "store_true",
-    "refused:LoRAPathAction": "store-list",
-}
 _NEGATIVE = re.compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?")
 
 
@@ -388,7 +396,7 @@ def _unresolved(kind: str, name: str, word: Word) -> Unresolved:
 def _arity(candidates: tuple[str, ...], profile: SGLangProfile) -> str:
     """How many values an option argparse refuses takes: the same as all its candidates, else any."""
     table = flags.options(profile)
-    kinds = {_CLI_KIND.get(table[c].kind, table[c].kind) for c in candidates if c in table}
+    kinds = {flags.cli_kind(table[c]) for c in candidates if c in table}
     return kinds.pop() if len(kinds) == 1 else "any"
 
 
@@ -430,7 +438,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
                 out.unresolved.append(_unresolved("arguments", "", w))
             elif expect_model:
                 loc = w.loc() or nowhere
-                out.entries.append(Arg("model-path", "model-path", Pair("model-path", loc, Scalar(t, loc, w.quoted)), "exact", "store"))  # type: ignore[arg-type]
+                out.entries.append(Arg("model-path", "model-path", Pair("model-path", loc, Scalar(t, loc, w.quoted)), "exact", "store", cli=True))  # type: ignore[arg-type]
             else:
                 raise InputProblem(f"unrecognized argument {t!r}: {launch.program} takes no positional arguments", w.loc(), w.location.file if w.location else "")
             expect_model = False
@@ -457,7 +465,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
             continue
         m = flags.match(name, profile) if dashes == 2 else flags.KeyMatch("unknown")
         option = m.option
-        kind = _CLI_KIND.get(option.kind, option.kind) if option else "unknown"
+        kind = flags.cli_kind(option) if option else "unknown"
         arity = kind if option else _arity(m.candidates, profile)
         canonical = option.canonical if option else name.replace("_", "-")
         value_start = dashes + len(name) + 1
@@ -495,7 +503,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
             items = [Scalar(v.text[s:], (_value_loc(v, s) if s else v.loc()) or nowhere, v.quoted) for v, s in values]
             if arity == "any" and len(items) <= 1:  # an option argparse does not know: SWA303 reports it
                 node = items[0] if items else Scalar(True, key_loc)  # type: ignore[arg-type]
-                out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind))  # type: ignore[arg-type]
+                out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind, cli=True))  # type: ignore[arg-type]
                 continue
             first = items[0].loc if items else key_loc
             last = items[-1].loc if items else key_loc
@@ -515,7 +523,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
                 out.unresolved.append(_unresolved("argument", canonical, value))
                 continue
             node = Scalar(value.text, value_loc, value.quoted)  # type: ignore[arg-type]
-        out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind))  # type: ignore[arg-type]
+        out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind, cli=True))  # type: ignore[arg-type]
     return out
 
 
@@ -660,7 +668,7 @@ def build(
         name=name,
         file=file,
         location=location or launch.whole,
-        platform=infer_platform(platform, launch.env, hint),
+        platform=infer_platform(platform, launch.env, hint or launch.hint),
         env=env,
         server=server,
         duplicates=dups,

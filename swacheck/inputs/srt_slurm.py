@@ -42,8 +42,6 @@ from .types import Arg, Deployment, ServerArgs
 
 MODES = ("prefill", "decode", "aggregated")
 _ENV_KEY = {"prefill": "prefill_environment", "decode": "decode_environment", "aggregated": "aggregated_environment"}
-# How an action the --config merger refuses behaves on a command line (as in launch.py).
-_CLI_KIND = {"refused:DeprecatedStoreTrueAction": "store_true", "refused:BooleanOptionalAction": "store_true", "refused:LoRAPathAction": "store-list"}
 
 
 def _get(node: object, *keys: str) -> Pair | None:
@@ -70,7 +68,7 @@ def _platform(root: Mapping, env: dict[str, Val], given: Val) -> Val:
 
 
 def _synthetic(name: str, value: str, loc: Location) -> Arg:
-    return Arg(name, name, Pair(name, loc, Scalar(value, loc)), "exact", "store")
+    return Arg(name, name, Pair(name, loc, Scalar(value, loc)), "exact", "store", cli=True)
 
 
 def load_recipe(doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]) -> Found:
@@ -106,7 +104,7 @@ def _deployment(root: Mapping, backend: Mapping, pair: Pair, mode: str, model: P
     if model is None or not isinstance(model.value, Scalar) or not isinstance(model.value.value, str) or not model.value.value:
         where = _get(root, "model")
         raise InputProblem("an srt-slurm recipe needs model.path: srt-slurm passes it as --model-path", where.key_loc if where else root.loc)
-    entries: list[Arg] = [Arg("model-path", "model.path", Pair("model-path", model.key_loc, model.value), "exact", "store")]
+    entries: list[Arg] = [Arg("model-path", "model.path", Pair("model-path", model.key_loc, model.value), "exact", "store", cli=True)]
     if mode != "aggregated":
         entries.append(_synthetic("disaggregation-mode", mode, pair.key_loc))
     for key in sorted(flags_map.pairs):
@@ -117,14 +115,14 @@ def _deployment(root: Mapping, backend: Mapping, pair: Pair, mode: str, model: P
         dashed = key.replace("_", "-")
         m = flags.match(dashed, DEFAULT)
         option = m.option
-        kind = _CLI_KIND.get(option.kind, option.kind) if option else "unknown"
+        kind = flags.cli_kind(option) if option else "unknown"  # command-line semantics
         canonical = option.canonical if option else dashed
         if isinstance(value, Mapping):
             raise InputProblem(f"backend.sglang_config.{mode}.{key}: srt-slurm passes a mapping as its Python text; write the JSON string", value.loc)
         node: Scalar | Sequence = value if isinstance(value, (Scalar, Sequence)) else Scalar(str(value), item.key_loc)  # type: ignore[assignment]
         if isinstance(node, Scalar) and node.value is not True and not isinstance(node.value, str):
             node = Scalar(str(node.value), node.loc, node.quoted)  # srt-slurm passes str(value)
-        entries.append(Arg(canonical, key, Pair(key, item.key_loc, node), m.how if m.how != "underscore" else "exact", kind))
+        entries.append(Arg(canonical, key, Pair(key, item.key_loc, node), m.how if m.how != "underscore" else "exact", kind, cli=True))
     args = {a.name: a for a in entries}
     server = ServerArgs(args, flags_map, path, base_dir, entries)
     dep_env = dict(env)

@@ -18,6 +18,7 @@ class Arg:
     pair: Pair
     how: str = "exact"  # exact | prefix | underscore | ambiguous | unknown (sglang/flags.py)
     kind: str = "store"  # store | store-list | store_true | refused:ACTION
+    cli: bool = False  # written on a command line (no --config merger in the way: flags.cli_kind)
 
     @property
     def value(self) -> Any:
@@ -84,6 +85,7 @@ class Deployment:
     draft_geometry: ExplicitGeometry = field(default_factory=ExplicitGeometry)
     duplicates: list[Duplicate] = field(default_factory=list)
     assume_pd: bool = False  # no server given: numbers copied from a PD launch's log
+    gpu: Val | None = None  # the GPU the server runs on (deployment file gpu:, else --gpu); None: not given
     # What the reader noticed about the text itself (rules SWA306/SWA307): (kind, message, where);
     # kind is "pitfall" (a shell mistake that changes what SGLang receives) or "note".
     notes: list[tuple[str, str, Location | None]] = field(default_factory=list)
