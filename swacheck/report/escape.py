@@ -15,7 +15,7 @@ terminal, stderr    :func:`terminal`                            every non-printa
 (human, explain,                                                bidi/format characters such as U+202E and
 why, errors)                                                    U+2066-2069, line/paragraph separators,
                                                                 surrogates) shown as ``\\xNN``/``\\uNNNN``,
-                                                                so the text is one line; tabs stay. Rich
+                                                                so the text is one line (a tab: ``\\t``). Rich
                                                                 draws it only inside ``Text`` objects
                                                                 (:func:`swacheck.report.human.text`), never
                                                                 as markup, so ``[link=...]`` stays text and
@@ -90,7 +90,7 @@ REDACTED = "***"
 # Characters
 # ---------------------------------------------------------------------------------------------
 
-_NAMED = {"\n": "\\n", "\r": "\\r"}
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def _escape_char(c: str) -> str:
@@ -124,7 +124,7 @@ def inert(text: str) -> str:
     return text
 
 
-def visible(text: str, keep: str = "\t") -> str:
+def visible(text: str, keep: str = "") -> str:
     """Every character that is not printable (``str.isprintable``: control characters C0, DEL
     and C1, format characters such as the bidi overrides U+202A-202E and isolates U+2066-2069,
     zero-width characters, line and paragraph separators, surrogates, unassigned code points)
@@ -329,7 +329,7 @@ def markdown_code(text: str) -> str:
 def xml(text: str, lines: bool = False) -> str:
     """Input text for an XML attribute or text node (ElementTree escapes ``& < > "``): only
     characters XML 1.0 allows and no raw control character; ``lines`` keeps line breaks."""
-    return inert(visible(redact(text), "\t\n" if lines else "\t"))
+    return inert(visible(redact(text), "\n" if lines else ""))
 
 
 @lru_cache(maxsize=1 << 14)
