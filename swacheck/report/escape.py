@@ -188,6 +188,9 @@ _VALUES_PATTERN = (
 @lru_cache(maxsize=None)
 def _values() -> re.Pattern[str]:
     return re.compile(_VALUES_PATTERN)
+
+
+# literal tests that decide which patterns can match at all (see :func:`redact`)
 _TOKEN_HINT = re.compile(r"g[hl][a-z]{0,6}[_-]|github_pat_|xox|xapp-|hf_|api_org_|[spr]k[_-]|npm_|pypi-|eyJ|-----BEGIN|A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)")
 _VALUE_HINTS = ("auth", "bearer", "://", "key", "secret", "pass", "cred", "token")
 # "Basic <base64 of user:password>"

@@ -253,3 +253,6 @@ def test_show_settings_and_show_pairs(leaky):
     assert_no_secret(run.stdout, run.stderr)
     run = swacheck(root, "--show-pairs", *mapping, ".")
     assert_no_secret(run.stderr)
+    run = swacheck(root, "--env", GHP, ".")  # a usage error quotes the option's value
+    assert run.returncode == 2
+    assert_no_secret(run.stderr)
