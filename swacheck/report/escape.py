@@ -385,3 +385,28 @@ def diff_path(path: str) -> str:
         named = _GIT_NAMED.get(b)
         out.append(named if named else chr(b) if 0x20 <= b < 0x7F and b != 0x23 else f"\\{b:03o}")
     return '"' + "".join(out) + '"'
+
+
+class InertLines:
+    """A text stream around ``out`` that makes each line :func:`inert` where it starts with
+    ``::``: rich wraps long text (a tree label) at spaces, and a continuation line indented with
+    spaces alone could start with a ``::`` from the middle of an input. Everything else is
+    passed through (``isatty``, ``encoding``, ...)."""
+
+    def __init__(self, out: Any):
+        self._out = out
+        self._blank = True  # the current line holds only whitespace so far
+
+    def write(self, text: str) -> int:
+        lines = text.split("\n")
+        if "::" in text:
+            for i, line in enumerate(lines):
+                if (i or self._blank) and line.lstrip().startswith("::"):
+                    lines[i] = _COMMAND_START.sub(r"\1\\x3a", line, count=1)
+            text = "\n".join(lines)
+        last_blank = not lines[-1].strip()
+        self._blank = last_blank if len(lines) > 1 else self._blank and last_blank
+        return self._out.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._out, name)

@@ -346,3 +346,15 @@ def test_markdown_table_cells_stay_cells(cells):
     row = "| " + " | ".join([escape.markdown_code(cells[0]), *(escape.markdown(c) for c in cells[1:])]) + " |"
     assert "\n" not in row
     assert len(re.split(r"(?<!\\)\|", row)) == 7, row
+
+
+def test_a_line_rich_wraps_never_starts_a_workflow_command():
+    import io
+
+    out = io.StringIO()
+    stream = escape.InertLines(out)
+    stream.write("label ::error::x\n    ::error::y\n  ")
+    stream.write("::warning::z\n")  # a chunk that goes on a line begun with spaces only
+    stream.write("x")
+    stream.write("::notice::w\n")  # the middle of a line
+    assert out.getvalue() == "label ::error::x\n    \\x3a:error::y\n  \\x3a:warning::z\nx::notice::w\n"
