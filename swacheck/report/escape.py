@@ -255,12 +255,25 @@ def _run(match: re.Match[str]) -> str:
     return REDACTED if looks_random(match.group()) else match.group()
 
 
-@lru_cache(maxsize=1 << 14)
-def redact(text: str) -> str:
-    """``text`` with every credential-looking value replaced by ``***`` (see the module doc).
+CACHED = 1024  # strings up to this long are cached (a long one is rare, and would pin memory)
 
-    Cached: a report repeats the same strings (paths, origins, messages) many times: at 2,000
-    deployments the JSON report holds 261,000 strings, 13,000 of them distinct."""
+
+def _cached(fn: Any) -> Any:
+    """``fn`` with an LRU cache for short strings: a report repeats the same strings (paths,
+    origins, messages) many times: at 2,000 deployments the JSON report holds 261,000 strings,
+    13,000 of them distinct."""
+    cached = lru_cache(maxsize=1 << 14)(fn)
+
+    def call(text: str) -> str:
+        return cached(text) if len(text) <= CACHED else fn(text)
+
+    call.__doc__, call.__name__, call.__wrapped__ = fn.__doc__, fn.__name__, fn  # type: ignore[attr-defined]
+    return call
+
+
+@_cached
+def redact(text: str) -> str:
+    """``text`` with every credential-looking value replaced by ``***`` (see the module doc)."""
     if len(text) < 10:  # the shortest credential shape, "api-key: x", is longer
         return text
     # substring tests (C speed) decide which patterns can match: Python's regex engine tries an
@@ -280,7 +293,7 @@ def redact(text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1 << 14)
+@_cached
 def terminal(text: str) -> str:
     """Input text for a terminal, a CI log or stderr: redacted, on one line, nothing the
     terminal acts on. Give it to rich only inside a ``Text`` (never as markup)."""
@@ -335,7 +348,7 @@ def xml(text: str, lines: bool = False) -> str:
     return inert(visible(redact(text), "\n" if lines else ""))
 
 
-@lru_cache(maxsize=1 << 14)
+@_cached
 def json_text(text: str) -> str:
     """A string for JSON or SARIF: redacted; line breaks and tabs stay (JSON escapes them),
     every other non-printable character is shown escaped."""
