@@ -190,6 +190,8 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
         unit.files, unit.skipped = inputs.files, inputs.skipped
         filt = _Filter(settings, files)
         for dep in inputs.deployments:
+            if dep.gpu is None and settings.gpu:
+                dep.gpu = Val(settings.gpu, "--gpu")
             try:
                 res = resolve(dep, models, profile)
             except InputProblem as problem:
