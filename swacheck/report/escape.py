@@ -148,12 +148,14 @@ _SECRET_WORD = (
 _QUOTED_OR_WORD = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s'",;]+)"""
 
 _TOKENS = [  # no \b before the prefixes: it would stop the regex engine from skipping ahead to them
-    r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}",
-    r"github_pat_[A-Za-z0-9_]{20,}",
-    r"gl(?:pat|dt|rt|ptt|cbt|imt|soat|ft|oas|agent)-[A-Za-z0-9_-]{16,}",
+    # from 8 characters on when the tail mixes a digit and a capital (a token cut short by a
+    # message that truncates still loses its visible part; hf_transfer stays)
+    r"(?:ghp|gho|ghu|ghs|ghr)_(?=[A-Za-z0-9]{0,40}?[0-9])(?=[A-Za-z0-9]{0,40}?[A-Z])[A-Za-z0-9]{8,}",
+    r"github_pat_[A-Za-z0-9_]{8,}",
+    r"gl(?:pat|dt|rt|ptt|cbt|imt|soat|ft|oas|agent)-[A-Za-z0-9_-]{8,}",
     r"xox[abposre]-[A-Za-z0-9-]{10,}",
     r"xapp-[A-Za-z0-9-]{10,}",
-    r"hf_[A-Za-z0-9]{20,}",
+    r"hf_(?=[A-Za-z0-9]{0,40}?[0-9])(?=[A-Za-z0-9]{0,40}?[A-Z])[A-Za-z0-9]{8,}",
     r"api_org_[A-Za-z0-9]{20,}",
     r"sk-(?:[a-z0-9]+-)*[A-Za-z0-9_-]*[A-Za-z0-9]{20,}[A-Za-z0-9_-]*",
     r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
