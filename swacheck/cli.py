@@ -139,6 +139,7 @@ def check(
     root: Annotated[Optional[str], typer.Option("--root", metavar="DIR", help="Read files that inputs refer to only inside DIR (default: the git top-level of the first path, else the working directory).")] = None,
     show_settings: Annotated[bool, typer.Option("--show-settings", help="Print every effective setting and where it came from, then exit.")] = False,
     show_pairs: Annotated[bool, typer.Option("--show-pairs", help="List the PD prefill/decode pairs found, and why, before the report.")] = False,
+    allow_empty: Annotated[bool, typer.Option("--allow-empty", help="Exit 0, not 2, when no deployment is found (the pre-commit hook uses it).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list walked files that hold no deployment.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only findings.")] = False,
     command: Annotated[
@@ -168,7 +169,7 @@ def check(
     settings.paths, settings.output, settings.verbose, settings.quiet = list(paths or []), output, verbose, quiet
     settings.commands = list(command)
     settings.fix, settings.diff, settings.fix_model_configs = fix, diff, fix_model_configs
-    settings.show_pairs = show_pairs
+    settings.show_pairs, settings.allow_empty = show_pairs, allow_empty
     if fix and diff:
         raise typer.BadParameter("--fix and --diff exclude each other", param_hint="--diff")
     if show_settings:
@@ -205,6 +206,7 @@ def _run_check(settings: Settings) -> int:
     if hasattr(renderer, "Stream") and not (settings.diff or settings.fix or settings.show_pairs):
         return _stream_check(settings, renderer)
     result = run(settings)
+    print_notes(settings, result.notes)
     for error in result.errors:
         print(error, file=sys.stderr)
     if settings.show_pairs:
@@ -230,6 +232,8 @@ def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyp
         for unit in run_units(settings, totals):
             totals.errors.extend(unit.errors)
             totals.skipped.extend(unit.skipped)
+            totals.notes.extend(unit.notes)
+            print_notes(settings, unit.notes)
             for error in totals.errors[printed:]:
                 print(error, file=sys.stderr)
             printed = len(totals.errors)
@@ -241,6 +245,14 @@ def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyp
     if not _deliver(settings, report, totals):
         return 2
     return totals.exit_code
+
+
+def print_notes(settings: Settings, notes) -> None:  # type: ignore[no-untyped-def]
+    """Files named explicitly that hold no deployment, one ``file: skipped, ...`` line each on
+    standard error (not with -q): visible, but not an error, since a glob names every file."""
+    if not settings.quiet:
+        for note in notes:
+            print(note, file=sys.stderr)
 
 
 def _deliver(settings: Settings, write, totals) -> bool:  # type: ignore[no-untyped-def]

@@ -43,6 +43,7 @@ class RunResult:
     errors: list[InputError] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    notes: list[InputError] = field(default_factory=list)  # files named explicitly and skipped, and why
     summary: Summary = field(default_factory=Summary)
     exit_code: int = 0
     pairs: list[ServerPair] = field(default_factory=list)
@@ -150,6 +151,7 @@ def run(settings: Settings) -> RunResult:
         result.errors.extend(unit.errors)
         result.files.extend(unit.files)
         result.skipped.extend(unit.skipped)
+        result.notes.extend(unit.notes)
     return result
 
 
@@ -160,16 +162,17 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     end; a caller that keeps nothing else holds one unit in memory at a time. Files read for a
     unit are dropped from the file cache once the next unit is asked for.
     """
-    from .units import plan
+    from .units import add_partners, plan
 
     forget_paths()
     settings.root = settings.root or find_root(settings.paths)
     candidates, totals.errors = discover(settings.paths, settings.exclude)
+    files = FileCache(settings.max_file_size, settings.root)
+    candidates = add_partners(candidates, files, settings.exclude)
     if settings.output:  # the report being written is never read as an input
         report = real(settings.output)
         candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]
     totals.summary.input_errors = len(totals.errors)
-    files = FileCache(settings.max_file_size, settings.root)
     platform = Val(settings.platform, "--platform") if settings.platform else Val("cuda", "default platform (--platform)")
     env = {k: Val(v, f"--env {k}") for k, v in settings.env.items()}
     stdin_text = None
@@ -187,7 +190,7 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
         commands = settings.commands if n == len(units) - 1 else None
         inputs = read_inputs(unit_candidates, files, platform, env, stdin_text, commands)
         unit.errors.extend(inputs.errors)
-        unit.files, unit.skipped = inputs.files, inputs.skipped
+        unit.files, unit.skipped, unit.notes = inputs.files, inputs.skipped, inputs.notes
         filt = _Filter(settings, files)
         for dep in inputs.deployments:
             try:
@@ -197,6 +200,7 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
                 continue
             unit.results.append(DeploymentResult(dep, res, check(res, ctx, settings)))
         check_pairs(unit, ctx, explicit)
+        drop_lone_partners(unit, {real(c.path) for c in unit_candidates if c.partner})
         for dep_result in unit.results:
             filt.apply(dep_result)
         for pair in unit.pairs:  # what suppressions left of the pair's findings
@@ -225,10 +229,29 @@ def check_pairs(result: RunResult, ctx: Context, explicit: list[tuple[str, str]]
             alone_result.findings.extend(swa400.check_alone([(alone_result, why)]))
 
 
+def drop_lone_partners(unit: RunResult, partners: set[str]) -> None:
+    """Keep the deployments of a partner file (``units.add_partners``: not named, found beside a
+    named PD server) only when they are paired with a named server; the rest were not asked for."""
+    if not partners:
+        return
+    paired = {id(r) for p in unit.pairs for r in (p.prefill, p.decode)}
+    kept = [r for r in unit.results if real(r.deployment.file) not in partners or id(r) in paired]
+    if len(kept) == len(unit.results):
+        return
+    keep = {id(r) for r in kept}
+    unit.results = kept
+    unit.alone = [(r, why) for r, why in unit.alone if id(r) in keep]
+    files = {real(r.deployment.file) for r in kept}
+    unit.files = [f for f in unit.files if real(f) not in partners or real(f) in files]
+    unit.skipped = [f for f in unit.skipped if real(f) not in partners]
+
+
 def count(s: Summary, unit: RunResult) -> None:
     """Add a unit's files, deployments, findings and input errors to the run's summary."""
     s.files += len(unit.files)
     s.deployments += len(unit.results)
+    s.skipped_files += len(unit.skipped)
+    s.skipped_deployments += sum(1 for r in unit.results if r.resolution.mode == "skipped")
     s.input_errors += len(unit.errors)
     for r in unit.results:
         for f in r.findings:
@@ -238,6 +261,16 @@ def count(s: Summary, unit: RunResult) -> None:
 
 
 def finish(totals: RunResult) -> None:
-    """The exit code, once every unit is counted."""
+    """The exit code, once every unit is counted. A run that finds no deployment at all is an
+    input error (a mistyped folder or glob must not pass), unless ``allow_empty``."""
     s = totals.summary
+    settings = totals.settings
+    if not s.deployments and not s.input_errors and not settings.allow_empty and (settings.paths or settings.commands):
+        if len(settings.paths) == 1 and not settings.commands:
+            where, what = settings.paths[0], ""
+        else:
+            n = len(settings.paths) + len(settings.commands)
+            where, what = "swacheck", f" in {n} inputs"
+        totals.errors.append(InputError(where, None, None, f"no deployments found{what} (--allow-empty allows a run without any)"))
+        s.input_errors += 1
     totals.exit_code = 2 if s.input_errors else (1 if s.failing and not totals.settings.exit_zero else 0)

@@ -30,6 +30,7 @@ class Settings:
     select: tuple[str, ...] = ()  # codes or prefixes; empty: every rule
     ignore: tuple[str, ...] = ()
     exit_zero: bool = False
+    allow_empty: bool = False  # a run that finds no deployment exits 0, not 2 (the pre-commit hook)
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)  # glob -> codes
     per_file_ignores_base: str = "."  # globs are relative to the config file's folder
     sglang_version: str = "0.5.23"  # the SGLang release whose behaviour is predicted (sglang/version.py)

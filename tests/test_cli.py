@@ -101,11 +101,23 @@ def test_missing_path_is_an_input_error(tree):
     assert run.stderr.strip() == "nope.yaml: no such file or directory"
 
 
-def test_explicit_file_that_is_not_a_deployment_is_an_error(tree):
-    root = tree({"values.yaml": "replicas: 3\n"})
+def test_explicit_file_that_is_not_a_deployment_is_skipped_with_a_note(tree):
+    root = tree({"values.yaml": "replicas: 3\n", "server.yaml": EAGLE})
+    run = run_cli("values.yaml", "server.yaml", cwd=root)
+    assert run.exit_code == 0
+    assert run.stderr.startswith("values.yaml: skipped, not a deployment: a mapping with keys replicas")
+    assert "Checked 1 deployment in 1 file (1 file skipped)" in run.stdout
+
+
+def test_a_run_that_finds_no_deployment_is_an_input_error(tree):
+    root = tree({"values.yaml": "replicas: 3\n", "empty/README.md": "x\n"})
     run = run_cli("values.yaml", cwd=root)
     assert run.exit_code == 2
-    assert "values.yaml: not a deployment" in run.stderr
+    assert run.stderr.splitlines()[-1] == "values.yaml: no deployments found (--allow-empty allows a run without any)"
+    assert run_cli("empty", cwd=root).exit_code == 2  # an explicitly named folder without deployments
+    assert run_cli("empty", "values.yaml", cwd=root).stderr.splitlines()[-1] == "swacheck: no deployments found in 2 inputs (--allow-empty allows a run without any)"
+    allowed = run_cli("--allow-empty", "values.yaml", "empty", cwd=root)
+    assert allowed.exit_code == 0 and "no deployments found" not in allowed.stderr
 
 
 def test_walked_directory_skips_non_deployments(tree):

@@ -24,7 +24,7 @@ from .sarif import repo_path
 
 LIMIT = 10
 LEVELS = (("error", "error", "error"), ("warning", "warning", "warning"), ("note", "notice", "note"))
-NO_FILE = {"-", "<stdin>", "<input>", ""}
+NO_FILE = {"-", "<stdin>", "<input>", "", "swacheck"}  # "swacheck": the run as a whole
 
 
 def escape_data(text: str) -> str:

@@ -157,7 +157,13 @@ def finding_lines(f: Finding) -> Iterable[tuple[Segment, ...]]:
 def summary_line(result: RunResult) -> list[Segment]:
     s = result.summary
     files = f"{s.files} file{'s' if s.files != 1 else ''}"
-    line: list[Segment] = [(f"Checked {s.deployments} deployment{'s' if s.deployments != 1 else ''} in {files}: ", None)]
+    skipped = [
+        f"{n} {what}{'s' if n != 1 else ''} skipped"
+        for n, what in ((s.skipped_deployments, "deployment"), (s.skipped_files, "file"))
+        if n
+    ]
+    counted = f" ({', '.join(skipped)})" if skipped else ""
+    line: list[Segment] = [(f"Checked {s.deployments} deployment{'s' if s.deployments != 1 else ''} in {files}{counted}: ", None)]
     parts = []
     for sev in ("error", "warning", "note"):
         n = s.counts[sev]

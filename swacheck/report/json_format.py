@@ -38,9 +38,12 @@ def tail(totals: RunResult) -> dict[str, Any]:
     s = totals.summary
     return {
         "errors": [e.to_json() for e in totals.errors],
+        "notes": [{"file": n.file, "message": n.message} for n in totals.notes],
         "summary": {
             "files": s.files,
             "deployments": s.deployments,
+            "skipped_files": s.skipped_files,
+            "skipped_deployments": s.skipped_deployments,
             "errors": s.counts["error"],
             "warnings": s.counts["warning"],
             "notes": s.counts["note"],

@@ -26,7 +26,7 @@ INFORMATION_URI = "https://github.com/swacheck/swacheck"
 SRCROOT = "%SRCROOT%"
 FINGERPRINT = "swacheck/v1"
 LEVEL = {"error": "error", "warning": "warning", "note": "note"}
-NO_FILE = {"-", "<stdin>", "<input>", ""}
+NO_FILE = {"-", "<stdin>", "<input>", "", "swacheck"}  # "swacheck": the run as a whole
 
 
 def repo_path(file: str) -> str:
