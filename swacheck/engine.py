@@ -220,7 +220,9 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
 def check_pairs(result: RunResult, ctx: Context, explicit: list[tuple[str, str]]) -> None:
     """Pair PD prefill and decode servers and run the pair rules; findings go to the decode side."""
     settings = result.settings
-    result.pairs, result.alone = find_pairs(result.results, explicit)
+    result.pairs, result.alone, problems = find_pairs(result.results, explicit)
+    result.errors.extend(problems)
+    result.notes.extend(InputError(p.decode.deployment.file, None, None, p.note) for p in result.pairs if p.note)
     for pair in result.pairs:
         pair.findings = [f for rule in PAIR_RULES if settings.rule_enabled(rule.CODE) for f in rule.check_pair(pair, ctx)]
         pair.decode.findings.extend(pair.findings)
