@@ -29,6 +29,12 @@ def _no_step_summary(monkeypatch):
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
 
 
+
+@pytest.fixture(autouse=True)
+def _no_workspace(monkeypatch):
+    # Under GitHub Actions GITHUB_WORKSPACE would move every path; tests that want it set it.
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+
 def commands(stdout: str) -> list[str]:
     return [line for line in stdout.splitlines() if line.startswith("::")]
 
@@ -198,3 +204,18 @@ def test_unwritable_step_summary_is_reported_not_fatal(monkeypatch, tmp_path):
     run = run_cli("--format", "github", "examples/rocm-unified/decode.yaml", cwd=ROOT)
     assert run.exit_code == 0
     assert "cannot write the GitHub step summary" in run.stderr
+
+
+def test_annotation_paths_are_relative_to_github_workspace(tree, monkeypatch):
+    """A step with ``working-directory: deploy`` still annotates deploy/server.yaml, the path
+    GitHub resolves against the repository root."""
+    root = tree({"deploy/server.yaml": FAILING.replace("models/", "../models/")})
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(root))
+    run = run_cli("--format", "github", "server.yaml", cwd=root / "deploy")
+    assert run.exit_code == 1
+    files = {props(c)["file"] for c in commands(run.stdout)}
+    assert files == {"deploy/server.yaml"}
+    monkeypatch.delenv("GITHUB_WORKSPACE")
+    (root / ".git").mkdir()  # no workspace: the git top-level
+    run = run_cli("--format", "github", "server.yaml", cwd=root / "deploy")
+    assert {props(c)["file"] for c in commands(run.stdout)} == {"deploy/server.yaml"}
