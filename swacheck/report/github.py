@@ -132,8 +132,11 @@ def write_step_summary(result: RunResult) -> None:
         return
     from .markdown import render_markdown
 
+    from .markdown import MAX_BYTES
+
     try:
+        used = os.path.getsize(path) if os.path.isfile(path) else 0
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write(render_markdown(result))
+            fh.write(render_markdown(result, max(MAX_BYTES - used, 0)))
     except OSError as exc:
         print(f"{path}: cannot write the GitHub step summary: {exc.strerror or exc}", file=sys.stderr)
