@@ -70,12 +70,15 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
     return out
 
 
-def _settings(given: dict, no_config: bool) -> Settings:  # type: ignore[type-arg]
-    """Defaults, then the project config file, then the options given; a bad config file exits 2."""
+def _settings(given: dict, no_config: bool, config: str | None = None) -> Settings:  # type: ignore[type-arg]
+    """Defaults, then the project config file (``--config FILE``, else the nearest one), then the
+    options given; a bad config file exits 2."""
     from .config import ConfigError, build_settings
 
+    if config is not None and no_config:
+        raise typer.BadParameter("--config and --no-config exclude each other", param_hint="--config")
     try:
-        return build_settings(given, use_config=not no_config)
+        return build_settings(given, use_config=not no_config, config_file=config)
     except ConfigError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None
@@ -110,7 +113,7 @@ def check(
         typer.Argument(metavar="PATH...", help="Files, directories (walked for *.yaml, *.yml, *.json, *.sh and Dockerfiles) or - for stdin.", show_default=False),
     ] = None,
     format: Annotated[
-        Optional[str], typer.Option("--format", "-f", help=f"Output format: {', '.join(FORMATS)} (default human; github under GitHub Actions).")
+        Optional[str], typer.Option("--format", "-f", "--output-format", help=f"Output format: {', '.join(FORMATS)} (default human; github under GitHub Actions).")
     ] = None,
     platform: Annotated[
         Optional[str], typer.Option(help="The server's platform: cuda, rocm or npu (default cuda; a deployment file's own platform wins).")
@@ -122,7 +125,9 @@ def check(
         list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH (config.json or its folder) for model path ID (repeatable).")
     ] = [],
     select: Annotated[list[str], typer.Option(metavar="CODES", help="Only these rules: codes or prefixes, comma-separated or repeated (e.g. SWA1).")] = [],
+    extend_select: Annotated[list[str], typer.Option("--extend-select", metavar="CODES", help="Add these rules to the selected ones (the configuration file's select).")] = [],
     ignore: Annotated[list[str], typer.Option(metavar="CODES", help="Skip these rules: codes or prefixes.")] = [],
+    exclude: Annotated[list[str], typer.Option("--exclude", metavar="NAMES", help="File or folder names to skip when walking directories (comma-separated or repeated; added to the configuration file's).")] = [],
     sglang_version: Annotated[Optional[str], typer.Option("--sglang-version", metavar="X.Y.Z", help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).")] = None,
     fail_on: Annotated[Optional[str], typer.Option(help="Lowest severity that makes the exit code 1: error (default), warning or note.")] = None,
     exit_zero: Annotated[Optional[bool], typer.Option("--exit-zero", help="Exit 0 even when there are findings (input errors still exit 2).", show_default=False)] = None,
@@ -136,6 +141,8 @@ def check(
         bool, typer.Option("--fix-model-configs", help="With --fix, also edit model checkpoints' config.json files.")
     ] = False,
     no_config: Annotated[bool, typer.Option("--no-config", "--isolated", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).")] = False,
+    config: Annotated[Optional[str], typer.Option("--config", metavar="FILE", help="Read the settings from FILE (a swacheck.toml, or a pyproject.toml with [tool.swacheck]) instead of searching for one.")] = None,
+    stdin_filename: Annotated[Optional[str], typer.Option("--stdin-filename", metavar="NAME", help="Check standard input (-) as the file NAME: its name decides how it is read, its folder where referenced files are found.")] = None,
     root: Annotated[Optional[str], typer.Option("--root", metavar="DIR", help="Read files that inputs refer to only inside DIR (default: the git top-level of the first path, else the working directory).")] = None,
     show_settings: Annotated[bool, typer.Option("--show-settings", help="Print every effective setting and where it came from, then exit.")] = False,
     show_pairs: Annotated[bool, typer.Option("--show-pairs", help="List the PD prefill/decode pairs found, and why, before the report.")] = False,
@@ -154,6 +161,7 @@ def check(
         "env": _pairs(env, "--env"),
         "model_configs": _pairs(model_config, "--model-config"),
         "select": _codes(select, "--select"),
+        "extend_select": _codes(extend_select, "--extend-select"),
         "ignore": _codes(ignore, "--ignore"),
         "fail_on": _choice(fail_on, FAIL_ON, "--fail-on") if fail_on else None,
         "exit_zero": exit_zero,
@@ -162,7 +170,10 @@ def check(
         "max_file_size": max_file_size,
         "sglang_version": _version_choice(sglang_version),
     }
-    settings = _settings(given, no_config)
+    settings = _settings(given, no_config, config)
+    if exclude:
+        settings.exclude = (*settings.exclude, *(n.strip() for e in exclude for n in e.split(",") if n.strip()))
+        settings.sources["exclude"] = "command line"
     settings.root = _root_dir(root)
     if format is None and settings.sources.get("format") == "default" and os.environ.get("GITHUB_ACTIONS") == "true":
         settings.format, settings.sources["format"] = "github", "GITHUB_ACTIONS=true"
@@ -170,6 +181,12 @@ def check(
     settings.commands = list(command)
     settings.fix, settings.diff, settings.fix_model_configs = fix, diff, fix_model_configs
     settings.show_pairs, settings.allow_empty = show_pairs, allow_empty
+    if stdin_filename is not None:
+        if "-" not in settings.paths:
+            raise typer.BadParameter("needs - (standard input) among the paths", param_hint="--stdin-filename")
+        if fix or diff:  # the edits would be made to the file on disk, not to the text read
+            raise typer.BadParameter("--fix and --diff cannot edit standard input", param_hint="--stdin-filename")
+        settings.stdin_filename = stdin_filename
     if fix and diff:
         raise typer.BadParameter("--fix and --diff exclude each other", param_hint="--diff")
     if show_settings:

@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .inputs import Deployment, discover, read_inputs
+from .inputs import Candidate, Deployment, discover, read_inputs
 from .loading import FileCache
-from .model import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val
+from .model import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val, position_key
 from .pairing import ServerPair, find_pairs
 from .paths import find_root, forget as forget_paths, real
 from .rules import DEPLOYMENT_RULES, PAIR_RULES, SUPPRESSION_RULES, Context, swa400
@@ -165,9 +165,20 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     from .units import add_partners, plan
 
     forget_paths()
-    settings.root = settings.root or find_root(settings.paths)
+    named = [settings.stdin_filename if p == "-" and settings.stdin_filename else p for p in settings.paths]
+    settings.root = settings.root or find_root(named)
     candidates, totals.errors = discover(settings.paths, settings.exclude)
     files = FileCache(settings.max_file_size, settings.root)
+    stdin_text = None
+    if any(c.path == "-" for c in candidates):
+        if settings.stdin_text is not None:
+            stdin_text = settings.stdin_text
+        else:
+            stdin_text = "" if sys.stdin is None or sys.stdin.closed else sys.stdin.read()
+        if settings.stdin_filename:  # checked as that file, from the text given
+            files.provide(settings.stdin_filename, stdin_text)
+            candidates = [Candidate(settings.stdin_filename, True) if c.path == "-" else c for c in candidates]
+            stdin_text = None
     candidates = add_partners(candidates, files, settings.exclude)
     if settings.output:  # the report being written is never read as an input
         report = real(settings.output)
@@ -175,9 +186,6 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     totals.summary.input_errors = len(totals.errors)
     platform = Val(settings.platform, "--platform") if settings.platform else Val("cuda", "default platform (--platform)")
     env = {k: Val(v, f"--env {k}") for k, v in settings.env.items()}
-    stdin_text = None
-    if any(c.path == "-" for c in candidates):
-        stdin_text = "" if sys.stdin is None or sys.stdin.closed else sys.stdin.read()
     the_plan = plan(candidates, files, settings.pairs, bool(settings.commands), stdin_text)
     explicit = [*settings.pairs, *the_plan.pairs]
     models = ModelStore(files, settings.model_configs)
@@ -208,7 +216,7 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
             pair.findings = [f for f in pair.findings if id(f) in kept]
         filt.report()
         for r in unit.results:
-            r.findings.sort(key=lambda f: (-SEVERITY_RANK[f.severity], f.code))
+            r.findings.sort(key=position_key)  # reading order: by file and position
         suppressed += filt.suppressed
         count(totals.summary, unit)
         yield unit

@@ -136,6 +136,15 @@ class Finding:
         }
 
 
+def position_key(f: Finding) -> tuple[int, str, int, int, str]:
+    """Findings in reading order: by file, line and column (then rule); those without a
+    location after the others."""
+    loc = f.location
+    if loc is None:
+        return (1, "", 0, 0, f.code)
+    return (0, loc.file, loc.line, loc.column, f.code)
+
+
 @dataclass(slots=True, unsafe_hash=True)
 class InputError:
     """A file or value swacheck cannot use: reported as ``file:line:col: message``, exit 2."""

@@ -517,6 +517,8 @@ class Found:
 def load_text(files: FileCache, path: str, text: str | None = None) -> Source:
     """A script's text, kept in the run's file cache so inline suppressions in it are found."""
     if text is None:
+        text = files.provided(path)  # --stdin-filename: the text given, not the file on disk
+    if text is None:
         text = read_text(path, files.max_size)
     return Source(path, files.remember(path, SourceFile(path, text, [], "text")).text)
 

@@ -1,0 +1,69 @@
+"""Command-line options for CI and editors: --stdin-filename, --config FILE, --extend-select,
+--exclude, --output-format, --allow-empty (test_cli.py has the older ones)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from conftest import EAGLE, run_cli
+
+FAILING = EAGLE + "speculative-draft-model-path: models/mtp256\ndisaggregation-mode: prefill\npage-size: 64\n"
+
+
+def swacheck(*args: str, cwd, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """The installed entry point, as an editor or CI runs it (standard input given)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    return subprocess.run([sys.executable, "-m", "swacheck", "--no-config", *args], cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_stdin_filename_names_the_text_and_places_its_references(tree):
+    root = tree({"deploy/server.yaml": "# on disk\n"})
+    done = swacheck("--format", "json", "--stdin-filename", "deploy/server.yaml", "-", cwd=root, stdin=FAILING.replace("models/", "../models/"))
+    assert done.returncode == 1, done.stderr
+    assert '"file": "deploy/server.yaml"' in done.stdout
+    assert (root / "deploy/server.yaml").read_text() == "# on disk\n"
+
+
+def test_stdin_filename_needs_stdin_and_refuses_fix(tree):
+    root = tree({"server.yaml": EAGLE})
+    assert "needs - (standard input)" in swacheck("--stdin-filename", "x.yaml", "server.yaml", cwd=root).stderr
+    done = swacheck("--fix", "--stdin-filename", "server.yaml", "-", cwd=root, stdin=FAILING)
+    assert done.returncode == 2 and "cannot edit standard input" in done.stderr
+    assert (root / "server.yaml").read_text() == EAGLE
+
+
+def test_config_file_option(tree):
+    root = tree({"server.yaml": FAILING, "ci/strict.toml": 'select = ["SWA2"]\nfail-on = "warning"\n', "pyproject.toml": '[tool.swacheck]\nignore = ["SWA2"]\n'})
+    found = run_cli("--format", "json", "server.yaml", cwd=root)
+    assert [f["code"] for d in found.deployments for f in d["findings"]] == ["SWA102"]
+    given = run_cli("--format", "json", "--config", "ci/strict.toml", "server.yaml", cwd=root)
+    assert [f["code"] for d in given.deployments for f in d["findings"]] == ["SWA201"]
+    assert given.exit_code == 1
+    shown = run_cli("--config", "ci/strict.toml", "--show-settings", cwd=root).stdout
+    assert "select            SWA2  (ci/strict.toml)" in shown
+    missing = run_cli("--config", "nope.toml", "server.yaml", cwd=root)
+    assert missing.exit_code == 2 and "nope.toml: no such configuration file" in missing.stderr
+    both = run_cli("--config", "ci/strict.toml", "--no-config", "server.yaml", cwd=root)
+    assert both.exit_code == 2 and "exclude each other" in both.stderr
+
+
+def test_extend_select_adds_to_the_configured_select(tree):
+    root = tree({"server.yaml": FAILING, "swacheck.toml": 'select = ["SWA1"]\n'})
+    only = run_cli("--format", "json", "server.yaml", cwd=root)
+    assert [f["code"] for d in only.deployments for f in d["findings"]] == ["SWA102"]
+    more = run_cli("--format", "json", "--extend-select", "SWA201", "server.yaml", cwd=root)
+    assert [f["code"] for d in more.deployments for f in d["findings"]] == ["SWA102", "SWA201"]
+
+
+def test_exclude_option_adds_names(tree):
+    root = tree({"d/a/server.yaml": EAGLE.replace("models/", "../../models/"), "d/b/server.yaml": FAILING.replace("models/", "../../models/"), "swacheck.toml": 'exclude = ["c"]\n'})
+    run = run_cli("--format", "json", "--exclude", "b", "d", cwd=root)
+    assert [d["file"] for d in run.deployments] == ["d/a/server.yaml"]
+    assert "exclude           c, b  (command line)" in run_cli("--exclude", "b", "--show-settings", cwd=root).stdout
+
+
+def test_output_format_is_an_alias_of_format(tree):
+    root = tree({"server.yaml": EAGLE})
+    assert run_cli("--output-format", "json", "server.yaml", cwd=root).stdout == run_cli("--format", "json", "server.yaml", cwd=root).stdout
