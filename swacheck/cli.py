@@ -147,7 +147,7 @@ def check(
     show_settings: Annotated[bool, typer.Option("--show-settings", help="Print every effective setting and where it came from, then exit.")] = False,
     show_pairs: Annotated[bool, typer.Option("--show-pairs", help="List the PD prefill/decode pairs found, and why, before the report.")] = False,
     allow_empty: Annotated[bool, typer.Option("--allow-empty", help="Exit 0, not 2, when no deployment is found (the pre-commit hook uses it).")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list walked files that hold no deployment.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Full tables for passing deployments and agreeing PD pairs; also list files that hold no deployment.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only findings.")] = False,
     command: Annotated[
         list[str], typer.Option("--command", metavar="COMMAND", help="Check a launch command given as text, e.g. \"python -m sglang.launch_server ...\" (repeatable).")
