@@ -146,6 +146,7 @@ def check(
     root: Annotated[Optional[str], typer.Option("--root", metavar="DIR", help="Read files that inputs refer to only inside DIR (default: the git top-level of the first path, else the working directory).")] = None,
     show_settings: Annotated[bool, typer.Option("--show-settings", help="Print every effective setting and where it came from, then exit.")] = False,
     show_pairs: Annotated[bool, typer.Option("--show-pairs", help="List the PD prefill/decode pairs found, and why, before the report.")] = False,
+    statistics: Annotated[bool, typer.Option("--statistics", help="Print how many findings each rule made instead of the report (with --output, the report goes to the file).")] = False,
     allow_empty: Annotated[bool, typer.Option("--allow-empty", help="Exit 0, not 2, when no deployment is found (the pre-commit hook uses it).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Full tables for passing deployments and agreeing PD pairs; also list files that hold no deployment.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only findings.")] = False,
@@ -180,7 +181,7 @@ def check(
     settings.paths, settings.output, settings.verbose, settings.quiet = list(paths or []), output, verbose, quiet
     settings.commands = list(command)
     settings.fix, settings.diff, settings.fix_model_configs = fix, diff, fix_model_configs
-    settings.show_pairs, settings.allow_empty = show_pairs, allow_empty
+    settings.show_pairs, settings.allow_empty, settings.statistics = show_pairs, allow_empty, statistics
     if stdin_filename is not None:
         if "-" not in settings.paths:
             raise typer.BadParameter("needs - (standard input) among the paths", param_hint="--stdin-filename")
@@ -220,6 +221,8 @@ def _run_check(settings: Settings) -> int:
     from .report import get
 
     renderer = get(settings.format)
+    if settings.statistics and not settings.output:  # the table replaces the report
+        from .report import statistics as renderer
     if hasattr(renderer, "Stream") and not (settings.diff or settings.fix or settings.show_pairs):
         return _stream_check(settings, renderer)
     result = run(settings)
@@ -284,6 +287,10 @@ def _deliver(settings: Settings, write, totals) -> bool:  # type: ignore[no-unty
     except OSError as exc:
         print(f"{settings.output}: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
         return False
+    if settings.statistics:
+        from .report.statistics import table
+
+        sys.stdout.write(table(totals))
     if not settings.quiet:
         from .report.human import summary_text
 

@@ -266,6 +266,9 @@ def count(s: Summary, unit: RunResult) -> None:
     for r in unit.results:
         for f in r.findings:
             s.counts[f.severity] += 1
+            s.by_code[f.code] = s.by_code.get(f.code, 0) + 1
+            if SEVERITY_RANK[f.severity] > SEVERITY_RANK[s.severity_of.get(f.code, "note")] or f.code not in s.severity_of:
+                s.severity_of[f.code] = f.severity
     threshold = SEVERITY_RANK[unit.settings.fail_on]
     s.failing = s.failing or any(SEVERITY_RANK[f.severity] >= threshold for r in unit.results for f in r.findings)
 

@@ -189,3 +189,5 @@ class Summary:
     skipped_files: int = 0  # files that hold no deployment (named or walked)
     skipped_deployments: int = 0  # deployments not checked: no draft pool, or not a DeepSeek-V4 target
     failing: bool = False  # a finding at or above --fail-on
+    by_code: dict[str, int] = field(default_factory=dict)  # findings per rule (--statistics)
+    severity_of: dict[str, str] = field(default_factory=dict)  # each rule's severity as reported

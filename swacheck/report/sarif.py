@@ -16,7 +16,7 @@ import json
 import os
 import re
 from pathlib import Path, PurePosixPath
-from typing import Any, TextIO
+from typing import Any, Iterator, TextIO
 from urllib.parse import quote
 
 from .. import __version__
@@ -127,44 +127,50 @@ def logical_location(deployment_file: str, deployment: str, field: str) -> str:
     return f"{deployment_file}#{deployment}/{field or '-'}"
 
 
+def fingerprinted(result: RunResult, base: str) -> Iterator[tuple[Any, Any, str, str]]:
+    """(deployment result, finding, logical location, fingerprint) for every finding, in report
+    order. Repeats of one (file, rule, logical location) are numbered in that order. SARIF,
+    GitLab and ``--baseline`` share these fingerprints."""
+    seen: dict[str, int] = {}
+    for r in result.results:
+        deployment_file = repo_path(r.deployment.file, base)
+        for f in r.findings:
+            logical = logical_location(deployment_file, r.deployment.name, f.field)
+            key = fingerprint(repo_path(f.location.file if f.location else r.deployment.file, base), f.code, logical)
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > 1:
+                key = hashlib.sha256(f"{key}:{seen[key]}".encode("utf-8")).hexdigest()
+            yield r, f, logical, key
+
+
 def as_data(result: RunResult) -> dict[str, Any]:
     from ..rules import RULES
 
     rules = list(RULES)
     index = {rule.CODE: i for i, rule in enumerate(rules)}
     results: list[dict[str, Any]] = []
-    seen: dict[str, int] = {}
     base = base_dir(result.settings)
-    for r in result.results:
-        for f in r.findings:
-            item: dict[str, Any] = {"ruleId": f.code}
-            if f.code in index:
-                item["ruleIndex"] = index[f.code]
-            item["level"] = LEVEL[f.severity]
-            text = f.message
-            if f.fix is not None:
-                text += f"\nFix: {f.fix.description}"
-            item["message"] = {"text": text}
-            logical = logical_location(repo_path(r.deployment.file, base), r.deployment.name, f.field)
-            if f.location is not None:
-                item["locations"] = [{"physicalLocation": physical_location(f.location, base)}]
-            else:  # code scanning wants a location: the deployment's file, without a region
-                item["locations"] = [{"physicalLocation": {"artifactLocation": artifact_location(r.deployment.file, base)}}]
-            item["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": logical, "kind": "member"}]
-            if f.related:
-                item["relatedLocations"] = [
-                    {"id": i + 1, "physicalLocation": physical_location(rel.location, base), "message": {"text": rel.message}}
-                    for i, rel in enumerate(f.related)
-                ]
-            # Stable across line moves and across other files being added, renamed or checked in
-            # another order: no line numbers, only the file and what the finding is about.
-            # Repeats of the same (file, code, logical location) are numbered in file order.
-            key = fingerprint(repo_path(f.location.file if f.location else r.deployment.file, base), f.code, logical)
-            seen[key] = seen.get(key, 0) + 1
-            if seen[key] > 1:
-                key = hashlib.sha256(f"{key}:{seen[key]}".encode("utf-8")).hexdigest()
-            item["partialFingerprints"] = {FINGERPRINT: key}
-            results.append(item)
+    for r, f, logical, key in fingerprinted(result, base):
+        item: dict[str, Any] = {"ruleId": f.code}
+        if f.code in index:
+            item["ruleIndex"] = index[f.code]
+        item["level"] = LEVEL[f.severity]
+        text = f.message
+        if f.fix is not None:
+            text += f"\nFix: {f.fix.description}"
+        item["message"] = {"text": text}
+        if f.location is not None:
+            item["locations"] = [{"physicalLocation": physical_location(f.location, base)}]
+        else:  # code scanning wants a location: the deployment's file, without a region
+            item["locations"] = [{"physicalLocation": {"artifactLocation": artifact_location(r.deployment.file, base)}}]
+        item["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": logical, "kind": "member"}]
+        if f.related:
+            item["relatedLocations"] = [
+                {"id": i + 1, "physicalLocation": physical_location(rel.location, base), "message": {"text": rel.message}}
+                for i, rel in enumerate(f.related)
+            ]
+        item["partialFingerprints"] = {FINGERPRINT: key}
+        results.append(item)
     notifications = []
     for e in result.errors:
         note: dict[str, Any] = {"level": "error", "message": {"text": e.message}}
