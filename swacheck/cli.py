@@ -373,15 +373,24 @@ def apply_fixes(result) -> bool:  # type: ignore[no-untyped-def]
 def pair_command(
     prefill: Annotated[str, typer.Argument(metavar="PREFILL", help="The prefill server's config (or deployment file).")],
     decode: Annotated[str, typer.Argument(metavar="DECODE", help="The decode server's config (or deployment file).")],
-    format: Annotated[Optional[str], typer.Option("--format", "-f", help=f"Output format: {', '.join(FORMATS)}.")] = None,
+    format: Annotated[Optional[str], typer.Option("--format", "-f", "--output-format", help=f"Output format: {', '.join(FORMATS)}.")] = None,
     platform: Annotated[Optional[str], typer.Option(help="The servers' platform: cuda, rocm or npu.")] = None,
     env: Annotated[list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="The servers' environment (repeatable).")] = [],
     model_config: Annotated[list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH for model path ID (repeatable).")] = [],
     fail_on: Annotated[Optional[str], typer.Option(help="Lowest severity that makes the exit code 1.")] = None,
+    select: Annotated[list[str], typer.Option(metavar="CODES", help="Only these rules: codes or prefixes, comma-separated or repeated.")] = [],
+    extend_select: Annotated[list[str], typer.Option("--extend-select", metavar="CODES", help="Add these rules to the selected ones.")] = [],
+    ignore: Annotated[list[str], typer.Option(metavar="CODES", help="Skip these rules: codes or prefixes.")] = [],
+    exit_zero: Annotated[Optional[bool], typer.Option("--exit-zero", help="Exit 0 even when there are findings (input errors still exit 2).", show_default=False)] = None,
     color: Annotated[Optional[str], typer.Option(help="Colour: auto, always or never.")] = None,
+    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file; the summary line still goes to the terminal.")] = None,
     sglang_version: Annotated[Optional[str], typer.Option("--sglang-version", metavar="X.Y.Z", help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).")] = None,
     no_config: Annotated[bool, typer.Option("--no-config", "--isolated", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).")] = False,
+    config: Annotated[Optional[str], typer.Option("--config", metavar="FILE", help="Read the settings from FILE instead of searching for one.")] = None,
     root: Annotated[Optional[str], typer.Option("--root", metavar="DIR", help="Read files that inputs refer to only inside DIR (default: the git top-level of the first path, else the working directory).")] = None,
+    statistics: Annotated[bool, typer.Option("--statistics", help="Print how many findings each rule made instead of the report.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Every compared value of the pair, not only those that differ.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only findings.")] = False,
 ) -> None:
     """Check a PD prefill server against its decode server (and each against its own draft)."""
 
@@ -390,17 +399,27 @@ def pair_command(
         "platform": _choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
         "env": _pairs(env, "--env"),
         "model_configs": _pairs(model_config, "--model-config"),
+        "select": _codes(select, "--select"),
+        "extend_select": _codes(extend_select, "--extend-select"),
+        "ignore": _codes(ignore, "--ignore"),
         "fail_on": _choice(fail_on, FAIL_ON, "--fail-on") if fail_on else None,
+        "exit_zero": exit_zero,
         "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
         "sglang_version": _version_choice(sglang_version),
     }
-    settings = _settings(given, no_config)
+    settings = _settings(given, no_config, config)
     settings.root = _root_dir(root)
     settings.paths, settings.pairs = [prefill, decode], [(prefill, decode)]
+    settings.output, settings.statistics, settings.verbose, settings.quiet = output, statistics, verbose, quiet
     raise typer.Exit(run_check(settings))
 
 
-@app.command("explain", epilog=EXIT_HELP)
+@app.command(
+    "explain",
+    epilog="""\b
+Exit codes: 0 every deployment was explained (whatever its findings); 2 usage error, or an
+input that cannot be read, parsed or resolved (printed as file:line:col: message).""",
+)
 def explain(
     paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Files or directories, as for check.", show_default=False)],
     format: Annotated[str, typer.Option("--format", "-f", help="human (a tree) or json.")] = "human",
@@ -435,25 +454,35 @@ def explain(
 
 
 @app.command("rules")
-def list_rules() -> None:
+def list_rules(
+    format: Annotated[str, typer.Option("--format", "-f", "--output-format", help="text (default) or json.")] = "text",
+) -> None:
     """List every rule: code, name, default severity and what it checks."""
     from .rules import RULES
 
+    _choice(format, ("text", "json"), "--format")
+    if format == "json":
+        import json
+
+        data = [{"code": r.CODE, "name": r.NAME, "severity": r.SEVERITY, "summary": r.SUMMARY, "documentation": (r.__doc__ or "").strip()} for r in RULES]
+        typer.echo(json.dumps(data, indent=2))
+        return
     width = max(len(r.NAME) for r in RULES)
     for rule in RULES:
         typer.echo(f"{rule.CODE}  {rule.NAME:<{width}}  {rule.SEVERITY:<7}  {rule.SUMMARY}")
 
 
 @app.command("rule")
-def show_rule(code: Annotated[str, typer.Argument(help="A rule code, e.g. SWA101.")]) -> None:
+def show_rule(code: Annotated[str, typer.Argument(metavar="CODE|NAME", help="A rule code or name, e.g. SWA101 or unified-ring-mismatch.")]) -> None:
     """Print a rule's full documentation."""
-    from .rules import BY_CODE, get
+    from .rules import BY_CODE, RULES, get
 
-    rule = get(code)
+    by_name = {r.NAME: r for r in RULES}
+    rule = get(code) or by_name.get(code.lower().replace("_", "-"))
     if rule is None:
         import difflib
 
-        near = difflib.get_close_matches(code.upper(), list(BY_CODE), n=1)
+        near = difflib.get_close_matches(code.upper(), list(BY_CODE), n=1) or difflib.get_close_matches(code.lower(), list(by_name), n=1)
         hint = f"; did you mean {near[0]}?" if near else "; `swacheck rules` lists them"
         typer.echo(f"unknown rule {code!r}{hint}", err=True)
         raise typer.Exit(2)
@@ -517,16 +546,36 @@ _check_alone.command(epilog=EXIT_HELP)(check)
 _WHOLE_APP = {"--help", "-h", "--version", "-V"}
 
 
+def command_names() -> list[str]:
+    return [info.name or (info.callback.__name__ if info.callback else "") for info in app.registered_commands]
+
+
+def mistyped_command(args: list[str]) -> str | None:
+    """The command ``args[0]`` was probably meant to be, when it is no path and no command
+    (``swacheck rulse``): taken for a path it would only say "no such file"."""
+    if not args or args[0] in command_names() or args[0].startswith("-") or os.path.lexists(args[0]):
+        return None
+    if "/" in args[0] or os.sep in args[0] or "." in args[0]:
+        return None
+    import difflib
+
+    near = difflib.get_close_matches(args[0].lower(), command_names(), n=1, cutoff=0.6)
+    return near[0] if near else None
+
+
 def app_for(args: list[str]) -> tuple[typer.Typer, str]:
     """The typer app that runs ``args`` and its program name: the check command alone for
     ``swacheck PATHS...``, the whole app for a command name, help or the version."""
-    names = {info.name or (info.callback.__name__ if info.callback else "") for info in app.registered_commands}
-    if args and args[0] not in names and not _WHOLE_APP.intersection(args):
+    if args and args[0] not in command_names() and not _WHOLE_APP.intersection(args):
         return _check_alone, "swacheck check"
     return app, "swacheck"
 
 
 def main() -> None:
+    meant = mistyped_command(sys.argv[1:])
+    if meant is not None:
+        print(f"swacheck: {sys.argv[1]!r} is neither a command nor a file; did you mean `swacheck {meant}`?", file=sys.stderr)
+        raise SystemExit(2)
     chosen, prog_name = app_for(sys.argv[1:])
     try:
         chosen(prog_name=prog_name)

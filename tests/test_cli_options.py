@@ -12,10 +12,11 @@ from conftest import EAGLE, run_cli
 FAILING = EAGLE + "speculative-draft-model-path: models/mtp256\ndisaggregation-mode: prefill\npage-size: 64\n"
 
 
-def swacheck(*args: str, cwd, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def swacheck(*args: str, cwd, stdin: str = "", no_config: bool = True) -> subprocess.CompletedProcess[str]:
     """The installed entry point, as an editor or CI runs it (standard input given)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    return subprocess.run([sys.executable, "-m", "swacheck", "--no-config", *args], cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=120)
+    first = ["--no-config"] if no_config else []
+    return subprocess.run([sys.executable, "-m", "swacheck", *first, *args], cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=120)
 
 
 def test_stdin_filename_names_the_text_and_places_its_references(tree):
@@ -67,3 +68,55 @@ def test_exclude_option_adds_names(tree):
 def test_output_format_is_an_alias_of_format(tree):
     root = tree({"server.yaml": EAGLE})
     assert run_cli("--output-format", "json", "server.yaml", cwd=root).stdout == run_cli("--format", "json", "server.yaml", cwd=root).stdout
+
+
+def test_mistyped_command_gets_a_did_you_mean(tree):
+    root = tree({"server.yaml": EAGLE})
+    done = swacheck("rulse", cwd=root, no_config=False)
+    assert done.returncode == 2
+    assert done.stderr == "swacheck: 'rulse' is neither a command nor a file; did you mean `swacheck rule`?\n"
+    done = swacheck("explian", "server.yaml", cwd=root, no_config=False)
+    assert "did you mean `swacheck explain`" in done.stderr
+    # a path is never taken for a command, even when it looks like one
+    (root / "rulse").mkdir()
+    (root / "rulse" / "server.yaml").write_text(EAGLE.replace("models/", "../models/"))
+    assert swacheck("rulse", cwd=root, no_config=False).returncode == 0
+    assert "no such file" in swacheck("deploy/x.yaml", cwd=root, no_config=False).stderr
+
+
+def test_rules_as_json():
+    import json
+
+    data = json.loads(run_cli("rules", "--format", "json").stdout)
+    assert data[0]["code"] == "SWA101" and data[0]["name"] == "unified-ring-mismatch"
+    assert {"code", "name", "severity", "summary", "documentation"} == set(data[0])
+    assert run_cli("rules", "--format", "yaml").exit_code == 2
+
+
+def test_rule_by_name():
+    by_code = run_cli("rule", "SWA101").stdout
+    assert run_cli("rule", "unified-ring-mismatch").stdout == by_code
+    miss = run_cli("rule", "unified-ring-mismatsh")
+    assert miss.exit_code == 2 and "did you mean unified-ring-mismatch?" in miss.stderr
+
+
+def test_pair_has_the_shared_options(tree):
+    rocm = "swacheck: 1\nplatform: rocm\n{env}server:\n  model-path: ../models/v4\n  disaggregation-mode: {role}\n  speculative-algorithm: EAGLE\n  speculative-num-steps: 3\n  speculative-eagle-topk: 1\n"
+    unified = "env:\n  SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton\n"
+    root = tree({"d/prefill.yaml": rocm.format(env="", role="prefill"), "d/decode.yaml": rocm.format(env=unified, role="decode")})
+    args = ("pair", "d/prefill.yaml", "d/decode.yaml")
+    assert run_cli(*args, cwd=root).exit_code == 1
+    assert run_cli(*args, "--exit-zero", cwd=root).exit_code == 0
+    assert run_cli(*args, "--ignore", "SWA404", cwd=root).exit_code == 0
+    assert run_cli(*args, "--select", "SWA1", cwd=root).exit_code == 0
+    quiet = run_cli(*args, "-q", cwd=root).stdout
+    assert quiet.startswith("d/decode.yaml:") and "Checked" not in quiet
+    out = run_cli(*args, "-o", "report.json", "--format", "json", cwd=root)
+    assert out.exit_code == 1 and (root / "report.json").read_text().startswith("{")
+    assert run_cli(*args, "--statistics", cwd=root).stdout.startswith("1  SWA404  error")
+    assert run_cli(*args, "-v", cwd=root).stdout.count("\n  ") > run_cli(*args, cwd=root).stdout.count("\n  ")
+
+
+def test_explain_help_has_its_own_exit_codes():
+    text = run_cli("explain", "--help").stdout
+    assert "0 every deployment was explained" in " ".join(text.split())
