@@ -421,8 +421,9 @@ Exit codes: 0 every deployment was explained (whatever its findings); 2 usage er
 input that cannot be read, parsed or resolved (printed as file:line:col: message).""",
 )
 def explain(
-    paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Files or directories, as for check.", show_default=False)],
-    format: Annotated[str, typer.Option("--format", "-f", help="human (a tree) or json.")] = "human",
+    paths: Annotated[Optional[list[str]], typer.Argument(metavar="PATH...", help="Files or directories, as for check.", show_default=False)] = None,
+    format: Annotated[str, typer.Option("--format", "-f", "--output-format", help="human (a tree) or json.")] = "human",
+    glossary: Annotated[bool, typer.Option("--glossary", help="Print what the words in swacheck's reports mean (SWA, PD, MTP, ...) and exit.")] = False,
     platform: Annotated[Optional[str], typer.Option(help="The server's platform: cuda, rocm or npu.")] = None,
     env: Annotated[list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="The server's environment (repeatable).")] = [],
     model_config: Annotated[list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH for model path ID (repeatable).")] = [],
@@ -435,6 +436,13 @@ def explain(
     from .engine import run
     from .explain import render_human, render_json
 
+    if glossary:
+        from .glossary import render
+
+        typer.echo(render(), nl=False)
+        raise typer.Exit(0)
+    if not paths:
+        raise typer.BadParameter("give at least one file or directory", param_hint="PATH...")
     given = {
         "platform": _choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
         "env": _pairs(env, "--env"),

@@ -120,3 +120,17 @@ def test_pair_has_the_shared_options(tree):
 def test_explain_help_has_its_own_exit_codes():
     text = run_cli("explain", "--help").stdout
     assert "0 every deployment was explained" in " ".join(text.split())
+
+
+def test_glossary_in_explain_and_the_readme():
+    from conftest import ROOT
+
+    from swacheck.glossary import GLOSSARY
+
+    run = run_cli("explain", "--glossary")
+    assert run.exit_code == 0
+    readme = (ROOT / "README.md").read_text()
+    for term, text in GLOSSARY:
+        assert any(line.startswith(term) and text in line for line in run.stdout.splitlines()), term
+        assert f"- **{term}**: {text}" in readme, term
+    assert run_cli("explain").exit_code == 2  # no PATH, no --glossary
