@@ -147,6 +147,8 @@ def check(
     show_settings: Annotated[bool, typer.Option("--show-settings", help="Print every effective setting and where it came from, then exit.")] = False,
     show_pairs: Annotated[bool, typer.Option("--show-pairs", help="List the PD prefill/decode pairs found, and why, before the report.")] = False,
     statistics: Annotated[bool, typer.Option("--statistics", help="Print how many findings each rule made instead of the report (with --output, the report goes to the file).")] = False,
+    baseline: Annotated[Optional[str], typer.Option("--baseline", metavar="FILE", help="Leave out the findings recorded in FILE (written by --write-baseline): only new findings are reported.")] = None,
+    write_baseline: Annotated[Optional[str], typer.Option("--write-baseline", metavar="FILE", help="Record every finding's fingerprint in FILE, then exit 0 (2 on input errors).")] = None,
     allow_empty: Annotated[bool, typer.Option("--allow-empty", help="Exit 0, not 2, when no deployment is found (the pre-commit hook uses it).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Full tables for passing deployments and agreeing PD pairs; also list files that hold no deployment.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only findings.")] = False,
@@ -182,6 +184,9 @@ def check(
     settings.commands = list(command)
     settings.fix, settings.diff, settings.fix_model_configs = fix, diff, fix_model_configs
     settings.show_pairs, settings.allow_empty, settings.statistics = show_pairs, allow_empty, statistics
+    if baseline is not None:
+        settings.baseline = _read_baseline(baseline)
+    settings.write_baseline = write_baseline
     if stdin_filename is not None:
         if "-" not in settings.paths:
             raise typer.BadParameter("needs - (standard input) among the paths", param_hint="--stdin-filename")
@@ -199,6 +204,46 @@ def check(
     if not settings.paths and not settings.commands:
         raise typer.BadParameter("give at least one file or directory (or - for standard input)", param_hint="PATH...")
     raise typer.Exit(run_check(settings))
+
+
+BASELINE_VERSION = 1
+
+
+def _read_baseline(path: str) -> frozenset[str]:
+    """The fingerprints of a ``--write-baseline`` file; a file that cannot be used exits 2."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION or not isinstance(data.get("fingerprints"), dict):
+            raise ValueError("not a swacheck baseline (version 1, written by --write-baseline)")
+    except OSError as exc:
+        typer.echo(f"{path}: cannot read the baseline: {exc.strerror or exc}", err=True)
+        raise typer.Exit(2) from None
+    except ValueError as exc:  # json.JSONDecodeError too
+        typer.echo(f"{path}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    return frozenset(data["fingerprints"])
+
+
+def _write_baseline(settings: Settings, totals, code: int) -> int:  # type: ignore[no-untyped-def]
+    """Write ``--write-baseline``: every finding's fingerprint with what it was, sorted. Exit 0
+    (the findings are accepted), 2 when an input could not be checked or the file written."""
+    import json
+
+    data = {"version": BASELINE_VERSION, "tool": "swacheck", "fingerprints": dict(sorted(totals.fingerprints.items()))}
+    path = settings.write_baseline
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2)
+            fh.write("\n")
+    except OSError as exc:
+        print(f"{path}: cannot write the baseline: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    n = len(totals.fingerprints)
+    print(f"swacheck: wrote {n} finding{'s' if n != 1 else ''} to the baseline {path}", file=sys.stderr)
+    return 2 if code == 2 else 0
 
 
 def _codes(values: list[str], option: str) -> tuple[str, ...] | None:
@@ -237,6 +282,8 @@ def _run_check(settings: Settings) -> int:
         result = run(settings)  # report what is left
     if not _deliver(settings, lambda out: renderer.render(result, out), result):
         return 2
+    if settings.write_baseline:
+        return _write_baseline(settings, result, result.exit_code)
     return result.exit_code
 
 
@@ -264,6 +311,8 @@ def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyp
 
     if not _deliver(settings, report, totals):
         return 2
+    if settings.write_baseline:
+        return _write_baseline(settings, totals, totals.exit_code)
     return totals.exit_code
 
 

@@ -44,6 +44,7 @@ class RunResult:
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     notes: list[InputError] = field(default_factory=list)  # files named explicitly and skipped, and why
+    fingerprints: dict[str, dict[str, str]] = field(default_factory=dict)  # --write-baseline
     summary: Summary = field(default_factory=Summary)
     exit_code: int = 0
     pairs: list[ServerPair] = field(default_factory=list)
@@ -217,6 +218,8 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
         filt.report()
         for r in unit.results:
             r.findings.sort(key=position_key)  # reading order: by file and position
+        if settings.baseline is not None or settings.write_baseline:
+            apply_baseline(unit, totals)
         suppressed += filt.suppressed
         count(totals.summary, unit)
         yield unit
@@ -237,6 +240,29 @@ def check_pairs(result: RunResult, ctx: Context, explicit: list[tuple[str, str]]
     if settings.rule_enabled(swa400.CODE):
         for alone_result, why in result.alone:
             alone_result.findings.extend(swa400.check_alone([(alone_result, why)]))
+
+
+def apply_baseline(unit: RunResult, totals: RunResult) -> None:
+    """``--baseline``: drop the findings whose fingerprint (SARIF's: file, rule, logical location)
+    the baseline holds; ``--write-baseline``: collect every fingerprint into ``totals``."""
+    from .report.sarif import base_dir, fingerprinted, repo_path
+
+    settings = unit.settings
+    base = base_dir(settings)
+    known = settings.baseline or frozenset()
+    dropped: set[int] = set()
+    for r, f, _, key in list(fingerprinted(unit, base)):
+        if settings.write_baseline:
+            file = repo_path(f.location.file if f.location else r.deployment.file, base)
+            totals.fingerprints[key] = {"code": f.code, "file": file, "deployment": r.deployment.name, "message": f.message}
+        if key in known:
+            dropped.add(id(f))
+    if dropped:
+        for r in unit.results:
+            r.findings = [f for f in r.findings if id(f) not in dropped]
+        for pair in unit.pairs:
+            pair.findings = [f for f in pair.findings if id(f) not in dropped]
+        totals.summary.baselined += len(dropped)
 
 
 def drop_lone_partners(unit: RunResult, partners: set[str]) -> None:

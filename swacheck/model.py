@@ -186,6 +186,7 @@ class Summary:
     counts: dict[str, int] = field(default_factory=lambda: {s: 0 for s in SEVERITIES})
     input_errors: int = 0
     suppressed: int = 0
+    baselined: int = 0  # findings left out because the --baseline file holds them
     skipped_files: int = 0  # files that hold no deployment (named or walked)
     skipped_deployments: int = 0  # deployments not checked: no draft pool, or not a DeepSeek-V4 target
     failing: bool = False  # a finding at or above --fail-on

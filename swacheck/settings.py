@@ -33,6 +33,8 @@ class Settings:
     exit_zero: bool = False
     stdin_filename: str | None = None  # check standard input ("-") as this file: its name and folder
     stdin_text: str | None = None  # the text of "-" given in memory (swacheck.check_text), not read from stdin
+    baseline: frozenset[str] | None = None  # --baseline FILE: fingerprints of findings to leave out
+    write_baseline: str | None = None  # --write-baseline FILE: write every finding's fingerprint there
     statistics: bool = False  # --statistics: findings per rule instead of the report
     allow_empty: bool = False  # a run that finds no deployment exits 0, not 2 (the pre-commit hook)
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)  # glob -> codes

@@ -134,3 +134,32 @@ def test_glossary_in_explain_and_the_readme():
         assert any(line.startswith(term) and text in line for line in run.stdout.splitlines()), term
         assert f"- **{term}**: {text}" in readme, term
     assert run_cli("explain").exit_code == 2  # no PATH, no --glossary
+
+
+def test_baseline_reports_only_new_findings(tree):
+    failing = EAGLE + "speculative-draft-model-path: ../models/mtp256\ndisaggregation-mode: prefill\n"
+    root = tree({"a/server.yaml": failing.replace("models/v4", "../models/v4"), "b/server.yaml": EAGLE.replace("models/", "../models/")})
+    (root / ".git").mkdir()
+    written = run_cli("--write-baseline", "baseline.json", "-q", ".", cwd=root)
+    assert written.exit_code == 0  # the findings are accepted
+    assert "wrote 1 finding to the baseline baseline.json" in written.stderr
+    import json
+
+    data = json.loads((root / "baseline.json").read_text())
+    [(key, entry)] = data["fingerprints"].items()
+    assert data["version"] == 1 and entry["code"] == "SWA102" and entry["file"] == "a/server.yaml"
+    again = run_cli("--format", "json", "--baseline", "baseline.json", ".", cwd=root)
+    assert again.exit_code == 0 and again.data["summary"]["baselined"] == 1 and again.data["summary"]["errors"] == 0
+    # a new finding elsewhere is reported; the old one stays out, also from a subfolder
+    (root / "b/server.yaml").write_text((EAGLE + "page-size: 64\n").replace("models/", "../models/"))
+    new = run_cli("--format", "concise", "--baseline", "../baseline.json", "--fail-on", "warning", "server.yaml", "../a", cwd=root / "b")
+    assert new.exit_code == 1
+    assert [line.split(": ")[1].split()[0] for line in new.stdout.splitlines()[:-1]] == ["SWA201"]
+    assert "1 in the baseline" in new.stdout.splitlines()[-1]
+
+
+def test_bad_baseline_is_exit_2(tree):
+    root = tree({"server.yaml": EAGLE, "bad.json": "[1]\n"})
+    for name, message in (("bad.json", "not a swacheck baseline"), ("missing.json", "cannot read the baseline")):
+        run = run_cli("--baseline", name, "server.yaml", cwd=root)
+        assert run.exit_code == 2 and message in run.stderr

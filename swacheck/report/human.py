@@ -170,6 +170,8 @@ def summary_line(result: RunResult) -> list[Segment]:
         parts.append((f"{n} {sev}{'s' if n != 1 else ''}", STYLE[sev] if n else "green"))
     if s.suppressed:
         parts.append((f"{s.suppressed} suppressed", "dim"))
+    if s.baselined:
+        parts.append((f"{s.baselined} in the baseline", "dim"))
     if s.input_errors:
         parts.append((f"{s.input_errors} input error{'s' if s.input_errors != 1 else ''}", "bold red"))
     for i, part in enumerate(parts):
@@ -278,7 +280,7 @@ def _pair(w: PlainWriter | RichWriter, pair: ServerPair, verbose: bool = True) -
     w.table(("value", "prefill", "decode", "prefill from", "decode from"), rows if verbose else differing, title_rows=False)
     if not verbose and len(differing) < len(rows):
         w.line((f"  {len(rows) - len(differing)} other values agree (-v shows them)", "dim"))
-    if not pair.findings:
+    if not pair.findings and not differing:
         w.line(("  the two servers agree on everything SGLang compares", "green"))
     w.line()
 

@@ -49,6 +49,7 @@ def tail(totals: RunResult) -> dict[str, Any]:
             "notes": s.counts["note"],
             "input_errors": s.input_errors,
             "suppressed": s.suppressed,
+            "baselined": s.baselined,
             "exit_code": totals.exit_code,
         },
     }
