@@ -168,7 +168,7 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     forget_paths()
     named = [settings.stdin_filename if p == "-" and settings.stdin_filename else p for p in settings.paths]
     settings.root = settings.root or find_root(named)
-    candidates, totals.errors = discover(settings.paths, settings.exclude)
+    candidates, totals.errors = discover(settings.paths, settings.exclude, settings.root)
     files = FileCache(settings.max_file_size, settings.root)
     stdin_text = None
     if any(c.path == "-" for c in candidates):
@@ -198,18 +198,22 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
         unit = RunResult(settings)
         commands = settings.commands if n == len(units) - 1 else None
         inputs = read_inputs(unit_candidates, files, platform, env, stdin_text, commands)
-        unit.errors.extend(inputs.errors)
+        # a file that was not named but read as a possible PD partner (units.add_partners) is no
+        # input of the run: its problems are not the run's (it is checked when named or walked)
+        partners = {real(c.path) for c in unit_candidates if c.partner}
+        unit.errors.extend(e for e in inputs.errors if not partners or real(e.file) not in partners)
         unit.files, unit.skipped, unit.notes = inputs.files, inputs.skipped, inputs.notes
         filt = _Filter(settings, files)
         for dep in inputs.deployments:
             try:
                 res = resolve(dep, models, profile)
             except InputProblem as problem:
-                unit.errors.append(problem.to_error())
+                if not partners or real(dep.file) not in partners:
+                    unit.errors.append(problem.to_error())
                 continue
             unit.results.append(DeploymentResult(dep, res, check(res, ctx, settings)))
         check_pairs(unit, ctx, explicit)
-        drop_lone_partners(unit, {real(c.path) for c in unit_candidates if c.partner})
+        drop_lone_partners(unit, partners)
         for dep_result in unit.results:
             filt.apply(dep_result)
         for pair in unit.pairs:  # what suppressions left of the pair's findings

@@ -32,7 +32,7 @@ from .inputs import Candidate, kinds
 from .inputs.deployment_file import is_deployment_file, load_pairs
 from .loading import FileCache, Mapping, Scalar, load_file
 from .model import InputProblem
-from .paths import real
+from .paths import inside, real
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 # text that can make a YAML document a Kubernetes manifest or a Compose file
@@ -74,6 +74,8 @@ def add_partners(candidates: list[Candidate], files: FileCache, exclude: tuple[s
             path = os.path.normpath(os.path.join(folder, name))
             if name in exclude or not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) or real(path) in seen:
                 continue
+            if files.root is not None and not inside(path, files.root):
+                continue  # a link to outside the root is never read (it was not named)
             if os.path.isfile(path) and _holds(files, path, PD_MARK):
                 seen.add(real(path))
                 out.append(Candidate(path, False, partner=True))
@@ -146,7 +148,7 @@ def plan(
             assert isinstance(root, Mapping)
             if "pairs" in root.pairs:
                 try:
-                    named = load_pairs(root, c.path)
+                    named = load_pairs(root, c.path, files)
                 except InputProblem:
                     continue  # reported when its unit is checked
                 out.pairs.extend(named)

@@ -249,3 +249,20 @@ def test_a_pipe_named_on_the_command_line_is_read_once(tree):
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["deployments"][0]["target"]["tuple"] == [256, 128, None]
+
+
+def test_a_named_pd_servers_partner_is_checked_and_other_siblings_are_not_inputs(tree):
+    pd = "swacheck: 1\nplatform: rocm\n{env}server:\n  model-path: ../models/v4\n  disaggregation-mode: {role}\n  speculative-algorithm: EAGLE\n  speculative-num-steps: 3\n  speculative-eagle-topk: 1\n"
+    unified = "env:\n  SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton\n"
+    root = tree({
+        "d/prefill.yaml": pd.format(env="", role="prefill"),
+        "d/decode.yaml": pd.format(env=unified, role="decode"),
+        "d/broken.yaml": "disaggregation-mode: [\n",  # a sibling that cannot be read: not the run's input error
+        "d/other.yaml": "model-path: ../models/gone\ndisaggregation-mode: decode\n",
+    })
+    for named in ("d/decode.yaml", "d/prefill.yaml"):
+        run = run_cli("--format", "json", named, cwd=root)
+        assert run.exit_code == 1, run.stderr
+        assert run.data["errors"] == [] and run.stderr == ""
+        assert [f["code"] for f in run.findings("SWA404")] == ["SWA404"]
+        assert sorted(d["file"] for d in run.deployments) == ["d/decode.yaml", "d/prefill.yaml"]

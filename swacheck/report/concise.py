@@ -3,7 +3,8 @@
 For editors' problem matchers, ``grep`` and CI logs: no tables, no fixes, no related places.
 A unit's findings are written in file and position order as soon as the unit is checked; a
 finding without a position names its deployment's file. Then the summary line (not with
-``-q``). Input errors go to stderr as with every format.
+``-q``). Input errors go to stderr as with every format. Each line goes through
+``escape.terminal`` (report/escape.py).
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from __future__ import annotations
 from typing import TextIO
 
 from ..engine import RunResult
-from ..model import one_line
 from ..settings import Settings
+from .escape import terminal
 
 
 def line(file: str, f) -> str:  # type: ignore[no-untyped-def]
     where = str(f.location) if f.location is not None else file
-    return one_line(f"{where}: {f.code} {f.message}")
+    return terminal(f"{where}: {f.code} {f.message}")
 
 
 def _order(f, file: str) -> tuple[str, int, int, str]:  # type: ignore[no-untyped-def]
@@ -41,7 +42,7 @@ class Stream:
         if not self.settings.quiet:
             from .human import summary_text
 
-            self.out.write(summary_text(totals) + "\n")
+            self.out.write(terminal(summary_text(totals)) + "\n")
 
 
 def render(result: RunResult, out: TextIO) -> None:

@@ -3,7 +3,7 @@
 A JSON array with one issue per finding: ``description``, ``check_name`` (the rule code),
 ``fingerprint`` (the SARIF fingerprint: file, rule and logical location, no line number),
 ``severity`` and ``location`` (``path`` relative to ``CI_PROJECT_DIR``, else the run's root,
-and ``lines.begin``). GitLab shows the issues in merge requests; input errors have no place in
+and ``lines.begin``), every string through ``escape.json_data``. GitLab shows the issues in merge requests; input errors have no place in
 the format and go to stderr (exit 2) as with every format.
 """
 
@@ -14,6 +14,7 @@ import os
 from typing import Any, TextIO
 
 from ..engine import RunResult
+from .escape import json_data
 from .sarif import base_dir, fingerprinted, repo_path
 
 # GitLab's severities: info, minor, major, critical, blocker
@@ -41,5 +42,5 @@ def as_data(result: RunResult) -> list[dict[str, Any]]:
 
 
 def render(result: RunResult, out: TextIO) -> None:
-    json.dump(as_data(result), out, indent=2)
+    json.dump(json_data(as_data(result)), out, indent=2)
     out.write("\n")

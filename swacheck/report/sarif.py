@@ -6,7 +6,9 @@ that does not depend on line numbers or on the other files of the run (``fingerp
 alert survives lines moving above it and folders being added beside it. Paths are relative to
 ``GITHUB_WORKSPACE``, else the run's root (``base_dir``). Input
 errors are ``toolExecutionNotifications`` of the invocation, which then is not successful.
-Columns are 1-based with an exclusive end, as in swacheck's own model.
+Columns are 1-based with an exclusive end, as in swacheck's own model. Every result and
+notification goes through ``escape.json_data`` and every URI through ``escape.path_for_uri``
+(report/escape.py) before it is written.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..engine import RunResult
 from ..model import Location
+from .escape import json_data, path_for_uri
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/swacheck/swacheck"
@@ -72,8 +75,11 @@ def artifact_location(file: str, base: str | None = None) -> dict[str, Any]:
         return {"uri": quote("stdin")}
     rel = repo_path(file, base)
     if os.path.isabs(rel) or rel.startswith("../"):
-        return {"uri": Path(os.path.abspath(file)).as_uri()}
-    return {"uri": quote(rel, safe="/"), "uriBaseId": SRCROOT}
+        absolute = os.path.abspath(file)
+        if absolute.isprintable() and path_for_uri(absolute) == absolute:
+            return {"uri": Path(absolute).as_uri()}
+        return {"uri": "file://" + quote(path_for_uri(absolute), safe="/")}
+    return {"uri": quote(path_for_uri(rel), safe="/"), "uriBaseId": SRCROOT}
 
 
 def region(loc: Location) -> dict[str, Any]:
@@ -118,7 +124,8 @@ def fingerprint(file: str, code: str, logical: str) -> str:
     """What identifies an alert across runs: the file it is in (relative to the repository root),
     the rule and the finding's logical location (:func:`logical_location`); no line number, and
     nothing that depends on the other files in the run or their order."""
-    return hashlib.sha256(f"{file}\0{code}\0{logical}".encode("utf-8")).hexdigest()
+    # surrogateescape: a path or deployment name that is not UTF-8 hashes its bytes
+    return hashlib.sha256(f"{file}\0{code}\0{logical}".encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def logical_location(deployment_file: str, deployment: str, field: str) -> str:
@@ -139,7 +146,7 @@ def fingerprinted(result: RunResult, base: str) -> Iterator[tuple[Any, Any, str,
             key = fingerprint(repo_path(f.location.file if f.location else r.deployment.file, base), f.code, logical)
             seen[key] = seen.get(key, 0) + 1
             if seen[key] > 1:
-                key = hashlib.sha256(f"{key}:{seen[key]}".encode("utf-8")).hexdigest()
+                key = hashlib.sha256(f"{key}:{seen[key]}".encode("ascii")).hexdigest()
             yield r, f, logical, key
 
 
@@ -181,7 +188,7 @@ def as_data(result: RunResult) -> dict[str, Any]:
         notifications.append(note)
     invocation: dict[str, Any] = {"executionSuccessful": not result.errors, "exitCode": result.exit_code}
     if notifications:
-        invocation["toolExecutionNotifications"] = notifications
+        invocation["toolExecutionNotifications"] = json_data(notifications)
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
@@ -197,7 +204,7 @@ def as_data(result: RunResult) -> dict[str, Any]:
                 },
                 "invocations": [invocation],
                 "columnKind": "unicodeCodePoints",
-                "results": results,
+                "results": json_data(results),
             }
         ],
     }

@@ -43,7 +43,9 @@ class Stream:
         if not self.settings.quiet:
             from .human import summary_text
 
-            self.out.write(summary_text(totals) + "\n")
+            from .escape import terminal
+
+            self.out.write(terminal(summary_text(totals)) + "\n")
 
 
 def render(result: RunResult, out: TextIO) -> None:
