@@ -21,14 +21,14 @@ class _DefaultCheck(TyperGroup):
     """`swacheck PATHS` means `swacheck check PATHS`, like ruff's old default command."""
 
     def parse_args(self, ctx, args):  # type: ignore[no-untyped-def]
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version", "-V"):
+        if args and args[0] not in self.commands and args[0] not in _WHOLE_APP:
             args = ["check", *args]
         return super().parse_args(ctx, args)
 
 
 app = typer.Typer(
     cls=_DefaultCheck,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
     pretty_exceptions_enable=False,
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -603,7 +603,7 @@ def why_command(
 # signature of every command it builds, and building all six cost ~10 ms of every start.
 _check_alone = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
 _check_alone.command(epilog=EXIT_HELP)(check)
-_WHOLE_APP = {"--help", "-h", "--version", "-V"}
+_WHOLE_APP = {"--help", "-h", "--version", "-V", "--install-completion", "--show-completion"}
 
 
 def command_names() -> list[str]:

@@ -266,3 +266,9 @@ def test_a_named_pd_servers_partner_is_checked_and_other_siblings_are_not_inputs
         assert run.data["errors"] == [] and run.stderr == ""
         assert [f["code"] for f in run.findings("SWA404")] == ["SWA404"]
         assert sorted(d["file"] for d in run.deployments) == ["d/decode.yaml", "d/prefill.yaml"]
+
+
+def test_verbose_does_not_list_a_server_config_read_through_its_deployment_file_as_skipped():
+    run = run_cli("-v", "--color", "never", "examples/rocm-unified", cwd=ROOT)
+    assert "skipped examples/rocm-unified/sglang-decode.yaml" not in run.stdout
+    assert "(2 files skipped)" not in run.stdout

@@ -163,3 +163,11 @@ def test_bad_baseline_is_exit_2(tree):
     for name, message in (("bad.json", "not a swacheck baseline"), ("missing.json", "cannot read the baseline")):
         run = run_cli("--baseline", name, "server.yaml", cwd=root)
         assert run.exit_code == 2 and message in run.stderr
+
+
+def test_shell_completion(tmp_path):
+    shown = subprocess.run([sys.executable, "-m", "swacheck", "--show-completion", "bash"], capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0 and "_swacheck_completion" in shown.stdout
+    env = {**os.environ, "_SWACHECK_COMPLETE": "complete_bash", "COMP_WORDS": "swacheck ru", "COMP_CWORD": "1"}
+    done = subprocess.run([sys.executable, "-m", "swacheck"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert done.stdout.split() == ["rules", "rule"]
