@@ -13,8 +13,9 @@ from .report.escape import print_error, terminal
 from .settings import FAIL_ON, FORMATS, Settings
 
 EXIT_HELP = """\b
-Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage error or an input
-that cannot be read, parsed or resolved (printed as file:line:col: message)."""
+Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage error, an input
+that cannot be read, parsed or resolved (printed as file:line:col: message), or no
+deployment found at all (unless --allow-empty)."""
 
 
 class _DefaultCheck(TyperGroup):
