@@ -98,7 +98,8 @@ def scratch(tmp_path: Path, hook_repo) -> Path:
 
 def _pre_commit(hook_repo: tuple[Path, Path], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     _, home = hook_repo
-    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never", "HOME": str(cwd)}
+    # HOME stays: pip's own configuration (the package index) may live there
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
     env.pop("GITHUB_ACTIONS", None)  # the hook's own output format, not the one for Actions
     return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
 
