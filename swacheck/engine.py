@@ -180,7 +180,8 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
             files.provide(settings.stdin_filename, stdin_text)
             candidates = [Candidate(settings.stdin_filename, True) if c.path == "-" else c for c in candidates]
             stdin_text = None
-    candidates = add_partners(candidates, files, settings.exclude)
+    if not settings.fix:  # --fix edits only what was named or walked, never a partner found beside it
+        candidates = add_partners(candidates, files, settings.exclude)
     if settings.output:  # the report being written is never read as an input
         report = real(settings.output)
         candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]

@@ -272,3 +272,13 @@ def test_verbose_does_not_list_a_server_config_read_through_its_deployment_file_
     run = run_cli("-v", "--color", "never", "examples/rocm-unified", cwd=ROOT)
     assert "skipped examples/rocm-unified/sglang-decode.yaml" not in run.stdout
     assert "(2 files skipped)" not in run.stdout
+
+
+def test_fix_never_edits_a_partner_that_was_not_named(tree):
+    pd = "swacheck: 1\nserver:\n  model-path: ../models/v4\n  disaggregation-mode: {role}\n  speculative-algorithm: EAGLE\n  speculative-num-steps: 3\n  speculative-eagle-topk: 1\n  page-size: 64\n"
+    root = tree({"d/prefill.yaml": pd.format(role="prefill"), "d/decode.yaml": pd.format(role="decode")})
+    before = (root / "d/decode.yaml").read_text()
+    run = run_cli("--fix", "d/prefill.yaml", cwd=root)
+    assert "page-size: 64" not in (root / "d/prefill.yaml").read_text()  # the named file is fixed
+    assert (root / "d/decode.yaml").read_text() == before  # its partner, not named, is not
+    assert run.exit_code in (0, 1)
