@@ -163,8 +163,18 @@ def kind_name(node: Node) -> str:
 # --------------------------------------------------------------------------- entry points
 
 
+# --fix and --diff only (``fixer.py``): the digest of the exact bytes read of each file (real path
+# -> sha256), so a fix is written only over the bytes that were checked; and proposed texts that
+# stand in for files while the fixes are re-checked (real path -> bytes), so nothing is written
+# before it has been verified.
+CHECKED: dict[str, str] | None = None
+OVERLAY: dict[str, bytes] = {}
+
+
 def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
     """Read a file as UTF-8 text (a BOM is accepted), refusing binary and oversized files."""
+    if OVERLAY and path != "-" and real(path) in OVERLAY:
+        return decode(OVERLAY[real(path)], path)
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
@@ -185,6 +195,10 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
         raise InputProblem(f"cannot read: {exc.strerror or exc}", file=path) from None
     if len(data) > max_size:  # a pipe, or a file that grew
         raise InputProblem(f"file is more than {max_size} bytes, above the limit (--max-file-size)", file=path)
+    if CHECKED is not None and path != "-":
+        import hashlib
+
+        CHECKED.setdefault(real(path), hashlib.sha256(data).hexdigest())
     return decode(data, path)
 
 
