@@ -289,3 +289,12 @@ def test_paths_are_relative_to_github_workspace(tree, monkeypatch):
     # the model config lies outside the workspace: an absolute file URI
     related = results(doc)[0]["relatedLocations"][0]["physicalLocation"]["artifactLocation"]
     assert related == {"uri": (root / "models" / "v4" / "config.json").as_uri()}
+
+
+def test_a_run_without_deployments_is_a_notification_without_a_file(tree):
+    root = tree({"a/values.yaml": "replicas: 3\n", "b/values.yaml": "replicas: 4\n"})
+    doc, run = sarif_run("a", "b", cwd=root)
+    assert run.exit_code == 2
+    assert_valid(doc)
+    (note,) = doc["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert note == {"level": "error", "message": {"text": "no deployments found in 2 inputs (--allow-empty allows a run without any)"}}

@@ -182,11 +182,13 @@ def as_data(result: RunResult) -> dict[str, Any]:
     notifications = []
     for e in result.errors:
         note: dict[str, Any] = {"level": "error", "message": {"text": e.message}}
+        notifications.append(note)
+        if e.file == "swacheck":  # about the run as a whole ("no deployments found"): no file
+            continue
         loc: dict[str, Any] = {"artifactLocation": artifact_location(e.file, base)}
         if e.line is not None:
             loc["region"] = {"startLine": e.line, "startColumn": e.column or 1}
         note["locations"] = [{"physicalLocation": loc}]
-        notifications.append(note)
     invocation: dict[str, Any] = {"executionSuccessful": not result.errors, "exitCode": result.exit_code}
     if notifications:
         invocation["toolExecutionNotifications"] = json_data(notifications)
