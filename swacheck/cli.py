@@ -101,6 +101,14 @@ def _version_choice(value: str | None) -> str | None:
     return _choice(value.removeprefix("v"), tuple(PROFILES), "--sglang-version")
 
 
+def _gpu_name(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not value.strip() or len(value) > 100:
+        raise typer.BadParameter("give a GPU name such as H100, H200, A100, B200 or MI355X", param_hint="--gpu")
+    return value.strip()
+
+
 def _choice(value: str, choices: tuple[str, ...], option: str) -> str:
     if value not in choices:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}", param_hint=option)
@@ -122,6 +130,9 @@ def check(
     env: Annotated[
         list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="The server's environment (repeatable). swacheck never reads its own environment for this.")
     ] = [],
+    gpu: Annotated[
+        Optional[str], typer.Option("--gpu", metavar="NAME", help="The GPU the servers run on (H100, H200, A100, B200, MI300X, ...) for the SWA5xx preflight rules; a deployment file's gpu: wins.")
+    ] = None,
     model_config: Annotated[
         list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH (config.json or its folder) for model path ID (repeatable).")
     ] = [],
@@ -165,6 +176,7 @@ def check(
     given = {
         "format": _choice(format, FORMATS, "--format") if format else None,
         "platform": _choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
+        "gpu": _gpu_name(gpu),
         "env": _pairs(env, "--env"),
         "model_configs": _pairs(model_config, "--model-config"),
         "select": _codes(select, "--select"),

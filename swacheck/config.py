@@ -39,6 +39,7 @@ KEYS = {
     "unsafe-fixes": "unsafe_fixes",
     "format": "format",
     "platform": "platform",
+    "gpu": "gpu",
     "env": "env",
     "model-config": "model_configs",
     "exclude": "exclude",
@@ -135,6 +136,10 @@ def _convert(key: str, value: Any, where: str, base: str) -> Any:
         if str(value).removeprefix("v") not in PROFILES:
             raise ConfigError(f"{where}: sglang-version must be one of {', '.join(PROFILES)}, got {value!r}")
         return str(value).removeprefix("v")
+    if key == "gpu":
+        if not isinstance(value, str) or not value.strip() or len(value) > 100:
+            raise ConfigError(f"{where}: gpu must be a GPU name such as \"H100\" or \"MI355X\", got {value!r}")
+        return value.strip()
     if key in ("exit-zero", "unsafe-fixes"):
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")

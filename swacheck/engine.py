@@ -206,6 +206,8 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
         unit.files, unit.skipped, unit.notes = inputs.files, inputs.skipped, inputs.notes
         filt = _Filter(settings, files)
         for dep in inputs.deployments:
+            if dep.gpu is None and settings.gpu:
+                dep.gpu = Val(settings.gpu, "--gpu")
             try:
                 res = resolve(dep, models, profile)
             except InputProblem as problem:

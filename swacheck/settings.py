@@ -17,6 +17,7 @@ class Settings:
     commands: list[str] = field(default_factory=list)  # --command: launch commands given as text
     format: str = "human"
     platform: str | None = None  # None: cuda, unless a deployment file says otherwise
+    gpu: str | None = None  # --gpu: the GPU model the servers run on (sglang/gpus.py); a deployment file's gpu: wins
     env: dict[str, str] = field(default_factory=dict)
     model_configs: dict[str, str] = field(default_factory=dict)
     fail_on: str = "error"

@@ -17,7 +17,7 @@ from swacheck.rules import RULES
 def test_version():
     run = run_cli("--version")
     assert run.exit_code == 0
-    assert run.stdout.strip() == f"swacheck {__version__} (SGLang 0.5.23 behaviour; knows 0.5.14, 0.5.15, 0.5.15.post1, 0.5.16, 0.5.17, 0.5.18, 0.5.19, 0.5.20, 0.5.21, 0.5.22, 0.5.23)"
+    assert run.stdout.strip() == f"swacheck {__version__} (SGLang 0.5.23 behaviour; knows 0.5.12, 0.5.13, 0.5.14, 0.5.15, 0.5.15.post1, 0.5.16, 0.5.17, 0.5.18, 0.5.19, 0.5.20, 0.5.21, 0.5.22, 0.5.23)"
 
 
 def test_python_dash_m_runs_the_same_cli():
@@ -240,7 +240,7 @@ def test_installed_console_script_runs_on_examples():
     assert script.exists(), "install the package first: python -m pip install -e '.[test]'"
     proc = subprocess.run([str(script), "examples/"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 1
-    assert "SWA101" in proc.stdout and "Checked 20 deployments" in proc.stdout
+    assert "SWA101" in proc.stdout and "Checked 22 deployments" in proc.stdout
 
 
 def test_a_pipe_named_on_the_command_line_is_read_once(tree):

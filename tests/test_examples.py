@@ -31,6 +31,8 @@ EXPECTED = {
     "cuda-paged/decode.yaml": ([], PAGED, PAGED),
     "pd-unified-one-side/prefill.yaml": ([], PAGED, PAGED),
     "pd-unified-one-side/decode.yaml": (["SWA404:error"], [128, 131, 6419], [128, 131, 6419]),
+    "preflight-hopper-deepep/server.yaml": (["SWA501:error"], PAGED, PAGED),
+    "preflight-memory/server.yaml": (["SWA504:error"], PAGED, PAGED),
 }
 # Launch commands, Kubernetes manifests and Compose files in sub-folders:
 # (file under examples/, deployment name) -> (finding codes with severity, target tuple, draft tuple)

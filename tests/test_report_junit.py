@@ -63,8 +63,8 @@ def test_examples_parse_and_count():
     assert run.exit_code == 1
     assert_counts_consistent(root)
     suites = root.findall("testsuite")
-    assert len(suites) == 19  # one per file that holds deployments (a manifest holds two)
-    assert counts(root) == (20, 8, 0)  # 20 deployments, 8 error findings (one of a PD pair), no input error
+    assert len(suites) == 21  # one per file that holds deployments (a manifest holds two)
+    assert counts(root) == (22, 10, 0)  # 22 deployments, 10 error findings (one of a PD pair), no input error
     by_name = {s.get("name"): s for s in suites}
     case = by_name["examples/rocm-draft-window/prefill.yaml"].find("testcase")
     assert case.get("name") == "v4-flash-prefill-rocm-w256-draft"
