@@ -66,7 +66,7 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
     for item in values:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise typer.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint=option)
+            raise typer.BadParameter(f"expected KEY=VALUE, got '{terminal(item)}'", param_hint=option)
         out[key] = value
     return out
 

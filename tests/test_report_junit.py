@@ -120,8 +120,8 @@ def test_input_errors_are_error_test_cases(tree):
 
 def test_text_is_always_valid_xml():
     # characters XML 1.0 forbids, other control characters and bytes that are not UTF-8 are
-    # shown as escapes (report/escape.py); a tab stays
-    assert junit.clean("a\x00b\x1bc\td\ne\udcff\ufffe") == "a\\x00b\\x1bc\td\\ne\\xff\\ufffe"
+    # shown as escapes (report/escape.py), a tab too
+    assert junit.clean("a\x00b\x1bc\td\ne\udcff\ufffe") == "a\\x00b\\x1bc\\td\\ne\\xff\\ufffe"
 
 
 def test_skipped_deployments_and_named_files_are_skipped_test_cases(tree):

@@ -20,7 +20,7 @@ from ..model import Finding
 from ..pairing import ServerPair
 from ..settings import Settings
 from .common import HEADER, Row, edit_text, fix_label, heading, pair_rows, table_rows
-from .escape import terminal
+from .escape import InertLines, terminal
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -59,7 +59,7 @@ def make_console(out: TextIO, color: str) -> Console:
     force = {"always": True, "never": False}.get(color)
     is_tty = out.isatty() if hasattr(out, "isatty") else False
     return Console(
-        file=out,
+        file=InertLines(out),  # type: ignore[arg-type]
         force_terminal=force,
         no_color=True if force is False else None,
         width=None if is_tty else 120,
