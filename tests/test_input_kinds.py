@@ -119,13 +119,16 @@ def test_a_found_config_of_another_architecture_reports_nothing(tree):
 HELM = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  template:\n    spec:\n      containers:\n        - command: ["python3", "-m", "sglang.launch_server", "--model-path", "{{ .Values.model }}"]\n'
 
 
-def test_helm_template_named_explicitly_is_an_error_with_the_fix(tmp_path):
+def test_helm_template_named_explicitly_says_the_fix_and_never_fails_the_run(tmp_path):
     (tmp_path / "chart" / "templates").mkdir(parents=True)
     (tmp_path / "chart" / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 1.0.0\n")
-    (tmp_path / "chart" / "templates" / "d.yaml").write_text(HELM)
-    run = run_cli("chart/templates/d.yaml", cwd=tmp_path)
-    assert run.exit_code == 2
-    assert run.stderr.strip().splitlines() == ["chart/templates/d.yaml: a Helm chart template (chart chart): not YAML until rendered; render it first and check the result: helm template chart | swacheck - (or your template engine's output)"]
+    (tmp_path / "chart" / "templates" / "d.yaml").write_text(HELM)  # holds a launch: not checked, with a note
+    (tmp_path / "chart" / "templates" / "svc.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n")
+    run = run_cli("--format", "json", "chart/templates/d.yaml", "chart/templates/svc.yaml", cwd=tmp_path)  # as a pre-commit hook names them
+    assert run.exit_code == 0, run.stderr
+    (note,) = run.findings("SWA307")
+    assert note["message"].endswith("render it first and check the result: helm template chart | swacheck - (or your template engine's output)")
+    assert "chart/templates/svc.yaml: skipped, not a deployment: a Helm chart template (chart chart): not YAML until rendered; render it first" in run.stderr
 
 
 def test_helm_chart_in_a_walk_is_a_note_never_an_error(tmp_path):
@@ -144,14 +147,14 @@ def test_helm_chart_in_a_walk_is_a_note_never_an_error(tmp_path):
 def test_jinja_that_does_not_parse_is_a_template_in_a_walk(tmp_path):
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "x.yaml").write_text("{% for r in roles %}\nname: {{ r }}\n{% endfor %}\n")
-    run = run_cli("--format", "json", "d", cwd=tmp_path)
+    run = run_cli("--format", "json", "--allow-empty", "d", cwd=tmp_path)
     assert run.exit_code == 0 and run.deployments == []
 
 
 def test_go_template_strings_inside_valid_yaml_are_values(tmp_path):
     (tmp_path / "s.yaml").write_text("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - args: ['--model_name={{.Name}}']\n      image: kserve/sklearnserver\n")
     run = run_cli("--format", "json", "-v", "s.yaml", cwd=tmp_path)
-    assert "no SGLang launch command found" in run.stderr  # read as a manifest, not as a template
+    assert "a Kubernetes manifest in which no container or service runs" in run.stderr  # read as a manifest, not as a template
 
 
 def test_a_model_mapping_is_never_a_server_config(tmp_path):
@@ -233,9 +236,9 @@ def test_rst_code_block(tree):
 def test_docs_without_a_launch_are_skipped_in_a_walk_and_refused_when_named(tmp_path):
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "README.md").write_text("# hi\n\n```bash\nls -la <dir>\n```\n")
-    assert run_cli("d", cwd=tmp_path).exit_code == 0
+    assert run_cli("--allow-empty", "d", cwd=tmp_path).exit_code == 0
     run = run_cli("d/README.md", cwd=tmp_path)
-    assert run.exit_code == 2 and "no SGLang launch command found" in run.stderr
+    assert "d/README.md: skipped, not a deployment: no SGLang launch command" in run.stderr
 
 
 def test_a_doc_block_that_is_not_shell_is_ignored(tmp_path):
@@ -294,7 +297,7 @@ def test_custom_resource_without_a_readable_launch_is_a_note(tmp_path):
 def test_custom_resource_that_never_mentions_sglang_is_not_ours(tmp_path):
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "r.yaml").write_text("apiVersion: x.io/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  template:\n    containers:\n      - image: nginx\n")
-    run = run_cli("--format", "json", "d", cwd=tmp_path)
+    run = run_cli("--format", "json", "--allow-empty", "d", cwd=tmp_path)
     assert run.exit_code == 0 and run.deployments == []
 
 
