@@ -46,10 +46,11 @@ class Row:
     cause: bool | None  # None: not applicable (at least one side passes)
     tuple: bool | None  # None: SGLang built no DSV4 pool, or swacheck has no tuple
     why: str = ""
+    harness: bool = False  # the run itself broke: SGLang's verdict is unknown
 
     @property
     def agrees(self) -> bool:
-        return self.verdict and self.cause is not False and self.tuple is not False
+        return not self.harness and self.verdict and self.cause is not False and self.tuple is not False
 
 
 def sglang_verdict(result: dict | None) -> Verdict:
@@ -57,6 +58,8 @@ def sglang_verdict(result: dict | None) -> Verdict:
         return Verdict(False, "no result", "the SGLang driver produced no result (crash or timeout)")
     if result.get("outcome") == "ok":
         return Verdict(True, "ok")
+    if result.get("outcome") == "harness-error":
+        return Verdict(False, "harness error", f"{result.get('exception')}: {result.get('message')} at {result.get('where')}")
     return Verdict(False, f"{result.get('stage')}:{result.get('exception')}",
                    f"{result.get('exception')}: {result.get('message')}")
 
@@ -133,6 +136,10 @@ def tuple_agrees(result: dict, report: dict) -> tuple[bool | None, str]:
 
 def compare(name: str, result: dict | None, report: dict | None) -> Row:
     sgl, swa = sglang_verdict(result), swacheck_verdict(report)
+    # a missing result or report, or a failure of the harness itself, is never an agreement
+    broken = result is None or report is None or result.get("outcome") == "harness-error"
+    if broken:
+        return Row(name, sgl, swa, False, None, None, f"not compared: {sgl.detail or swa.detail}", harness=True)
     verdict = sgl.ok == swa.ok
     why = []
     if not verdict:
@@ -156,7 +163,8 @@ def _mark(value: bool | None) -> str:
 
 def table(rows: list[Row]) -> str:
     header = ("case", "SGLang", "swacheck", "verdict", "cause", "tuple")
-    body = [(r.case, r.sglang.label, r.swacheck.label, _mark(r.verdict), _mark(r.cause), _mark(r.tuple)) for r in rows]
+    body = [(r.case, r.sglang.label, r.swacheck.label, "n/a" if r.harness else _mark(r.verdict), _mark(r.cause),
+             _mark(r.tuple)) for r in rows]
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(b, widths)) for b in body]
@@ -168,6 +176,8 @@ def table(rows: list[Row]) -> str:
 
 def summary(rows: list[Row], version: str) -> str:
     agree = sum(r.agrees for r in rows)
-    return (f"SGLang {version}: {len(rows)} cases, {agree} agree, {len(rows) - agree} disagree "
-            f"(verdict {sum(not r.verdict for r in rows)}, cause {sum(r.cause is False for r in rows)}, "
-            f"tuple {sum(r.tuple is False for r in rows)})")
+    broken = sum(r.harness for r in rows)
+    compared = [r for r in rows if not r.harness]
+    return (f"SGLang {version}: {len(rows)} cases, {agree} agree, {len(compared) - agree} disagree "
+            f"(verdict {sum(not r.verdict for r in compared)}, cause {sum(r.cause is False for r in compared)}, "
+            f"tuple {sum(r.tuple is False for r in compared)}), {broken} not compared (harness)")

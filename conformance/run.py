@@ -33,6 +33,14 @@ def swacheck_command() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "swacheck"]
 
 
+def swacheck_version() -> str | None:
+    try:
+        proc = subprocess.run([*swacheck_command(), "--version"], capture_output=True, text=True, timeout=60)
+    except OSError:
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
 def run_swacheck(case: case_mod.Case, server: Path, version: str) -> dict | None:
     cmd = [*swacheck_command(), "--format", "json", "--no-config", "--sglang-version", version,
            "--platform", case.platform]
@@ -77,6 +85,8 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh", action="store_true", help="one new interpreter per case instead of forking")
     ap.add_argument("--keep", metavar="DIR", help="write the cases and both tools' outputs here and keep them")
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    ap.add_argument("--reuse", action="store_true",
+                    help="with --keep: reuse SGLang's results already in DIR (re-run swacheck only)")
     ap.add_argument("cases", nargs="*", help="case files (default: conformance/cases/*.yaml)")
     args = ap.parse_args(argv)
 
@@ -91,6 +101,12 @@ def main(argv=None) -> int:
     if not cases:
         log("conformance: no case selected")
         return 2
+    if swacheck_version() is None:
+        log("conformance: swacheck is not runnable here (install it: pip install -e .)")
+        return 2
+    if args.reuse and not args.keep:
+        log("conformance: --reuse needs --keep DIR")
+        return 2
     try:
         venv = envs.ensure_venv(args.sglang, log=log)
     except subprocess.CalledProcessError as exc:
@@ -100,12 +116,19 @@ def main(argv=None) -> int:
     jobs = []
     for index, case in enumerate(cases):
         directory = (work / f"{index:03d}").resolve()
+        if args.reuse:
+            if (directory / "case.txt").read_text().strip() != case.name:
+                log(f"conformance: {directory} does not hold case {case.name}")
+                return 2
+            jobs.append((case, directory))
+            continue
         if directory.exists():
             shutil.rmtree(directory)
         case_mod.materialize(case, directory)
         (directory / "case.txt").write_text(case.name + "\n")
         jobs.append((case, directory))
-    run_sglang(venv, args.sglang, jobs, args.fresh, log)
+    if not args.reuse:
+        run_sglang(venv, args.sglang, jobs, args.fresh, log)
     rows = []
     for case, directory in jobs:
         result_path = directory / "sglang-result.json"
