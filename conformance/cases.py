@@ -54,8 +54,17 @@ class CaseError(ValueError):
 
 
 def _subst(text: str, values: dict) -> str:
+    """Replace each {name}; a multi-line value is re-indented to its placeholder's column."""
     for key, value in values.items():
-        text = text.replace("{" + key + "}", str(value))
+        holder = "{" + key + "}"
+        out = []
+        for line in text.split("\n"):
+            if holder in line:
+                indent = line[: len(line) - len(line.lstrip())]
+                parts = [p.strip() for p in str(value).split("\n")]
+                line = line.replace(holder, ("\n" + indent).join(parts))
+            out.append(line)
+        text = "\n".join(out)
     return text
 
 

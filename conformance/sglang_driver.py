@@ -103,12 +103,15 @@ class _Constexpr:
 
 
 _STUB_ATTRS = {"constexpr": _Constexpr}
+_STUB_VERSIONS = {"torchvision": "0.29.0", "triton": "3.5.0"}
 
 
 class _StubLoader(importlib.abc.Loader):
     def create_module(self, spec):
         module = types.ModuleType(spec.name)
         module.__path__ = []
+        # transformers asks for a version of what it finds (torchvision: image processors)
+        module.__version__ = _STUB_VERSIONS.get(spec.name, "0.0.0")
 
         def __getattr__(name):
             if name.startswith("__"):
@@ -189,12 +192,6 @@ def install_platform(platform: str, sglang_version: str):
         return lambda fn: fn
 
     torch.compile = _no_compile
-    # transformers caches whether torchvision exists; ask before the stub is installed.
-    from transformers.utils import import_utils as _tiu
-
-    for probe in ("is_torchvision_available", "is_torchvision_v2_available"):
-        if hasattr(_tiu, probe):
-            getattr(_tiu, probe)()
     import importlib.util
 
     stubs = ["triton", "torchvision"]
@@ -202,7 +199,7 @@ def install_platform(platform: str, sglang_version: str):
         stubs.append("tvm_ffi")
     if platform == "rocm":
         stubs += ["sgl_kernel", "aiter"]
-    if _version_tuple(sglang_version) < (0, 5, 22):
+    if importlib.util.find_spec("xgrammar") is None:
         stubs.append("xgrammar")
     sys.meta_path.insert(0, _StubFinder(stubs))
 
@@ -438,6 +435,24 @@ def _publish(sa):
             return
 
 
+def _attn_dp_size(get):
+    """The attention-DP width SGLang published for this process (0.5.21 and older derive it
+    from enable_dp_attention: attn_dp_size = dp_size)."""
+    try:
+        from sglang.srt.runtime_context import get_parallel
+
+        value = get_parallel().attn_dp_size
+        if isinstance(value, int) and value > 0:
+            return value
+    except Exception:
+        pass
+    if get("attn_dp_size"):
+        return max(1, int(get("attn_dp_size")))
+    if get("enable_dp_attention"):
+        return max(1, int(get("dp_size") or 1))
+    return 1
+
+
 def build_pools(sa, get, models, platform, result):
     import torch
 
@@ -446,9 +461,11 @@ def build_pools(sa, get, models, platform, result):
     from sglang.srt.mem_cache.memory_pool import ReqToTokenPool
 
     target_cfg, draft_cfg = models
-    attn_dp = max(1, int(get("attn_dp_size") or 1))
+    attn_dp = _attn_dp_size(get)
+    result["resolved"]["attn_dp_size"] = attn_dp
     big = 1 << 40  # token capacity: memory never caps max_running_requests
-    ns = types.SimpleNamespace(model_config=target_cfg, attn_dp_size=attn_dp, mambaish_config=None)
+    ns = types.SimpleNamespace(model_config=target_cfg, attn_dp_size=attn_dp, mambaish_config=None,
+                               ps=types.SimpleNamespace(attn_dp_size=attn_dp))
     per_worker = kvc.KVCacheConfigurator.resolve_max_num_reqs(ns, big)
     result["resolved"]["max_num_reqs_per_worker"] = per_worker
     context_len = 4096
