@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -114,8 +115,8 @@ def main(argv=None) -> int:
         return 2
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="swacheck-conformance-"))
     jobs = []
-    for index, case in enumerate(cases):
-        directory = (work / f"{index:03d}").resolve()
+    for case in cases:
+        directory = (work / re.sub(r"[^A-Za-z0-9._=,+-]+", "_", case.name)).resolve()
         if args.reuse:
             if (directory / "case.txt").read_text().strip() != case.name:
                 log(f"conformance: {directory} does not hold case {case.name}")

@@ -62,6 +62,8 @@ class _Meta(type):
     def __getattr__(cls, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if name in _STUB_ATTRS:
+            return _STUB_ATTRS[name]
         return _Meta(name, (_Dummy,), {})
 
     def __getitem__(cls, key):
@@ -102,7 +104,23 @@ class _Constexpr:
         return int(self.value)
 
 
-_STUB_ATTRS = {"constexpr": _Constexpr}
+class _Driver:
+    """``triton.runtime.driver``: ``active.get_current_target().backend`` names the platform
+    (import-time ``is_hip()`` probes of some kernels read it)."""
+
+    backend = "cuda"
+
+    @property
+    def active(self):
+        return self
+
+    def get_current_target(self):
+        return types.SimpleNamespace(backend=self.backend, arch=90 if self.backend == "cuda" else "gfx950",
+                                     warp_size=32 if self.backend == "cuda" else 64)
+
+
+_DRIVER = _Driver()
+_STUB_ATTRS = {"constexpr": _Constexpr, "driver": _DRIVER}
 _STUB_VERSIONS = {"torchvision": "0.29.0", "triton": "3.5.0"}
 
 
@@ -194,6 +212,7 @@ def install_platform(platform: str, sglang_version: str):
     torch.compile = _no_compile
     import importlib.util
 
+    _DRIVER.backend = "hip" if platform == "rocm" else "cuda"
     stubs = ["triton", "torchvision"]
     if importlib.util.find_spec("tvm_ffi") is None:
         stubs.append("tvm_ffi")
