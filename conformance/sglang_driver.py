@@ -29,10 +29,12 @@ Stages, each SGLang's own code (the release's file is named where the harness wi
                  carries only what that method reads. Token budgets (swa/c4/c128 sizes) are small
                  constants: they do not enter the compared geometry. The memory profiling of
                  ``configure()`` is not run.
-6. ``setup``     under PD with a draft pool: the same SWA index mapping object registered on both
-                 pools (as ``SWATokenToKVPoolAllocator`` and the draft worker do), then the real
+6. ``setup``     with a draft pool: the same SWA index mapping object registered on both pools
+                 (as ``SWATokenToKVPoolAllocator`` and the draft worker do), then the real
                  ``setup_state_kv_args(KVArgs(), target, draft)`` from
-                 ``disaggregation/utils.py``, whose DSV4 block is the target/draft check.
+                 ``disaggregation/utils.py``, whose DSV4 block is the target/draft check. The
+                 tuples it compares are read from its frame. Production runs it only under PD:
+                 without PD its refusal is recorded (``without_pd``) but the server starts.
 
 Writes ``sglang-result.json`` (and SGLang's log, ``sglang.log``) into each case directory:
 ``{"stage", "outcome": "ok"|"error",
@@ -355,21 +357,28 @@ def run_case(case_dir: str, platform: str, sglang_version: str, extra_argv: list
         pools = build_pools(sa, get, models, platform, result)
         mode = get("disaggregation_mode")
         result["pd"] = mode in ("prefill", "decode")
-        if pools[1] is None or not result["pd"]:
+        if pools[1] is None:
             return result
         stage = "setup"
         from sglang.srt.disaggregation.base.conn import KVArgs
         from sglang.srt.disaggregation.utils import setup_state_kv_args
 
+        # Production calls setup_state_kv_args only under PD (the prefill bootstrap queue and the
+        # decode prealloc queue). It is called here always, to read the tuples the release really
+        # compares; without PD its refusal is recorded as "without_pd", not as a start-up failure.
         tracer = _trace_geometry()
         try:
             with tracer:
                 setup_state_kv_args(KVArgs(), pools[0], pools[1])
+        except Exception as exc:
+            if result["pd"]:
+                raise
+            result["without_pd"] = f"{type(exc).__name__}: {exc}"
         finally:
             if "target_geometry" in tracer.seen:
                 result["target"] = _jsonable(tracer.seen["target_geometry"])
                 result["draft"] = _jsonable(tracer.seen.get("draft_geometry"))
-                result["compared"] = True
+                result["compared"] = result["pd"]
         return result
     except Outcome as out:
         return _fail(result, out.stage, out.exc)
@@ -520,8 +529,17 @@ def build_pools(sa, get, models, platform, result):
 
     def build(cfg, is_draft):
         n_layers = 1 if is_draft else int(cfg.num_hidden_layers)
-        stand_in = types.SimpleNamespace(
-            is_draft_worker=is_draft, model_config=cfg, pool_page_size=page, page_size=page,
+        stand_in = types.SimpleNamespace(is_draft_worker=is_draft)
+        # the configurator's own page arithmetic: a draft worker under DCP > 1 scales its pool page
+        # (loc_space_scale); older releases without the property use the schedule's page size
+        if isinstance(getattr(kvc.KVCacheConfigurator, "loc_space_scale", None), property):
+            stand_in.loc_space_scale = kvc.KVCacheConfigurator.loc_space_scale.fget(stand_in)
+            pool_page = kvc.KVCacheConfigurator.pool_page_size.fget(stand_in)
+        else:
+            pool_page = page
+        result["resolved"]["draft_pool_page_size" if is_draft else "target_pool_page_size"] = pool_page
+        stand_in.__dict__.update(
+            model_config=cfg, pool_page_size=pool_page, page_size=page,
             kv_cache_dtype=kv_dtype, kv_cache_dtype_str=kv_dtype_name, device="cpu",
             spec_algorithm=spec_algo, server_args=sa, dtype=torch.bfloat16,
             layer_info=types.SimpleNamespace(num_effective_layers=n_layers, start_layer=0, end_layer=n_layers),
