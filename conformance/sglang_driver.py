@@ -560,7 +560,7 @@ def build_pools(sa, get, models, platform, result):
     target = build(target_cfg, False)
     result["target"] = _geometry(target, False)
     result["unified"] = bool(getattr(target, "_unified_kv", False))
-    for name in ("_unified_fp8", "unified_fp8"):
+    for name in ("_unified_kv_fp8", "_unified_fp8", "unified_fp8"):
         if hasattr(target, name):
             result["resolved"]["target_unified_fp8"] = bool(getattr(target, name))
             break
