@@ -218,8 +218,15 @@ def install_platform(platform: str, sglang_version: str):
     stubs = ["triton", "torchvision"]
     if importlib.util.find_spec("tvm_ffi") is None:
         stubs.append("tvm_ffi")
-    if platform == "rocm":
-        stubs += ["sgl_kernel", "aiter"]
+    # GPU kernel packages, never installed here. Later releases probe for them (find_spec), and
+    # a stub would answer "installed": stub only where the release imports them unconditionally
+    # (ROCm's module-level imports under HIP; 0.5.17's layers/quantization/fp8_utils.py under CUDA).
+    gpu_packages = ["sgl_kernel", "aiter"] if platform == "rocm" else []
+    if platform == "cuda" and _version_tuple(sglang_version) < (0, 5, 18):
+        gpu_packages += ["sgl_kernel", "flashinfer"]
+    for name in gpu_packages:
+        if importlib.util.find_spec(name) is None:
+            stubs.append(name)
     if importlib.util.find_spec("xgrammar") is None:
         stubs.append("xgrammar")
     sys.meta_path.insert(0, _StubFinder(stubs))
@@ -410,6 +417,8 @@ def _stage_of(stage, exc):
 
 def _harness_fault(exc) -> bool:
     """A failure of this harness's stand-ins (stubbed GPU modules), not an SGLang refusal."""
+    if isinstance(exc, ImportError):  # a package this environment lacks, not a refusal of the config
+        return True
     if isinstance(exc, HarnessLimit) or "_Dummy" in str(exc) or "_Meta" in str(exc) or "_Constexpr" in str(exc):
         return True
     frames = traceback.extract_tb(exc.__traceback__)
@@ -529,22 +538,20 @@ def build_pools(sa, get, models, platform, result):
 
     def build(cfg, is_draft):
         n_layers = 1 if is_draft else int(cfg.num_hidden_layers)
-        stand_in = types.SimpleNamespace(is_draft_worker=is_draft)
-        # the configurator's own page arithmetic: a draft worker under DCP > 1 scales its pool page
-        # (loc_space_scale); older releases without the property use the schedule's page size
-        if isinstance(getattr(kvc.KVCacheConfigurator, "loc_space_scale", None), property):
-            stand_in.loc_space_scale = kvc.KVCacheConfigurator.loc_space_scale.fget(stand_in)
-            pool_page = kvc.KVCacheConfigurator.pool_page_size.fget(stand_in)
-        else:
-            pool_page = page
-        result["resolved"]["draft_pool_page_size" if is_draft else "target_pool_page_size"] = pool_page
+        stand_in = types.SimpleNamespace(is_draft_worker=is_draft, pool_page_size=page)
         stand_in.__dict__.update(
-            model_config=cfg, pool_page_size=pool_page, page_size=page,
+            model_config=cfg, page_size=page,
             kv_cache_dtype=kv_dtype, kv_cache_dtype_str=kv_dtype_name, device="cpu",
             spec_algorithm=spec_algo, server_args=sa, dtype=torch.bfloat16,
             layer_info=types.SimpleNamespace(num_effective_layers=n_layers, start_layer=0, end_layer=n_layers),
             start_layer=0, end_layer=n_layers, num_effective_layers=n_layers,
         )
+        # the configurator's own page arithmetic: a draft worker under DCP > 1 scales its pool page
+        # (loc_space_scale); older releases without the property use the schedule's page size
+        if isinstance(getattr(kvc.KVCacheConfigurator, "loc_space_scale", None), property):
+            stand_in.loc_space_scale = kvc.KVCacheConfigurator.loc_space_scale.fget(stand_in)
+            stand_in.pool_page_size = kvc.KVCacheConfigurator.pool_page_size.fget(stand_in)
+        result["resolved"]["draft_pool_page_size" if is_draft else "target_pool_page_size"] = stand_in.pool_page_size
         budget = dict(
             max_running_requests=per_worker, max_num_reqs=per_worker,
             full_max_total_num_tokens=8192, swa_max_total_num_tokens=4096,
