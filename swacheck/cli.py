@@ -8,7 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from . import __version__
-from .paths import real
+from .report.escape import print_error, terminal
 from .settings import FAIL_ON, FORMATS, Settings
 
 EXIT_HELP = """\b
@@ -77,7 +77,7 @@ def _settings(given: dict, no_config: bool) -> Settings:  # type: ignore[type-ar
     try:
         return build_settings(given, use_config=not no_config)
     except ConfigError as exc:
-        typer.echo(str(exc), err=True)
+        print_error(str(exc))
         raise typer.Exit(2) from None
 
 
@@ -95,6 +95,14 @@ def _version_choice(value: str | None) -> str | None:
     if value is None:
         return None
     return _choice(value.removeprefix("v"), tuple(PROFILES), "--sglang-version")
+
+
+def _gpu_name(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not value.strip() or len(value) > 100:
+        raise typer.BadParameter("give a GPU name such as H100, H200, A100, B200 or MI355X", param_hint="--gpu")
+    return value.strip()
 
 
 def _choice(value: str, choices: tuple[str, ...], option: str) -> str:
@@ -118,6 +126,9 @@ def check(
     env: Annotated[
         list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="The server's environment (repeatable). swacheck never reads its own environment for this.")
     ] = [],
+    gpu: Annotated[
+        Optional[str], typer.Option("--gpu", metavar="NAME", help="The GPU the servers run on (H100, H200, A100, B200, MI300X, ...) for the SWA5xx preflight rules; a deployment file's gpu: wins.")
+    ] = None,
     model_config: Annotated[
         list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH (config.json or its folder) for model path ID (repeatable).")
     ] = [],
@@ -130,8 +141,11 @@ def check(
     color: Annotated[Optional[str], typer.Option(help="Colour: auto (default), always or never. NO_COLOR and FORCE_COLOR are honoured.")] = None,
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file; the summary line still goes to the terminal.")] = None,
     max_file_size: Annotated[Optional[int], typer.Option(min=1, help="Refuse input files larger than this many bytes (default 10 MiB).")] = None,
-    fix: Annotated[bool, typer.Option("--fix", help="Apply the fixes in place (only the edited spans change), then check again.")] = False,
+    fix: Annotated[bool, typer.Option("--fix", help="Apply the safe fixes in place (only the edited spans change), then check again.")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="Print the fixes as a unified diff; write nothing.")] = False,
+    unsafe_fixes: Annotated[
+        Optional[bool], typer.Option("--unsafe-fixes", help="With --fix or --diff, also apply fixes that change what the deployment runs or the resources it uses.", show_default=False)
+    ] = None,
     fix_model_configs: Annotated[
         bool, typer.Option("--fix-model-configs", help="With --fix, also edit model checkpoints' config.json files.")
     ] = False,
@@ -150,6 +164,7 @@ def check(
     given = {
         "format": _choice(format, FORMATS, "--format") if format else None,
         "platform": _choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
+        "gpu": _gpu_name(gpu),
         "env": _pairs(env, "--env"),
         "model_configs": _pairs(model_config, "--model-config"),
         "select": _codes(select, "--select"),
@@ -160,6 +175,7 @@ def check(
         "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
         "max_file_size": max_file_size,
         "sglang_version": _version_choice(sglang_version),
+        "unsafe_fixes": unsafe_fixes,
     }
     settings = _settings(given, no_config)
     settings.root = _root_dir(root)
@@ -175,7 +191,7 @@ def check(
         from .config import describe
 
         for key, value, source in describe(settings):
-            typer.echo(f"{key:<17} {value}  ({source})")
+            typer.echo(terminal(f"{key:<17} {value}  ({source})"))
         raise typer.Exit(0)
     if not settings.paths and not settings.commands:
         raise typer.BadParameter("give at least one file or directory (or - for standard input)", param_hint="PATH...")
@@ -204,18 +220,27 @@ def _run_check(settings: Settings) -> int:
     renderer = get(settings.format)
     if hasattr(renderer, "Stream") and not (settings.diff or settings.fix or settings.show_pairs):
         return _stream_check(settings, renderer)
-    result = run(settings)
+    if settings.diff:
+        from .fixer import show_diff
+
+        return show_diff(settings)
+    failed = fixed = 0
+    if settings.fix:
+        from .fixer import apply_fixes
+
+        _, failed, fixed = apply_fixes(settings)
+    result = run(settings)  # with --fix: what is left, as written
     for error in result.errors:
         print(error, file=sys.stderr)
     if settings.show_pairs:
         print_pairs(result)
-    if settings.diff:
-        return show_diff(result)
-    if settings.fix and apply_fixes(result):
-        result = run(settings)  # report what is left
     if not _deliver(settings, lambda out: renderer.render(result, out), result):
         return 2
-    return result.exit_code
+    if settings.fix:
+        from .fixer import summary
+
+        print_error(summary(result, settings, fixed))
+    return 2 if failed else result.exit_code
 
 
 def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyped-def]
@@ -253,84 +278,23 @@ def _deliver(settings: Settings, write, totals) -> bool:  # type: ignore[no-unty
         with open(settings.output, "w", encoding="utf-8") as fh:
             write(fh)
     except OSError as exc:
-        print(f"{settings.output}: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
+        print_error(f"{settings.output}: cannot write the report: {exc.strerror or exc}")
         return False
     if not settings.quiet:
         from .report.human import summary_text
 
-        print(f"{summary_text(totals)} -> {settings.output}")
+        print(terminal(f"{summary_text(totals)} -> {settings.output}"))
     return True
 
 
 def print_pairs(result) -> None:  # type: ignore[no-untyped-def]
     """``--show-pairs``: each pair and why; each PD server left alone and why (to stderr)."""
     for pair in result.pairs:
-        print(f"pair: {pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode): {pair.how}", file=sys.stderr)
+        print_error(f"pair: {pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode): {pair.how}")
     for alone, why in result.alone:
-        print(f"unpaired: {alone.deployment.file} ({alone.deployment.name}): {why}", file=sys.stderr)
+        print_error(f"unpaired: {alone.deployment.file} ({alone.deployment.name}): {why}")
     if not result.pairs and not result.alone:
         print("no PD prefill/decode pairs among the checked deployments", file=sys.stderr)
-
-
-def _fix_plans(result):  # type: ignore[no-untyped-def]
-    """The fixes of every reported finding, grouped by file, and the model-config files among them."""
-    from .fixes import plan, read_for_edit
-
-    model_files = {
-        real(pool.model.file)
-        for r in result.results
-        for pool in (r.resolution.target, r.resolution.draft)
-        if pool is not None and pool.model is not None and pool.model.file
-    }
-    broken = {real(e.file) for e in result.errors}
-    edits = [
-        e
-        for r in result.results
-        for f in r.findings
-        if f.fix is not None
-        for e in f.fix.edits
-        # never write a file that failed to parse, standard input or a --command text
-        if os.path.isfile(e.file) and real(e.file) not in broken
-    ]
-    return plan(edits, lambda path: read_for_edit(path, result.settings.max_file_size)), model_files
-
-
-def show_diff(result) -> int:  # type: ignore[no-untyped-def]
-    from .fixes import unified_diff
-
-    plans, _ = _fix_plans(result)
-    diffs = [d for d in (unified_diff(fe) for fe in plans) if d]
-    sys.stdout.write("".join(diffs))
-    skipped = sum(fe.skipped for fe in plans)
-    note = f" ({skipped} overlapping edit{'s' if skipped != 1 else ''} left for a second run)" if skipped else ""
-    print(f"swacheck: {len(diffs)} file{'s' if len(diffs) != 1 else ''} would change{note}", file=sys.stderr)
-    return 2 if result.errors else (1 if diffs else 0)
-
-
-def apply_fixes(result) -> bool:  # type: ignore[no-untyped-def]
-    """Write the fixes; True when a file changed. Model configs need --fix-model-configs."""
-    from .fixes import write_atomically
-
-    plans, model_files = _fix_plans(result)
-    changed, held = [], []
-    for fe in plans:
-        new = fe.result()
-        if new == fe.original:
-            continue
-        if real(fe.path) in model_files and not result.settings.fix_model_configs:
-            held.append(fe.path)
-            continue
-        try:
-            write_atomically(fe.path, new, fe.bom)
-        except OSError as exc:
-            print(f"{fe.path}: cannot write the fix: {exc.strerror or exc}; the file is unchanged", file=sys.stderr)
-            continue
-        changed.append(fe.path)
-    for path in changed:
-        print(f"swacheck: fixed {path}", file=sys.stderr)
-    for path in held:
-        print(f"swacheck: not fixing {path}: it belongs to a model checkpoint (add --fix-model-configs)", file=sys.stderr)
-    return bool(changed)
 
 
 @app.command("pair", epilog=EXIT_HELP)
@@ -419,7 +383,7 @@ def show_rule(code: Annotated[str, typer.Argument(help="A rule code, e.g. SWA101
 
         near = difflib.get_close_matches(code.upper(), list(BY_CODE), n=1)
         hint = f"; did you mean {near[0]}?" if near else "; `swacheck rules` lists them"
-        typer.echo(f"unknown rule {code!r}{hint}", err=True)
+        print_error(f"unknown rule {code!r}{hint}")
         raise typer.Exit(2)
     typer.echo(f"{rule.CODE} ({rule.NAME}), default severity: {rule.SEVERITY}\n")
     typer.echo((rule.__doc__ or "").strip())
@@ -498,5 +462,5 @@ def main() -> None:
         print("swacheck: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
     except Exception as exc:  # a bug in swacheck: one line, never a traceback for the user
-        print(f"swacheck: internal error: {type(exc).__name__}: {exc} (please report it; exit 2)", file=sys.stderr)
+        print_error(f"swacheck: internal error: {type(exc).__name__}: {exc} (please report it; exit 2)")
         raise SystemExit(2) from None

@@ -164,7 +164,7 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
 
     forget_paths()
     settings.root = settings.root or find_root(settings.paths)
-    candidates, totals.errors = discover(settings.paths, settings.exclude)
+    candidates, totals.errors = discover(settings.paths, settings.exclude, settings.root)
     if settings.output:  # the report being written is never read as an input
         report = real(settings.output)
         candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]
@@ -190,6 +190,8 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
         unit.files, unit.skipped = inputs.files, inputs.skipped
         filt = _Filter(settings, files)
         for dep in inputs.deployments:
+            if dep.gpu is None and settings.gpu:
+                dep.gpu = Val(settings.gpu, "--gpu")
             try:
                 res = resolve(dep, models, profile)
             except InputProblem as problem:

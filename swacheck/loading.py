@@ -20,7 +20,8 @@ from typing import Any, Callable, Iterator
 
 import yaml
 
-from .model import InputProblem, Location, one_line
+from .model import InputProblem, Location
+from .report.escape import one_line
 from .paths import real
 
 try:  # libyaml's composer is several times faster; fall back to pure Python.
@@ -162,8 +163,18 @@ def kind_name(node: Node) -> str:
 # --------------------------------------------------------------------------- entry points
 
 
+# --fix and --diff only (``fixer.py``): the digest of the exact bytes read of each file (real path
+# -> sha256), so a fix is written only over the bytes that were checked; and proposed texts that
+# stand in for files while the fixes are re-checked (real path -> bytes), so nothing is written
+# before it has been verified.
+CHECKED: dict[str, str] | None = None
+OVERLAY: dict[str, bytes] = {}
+
+
 def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
     """Read a file as UTF-8 text (a BOM is accepted), refusing binary and oversized files."""
+    if OVERLAY and path != "-" and real(path) in OVERLAY:
+        return decode(OVERLAY[real(path)], path)
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
@@ -184,6 +195,10 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
         raise InputProblem(f"cannot read: {exc.strerror or exc}", file=path) from None
     if len(data) > max_size:  # a pipe, or a file that grew
         raise InputProblem(f"file is more than {max_size} bytes, above the limit (--max-file-size)", file=path)
+    if CHECKED is not None and path != "-":
+        import hashlib
+
+        CHECKED.setdefault(real(path), hashlib.sha256(data).hexdigest())
     return decode(data, path)
 
 
@@ -591,6 +606,14 @@ class FileCache:
                 at,
                 file=path,
             )
+
+    def is_readable_reference(self, path: str) -> bool:
+        """Whether :meth:`check_reference` lets ``path`` be read (for files read only when present)."""
+        try:
+            self.check_reference(path, None)
+        except InputProblem:
+            return False
+        return True
 
     def remember(self, path: str, source: SourceFile) -> SourceFile:
         """Keep a file read another way (a shell script, a Dockerfile), so suppressions and fixes see it."""

@@ -17,7 +17,7 @@ from swacheck.rules import RULES
 def test_version():
     run = run_cli("--version")
     assert run.exit_code == 0
-    assert run.stdout.strip() == f"swacheck {__version__} (SGLang 0.5.23 behaviour; knows 0.5.14, 0.5.15, 0.5.15.post1, 0.5.16, 0.5.17, 0.5.18, 0.5.19, 0.5.20, 0.5.21, 0.5.22, 0.5.23)"
+    assert run.stdout.strip() == f"swacheck {__version__} (SGLang 0.5.23 behaviour; knows 0.5.12, 0.5.13, 0.5.14, 0.5.15, 0.5.15.post1, 0.5.16, 0.5.17, 0.5.18, 0.5.19, 0.5.20, 0.5.21, 0.5.22, 0.5.23)"
 
 
 def test_python_dash_m_runs_the_same_cli():
@@ -57,6 +57,11 @@ def test_every_rule_doc_has_the_four_sections():
         assert doc.startswith(f"{rule.CODE} {rule.NAME}:"), rule.CODE
         for heading in ("## What it does", "## Why it matters", "## Example", "## Fix"):
             assert heading in doc, (rule.CODE, heading)
+        # every rule says whether its fix is safe (applied by --fix) or unsafe (--unsafe-fixes too),
+        # in its doc and as FIX_SAFETY, which tests/fix/test_fix_safety.py holds the findings to
+        assert rule.FIX_SAFETY in ("safe", "unsafe", "mixed", "none"), rule.CODE
+        fix_section = doc.split("## Fix", 1)[1]
+        assert f"Fix safety: {rule.FIX_SAFETY} — " in fix_section, rule.CODE
 
 
 def test_unknown_rule_suggests_and_exits_2():
@@ -187,7 +192,7 @@ def test_human_output_has_table_findings_and_summary():
     out = run.stdout
     assert "(128, 131, 33667)" in out and "(256, 259, 66563)" in out
     assert "examples/rocm-draft-window/prefill.yaml:12:1: SWA101 error:" in out
-    assert "fix: Remove speculative-draft-model-path" in out
+    assert "fix (unsafe): Remove speculative-draft-model-path" in out
     assert out.rstrip().endswith("Checked 1 deployment in 1 file: 1 error, 0 warnings, 0 notes  (SGLang 0.5.23; exit 1)")
 
 
@@ -223,7 +228,7 @@ def test_installed_console_script_runs_on_examples():
     assert script.exists(), "install the package first: python -m pip install -e '.[test]'"
     proc = subprocess.run([str(script), "examples/"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 1
-    assert "SWA101" in proc.stdout and "Checked 20 deployments" in proc.stdout
+    assert "SWA101" in proc.stdout and "Checked 22 deployments" in proc.stdout
 
 
 def test_a_pipe_named_on_the_command_line_is_read_once(tree):

@@ -31,6 +31,8 @@ EXPECTED = {
     "cuda-paged/decode.yaml": ([], PAGED, PAGED),
     "pd-unified-one-side/prefill.yaml": ([], PAGED, PAGED),
     "pd-unified-one-side/decode.yaml": (["SWA404:error"], [128, 131, 6419], [128, 131, 6419]),
+    "preflight-hopper-deepep/server.yaml": (["SWA501:error"], PAGED, PAGED),
+    "preflight-memory/server.yaml": (["SWA504:error"], PAGED, PAGED),
 }
 # Findings that come from checking a prefill/decode pair, so a file checked alone does not have them.
 PAIR_FINDINGS = {"pd-unified-one-side/decode.yaml": ["SWA404:error"]}

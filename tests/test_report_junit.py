@@ -63,8 +63,8 @@ def test_examples_parse_and_count():
     assert run.exit_code == 1
     assert_counts_consistent(root)
     suites = root.findall("testsuite")
-    assert len(suites) == 19  # one per file that holds deployments (a manifest holds two)
-    assert counts(root) == (20, 8, 0)  # 20 deployments, 8 error findings (one of a PD pair), no input error
+    assert len(suites) == 21  # one per file that holds deployments (a manifest holds two)
+    assert counts(root) == (22, 10, 0)  # 22 deployments, 10 error findings (one of a PD pair), no input error
     by_name = {s.get("name"): s for s in suites}
     case = by_name["examples/rocm-draft-window/prefill.yaml"].find("testcase")
     assert case.get("name") == "v4-flash-prefill-rocm-w256-draft"
@@ -72,7 +72,7 @@ def test_examples_parse_and_count():
     assert failure.get("type") == "SWA101"
     assert failure.get("message").startswith("SWA101: DSV4 target and draft pools must share SWA ring geometry")
     assert failure.text.startswith("examples/rocm-draft-window/prefill.yaml:12:1: SWA101 error: ")
-    assert "fix: Remove speculative-draft-model-path" in failure.text
+    assert "fix (unsafe): Remove speculative-draft-model-path" in failure.text
     assert "examples/rocm-draft-window/prefill.yaml:12:1: delete line 12" in failure.text
     # a note below --fail-on error goes to system-out, not to a failure
     no_pd = by_name["examples/cuda-no-pd/server.yaml"].find("testcase")
@@ -119,4 +119,6 @@ def test_input_errors_are_error_test_cases(tree):
 
 
 def test_text_is_always_valid_xml():
-    assert junit.clean("a\x00b\x1bc\td\ne") == "a\ufffdb\ufffdc\td\ne"
+    # characters XML 1.0 forbids, other control characters and bytes that are not UTF-8 are
+    # shown as escapes (report/escape.py); a tab stays
+    assert junit.clean("a\x00b\x1bc\td\ne\udcff\ufffe") == "a\\x00b\\x1bc\td\\ne\\xff\\ufffe"

@@ -4,6 +4,7 @@
 swacheck: 1
 name: dsv4-flash-decode          # optional label
 platform: rocm                   # cuda | rocm | npu
+gpu: MI355X                      # optional: the GPU model (sglang/gpus.py), for the SWA5xx rules
 env: {SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton}
 server: sglang/decode.yaml       # a server config path, or an inline mapping of server args
 target: {model_config: models/DeepSeek-V4-Flash, geometry: {...}}
@@ -21,7 +22,7 @@ from .server_config import load_server_args, server_args_from_mapping
 from .types import Deployment, ExplicitGeometry, ModelRef, ServerArgs
 
 PLATFORMS = ("cuda", "rocm", "npu")
-TOP_KEYS = ("swacheck", "name", "platform", "env", "server", "target", "draft")
+TOP_KEYS = ("swacheck", "name", "platform", "gpu", "env", "server", "target", "draft")
 POOL_KEYS = ("model_config", "geometry")
 GEOMETRY_KEYS = {
     "window": int,
@@ -87,8 +88,9 @@ def _geometry(node: Node, what: str) -> ExplicitGeometry:
     return out
 
 
-def load_pairs(root: Mapping, file: str) -> list[tuple[str, str]]:
-    """A ``pairs:`` document: ``[{prefill: PATH, decode: PATH}, ...]``, paths relative to the file."""
+def load_pairs(root: Mapping, file: str, files: FileCache | None = None) -> list[tuple[str, str]]:
+    """A ``pairs:`` document: ``[{prefill: PATH, decode: PATH}, ...]``, paths relative to the file;
+    given the run's ``files``, each path must lie inside the run's root."""
     for key, pair in root.pairs.items():
         if key not in ("swacheck", "pairs"):
             raise InputProblem(f"a document with 'pairs' holds only 'swacheck' and 'pairs'; found {key!r} (put deployments in their own documents)", pair.key_loc)
@@ -101,9 +103,14 @@ def load_pairs(root: Mapping, file: str) -> list[tuple[str, str]]:
         entry = _expect_mapping(item, "each pairs entry")
         if set(entry.pairs) != {"prefill", "decode"}:
             raise InputProblem("each pairs entry has exactly the keys prefill and decode", entry.loc)
-        prefill = _expect_str(entry.pairs["prefill"].value, "pairs[].prefill")
-        decode = _expect_str(entry.pairs["decode"].value, "pairs[].decode")
-        out.append((os.path.normpath(os.path.join(base, prefill)), os.path.normpath(os.path.join(base, decode))))
+        both = []
+        for role in ("prefill", "decode"):
+            node = entry.pairs[role].value
+            path = os.path.normpath(os.path.join(base, _expect_str(node, f"pairs[].{role}")))
+            if files is not None:
+                files.check_reference(path, node.loc, f"pairs[].{role}")
+            both.append(path)
+        out.append((both[0], both[1]))
     return out
 
 
@@ -135,6 +142,12 @@ def load_deployment(
             raise InputProblem(f"platform must be one of {', '.join(PLATFORMS)}, got {value!r}", p.value.loc)
         platform = Val(value, "deployment file", p.value.loc)
 
+    gpu = None
+    if (g := root.get("gpu")) is not None:
+        if not isinstance(g.value, Scalar) or isinstance(g.value.value, bool) or g.value.value is None or not str(g.value.value).strip():
+            raise InputProblem(f"gpu must be a GPU name such as H100 or MI355X, got {kind_name(g.value)}", g.value.loc)
+        gpu = Val(str(g.value.value).strip(), "deployment file gpu", g.value.loc)
+
     env = dict(default_env)
     if (e := root.get("env")) is not None:
         for key, pair in _expect_mapping(e.value, "env").pairs.items():
@@ -157,6 +170,7 @@ def load_deployment(
         path = os.path.normpath(os.path.join(base_dir, rel))
         if os.path.exists(path) and os.path.exists(file) and os.path.samefile(path, file):
             raise InputProblem("server: names this deployment file itself; give the SGLang server config's path", s.value.loc)
+        files.check_reference(path, s.value.loc, "server config")
         try:
             source = files.load(path)
         except InputProblem as problem:
@@ -198,4 +212,5 @@ def load_deployment(
         draft_geometry=geometry["draft"],
         duplicates=duplicates,
         assume_pd=assume_pd,
+        gpu=gpu,
     )

@@ -89,6 +89,7 @@ class Launch:
     env: Env
     location: Location | None  # the program word
     whole: Location | None  # the whole command
+    hint: Val | None = None  # the platform the launching container's image says (`docker run IMAGE ...`)
 
 
 @dataclass(slots=True)
@@ -129,6 +130,15 @@ def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[L
     head = _base(argv[0])
     if head in SHELLS:
         return _shell_c(argv, env, ctx, depth)
+    if head in ("docker", "podman") and depth <= 4:
+        inner = _docker_run(argv, ctx)
+        if inner is None:
+            return []
+        found = launches(inner[0], inner[1], ctx, depth + 1)
+        if inner[2] is not None:
+            for launch in found:
+                launch.hint = launch.hint or inner[2]
+        return found
     whole = _command_location(argv)
     if PYTHON.fullmatch(head):
         i = 1
@@ -142,6 +152,67 @@ def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[L
     if head == "sglang" and len(argv) > 1 and argv[1].text == "serve":
         return [Launch("sglang serve", argv[2:], True, env, argv[0].location, whole)]
     return []
+
+
+# `docker run` options that take no value; every other option takes one (`-e K=V`, `-v A:B`, ...)
+_DOCKER_FLAGS = {
+    "-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "-itd", "-dit", "-id", "-td",
+    "--rm", "--privileged", "--init", "-P", "--publish-all", "--read-only", "--no-healthcheck", "--oom-kill-disable",
+    "--sig-proxy", "-q", "--quiet",
+}
+
+
+def _docker_run(argv: list[Word], ctx: Context) -> tuple[list[Word], Env, Val | None] | None:
+    """``docker run [OPTIONS] IMAGE [COMMAND...]``: the command and the container's environment
+    (only its ``-e``/``--env`` variables: the host's environment is not the container's)."""
+    i = 1
+    if i < len(argv) and argv[i].text == "container":
+        i += 1
+    if i >= len(argv) or argv[i].text != "run":
+        return None
+    i += 1
+    env: Env = {}
+    while i < len(argv):
+        word = argv[i]
+        t = word.text
+        if word.unknown or not t.startswith("-") or t == "-":
+            break
+        if t == "--":
+            i += 1
+            break
+        name, has_value = (t.split("=", 1)[0], True) if t.startswith("--") and "=" in t else (t, False)
+        value: Word | None = None
+        if name in ("-e", "--env"):
+            if has_value:
+                value = word.sub(len(name) + 1)
+            elif i + 1 < len(argv):
+                value = argv[i + 1]
+                i += 1
+        elif t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
+            value = word.sub(2)  # -eKEY=VALUE
+        elif name not in _DOCKER_FLAGS and not has_value:
+            i += 1  # the option's value
+        i += 1
+        if value is not None:
+            m = _ENV_ASSIGN.match(value.text)
+            if m is None:  # `-e NAME`: taken from the host when the container starts
+                if not value.unknown and value.text:
+                    env[value.text] = Var(None, True, f"docker run -e {value.text} in {ctx.label}", "copied from the host's environment when the container starts", value.location)
+                continue
+            var_value = value.sub(m.end())
+            key = m.group(1)
+            if var_value.unknown and key in ctx.fallback:
+                env[key] = ctx.fallback[key]
+            elif var_value.unknown:
+                env[key] = Var(None, True, f"docker run -e {key}=... in {ctx.label}", _reasons(var_value), var_value.unknown[0].location)
+            else:
+                env[key] = Var(var_value, True, f"docker run -e {key}=... in {ctx.label}")
+    if i + 1 >= len(argv):
+        return None  # no image, or an image without a command: its entrypoint is not in the files
+    image = argv[i]
+    p = platform_of_image(image.text) if not image.unknown else None
+    hint = Val(p, f"docker run image {image.text}", image.location) if p else None
+    return argv[i + 1 :], env, hint
 
 
 def _strip_env(argv: list[Word], env: Env, ctx: Context) -> list[Word]:
@@ -222,12 +293,6 @@ def _command_location(argv: list[Word]) -> Location | None:
 
 # --------------------------------------------------------------------------- 2. parse arguments
 
-# How an action the --config merger refuses behaves on a command line.
-_CLI_KIND = {
-    "refused:DeprecatedStoreTrueAction": "store_true",
-    "refused:BooleanOptionalAction": "store_true",
-    "refused:LoRAPathAction": "store-list",
-}
 _NEGATIVE = re.compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?")
 
 
@@ -258,7 +323,7 @@ def _unresolved(kind: str, name: str, word: Word) -> Unresolved:
 def _arity(candidates: tuple[str, ...], profile: SGLangProfile) -> str:
     """How many values an option argparse refuses takes: the same as all its candidates, else any."""
     table = flags.options(profile)
-    kinds = {_CLI_KIND.get(table[c].kind, table[c].kind) for c in candidates if c in table}
+    kinds = {flags.cli_kind(table[c]) for c in candidates if c in table}
     return kinds.pop() if len(kinds) == 1 else "any"
 
 
@@ -284,7 +349,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
                 out.unresolved.append(_unresolved("arguments", "", w))
             elif expect_model:
                 loc = w.loc() or nowhere
-                out.entries.append(Arg("model-path", "model-path", Pair("model-path", loc, Scalar(t, loc, w.quoted)), "exact", "store"))  # type: ignore[arg-type]
+                out.entries.append(Arg("model-path", "model-path", Pair("model-path", loc, Scalar(t, loc, w.quoted)), "exact", "store", cli=True))  # type: ignore[arg-type]
             else:
                 raise InputProblem(f"unrecognized argument {t!r}: {launch.program} takes no positional arguments", w.loc(), w.location.file if w.location else "")
             expect_model = False
@@ -304,7 +369,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
             continue
         m = flags.match(name, profile) if dashes == 2 else flags.KeyMatch("unknown")
         option = m.option
-        kind = _CLI_KIND.get(option.kind, option.kind) if option else "unknown"
+        kind = flags.cli_kind(option) if option else "unknown"
         arity = kind if option else _arity(m.candidates, profile)
         canonical = option.canonical if option else name.replace("_", "-")
         value_start = dashes + len(name) + 1
@@ -342,7 +407,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
             items = [Scalar(v.text[s:], (_value_loc(v, s) if s else v.loc()) or nowhere, v.quoted) for v, s in values]
             if arity == "any" and len(items) <= 1:  # an option argparse does not know: SWA303 reports it
                 node = items[0] if items else Scalar(True, key_loc)  # type: ignore[arg-type]
-                out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind))  # type: ignore[arg-type]
+                out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind, cli=True))  # type: ignore[arg-type]
                 continue
             first = items[0].loc if items else key_loc
             last = items[-1].loc if items else key_loc
@@ -362,7 +427,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
                 out.unresolved.append(_unresolved("argument", canonical, value))
                 continue
             node = Scalar(value.text, value_loc, value.quoted)  # type: ignore[arg-type]
-        out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind))  # type: ignore[arg-type]
+        out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind, cli=True))  # type: ignore[arg-type]
     return out
 
 
@@ -405,9 +470,12 @@ def _config_args(word: Word, base_dir: str, files: FileCache) -> tuple[ServerArg
     if os.path.splitext(rel)[1].lower() not in (".yaml", ".yml"):
         raise InputProblem(f"--config {rel}: ValueError: Config file must be YAML format, got: {os.path.splitext(rel)[1] or 'no extension'}", where)
     candidates = [rel] if os.path.isabs(rel) else [os.path.normpath(os.path.join(base_dir, rel)), os.path.normpath(rel)]
-    path = next((c for c in dict.fromkeys(candidates) if os.path.isfile(c)), None)
+    readable = [c for c in dict.fromkeys(candidates) if files.is_readable_reference(c)]
+    if not readable:  # outside the root: refused before looking, so nothing says whether it exists
+        files.check_reference(candidates[0], where, "--config")
+    path = next((c for c in readable if os.path.isfile(c)), None)
     if path is None:
-        raise InputProblem(f"--config {rel}: no such file; looked in: {', '.join(dict.fromkeys(candidates))}", where)
+        raise InputProblem(f"--config {rel}: no such file; looked in: {', '.join(readable)}", where)
     try:
         source = files.load(path)
     except InputProblem as problem:
@@ -492,7 +560,7 @@ def build(
         name=name,
         file=file,
         location=location or launch.whole,
-        platform=infer_platform(platform, launch.env, hint),
+        platform=infer_platform(platform, launch.env, hint or launch.hint),
         env=env,
         server=server,
         duplicates=dups,
@@ -514,8 +582,11 @@ class Found:
         return bool(self.deployments or self.errors)
 
 
-def load_text(files: FileCache, path: str, text: str | None = None) -> Source:
-    """A script's text, kept in the run's file cache so inline suppressions in it are found."""
+def load_text(files: FileCache, path: str, text: str | None = None, reference: bool = False) -> Source:
+    """A script's text, kept in the run's file cache so inline suppressions in it are found.
+    ``reference``: a file another input names (a sourced script), read only inside the run's root."""
+    if reference:
+        files.check_reference(path, None, "sourced file")
     if text is None:
         text = read_text(path, files.max_size)
     return Source(path, files.remember(path, SourceFile(path, text, [], "text")).text)
@@ -564,7 +635,7 @@ def read_script(path: str, files: FileCache, platform: Val, env: dict[str, Val],
     try:
         src = Source(label, text) if label is not None else load_text(files, path, text)  # type: ignore[arg-type]
         base_dir = "." if label is not None else (os.path.dirname(path) or ".")
-        ctx = Context(src.path, base_dir, _seed(env), read_file=lambda p: load_text(files, p))
+        ctx = Context(src.path, base_dir, _seed(env), read_file=lambda p: load_text(files, p, reference=True))
         items = script_launches(src, _seed(env), ctx)
     except InputProblem as problem:
         found.errors.append(problem.to_error())

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import DeploymentResult
-from ..model import Edit
+from ..model import Edit, Fix, one_line
 from ..sglang.resolve import Pool, Resolution
 
 HEADER = ("field", "target", "draft", "target from", "draft from")
@@ -97,6 +97,11 @@ def table_rows(r: DeploymentResult) -> list[Row]:
     return rows
 
 
+def fix_label(fix: Fix) -> str:
+    """``fix``, or ``fix (unsafe)`` for a fix applied only with ``--unsafe-fixes``."""
+    return "fix" if fix.safe or not fix.edits else "fix (unsafe)"
+
+
 def edit_text(e: Edit) -> str:
     """What an edit does, in the human format's words."""
     n = e.end_line - e.line
@@ -114,6 +119,12 @@ def heading(r: DeploymentResult) -> tuple[str, str]:
     res = r.resolution
     pd = res.values.get("disaggregation_mode")
     parts = [PLATFORM.get(res.values["platform"].value, res.values["platform"].value)]
+    gpu = r.deployment.gpu
+    if gpu is not None:  # --gpu, gpu: or a Kubernetes node label (SWA5xx)
+        from ..sglang.gpus import lookup
+
+        known = lookup(str(gpu.value))
+        parts.append(f"{known.name} ({known.arch_text})" if known else f"unknown GPU {one_line(str(gpu.value))[:40]!r}")
     parts.append("skipped" if res.mode == "skipped" else f"{res.mode} KV")
     if res.pd and pd is not None and pd.value != "null":
         parts.append(f"PD {pd.value}")
