@@ -118,7 +118,8 @@ def main(argv=None) -> int:
     for case in cases:
         directory = (work / re.sub(r"[^A-Za-z0-9._=,+-]+", "_", case.name)).resolve()
         if args.reuse:
-            if (directory / "case.txt").read_text().strip() != case.name:
+            marker = directory / "case.txt"
+            if not marker.exists() or marker.read_text().strip() != case.name:
                 log(f"conformance: {directory} does not hold case {case.name}")
                 return 2
             jobs.append((case, directory))
