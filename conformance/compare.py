@@ -26,6 +26,7 @@ CAUSES: dict[str, tuple[tuple[str, ...], str]] = {
     "SWA204": (("pools", "setup"), r"NotImplementedError|FP8|fp8"),
     "SWA205": (("resolve", "validate", "pools"), r"kv.cache.dtype|attn.backend|attention.backend|dsv4"),
     "SWA303": (("parse",), r".*"),
+    "SWA503": (("pools",), r"AssertionError"),  # kv-cache-dtype bfloat16: the DSV4 pool's store_dtype assert
     "SWA304": (("parse", "resolve"), r".*"),
 }
 
@@ -110,6 +111,10 @@ def cause_agrees(result: dict, report: dict) -> tuple[bool, str]:
         # swacheck quotes SGLang's message: the start of it is enough to name the same failure
         head = _norm(str(result.get("message")))[:48]
         if head and head in _norm(finding.get("message", "")):
+            return True, ""
+        # or it cites the line that raised (an assert without a message): "file.py:LINE"
+        where = str(result.get("where") or "")
+        if where and where.rsplit("/", 1)[-1] in finding.get("message", ""):
             return True, ""
     codes = ",".join(f.get("code", "?") for f in errors)
     return False, f"swacheck {codes} vs SGLang {stage}: {said}"

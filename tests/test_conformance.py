@@ -116,6 +116,13 @@ def test_compare_agreements():
               "target": [256, 128, None], "draft": [256, 256, None]}
     row = compare.compare("b", failed, _report([("SWA102", "error", GEOMETRY)], ((256, 128, None), (256, 256, None))))
     assert row.agrees and row.cause is True and row.tuple is True
+    # an assert without a message: swacheck citing the file and line that raised names it
+    bare = {"outcome": "error", "stage": "pools", "exception": "AssertionError", "message": "",
+            "where": "sglang/srt/mem_cache/deepseek_v4_memory_pool.py:321"}
+    row = compare.compare("bare", bare, _report([("SWA999", "error", "pool asserts (deepseek_v4_memory_pool.py:321)")]))
+    assert row.agrees and row.cause is True
+    row = compare.compare("bare2", bare, _report([("SWA999", "error", "pool asserts (deepseek_v4_memory_pool.py:322)")]))
+    assert row.cause is False
     # warnings do not make a verdict
     row = compare.compare("c", ok, _report([("SWA201", "warning", "page size replaced")]))
     assert row.agrees
