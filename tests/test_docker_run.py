@@ -44,8 +44,9 @@ def test_host_environment_is_not_the_containers(tree):
 def test_docker_run_without_a_command_is_not_a_launch(tree):
     root = tree({"run.sh": "#!/bin/sh\ndocker run --gpus all lmsysorg/sglang:v0.5.23\n"})
     run = run_cli("--format", "json", "run.sh", cwd=root)
-    assert run.exit_code == 2
-    assert "no SGLang launch command found" in run.stderr
+    assert run.exit_code == 2  # skipped with a note, and the run found no deployment
+    assert "run.sh: skipped, not a deployment: no SGLang launch command" in run.stderr
+    assert run.data["errors"][0]["message"].startswith("no deployments found")
 
 
 def test_podman_and_docker_container_run(tree):

@@ -588,6 +588,8 @@ def load_text(files: FileCache, path: str, text: str | None = None, reference: b
     if reference:
         files.check_reference(path, None, "sourced file")
     if text is None:
+        text = files.provided(path)  # --stdin-filename: the text given, not the file on disk
+    if text is None:
         text = read_text(path, files.max_size)
     return Source(path, files.remember(path, SourceFile(path, text, [], "text")).text)
 
