@@ -2,7 +2,8 @@
 
 The real run builds an isolated environment with a released SGLang wheel and CPU torch (minutes,
 ~1.5 GB), so it runs only when asked: ``SWACHECK_CONFORMANCE=0.5.23 python -m pytest
-tests/test_conformance.py`` (a comma-separated list runs several releases). The smoke tests below
+tests/test_conformance.py`` (a comma-separated list runs several releases;
+``SWACHECK_CONFORMANCE_SELECT=TEXT`` only the cases whose name contains TEXT). The smoke tests below
 run always, without SGLang: the case loader and generator, and the comparer on recorded
 outcomes.
 """
@@ -45,8 +46,10 @@ RELEASES = [v.strip() for v in os.environ.get("SWACHECK_CONFORMANCE", "").split(
 )
 @pytest.mark.parametrize("version", RELEASES or ["unset"])
 def test_conformance_against_real_sglang(version, tmp_path):
+    select = os.environ.get("SWACHECK_CONFORMANCE_SELECT")  # e.g. "cuda-draft-window" for a quick look
     proc = subprocess.run(
-        [sys.executable, str(CONFORMANCE / "run.py"), "--sglang", version, "--json", str(tmp_path / "rows.json")],
+        [sys.executable, str(CONFORMANCE / "run.py"), "--sglang", version, "--json", str(tmp_path / "rows.json"),
+         *(["--select", select] if select else [])],
         capture_output=True, text=True, cwd=ROOT,
     )
     print(proc.stdout)
