@@ -1,7 +1,7 @@
 """The conformance suite against real SGLang (conformance/), and its smoke tests.
 
 The real run builds an isolated environment with a released SGLang wheel and CPU torch (minutes,
-~1.5 GB), so it runs only when asked: ``SWACHECK_CONFORMANCE=0.5.23 python -m pytest
+~2.5 GB), so it runs only when asked: ``SWACHECK_CONFORMANCE=0.5.23 python -m pytest
 tests/test_conformance.py`` (a comma-separated list runs several releases;
 ``SWACHECK_CONFORMANCE_SELECT=TEXT`` only the cases whose name contains TEXT). The smoke tests below
 run always, without SGLang: the case loader and generator, and the comparer on recorded
