@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from .inputs import Deployment, discover, read_inputs
-from .loading import FileCache
+from . import limits
+from .loading import FileCache, read_stdin
 from .model import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val
 from .pairing import ServerPair, find_pairs
 from .paths import find_root, forget as forget_paths, real
@@ -47,6 +48,7 @@ class RunResult:
     exit_code: int = 0
     pairs: list[ServerPair] = field(default_factory=list)
     alone: list[tuple[DeploymentResult, str]] = field(default_factory=list)  # PD servers left unpaired
+    skipped_why: dict[str, str] = field(default_factory=dict)  # a skipped file -> why, when not "not a deployment"
 
 
 def check(res: Resolution, ctx: Context, settings: Settings) -> list[Finding]:
@@ -163,18 +165,24 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     from .units import plan
 
     forget_paths()
+    limits.start_run()
     settings.root = settings.root or find_root(settings.paths)
-    candidates, totals.errors = discover(settings.paths, settings.exclude)
+    candidates, totals.errors = discover(settings.paths, settings.exclude, totals.skipped_why)
     if settings.output:  # the report being written is never read as an input
         report = real(settings.output)
         candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]
+    stdin_text = None
+    if any(c.path == "-" for c in candidates):
+        try:
+            stdin_text = read_stdin(sys.stdin, settings.max_file_size)
+        except InputProblem as problem:
+            totals.errors.append(problem.to_error())
+            candidates = [c for c in candidates if c.path != "-"]
+    totals.skipped.extend(totals.skipped_why)
     totals.summary.input_errors = len(totals.errors)
     files = FileCache(settings.max_file_size, settings.root)
     platform = Val(settings.platform, "--platform") if settings.platform else Val("cuda", "default platform (--platform)")
     env = {k: Val(v, f"--env {k}") for k, v in settings.env.items()}
-    stdin_text = None
-    if any(c.path == "-" for c in candidates):
-        stdin_text = "" if sys.stdin is None or sys.stdin.closed else sys.stdin.read()
     the_plan = plan(candidates, files, settings.pairs, bool(settings.commands), stdin_text)
     explicit = [*settings.pairs, *the_plan.pairs]
     models = ModelStore(files, settings.model_configs)

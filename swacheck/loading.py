@@ -15,11 +15,13 @@ import bisect
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 import yaml
 
+from . import limits
 from .model import InputProblem, Location, one_line
 from .paths import real
 
@@ -49,8 +51,8 @@ class _YamlLoader(_SafeLoader):  # type: ignore[misc, valid-type]
             return tag
         return super().resolve(kind, value, implicit)
 
-DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024  # bytes; a config file is a few KiB
-MAX_DEPTH = 200  # nesting levels; real configs use fewer than 10
+DEFAULT_MAX_FILE_SIZE = limits.MAX_FILE_SIZE  # bytes; a config file is a few KiB
+MAX_DEPTH = limits.MAX_NESTING  # nesting levels; real configs use fewer than 10
 
 
 # --------------------------------------------------------------------------- tree
@@ -97,7 +99,7 @@ class Sequence:
 
 Node = Scalar | Mapping | Sequence
 
-MAX_PLAIN_NODES = 100_000  # a config value has a few dozen; aliases could make it 9**10
+MAX_PLAIN_NODES = limits.MAX_PLAIN_NODES  # a config value has a few dozen; aliases could make it 9**10
 
 
 def _plain(node: "Node") -> Any:
@@ -162,16 +164,53 @@ def kind_name(node: Node) -> str:
 # --------------------------------------------------------------------------- entry points
 
 
+def special_kind(mode: int) -> str | None:
+    """What a file that is not a regular file is, in a few words; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def not_regular(path: str, kind: str) -> InputProblem:
+    if kind == "a directory":
+        return InputProblem("is a directory, expected a file", file=path)
+    return InputProblem(f"is {kind}, not a regular file: swacheck reads only regular files (use - for standard input)", file=path)
+
+
 def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
-    """Read a file as UTF-8 text (a BOM is accepted), refusing binary and oversized files."""
+    """Read a regular file as UTF-8 text (a BOM is accepted), refusing binary and oversized files.
+
+    Only regular files are opened: a FIFO, a device or a socket (``/dev/zero``, ``/dev/stdin``,
+    a named pipe in a walked folder) is refused after a ``stat``, and the file is then opened
+    with ``O_NONBLOCK`` and checked again with ``fstat`` (it may have been swapped in between),
+    so no open or read can block. Every byte counts against the run's budget (``limits``).
+    """
+    max_size = min(max_size, limits.MAX_FILE_SIZE)
     try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
+        kind = special_kind(os.stat(path).st_mode)
+        if kind is not None:
+            raise not_regular(path, kind)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            kind = special_kind(st.st_mode)
+            if kind is not None:
+                raise not_regular(path, kind)
+            size = st.st_size
             if size > max_size:
                 raise InputProblem(f"file is {size} bytes, above the {max_size}-byte limit (--max-file-size)", file=path)
-            # a regular file's size is known: never allocate max_size for a small file; a pipe
-            # or /dev/stdin reports 0, so it is read up to the limit
-            data = fh.read(size + 1 if size else max_size + 1)
+            limits.charge_read(size, path)
+            data = fh.read(size + 1)  # a regular file's size is known: never allocate more
     except InputProblem:
         raise
     except IsADirectoryError:
@@ -180,11 +219,27 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
         raise InputProblem("no such file", file=path) from None
     except PermissionError:
         raise InputProblem("permission denied", file=path) from None
-    except OSError as exc:
-        raise InputProblem(f"cannot read: {exc.strerror or exc}", file=path) from None
-    if len(data) > max_size:  # a pipe, or a file that grew
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputProblem(f"cannot read: {reason}", file=path) from None
+    if len(data) > max_size:  # a file that grew while it was read
         raise InputProblem(f"file is more than {max_size} bytes, above the limit (--max-file-size)", file=path)
     return decode(data, path)
+
+
+def read_stdin(stream, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:  # type: ignore[no-untyped-def]
+    """Standard input (``-``), read up to the size limit: the one input that is not a regular file."""
+    max_size = min(max_size, limits.MAX_FILE_SIZE)
+    if stream is None or stream.closed:
+        return ""
+    raw = getattr(stream, "buffer", None)
+    data = raw.read(max_size + 1) if raw is not None else stream.read(max_size + 1)
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    if len(data) > max_size:
+        raise InputProblem(f"standard input is more than {max_size} bytes, above the limit (--max-file-size)", file="-")
+    limits.charge_read(len(data), "-")
+    return decode(data, "-")
 
 
 def decode(data: bytes, path: str) -> str:

@@ -14,10 +14,11 @@ SGLang launch is skipped; named explicitly it is an input error.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..loading import FileCache, Mapping, SourceFile, kind_name
+from ..loading import FileCache, Mapping, SourceFile, kind_name, not_regular, special_kind
 from ..model import InputError, InputProblem, Val
 from ..paths import real, remember_real
 from . import kinds
@@ -57,8 +58,12 @@ class Inputs:
     skipped: list[str] = field(default_factory=list)  # walked files that hold no deployment
 
 
-def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Candidate], list[InputError]]:
-    """Expand directories (sorted, hidden folders skipped, symlinked folders not followed)."""
+def discover(paths: list[str], exclude: tuple[str, ...] = (), special: dict[str, str] | None = None) -> tuple[list[Candidate], list[InputError]]:
+    """Expand directories (sorted, hidden folders skipped, symlinked folders not followed).
+
+    Only regular files are candidates: a FIFO, device or socket found while walking is left out
+    (``special`` receives it and why, for ``-v``), and one named explicitly is an input error,
+    so nothing can make the run block on an open or a read."""
     out: list[Candidate] = []
     errors: list[InputError] = []
     seen: set[str] = set()
@@ -79,14 +84,37 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
                 for name in sorted(filenames):
                     if (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) and name not in exclude:
                         path = os.path.normpath(os.path.join(dirpath, name))
-                        add(path, False, None if os.path.islink(path) else remember_real(path, os.path.join(real_dir, name)))
+                        try:
+                            mode = os.lstat(path).st_mode  # the one stat a walked file costs
+                        except OSError:
+                            mode = stat.S_IFREG  # gone since the walk: reading it says so
+                        link = stat.S_ISLNK(mode)
+                        kind = _special(path) if link else special_kind(mode)
+                        if kind is not None:
+                            if special is not None:
+                                special[path] = f"{kind}, not a regular file"
+                            continue
+                        add(path, False, None if link else remember_real(path, os.path.join(real_dir, name)))
         elif os.path.exists(raw):
-            add(raw, True)
+            kind = _special(raw)
+            if kind is not None:
+                errors.append(not_regular(raw, kind).to_error())
+            else:
+                add(raw, True)
         elif os.path.lexists(raw):
             errors.append(InputError(raw, None, None, "a symbolic link that leads nowhere (broken, or a loop)"))
         else:
             errors.append(InputError(raw, None, None, "no such file or directory"))
     return out, errors
+
+
+def _special(path: str) -> str | None:
+    """What ``path`` is when it is not a regular file (symbolic links followed); None when it is,
+    or when it cannot be stat'ed (reading it reports why)."""
+    try:
+        return special_kind(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return None
 
 
 def _is_launch_file(path: str) -> bool:

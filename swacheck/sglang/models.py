@@ -89,8 +89,8 @@ def _hub_config(model_id: str, revision: str | None, looked: list[str]) -> str |
         if os.path.isfile(ref_file):
             try:
                 with open(ref_file, encoding="utf-8") as fh:
-                    commit = fh.read().strip()
-            except OSError:
+                    commit = fh.read(200).strip()  # a commit hash; never more
+            except (OSError, UnicodeDecodeError):
                 pass
         candidate = os.path.join(repo, "snapshots", commit, "config.json")
         looked.append(candidate)
