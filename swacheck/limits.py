@@ -48,7 +48,7 @@ import contextvars
 from contextlib import contextmanager
 from typing import Iterator
 
-from .model import InputProblem, Location
+from .model import InputProblem, Location, one_line
 
 MiB = 1024 * 1024
 
@@ -98,6 +98,10 @@ class Budget:
         self.sources = 0
         self.deployments = 0
 
+    @property
+    def name(self) -> str:
+        return one_line(self.path) if self.path else "this input"
+
     def expand(self, size: int, at: Location | None) -> None:
         """``size`` characters substituted for a variable reference at ``at``, making a word of ``size``
         characters at least."""
@@ -106,7 +110,7 @@ class Budget:
         self.expanded += size
         if self.expanded > MAX_EXPANSION:
             raise InputProblem(
-                f"variable expansion in this file passes {MAX_EXPANSION} characters here (the limit per file)", at, file=self.path or None
+                f"variable expansion passes {MAX_EXPANSION} characters in {self.name} here (the limit per file)", at, file=self.path or None
             )
 
     def word(self, size: int, at: Location | None) -> None:
@@ -117,12 +121,12 @@ class Budget:
     def source(self, at: Location | None) -> None:
         self.sources += 1
         if self.sources > MAX_SOURCES:
-            raise InputProblem(f"more than {MAX_SOURCES} files sourced while reading this file (the limit per file)", at, file=self.path or None)
+            raise InputProblem(f"more than {MAX_SOURCES} files sourced while reading {self.name} (the limit per file)", at, file=self.path or None)
 
     def deployment(self, at: Location | None) -> None:
         self.deployments += 1
         if self.deployments > MAX_DEPLOYMENTS:
-            raise InputProblem(f"more than {MAX_DEPLOYMENTS} deployments in this file (the limit per file)", at, file=self.path or None)
+            raise InputProblem(f"more than {MAX_DEPLOYMENTS} deployments in {self.name} (the limit per file)", at, file=self.path or None)
 
 
 _current: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("swacheck_budget", default=None)

@@ -18,6 +18,7 @@ import stat
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .. import limits
 from ..loading import FileCache, Mapping, SourceFile, kind_name, not_regular, special_kind
 from ..model import InputError, InputProblem, Val
 from ..paths import real, remember_real
@@ -154,80 +155,82 @@ def read_inputs(
     ordered: list[tuple[Deployment, bool]] = []  # (deployment, is a standalone server config)
     referenced_servers: set[str] = set()
     for cand in candidates:
-        if cand.path != "-" and (_is_launch_file(cand.path) or (cand.explicit and _shell_script(cand.path, files))):
-            launched = _read_launch_file(cand, files, platform, env)
-            ordered.extend((dep, False) for dep in launched.deployments)
-            result.errors.extend(launched.errors)
-            if launched.deployments:
-                result.files.append(cand.path)
-            if not launched.any:
-                if cand.explicit:
-                    result.errors.append(InputError(cand.path, None, None, f"no SGLang launch command found in {cand.path} (expected python -m sglang.launch_server ... or sglang serve ...)"))
-                else:
-                    result.skipped.append(cand.path)
-            continue
-        try:
-            text = stdin_text if cand.path == "-" else None
-            source = files.load(cand.path, text)
-        except InputProblem as problem:
-            result.errors.append(problem.to_error())
-            continue
-        found = 0
-        launch_kind = ""  # "a Kubernetes manifest" / "a Compose file" without an SGLang launch
-        for doc in source.documents:
+        with limits.budget(cand.path):  # the file's own budgets (limits.py)
+            if cand.path != "-" and (_is_launch_file(cand.path) or (cand.explicit and _shell_script(cand.path, files))):
+                launched = _read_launch_file(cand, files, platform, env)
+                ordered.extend((dep, False) for dep in launched.deployments)
+                result.errors.extend(launched.errors)
+                if launched.deployments:
+                    result.files.append(cand.path)
+                if not launched.any:
+                    if cand.explicit:
+                        result.errors.append(InputError(cand.path, None, None, f"no SGLang launch command found in {cand.path} (expected python -m sglang.launch_server ... or sglang serve ...)"))
+                    else:
+                        result.skipped.append(cand.path)
+                continue
             try:
-                if is_deployment_file(doc.root) and "pairs" in doc.root.pairs:  # type: ignore[union-attr]
-                    load_pairs(doc.root, cand.path)  # type: ignore[arg-type]  # its errors; units.plan took the pairs
-                    found += 1
-                elif is_deployment_file(doc.root):
-                    dep = load_deployment(doc.root, cand.path, doc.index, files, platform, env)  # type: ignore[arg-type]
-                    dep.duplicates[:0] = doc.duplicates
-                    if dep.server.file and dep.server.file != cand.path:
-                        referenced_servers.add(real(dep.server.file))
-                    ordered.append((dep, False))
-                    found += 1
-                elif is_server_config(doc.root):
-                    if source.raw_documents > 1:
-                        raise InputProblem(
-                            "an SGLang server config must be a single YAML document (SGLang reads it with yaml.safe_load)",
-                            doc.root.loc,
-                        )
-                    stem = os.path.splitext(os.path.basename(cand.path))[0]
-                    server = load_server_args(doc.root, cand.path)
-                    dep = Deployment(stem, cand.path, doc.root.loc, platform, dict(env), server, duplicates=list(doc.duplicates))
-                    ordered.append((dep, True))
-                    found += 1
-                elif kinds.is_manifest(doc.root) or kinds.is_compose(doc.root):
-                    from . import compose, kubernetes
-
-                    is_k8s = kinds.is_manifest(doc.root)
-                    reader = kubernetes.load_manifest if is_k8s else compose.load_compose
-                    launched = reader(doc, cand.path, files, platform, env)
-                    ordered.extend((dep, False) for dep in launched.deployments)
-                    result.errors.extend(launched.errors)
-                    found += len(launched.deployments) + len(launched.errors)
-                    launch_kind = launch_kind or ("a Kubernetes manifest" if is_k8s else "a Compose file")
+                text = stdin_text if cand.path == "-" else None
+                source = files.load(cand.path, text)
             except InputProblem as problem:
                 result.errors.append(problem.to_error())
-                found += 1
-        if found:
-            result.files.append(cand.path)
-        elif cand.explicit and launch_kind:
-            result.errors.append(
-                InputError(cand.path, None, None, f"no SGLang launch command found in {cand.path} ({launch_kind}: no container or service runs python -m sglang.launch_server or sglang serve)")
-            )
-        elif cand.explicit:
-            result.errors.append(
-                InputError(
-                    cand.path,
-                    None,
-                    None,
-                    f"not a deployment ({_what(source)}): expected an SGLang server config (a 'model-path' key) "
-                    "or a swacheck deployment file ('swacheck: 1')",
+                continue
+            found = 0
+            launch_kind = ""  # "a Kubernetes manifest" / "a Compose file" without an SGLang launch
+            for doc in source.documents:
+                try:
+                    if is_deployment_file(doc.root) and "pairs" in doc.root.pairs:  # type: ignore[union-attr]
+                        load_pairs(doc.root, cand.path)  # type: ignore[arg-type]  # its errors; units.plan took the pairs
+                        found += 1
+                    elif is_deployment_file(doc.root):
+                        limits.current().deployment(doc.root.loc)
+                        dep = load_deployment(doc.root, cand.path, doc.index, files, platform, env)  # type: ignore[arg-type]
+                        dep.duplicates[:0] = doc.duplicates
+                        if dep.server.file and dep.server.file != cand.path:
+                            referenced_servers.add(real(dep.server.file))
+                        ordered.append((dep, False))
+                        found += 1
+                    elif is_server_config(doc.root):
+                        if source.raw_documents > 1:
+                            raise InputProblem(
+                                "an SGLang server config must be a single YAML document (SGLang reads it with yaml.safe_load)",
+                                doc.root.loc,
+                            )
+                        stem = os.path.splitext(os.path.basename(cand.path))[0]
+                        server = load_server_args(doc.root, cand.path)
+                        dep = Deployment(stem, cand.path, doc.root.loc, platform, dict(env), server, duplicates=list(doc.duplicates))
+                        ordered.append((dep, True))
+                        found += 1
+                    elif kinds.is_manifest(doc.root) or kinds.is_compose(doc.root):
+                        from . import compose, kubernetes
+
+                        is_k8s = kinds.is_manifest(doc.root)
+                        reader = kubernetes.load_manifest if is_k8s else compose.load_compose
+                        launched = reader(doc, cand.path, files, platform, env)
+                        ordered.extend((dep, False) for dep in launched.deployments)
+                        result.errors.extend(launched.errors)
+                        found += len(launched.deployments) + len(launched.errors)
+                        launch_kind = launch_kind or ("a Kubernetes manifest" if is_k8s else "a Compose file")
+                except InputProblem as problem:
+                    result.errors.append(problem.to_error())
+                    found += 1
+            if found:
+                result.files.append(cand.path)
+            elif cand.explicit and launch_kind:
+                result.errors.append(
+                    InputError(cand.path, None, None, f"no SGLang launch command found in {cand.path} ({launch_kind}: no container or service runs python -m sglang.launch_server or sglang serve)")
                 )
-            )
-        else:
-            result.skipped.append(cand.path)
+            elif cand.explicit:
+                result.errors.append(
+                    InputError(
+                        cand.path,
+                        None,
+                        None,
+                        f"not a deployment ({_what(source)}): expected an SGLang server config (a 'model-path' key) "
+                        "or a swacheck deployment file ('swacheck: 1')",
+                    )
+                )
+            else:
+                result.skipped.append(cand.path)
     # A server config that a deployment file in this run points at is checked through that
     # deployment (with its platform and env), not a second time on its own.
     dropped: set[str] = set()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 
+from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..model import InputProblem, Val
 from .launch import Context, Found, build, launches, load_text, platform_of_image, yaml_word, _names, _seed
@@ -47,7 +48,13 @@ def interpolate(word: Word, variables: Env, unset: str, marks: dict[int, Unknown
     spans: list = []
     unknown: list[Unknown] = list(word.unknown)
 
+    size = [len(t)]
+
     def emit(w: Word) -> None:
+        if w.text:  # limits.MAX_EXPANSION / MAX_WORD
+            size[0] += len(w.text)
+            limits.current().expand(len(w.text), w.location)
+            limits.current().word(size[0], word.location)
         text.append(w.text)
         if w.unknown and marks is not None:
             fresh = [(s[0], s[1], s[2]) if s is not None else None for s in w.spans]
@@ -279,7 +286,7 @@ def load_compose(doc: Document, path: str, files: FileCache, platform: Val, env:
     fallback = _seed(env)
     unset = "not set in the project's .env file (Compose takes it from the shell that runs docker compose; give it with --env)"
     variables: Env = dict(fallback)
-    dotenv = os.path.join(base_dir, ".env")
+    dotenv = os.path.normpath(os.path.join(base_dir, ".env"))
     label = os.path.basename(path)
     try:
         if os.path.isfile(dotenv):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 
+from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..model import InputProblem, Location, Val
 from .launch import Context, Found, build, launches, platform_of_image, yaml_word, _names, _seed
@@ -67,6 +68,7 @@ def expand_refs(word: Word, env: Env) -> Word:
     text, spans, unknown = [], [], list(word.unknown)
     t = word.text
     i = 0
+    size = len(t)  # at least: the word as written, then every value substituted
     while i < len(t):
         if t.startswith("$$", i):
             text.append("$")
@@ -82,6 +84,9 @@ def expand_refs(word: Word, env: Env) -> Word:
         name, raw = m.group(1), m.group(0)
         var = env.get(name)
         if var is not None and var.value is not None:
+            size += len(var.value.text)
+            limits.current().expand(len(var.value.text), word.loc(i, m.end()))  # limits.MAX_EXPANSION
+            limits.current().word(size, word.loc(i, m.end()))
             text.append(var.value.text)
             spans.extend(var.value.spans)
             unknown.extend(var.value.unknown)

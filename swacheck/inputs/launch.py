@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .. import limits
 from ..loading import FileCache, Mapping, Pair, Scalar, Sequence, SourceFile, read_text
 from ..model import InputError, InputProblem, Location, Val
 from ..sglang import flags
@@ -137,9 +138,11 @@ def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[L
         if i < len(argv) and argv[i].text.startswith("-m"):
             module, rest = (argv[i].text[2:], i + 1) if argv[i].text != "-m" else ((argv[i + 1].text if i + 1 < len(argv) else ""), i + 2)
             if module == "sglang.launch_server":
+                limits.current().deployment(argv[0].location)
                 return [Launch(f"{head} -m sglang.launch_server", argv[rest:], False, env, argv[0].location, whole)]
         return []
     if head == "sglang" and len(argv) > 1 and argv[1].text == "serve":
+        limits.current().deployment(argv[0].location)
         return [Launch("sglang serve", argv[2:], True, env, argv[0].location, whole)]
     return []
 
@@ -554,7 +557,8 @@ def script_launches(src: Source, env: Env, ctx: Context, chars: Chars | None = N
         commands = lex(chars or Chars.of_source(src))
     except ShellSyntaxError as err:
         raise syntax_problem(err, src.path) from None
-    walker = Walker(env, os.path.basename(src.path), ctx.fallback, ctx.base_dir, read_file=ctx.read_file, opaque_reasons=ctx.opaque_reasons, unset_reason=ctx.unset_reason)  # type: ignore[arg-type]
+    sourcing = (os.path.realpath(src.path),) if os.path.isfile(src.path) else ()  # a script that sources itself
+    walker = Walker(env, os.path.basename(src.path), ctx.fallback, ctx.base_dir, read_file=ctx.read_file, opaque_reasons=ctx.opaque_reasons, unset_reason=ctx.unset_reason, sourcing=sourcing)  # type: ignore[arg-type]
     return [launch for cmd in walker.walk(commands) for launch in launches(cmd.argv, cmd.env, ctx)]
 
 
@@ -775,7 +779,8 @@ def read_commands(commands: list[str], files: FileCache, platform: Val, env: dic
     errors: list[InputError] = []
     for n, text in enumerate(commands, 1):
         label = "<command>" if len(commands) == 1 else f"--command[{n}]"
-        found = read_script(label, files, platform, env, text=text, label=label)
+        with limits.budget(label):
+            found = read_script(label, files, platform, env, text=text, label=label)
         if not found.any:
             errors.append(InputError(label, None, None, f"no SGLang launch command found in {label} (expected python -m sglang.launch_server ... or sglang serve ...)"))
         deployments.extend(found.deployments)

@@ -28,7 +28,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from ..model import InputProblem, Location
+from .. import limits
+from ..model import InputProblem, Location, one_line
 
 # --------------------------------------------------------------------------- positions
 
@@ -658,8 +659,12 @@ class _Fields:
         self.unknown: list[Unknown] = []
         self.quoted = False
         self.started = False  # a quoted part, even empty, makes a field
+        self.size = 0  # characters in the current field (limits.MAX_WORD)
 
     def add(self, text: str, spans: list[Span | None], quoted: bool) -> None:
+        self.size += len(text)
+        if self.size > limits.MAX_WORD:
+            limits.current().word(self.size, span_location(self.raw.span))
         self.text.append(text)
         self.spans.extend(spans if len(spans) == len(text) else [spans[0] if spans else None] * len(text))
         if quoted:
@@ -688,7 +693,7 @@ class _Fields:
     def end(self) -> None:
         if self.started or self.unknown:
             self.out.append(Word("".join(self.text), self.spans, self.raw.span, self.unknown, self.quoted))
-        self.text, self.spans, self.unknown, self.quoted, self.started = [], [], [], False, False
+        self.text, self.spans, self.unknown, self.quoted, self.started, self.size = [], [], [], False, False, 0
 
 
 def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -> list[Word]:
@@ -706,6 +711,8 @@ def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -
             f.unknown.append(Unknown(part.raw, part.raw, part.reason, part.span))
         else:
             value = _param(part, env, unset_reason)
+            if value.text and not value.unknown:  # what substitution costs: limits.MAX_EXPANSION
+                limits.current().expand(len(value.text), span_location(part.span))
             if part.quoted or not split or value.unknown:  # an unknown value is kept as one word
                 f.add(value.text, value.spans, True if part.quoted else False)
                 if part.quoted:
@@ -779,7 +786,6 @@ class Command:
 
 _DECLARE = {"export", "declare", "typeset", "readonly", "local"}
 _RESERVED = {"!", "{", "}", "then", "else", "elif", "do", "if", "while", "until", "fi", "done", "esac"}
-_MAX_SOURCE_DEPTH = 4
 
 
 @dataclass(slots=True)
@@ -801,6 +807,7 @@ class Walker:
     unset_reason: str = ""  # how to say that a variable is set nowhere: "not set in decode.sh ..."
 
     exported_names: set[str] = field(default_factory=set)  # `export NAME` before NAME is set
+    sourcing: tuple[str, ...] = ()  # real paths of the files being read, outermost first (cycles)
 
     def __post_init__(self) -> None:
         if not self.unset_reason:
@@ -904,8 +911,14 @@ class Walker:
                     self.exported_names.add(lit)
 
     def source(self, raw: RawWord) -> Iterable[Command]:
-        """`. FILE`: read FILE (relative to the script's folder) when it exists; else nothing is known."""
-        if self.read_file is None or self.depth >= _MAX_SOURCE_DEPTH:
+        """`. FILE`: read FILE (relative to the script's folder) when it exists; else nothing is known.
+
+        A file that sources itself (directly or through others) would never finish in a shell,
+        and a chain deeper than ``limits.MAX_SOURCE_DEPTH`` or more than ``limits.MAX_SOURCES``
+        files sourced for one input are input errors: sourcing is where a few hundred bytes
+        could otherwise become an exponential number of commands.
+        """
+        if self.read_file is None:
             return
         word = expand_one(raw, self.env)
         if word.unknown or not word.text:
@@ -913,12 +926,24 @@ class Walker:
         path = word.text if os.path.isabs(word.text) else os.path.normpath(os.path.join(self.base_dir, word.text))
         if not os.path.isfile(path):
             return
+        at = span_location(raw.span)
+        key = os.path.realpath(path)
+        if key in self.sourcing:
+            chain = [os.path.basename(p) for p in self.sourcing[self.sourcing.index(key) :]] + [os.path.basename(key)]
+            how = "itself" if len(chain) == 2 else "itself through " + " -> ".join(chain)
+            raise InputProblem(f"{one_line(word.text)} sources {how}: the shell would never finish", at)
+        if self.depth >= limits.MAX_SOURCE_DEPTH:
+            raise InputProblem(f"sourced files nested more than {limits.MAX_SOURCE_DEPTH} deep (the limit)", at)
+        limits.current().source(at)
         try:
             src = self.read_file(path)
             commands = lex(Chars.of_source(src))
         except (InputProblem, ShellSyntaxError):
             return
-        inner = Walker(self.env, os.path.basename(path), self.fallback, os.path.dirname(path) or ".", self.allexport, self.read_file, self.depth + 1, self.opaque_reasons, self.unset_reason)
+        inner = Walker(
+            self.env, os.path.basename(path), self.fallback, os.path.dirname(path) or ".", self.allexport, self.read_file,
+            self.depth + 1, self.opaque_reasons, self.unset_reason, sourcing=(*self.sourcing, key),
+        )
         yield from inner.walk(commands)
         self.allexport = inner.allexport
 
