@@ -196,6 +196,8 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
     so no open or read can block. Every byte counts against the run's budget (``limits``).
     """
     max_size = min(max_size, limits.MAX_FILE_SIZE)
+    if "\0" in path:
+        raise InputProblem("no such file: the name holds a NUL byte, which no file name can", file=path)
     try:
         kind = special_kind(os.stat(path).st_mode)
         if kind is not None:
@@ -352,8 +354,12 @@ class _YamlConverter:
         else:
             try:
                 value = construct(self.constructor, node)
-            except (yaml.YAMLError, ValueError, OverflowError) as exc:
-                raise InputProblem(f"bad {tag.rsplit(':', 1)[-1]} value {node.value!r}: {exc}", self.loc(node)) from None
+            except (yaml.YAMLError, ValueError, OverflowError, KeyError, IndexError, TypeError) as exc:
+                # PyYAML's constructors assume the implicit resolver chose the tag: an explicit
+                # `!!bool maybe` is a KeyError, `!!int ""` an IndexError
+                kind = tag.rsplit(":", 1)[-1]
+                why = f": {exc}" if isinstance(exc, (yaml.YAMLError, ValueError)) and str(exc) else ""
+                raise InputProblem(f"bad {kind} value {one_line(repr(node.value))}{why}", self.loc(node)) from None
         return Scalar(value, self.loc(node), node.style in ("'", '"'))
 
     def convert(self, node: yaml.Node, depth: int = 0) -> Node:
