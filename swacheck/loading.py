@@ -325,33 +325,100 @@ _SCALARS: dict[str, Any] = {
 _ODD_CHARS = ("\x85", "\u2028", "\u2029", "\ufeff")
 
 
+_ScalarEvent = yaml.ScalarEvent
+_SequenceStartEvent = yaml.SequenceStartEvent
+_MappingStartEvent = yaml.MappingStartEvent
+_AliasEvent = yaml.AliasEvent
+_ScalarNodeType = yaml.ScalarNode
+_CollectionEndEvents = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
 class _YamlConverter:
-    def __init__(self, path: str, lines: Lines, text: str):
+    """Builds the position-keeping tree straight from libyaml's events, as PyYAML's composer
+    would compose it (the same tags, anchors and aliases, the same errors), without ever holding
+    PyYAML's own node tree: a node costs only what swacheck keeps of it, and the file's node
+    count (``limits.MAX_YAML_NODES``) and nesting (``MAX_DEPTH``) are checked while it is read,
+    before anything is built for what lies beyond them."""
+
+    def __init__(self, path: str, lines: Lines, text: str, loader: Any):
         self.path = path
         self.lines = lines
+        self.loader = loader
         self.constructor = _SAFE()
-        self.memo: dict[int, Node] | None = {} if "*" in text else None  # aliases share nodes
+        self.anchors: dict[str, tuple[Node, Any]] = {}  # anchor -> (node, its start mark)
         self.duplicates: list[Duplicate] = []
+        self.nodes = 0  # in the whole file (every document)
+        self.max_nodes = limits.MAX_YAML_NODES
         if any(c in text for c in _ODD_CHARS):
             self.loc = self._loc_from_offsets  # type: ignore[method-assign]
 
-    def loc(self, node: yaml.Node) -> Location:
+    def loc(self, s: Any, e: Any) -> Location:
         """A scalar's span from libyaml's own line and column (a collection's end can differ at the
         end of a stream without a final line break, so collections use :meth:`_loc_from_offsets`)."""
-        s, e = node.start_mark, node.end_mark
         return Location(self.path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
 
-    def _loc_from_offsets(self, node: yaml.Node) -> Location:
-        return self.lines.loc(self.path, node.start_mark.index, node.end_mark.index)
+    def _loc_from_offsets(self, s: Any, e: Any) -> Location:
+        return self.lines.loc(self.path, s.index, e.index)
 
-    def scalar(self, node: yaml.ScalarNode) -> Scalar:
-        tag = node.tag
+    def count(self, mark: Any) -> None:
+        """Called once the file has more nodes than its budget."""
+        if self.nodes > limits.MAX_YAML_NODES:
+            raise InputProblem(
+                f"more than {limits.MAX_YAML_NODES} YAML nodes in this file (the limit per file)", self.loc(mark, mark)
+            )
+
+    def document(self) -> Node:
+        """The next document's root (the DOCUMENT-START event is next)."""
+        loader = self.loader
+        loader.get_event()  # DOCUMENT-START
+        root = self.node(loader.get_event(), 0)
+        loader.get_event()  # DOCUMENT-END
+        self.anchors = {}
+        return root
+
+    def _tag(self, event: Any, kind: Any) -> str:
+        tag = event.tag
+        if tag is None or tag == "!":
+            tag = self.loader.resolve(kind, event.value if kind is yaml.ScalarNode else None, event.implicit)
+        return tag
+
+    def _anchor(self, event: Any, node: Node) -> None:
+        anchor = event.anchor
+        if anchor is not None:
+            if anchor in self.anchors:
+                raise yaml.composer.ComposerError(
+                    f"found duplicate anchor {anchor!r}; first occurrence", self.anchors[anchor][1], "second occurrence", event.start_mark
+                )
+            self.anchors[anchor] = (node, event.start_mark)
+
+    def node(self, event: Any, depth: int) -> Node:
+        cls = type(event)
+        if cls is _AliasEvent:  # share the anchored node, never expand it
+            hit = self.anchors.get(event.anchor)
+            if hit is None:
+                raise yaml.composer.ComposerError(None, None, f"found undefined alias {event.anchor!r}", event.start_mark)
+            return hit[0]
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            self.count(event.start_mark)
+        if depth > MAX_DEPTH:
+            raise InputProblem(f"nested more than {MAX_DEPTH} levels deep", self.loc(event.start_mark, event.start_mark))
+        if cls is _ScalarEvent:
+            out: Node = self.scalar(event, self._tag(event, yaml.ScalarNode))
+            self._anchor(event, out)
+            return out
+        if cls is _SequenceStartEvent:
+            return self.sequence(event, depth)
+        return self.mapping(event, depth)
+
+    def scalar(self, event: Any, tag: str) -> Scalar:
         if tag not in _SCALARS:
-            raise InputProblem(f"unsupported YAML tag {tag!r}: swacheck reads plain data only", self.loc(node))
+            raise InputProblem(f"unsupported YAML tag {tag!r}: swacheck reads plain data only", self.loc(event.start_mark, event.end_mark))
         construct = _SCALARS[tag]
         if construct is None:
-            value: Any = node.value
+            value: Any = event.value
         else:
+            node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
             try:
                 value = construct(self.constructor, node)
             except (yaml.YAMLError, ValueError, OverflowError, KeyError, IndexError, TypeError) as exc:
@@ -359,69 +426,77 @@ class _YamlConverter:
                 # `!!bool maybe` is a KeyError, `!!int ""` an IndexError
                 kind = tag.rsplit(":", 1)[-1]
                 why = f": {exc}" if isinstance(exc, (yaml.YAMLError, ValueError)) and str(exc) else ""
-                raise InputProblem(f"bad {kind} value {one_line(repr(node.value))}{why}", self.loc(node)) from None
-        return Scalar(value, self.loc(node), node.style in ("'", '"'))
+                raise InputProblem(f"bad {kind} value {one_line(repr(event.value))}{why}", self.loc(event.start_mark, event.end_mark)) from None
+        return Scalar(value, self.loc(event.start_mark, event.end_mark), event.style in ("'", '"'))
 
-    def convert(self, node: yaml.Node, depth: int = 0) -> Node:
-        memo = self.memo
-        if memo is not None:
-            done = memo.get(id(node))
-            if done is not None:  # an alias: share the converted node, never expand it
-                return done
-        if depth > MAX_DEPTH:
-            raise InputProblem(f"nested more than {MAX_DEPTH} levels deep", self.loc(node))
-        cls = type(node)
-        if cls is yaml.ScalarNode:
-            out: Node = self.scalar(node)
-            if memo is not None:
-                memo[id(node)] = out
-            return out
-        if cls is yaml.SequenceNode:
-            if node.tag != _SEQ_TAG:
-                raise InputProblem(f"unsupported YAML tag {node.tag!r} on a list: swacheck reads plain data only", self.loc(node))
-            seq = Sequence(self._loc_from_offsets(node))
-            if memo is not None:
-                memo[id(node)] = seq
-            seq.items = [self.convert(child, depth + 1) for child in node.value]
-            return seq
-        if node.tag != _MAP_TAG:
-            raise InputProblem(f"unsupported YAML tag {node.tag!r} on a mapping: swacheck reads plain data only", self.loc(node))
-        mapping = Mapping(self._loc_from_offsets(node), flow=bool(node.flow_style))
-        if memo is not None:
-            memo[id(node)] = mapping
+    def sequence(self, start: Any, depth: int) -> Sequence:
+        tag = self._tag(start, yaml.SequenceNode)
+        if tag != _SEQ_TAG:
+            raise InputProblem(f"unsupported YAML tag {tag!r} on a list: swacheck reads plain data only", self.loc(start.start_mark, start.end_mark))
+        seq = Sequence(self.lines.loc(self.path, start.start_mark.index, start.start_mark.index))
+        self._anchor(start, seq)
+        items = seq.items
+        get = self.loader.get_event
+        while True:
+            event = get()
+            if type(event) is yaml.SequenceEndEvent:
+                break
+            items.append(self.node(event, depth + 1))
+        seq.loc = self._loc_from_offsets(start.start_mark, event.end_mark)
+        return seq
+
+    def mapping(self, start: Any, depth: int) -> Mapping:
+        tag = self._tag(start, yaml.MappingNode)
+        if tag != _MAP_TAG:
+            raise InputProblem(f"unsupported YAML tag {tag!r} on a mapping: swacheck reads plain data only", self.loc(start.start_mark, start.end_mark))
+        mapping = Mapping(self.lines.loc(self.path, start.start_mark.index, start.start_mark.index), flow=bool(start.flow_style))
+        self._anchor(start, mapping)
         pairs = mapping.pairs
-        for key_node, value_node in node.value:
-            key_tag = key_node.tag
-            if key_tag == _STR_TAG and type(key_node) is yaml.ScalarNode and depth < MAX_DEPTH:
-                name, key_loc = key_node.value, self.loc(key_node)  # the usual key: plain text
+        get = self.loader.get_event
+        resolve = self.loader.resolve
+        while True:
+            event = get()
+            if type(event) is yaml.MappingEndEvent:
+                break
+            if type(event) is _ScalarEvent and depth < MAX_DEPTH and event.anchor is None and (event.tag or resolve(_ScalarNodeType, event.value, event.implicit)) == _STR_TAG:
+                self.nodes += 1  # the usual key: plain text
+                if self.nodes > self.max_nodes:
+                    self.count(event.start_mark)
+                name, key_loc = event.value, self.loc(event.start_mark, event.end_mark)
             else:
-                if key_tag == _TAG + "merge":
-                    raise InputProblem("YAML merge keys (<<) are not supported", self.loc(key_node))
-                key = self.convert(key_node, depth + 1)
+                if type(event) is _ScalarEvent and self._tag(event, yaml.ScalarNode) == _TAG + "merge":
+                    raise InputProblem("YAML merge keys (<<) are not supported", self.loc(event.start_mark, event.end_mark))
+                key = self.node(event, depth + 1)
                 if not isinstance(key, Scalar) or isinstance(key.value, (list, dict)):
                     raise InputProblem("a mapping key must be a plain scalar", key.loc)
                 name = key.value if isinstance(key.value, str) else str(key.value)
                 key_loc = key.loc
-            value = self.convert(value_node, depth + 1)
+            value = self.node(get(), depth + 1)
             old = pairs.pop(name, None)
             if old is not None:
                 self.duplicates.append(Duplicate(name, old.key_loc, key_loc, old, mapping))
             pairs[name] = Pair(name, key_loc, value)
+        mapping.loc = self._loc_from_offsets(start.start_mark, event.end_mark)
         return mapping
 
 
 def parse_yaml(text: str, path: str, seen: list[int] | None = None) -> Iterator[Document]:
     """Yield the non-empty documents; ``seen[0]`` counts every document, empty ones included."""
     lines = Lines(text)
+    loader = _YamlLoader(text)
+    conv = _YamlConverter(path, lines, text, loader)
     try:
-        for index, root in enumerate(yaml.compose_all(text, Loader=_YamlLoader)):
+        loader.get_event()  # STREAM-START
+        index = 0
+        while not loader.check_event(yaml.StreamEndEvent):
+            conv.duplicates = []
+            tree = conv.document()
             if seen is not None:
                 seen[0] = index + 1
-            if isinstance(root, yaml.ScalarNode) and root.tag == "tag:yaml.org,2002:null" and not root.value:
+            index += 1
+            if isinstance(tree, Scalar) and tree.value is None and _empty_null(text, tree.loc, lines):
                 continue  # an empty document (e.g. a trailing `---`): nothing to check
-            conv = _YamlConverter(path, lines, text)
-            tree = conv.convert(root)
-            yield Document(tree, index, conv.duplicates)
+            yield Document(tree, index - 1, conv.duplicates)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -446,6 +521,13 @@ def parse_yaml(text: str, path: str, seen: list[int] | None = None) -> Iterator[
         raise InputProblem(f"invalid YAML: {exc}", file=path) from None
     except RecursionError:
         raise InputProblem(f"nested more than {MAX_DEPTH} levels deep", file=path) from None
+    finally:
+        loader.dispose()
+
+
+def _empty_null(text: str, loc: Location, lines: Lines) -> bool:
+    """Whether a null document root is written as nothing at all (an empty document)."""
+    return (loc.line, loc.column) == (loc.end_line, loc.end_column)
 
 
 # --------------------------------------------------------------------------- JSON
