@@ -19,6 +19,8 @@ Each budget below, when exceeded, is ONE input error for the file that exceeded 
 | ``MAX_SOURCE_DEPTH``    | 8                  | ``. FILE`` inside ``. FILE`` (a file that sources itself,      | (fixed)                         |
 |                         |                    | directly or through others, is an error at once)               |                                 |
 | ``MAX_SOURCES``         | 100                | ``. FILE`` / ``source FILE`` read while reading one file       | (fixed)                         |
+| ``MAX_WORDS``           | 100,000            | shell words of one file (with the files it sources and its     | (fixed)                         |
+|                         |                    | ``sh -c`` strings)                                             |                                 |
 | ``MAX_DEPLOYMENTS``     | 1,000              | deployments (launch commands, containers, services, documents) | (fixed)                         |
 |                         |                    | found in one file                                              |                                 |
 
@@ -61,6 +63,7 @@ MAX_WORD = 1 * MiB
 MAX_EXPANSION = 16 * MiB
 MAX_SOURCE_DEPTH = 8
 MAX_SOURCES = 100
+MAX_WORDS = 100_000
 MAX_DEPLOYMENTS = 1_000
 
 
@@ -90,13 +93,14 @@ def charge_read(size: int, path: str) -> None:
 class Budget:
     """What variable expansion, sourcing and launch finding may still spend on one file."""
 
-    __slots__ = ("path", "expanded", "sources", "deployments")
+    __slots__ = ("path", "expanded", "sources", "deployments", "lexed")
 
     def __init__(self, path: str):
         self.path = path
         self.expanded = 0
         self.sources = 0
         self.deployments = 0
+        self.lexed = 0
 
     @property
     def name(self) -> str:
@@ -117,6 +121,12 @@ class Budget:
         """A word built by expansion is ``size`` characters long."""
         if size > MAX_WORD:
             raise InputProblem(f"a word expands to more than {MAX_WORD} characters here (the limit on one word)", at, file=self.path or None)
+
+    def words(self, count: int, at: Location | None) -> None:
+        """``count`` more shell words lexed (a script, the files it sources, ``sh -c`` strings)."""
+        self.lexed += count
+        if self.lexed > MAX_WORDS:
+            raise InputProblem(f"more than {MAX_WORDS} shell words in {self.name} (the limit per file)", at, file=self.path or None)
 
     def source(self, at: Location | None) -> None:
         self.sources += 1

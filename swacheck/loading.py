@@ -545,6 +545,7 @@ class _JsonParser:
         self.path = path
         self.lines = Lines(text)
         self.duplicates: list[Duplicate] = []
+        self.nodes = 0
 
     def loc(self, start: int, end: int) -> Location:
         return self.lines.loc(self.path, start, end)
@@ -568,6 +569,9 @@ class _JsonParser:
     def value(self, i: int, depth: int) -> tuple[Node, int]:
         if depth > MAX_DEPTH:
             raise self.fail(f"nested more than {MAX_DEPTH} levels deep", i)
+        self.nodes += 1
+        if self.nodes > limits.MAX_YAML_NODES:  # the same budget as YAML's: JSON is YAML
+            raise InputProblem(f"more than {limits.MAX_YAML_NODES} JSON values in this file (the limit per file)", self.loc(i, i))
         text = self.text
         ch = text[i : i + 1]
         if ch == "{":

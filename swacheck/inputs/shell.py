@@ -26,7 +26,8 @@ import bisect
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from collections.abc import Sequence as SequenceABC
+from typing import Callable, Iterable, Sequence
 
 from .. import limits
 from ..model import InputProblem, Location, one_line
@@ -61,12 +62,113 @@ class Source:
 Span = tuple[Source, int, int]
 
 
+class SpanRun(SequenceABC):
+    """The spans of consecutive characters ``start:stop`` of one source, one per character, made
+    only when asked for: a script's words cost their text, not a tuple per character (a 5 MB
+    script once took a gigabyte). Behaves as the list ``[(src, i, i + 1) for i in range(start, stop)]``
+    (slices of it are runs too); immutable, so it is shared, never copied."""
+
+    __slots__ = ("src", "start", "stop")
+
+    def __init__(self, src: "Source", start: int, stop: int):
+        self.src, self.start, self.stop = src, start, max(start, stop)
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        n = self.stop - self.start
+        if isinstance(index, slice):
+            a, b, step = index.indices(n)
+            if step == 1:
+                return SpanRun(self.src, self.start + a, self.start + max(a, b))
+            return [(self.src, self.start + k, self.start + k + 1) for k in range(a, b, step)]
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("span index out of range")
+        k = self.start + index
+        return (self.src, k, k + 1)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        src = self.src
+        return ((src, k, k + 1) for k in range(self.start, self.stop))
+
+    def __add__(self, other):  # type: ignore[no-untyped-def]
+        return list(self) + list(other)
+
+    def __radd__(self, other):  # type: ignore[no-untyped-def]
+        return list(other) + list(self)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SpanRun):
+            return (other.src, other.start, other.stop) == (self.src, self.start, self.stop) or (len(self) == 0 == len(other))
+        if isinstance(other, (list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SpanRun({self.src.path!r}, {self.start}, {self.stop})"
+
+
+class _SpanBuilder:
+    """The spans of a literal being lexed: a :class:`SpanRun` while its characters are consecutive
+    characters of a run (the usual case), else a list."""
+
+    __slots__ = ("s", "first", "n", "items")
+
+    def __init__(self, s: Sequence[Span | None]):
+        self.s = s
+        self.first = 0
+        self.n = 0
+        self.items: list[Span | None] | None = None
+
+    def add(self, i: int) -> None:
+        """The character at lexer index ``i``."""
+        if self.items is None:
+            if self.n == 0:
+                self.first, self.n = i, 1
+                return
+            if i == self.first + self.n:
+                self.n += 1
+                return
+            self.items = list(self.s[self.first : self.first + self.n])
+        self.items.append(self.s[i])
+
+    def add_range(self, i: int, j: int) -> None:
+        """The characters at lexer indexes ``i:j``."""
+        if self.items is None:
+            if self.n == 0:
+                self.first, self.n = i, j - i
+                return
+            if i == self.first + self.n:
+                self.n += j - i
+                return
+            self.items = list(self.s[self.first : self.first + self.n])
+        self.items.extend(self.s[i:j])
+
+    def add_span(self, span: Span | None) -> None:
+        """A character whose span is not one lexer character (an escape)."""
+        if self.items is None:
+            self.items = list(self.s[self.first : self.first + self.n]) if self.n else []
+        self.items.append(span)
+
+    def take(self) -> Sequence[Span | None]:
+        out = self.s[self.first : self.first + self.n] if self.items is None else self.items
+        self.first, self.n, self.items = 0, 0, None
+        return out
+
+
 def span_location(span: Span | None) -> Location | None:
     return span[0].location(span[1], span[2]) if span is not None else None
 
 
 def join_spans(spans: Iterable[Span | None]) -> Span | None:
     """The span from the first to the last character, when they are in order in one source."""
+    if isinstance(spans, SpanRun):  # consecutive characters: no need to look at each
+        return (spans.src, spans.start, spans.stop) if len(spans) else None
     items = [s for s in spans]
     if not items or any(s is None for s in items):
         return None
@@ -89,7 +191,7 @@ class Chars:
     @classmethod
     def of_source(cls, src: Source, start: int = 0, end: int | None = None) -> "Chars":
         end = len(src.text) if end is None else end
-        return cls(src.text[start:end], [(src, i, i + 1) for i in range(start, end)])
+        return cls(src.text[start:end], SpanRun(src, start, end))  # type: ignore[arg-type]
 
     @classmethod
     def of_word(cls, word: "Word") -> "Chars":
@@ -237,7 +339,13 @@ class RawCommand:
 # --------------------------------------------------------------------------- lexer
 
 _MAX_NESTING = 50
+# characters the lexer takes as they are in any context, a run at a time (a character-at-a-time
+# loop made a 5 MB script take seconds): none that quotes, escapes, expands, ends a word or a
+# ${...}, or starts a `\` continuation
+_PLAIN_RUN = re.compile(r"""[^ \t\r\n;&|()<>\\'"$`}]+""")
+_DQUOTE_RUN = re.compile(r"""[^"\\$`]+""")
 _OPERATORS = ("&&", "||", ";;", "&>>", "&>", ">>", "<<<", "<<-", "<<", "<&", ">&", "<>", ">|", ";", "&", "|", "(", ")", "<", ">")
+_OPERATOR_START = frozenset(o[0] for o in _OPERATORS)
 _REDIRECTS = {"&>>", "&>", ">>", "<<<", "<<-", "<<", "<&", ">&", "<>", ">|", "<", ">"}
 _SEPARATORS = {"&&", "||", ";;", ";", "&", "|", "(", ")", "\n"}
 
@@ -292,6 +400,8 @@ class _Lexer:
         heredocs: list[tuple[str, bool]] = []
         redirect_target = False
         last_end = -1
+        budget = limits.current()
+        lexed = 0
 
         def finish() -> None:
             nonlocal words
@@ -317,10 +427,10 @@ class _Lexer:
                     heredocs = []
                 continue
             if c == "#":
-                while self.i < self.n and self.t[self.i] != "\n":
-                    self.i += 1
+                end = self.t.find("\n", self.i)
+                self.i = self.n if end < 0 else end
                 continue
-            op = next((o for o in _OPERATORS if self.t.startswith(o, self.i)), None)
+            op = next((o for o in _OPERATORS if self.t.startswith(o, self.i)), None) if c in _OPERATOR_START else None
             if op is not None:
                 start = self.i
                 self.i += len(op)
@@ -339,11 +449,16 @@ class _Lexer:
                 continue
             word = self.word()
             last_end = self.i
+            lexed += 1
+            if lexed == 1000:  # limits.MAX_WORDS, counted a thousand at a time
+                budget.words(lexed, span_location(word.span))
+                lexed = 0
             if redirect_target:
                 redirect_target = False
                 continue
             words.append(word)
         finish()
+        budget.words(lexed, None)
         return out
 
     def heredoc_delimiter(self) -> str | None:
@@ -377,13 +492,12 @@ class _Lexer:
     def parts(self, stop: Callable[[str], bool]) -> list[Part]:
         parts: list[Part] = []
         lit: list[str] = []
-        lit_spans: list[Span | None] = []
+        lit_spans = _SpanBuilder(self.s)
 
         def flush() -> None:
             if lit:
-                parts.append(Lit("".join(lit), list(lit_spans), False))
+                parts.append(Lit("".join(lit), lit_spans.take(), False))  # type: ignore[arg-type]
                 lit.clear()
-                lit_spans.clear()
 
         while self.i < self.n:
             if self.continuation():
@@ -398,7 +512,7 @@ class _Lexer:
                     self.i += 2
                 else:
                     lit.append(c)
-                    lit_spans.append(self.s[self.i])
+                    lit_spans.add(self.i)
                     self.i += 1
                 continue
             if c == "'":
@@ -428,9 +542,11 @@ class _Lexer:
                     flush()
                     parts.append(part)
                     continue
-            lit.append(c)
-            lit_spans.append(self.s[self.i])
-            self.i += 1
+            m = _PLAIN_RUN.match(self.t, self.i)  # a run of characters that are plain anywhere
+            end = m.end() if m else self.i + 1
+            lit.append(self.t[self.i : end])
+            lit_spans.add_range(self.i, end)
+            self.i = end
         flush()
         return parts
 
@@ -439,13 +555,12 @@ class _Lexer:
         self.i += 1
         parts: list[Part] = []
         lit: list[str] = []
-        lit_spans: list[Span | None] = []
+        lit_spans = _SpanBuilder(self.s)
 
         def flush() -> None:
             if lit:
-                parts.append(Lit("".join(lit), list(lit_spans), True))
+                parts.append(Lit("".join(lit), lit_spans.take(), True))  # type: ignore[arg-type]
                 lit.clear()
-                lit_spans.clear()
 
         while True:
             if self.i >= self.n:
@@ -458,7 +573,7 @@ class _Lexer:
                 break
             if c == "\\" and self.i + 1 < self.n and self.t[self.i + 1] in '$`"\\':
                 lit.append(self.t[self.i + 1])
-                lit_spans.append(self.span(self.i, self.i + 2))
+                lit_spans.add_span(self.span(self.i, self.i + 2))
                 self.i += 2
                 continue
             if self.expand and c in "$`":
@@ -467,9 +582,11 @@ class _Lexer:
                     flush()
                     parts.append(part)
                     continue
-            lit.append(c)
-            lit_spans.append(self.s[self.i])
-            self.i += 1
+            m = _DQUOTE_RUN.match(self.t, self.i)
+            end = m.end() if m else self.i + 1
+            lit.append(self.t[self.i : end])
+            lit_spans.add_range(self.i, end)
+            self.i = end
         flush()
         if not parts:  # "" is an empty word, not no word
             parts.append(Lit("", [], True))
@@ -655,7 +772,7 @@ class _Fields:
         self.raw = raw
         self.out: list[Word] = []
         self.text: list[str] = []
-        self.spans: list[Span | None] = []
+        self.spans: list[Sequence[Span | None]] = []  # one chunk per part: a lone run stays a run
         self.unknown: list[Unknown] = []
         self.quoted = False
         self.started = False  # a quoted part, even empty, makes a field
@@ -666,7 +783,8 @@ class _Fields:
         if self.size > limits.MAX_WORD:
             limits.current().word(self.size, span_location(self.raw.span))
         self.text.append(text)
-        self.spans.extend(spans if len(spans) == len(text) else [spans[0] if spans else None] * len(text))
+        if text:
+            self.spans.append(spans if len(spans) == len(text) else [spans[0] if spans else None] * len(text))
         if quoted:
             self.quoted = self.started = True
         elif text:
@@ -692,7 +810,9 @@ class _Fields:
 
     def end(self) -> None:
         if self.started or self.unknown:
-            self.out.append(Word("".join(self.text), self.spans, self.raw.span, self.unknown, self.quoted))
+            chunks = self.spans
+            spans = chunks[0] if len(chunks) == 1 else [sp for chunk in chunks for sp in chunk]
+            self.out.append(Word("".join(self.text), spans, self.raw.span, self.unknown, self.quoted))  # type: ignore[arg-type]
         self.text, self.spans, self.unknown, self.quoted, self.started, self.size = [], [], [], False, False, 0
 
 
@@ -768,7 +888,7 @@ def _param(p: Param, env: Env, unset_reason: str) -> Word:
 
 
 def _copy(w: Word) -> Word:
-    return Word(w.text, list(w.spans), w.whole, list(w.unknown), w.quoted)
+    return Word(w.text, w.spans if isinstance(w.spans, SpanRun) else list(w.spans), w.whole, list(w.unknown), w.quoted)
 
 
 # --------------------------------------------------------------------------- walking a script
