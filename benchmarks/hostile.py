@@ -108,7 +108,7 @@ def sourcing_fan_out(root: Path) -> list[str]:
 
 
 def many_deployments(root: Path) -> list[str]:
-    _w(root, "many.sh", "#!/bin/sh\n" + (LAUNCH + "\n") * 20_000)
+    _w(root, "many.sh", "#!/bin/sh\n" + "sglang serve models/v4\n" * 5_000)
     return ["many.sh"]
 
 
@@ -167,6 +167,12 @@ def server_dev_zero_raised(root: Path) -> list[str]:
     return ["dep.yaml"]
 
 
+def server_fifo(root: Path) -> list[str]:
+    os.mkfifo(root / "pipe.yaml")
+    _w(root, "dep.yaml", "swacheck: 1\nserver: pipe.yaml\n")
+    return ["dep.yaml"]
+
+
 def odd_tags(root: Path) -> list[str]:
     _w(root, "a.yaml", SERVER + "enable-hisparse: !!bool maybe\n")
     _w(root, "b.yaml", SERVER + 'tp-size: !!int ""\n')
@@ -181,7 +187,7 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], list[str]], tuple[str, ...]]] = {
     "dockerfile-doubling": ("ARG A${i}=${A}${A} 40 times", dockerfile_doubling, ()),
     "self-sourcing": ("a script that sources itself 20 times", self_sourcing, ()),
     "source-fan-out": ("5 scripts each sourcing the next 10 times", sourcing_fan_out, ()),
-    "many-deployments": ("20,000 launches in one script", many_deployments, ()),
+    "many-deployments": ("5,000 launches in one script", many_deployments, ()),
     "argv-script": ("one launch with a 5 MB argument list", argv_script, ()),
     "nested-flow-yaml": ("4 MB of small nested flow lists", nested_flow_yaml, ()),
     "k8s-list": ("a 10 MB Kubernetes List of 29,000 Pods", kubernetes_list, ()),
@@ -189,6 +195,7 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], list[str]], tuple[str, ...]]] = {
     "fifo-walked": ("a FIFO in a walked folder", fifo_in_folder, ()),
     "fifo-named": ("a FIFO named on the command line", fifo_named, ()),
     "server-dev-stdin": ("server: /dev/stdin", server_dev_stdin, ()),
+    "server-fifo": ("server: a FIFO inside the repository", server_fifo, ()),
     "server-dev-zero": ("pyproject raises max-file-size, server: /dev/zero", server_dev_zero_raised, ("--with-config",)),
     "odd-tags": ("!!bool maybe, !!int \"\", a NUL in server:", odd_tags, ()),
 }
@@ -204,7 +211,7 @@ def input_size(root: Path) -> int:
     return total
 
 
-def run_one(name: str, python: str, timeout: float, keep: Path | None, memory_cap: int) -> dict:
+def run_one(name: str, python: str, timeout: float, keep: Path | None, memory_cap: int, repo: Path = REPO) -> dict:
     desc, writer, flags = ATTACKS[name]
     base = Path(tempfile.mkdtemp(prefix=f"hostile-{name}-")) if keep is None else keep / name
     base.mkdir(parents=True, exist_ok=True)
@@ -219,7 +226,7 @@ def run_one(name: str, python: str, timeout: float, keep: Path | None, memory_ca
             args.append("--no-config")
         args += paths
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "SWACHECK"))}
-        env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+        env["PYTHONPATH"] = str(repo) + os.pathsep + env.get("PYTHONPATH", "")
         stdin = subprocess.PIPE  # an open pipe that never ends: what a CI step's stdin can be
         start = time.perf_counter()
         def cap() -> None:  # keep a blow-up from taking the machine down with it
@@ -276,6 +283,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds before a run is killed (default 120)")
     ap.add_argument("--python", default=sys.executable, help="the interpreter with swacheck importable")
     ap.add_argument("--memory-cap", type=float, default=3.0, help="address-space cap of the child in GiB (default 3): a run that needs more dies with MemoryError")
+    ap.add_argument("--repo", type=Path, default=REPO, help="the swacheck checkout to run (put first on PYTHONPATH; default: this one), e.g. an older one to compare")
     ap.add_argument("--keep", type=Path, help="write the trees here and keep them")
     ap.add_argument("--json", action="store_true", help="print one JSON object per attack instead of the table")
     opts = ap.parse_args()
@@ -286,7 +294,7 @@ def main() -> int:
     if not opts.json:
         print(f"{'attack':<20} {'input':>9} {'time':>8} {'peak RSS':>9} {'bound':>5} {'exit':>7} {'deps':>6}  first stderr line")
     for name in names:
-        row = run_one(name, opts.python, opts.timeout, opts.keep, int(opts.memory_cap * 2**30))
+        row = run_one(name, opts.python, opts.timeout, opts.keep, int(opts.memory_cap * 2**30), opts.repo)
         if opts.json:
             print(json.dumps(row), flush=True)
             continue

@@ -11,7 +11,7 @@ Each budget below, when exceeded, is ONE input error for the file that exceeded 
 |                         |                    | env file, model ``config.json``, standard input)               | ``max-file-size`` in the config |
 | ``MAX_RUN_BYTES``       | 256 MiB            | bytes of every file read in one run                            | (fixed)                         |
 | ``MAX_NESTING``         | 200 levels         | YAML / JSON nesting of one document                            | (fixed)                         |
-| ``MAX_YAML_NODES``      | 300,000            | YAML nodes (scalars, lists, mappings) of one file              | (fixed)                         |
+| ``MAX_YAML_NODES``      | 300,000            | YAML nodes (scalars, lists, mappings) or JSON values of a file | (fixed)                         |
 | ``MAX_PLAIN_NODES``     | 100,000            | items a value swacheck reads expands to (YAML aliases)         | (fixed)                         |
 | ``MAX_WORD``            | 1 MiB (characters) | one word after variable expansion (shell, Dockerfile,          | (fixed)                         |
 |                         |                    | Kubernetes ``$(VAR)``, Compose ``${VAR}``)                     |                                 |

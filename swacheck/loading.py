@@ -106,17 +106,19 @@ def _plain(node: "Node") -> Any:
     """Plain Python data for a subtree, refusing alias bombs (aliases share nodes, this expands them)."""
     budget = [MAX_PLAIN_NODES]
 
-    def walk(n: Node) -> Any:
+    def walk(n: Node, depth: int) -> Any:
         budget[0] -= 1
         if budget[0] < 0:
             raise InputProblem(f"this value expands to more than {MAX_PLAIN_NODES} items (YAML aliases?)", node.loc)
+        if depth > MAX_DEPTH:  # only an alias inside its own anchor gets here: the tree is at most MAX_DEPTH deep
+            raise InputProblem("this value contains itself (a YAML alias inside its own anchor)", node.loc)
         if isinstance(n, Scalar):
             return n.value
         if isinstance(n, Mapping):
-            return {k: walk(p.value) for k, p in n.pairs.items()}
-        return [walk(i) for i in n.items]
+            return {k: walk(p.value, depth + 1) for k, p in n.pairs.items()}
+        return [walk(i, depth + 1) for i in n.items]
 
-    return walk(node)
+    return walk(node, 0)
 
 
 @dataclass(slots=True)
@@ -144,7 +146,9 @@ class SourceFile:
     raw_documents: int = 1  # documents in the stream, empty ones included (yaml.safe_load wants 1)
 
 
-def kind_name(node: Node) -> str:
+def kind_name(node: Node | None) -> str:
+    if node is None:
+        return "nothing"
     if isinstance(node, Mapping):
         return "a mapping"
     if isinstance(node, Sequence):
@@ -386,8 +390,10 @@ class _YamlConverter:
         anchor = event.anchor
         if anchor is not None:
             if anchor in self.anchors:
-                raise yaml.composer.ComposerError(
-                    f"found duplicate anchor {anchor!r}; first occurrence", self.anchors[anchor][1], "second occurrence", event.start_mark
+                first = self.anchors[anchor][1]
+                raise InputProblem(
+                    f"invalid YAML: the anchor &{one_line(anchor)} is defined twice (first on line {self.loc(first, first).line})",
+                    self.loc(event.start_mark, event.start_mark),
                 )
             self.anchors[anchor] = (node, event.start_mark)
 

@@ -1050,8 +1050,7 @@ class Walker:
         key = os.path.realpath(path)
         if key in self.sourcing:
             chain = [os.path.basename(p) for p in self.sourcing[self.sourcing.index(key) :]] + [os.path.basename(key)]
-            how = "itself" if len(chain) == 2 else "itself through " + " -> ".join(chain)
-            raise InputProblem(f"{one_line(word.text)} sources {how}: the shell would never finish", at)
+            raise InputProblem(f"{one_line(chain[0])} sources itself ({one_line(' -> '.join(chain))}): the shell would never finish", at)
         if self.depth >= limits.MAX_SOURCE_DEPTH:
             raise InputProblem(f"sourced files nested more than {limits.MAX_SOURCE_DEPTH} deep (the limit)", at)
         limits.current().source(at)
