@@ -10,6 +10,7 @@ from typer.core import TyperGroup
 from . import __version__
 from .limits import MAX_FILE_SIZE
 from .paths import real
+from .report.escape import print_error, terminal
 from .settings import FAIL_ON, FORMATS, Settings
 
 EXIT_HELP = """\b
@@ -78,7 +79,7 @@ def _settings(given: dict, no_config: bool) -> Settings:  # type: ignore[type-ar
     try:
         return build_settings(given, use_config=not no_config)
     except ConfigError as exc:
-        typer.echo(str(exc), err=True)
+        print_error(str(exc))
         raise typer.Exit(2) from None
 
 
@@ -176,7 +177,7 @@ def check(
         from .config import describe
 
         for key, value, source in describe(settings):
-            typer.echo(f"{key:<17} {value}  ({source})")
+            typer.echo(terminal(f"{key:<17} {value}  ({source})"))
         raise typer.Exit(0)
     if not settings.paths and not settings.commands:
         raise typer.BadParameter("give at least one file or directory (or - for standard input)", param_hint="PATH...")
@@ -254,21 +255,21 @@ def _deliver(settings: Settings, write, totals) -> bool:  # type: ignore[no-unty
         with open(settings.output, "w", encoding="utf-8") as fh:
             write(fh)
     except OSError as exc:
-        print(f"{settings.output}: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
+        print_error(f"{settings.output}: cannot write the report: {exc.strerror or exc}")
         return False
     if not settings.quiet:
         from .report.human import summary_text
 
-        print(f"{summary_text(totals)} -> {settings.output}")
+        print(terminal(f"{summary_text(totals)} -> {settings.output}"))
     return True
 
 
 def print_pairs(result) -> None:  # type: ignore[no-untyped-def]
     """``--show-pairs``: each pair and why; each PD server left alone and why (to stderr)."""
     for pair in result.pairs:
-        print(f"pair: {pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode): {pair.how}", file=sys.stderr)
+        print_error(f"pair: {pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode): {pair.how}")
     for alone, why in result.alone:
-        print(f"unpaired: {alone.deployment.file} ({alone.deployment.name}): {why}", file=sys.stderr)
+        print_error(f"unpaired: {alone.deployment.file} ({alone.deployment.name}): {why}")
     if not result.pairs and not result.alone:
         print("no PD prefill/decode pairs among the checked deployments", file=sys.stderr)
 
@@ -324,13 +325,13 @@ def apply_fixes(result) -> bool:  # type: ignore[no-untyped-def]
         try:
             write_atomically(fe.path, new, fe.bom)
         except OSError as exc:
-            print(f"{fe.path}: cannot write the fix: {exc.strerror or exc}; the file is unchanged", file=sys.stderr)
+            print_error(f"{fe.path}: cannot write the fix: {exc.strerror or exc}; the file is unchanged")
             continue
         changed.append(fe.path)
     for path in changed:
-        print(f"swacheck: fixed {path}", file=sys.stderr)
+        print_error(f"swacheck: fixed {path}")
     for path in held:
-        print(f"swacheck: not fixing {path}: it belongs to a model checkpoint (add --fix-model-configs)", file=sys.stderr)
+        print_error(f"swacheck: not fixing {path}: it belongs to a model checkpoint (add --fix-model-configs)")
     return bool(changed)
 
 
@@ -420,7 +421,7 @@ def show_rule(code: Annotated[str, typer.Argument(help="A rule code, e.g. SWA101
 
         near = difflib.get_close_matches(code.upper(), list(BY_CODE), n=1)
         hint = f"; did you mean {near[0]}?" if near else "; `swacheck rules` lists them"
-        typer.echo(f"unknown rule {code!r}{hint}", err=True)
+        print_error(f"unknown rule {code!r}{hint}")
         raise typer.Exit(2)
     typer.echo(f"{rule.CODE} ({rule.NAME}), default severity: {rule.SEVERITY}\n")
     typer.echo((rule.__doc__ or "").strip())
@@ -499,5 +500,5 @@ def main() -> None:
         print("swacheck: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
     except Exception as exc:  # a bug in swacheck: one line, never a traceback for the user
-        print(f"swacheck: internal error: {type(exc).__name__}: {exc} (please report it; exit 2)", file=sys.stderr)
+        print_error(f"swacheck: internal error: {type(exc).__name__}: {exc} (please report it; exit 2)")
         raise SystemExit(2) from None

@@ -167,7 +167,7 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     forget_paths()
     limits.start_run()
     settings.root = settings.root or find_root(settings.paths)
-    candidates, totals.errors = discover(settings.paths, settings.exclude, totals.skipped_why)
+    candidates, totals.errors = discover(settings.paths, settings.exclude, settings.root, totals.skipped_why)
     if settings.output:  # the report being written is never read as an input
         report = real(settings.output)
         candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]

@@ -3,6 +3,7 @@
 Each number is shown with the formula that produced it and, recursively, its inputs down to
 where they came from: ``file:line:col`` of a key, an SGLang default (with the reason), or an
 explicit number. The trace is the provenance the resolver kept (:class:`swacheck.model.Val`).
+It is written through the human report's writer and report/escape.py, like every report.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, TextIO
 from .engine import DeploymentResult, RunResult
 from .model import Val
 from .report.common import deployment_head, heading, pool_mode
+from .report.escape import json_data
 from .sglang.resolve import Pool, Resolution
 
 MEMORY_NOTE = (
@@ -77,7 +79,7 @@ def render_json(result: RunResult, out: TextIO) -> None:
         "deployments": [deployment_trace(r) for r in result.results],
         "errors": [e.to_json() for e in result.errors],
     }
-    json.dump(data, out, indent=2)
+    json.dump(json_data(data), out, indent=2)
     out.write("\n")
 
 
@@ -96,40 +98,39 @@ def _label(n: dict[str, Any]) -> str:
 
 
 def render_human(result: RunResult, out: TextIO) -> None:
-    from rich.text import Text
     from rich.tree import Tree
 
-    from .report.human import make_console
+    from .report.human import RichWriter, cell, text
 
-    console = make_console(out, result.settings.color)
+    w = RichWriter(out, result.settings.color)
 
     def add(tree: Tree, n: dict[str, Any]) -> None:
-        branch = tree.add(Text(_label(n), style="bold" if not n["inputs"] else None))
+        branch = tree.add(cell(_label(n), "bold" if not n["inputs"] else None))
         for child in n["inputs"]:
             add(branch, child)
 
     for r in result.results:
         title, details = heading(r)
         trace = deployment_trace(r)
-        root = Tree(Text(title, style="bold").append(f"  ({details})", style="dim"))
+        root = Tree(text((title, "bold"), (f"  ({details})", "dim")))
         res = r.resolution
         if res.skip_reason:
-            root.add(Text(res.skip_reason, style="dim"))
+            root.add(cell(res.skip_reason, "dim"))
         verdict = (
             "SGLang compares target and draft (PD disaggregation with a draft pool)"
             if res.checked_by_sglang
             else "SGLang does not compare the pools here (no PD disaggregation or no draft pool)"
         )
-        root.add(Text(verdict, style="dim"))
+        root.add(cell(verdict, "dim"))
         for role in ("target", "draft"):
             pool = trace[role]
             if pool is None:
                 continue
-            branch = root.add(Text(f"{role} {tuple(pool['tuple'])}", style="bold cyan"))
+            branch = root.add(cell(f"{role} {tuple(pool['tuple'])}", "bold cyan"))
             add(branch, pool["unified"])
             for field in pool["fields"]:
                 add(branch, field)
         for note in trace["notes"]:
-            root.add(Text(f"note: {note}", style="dim"))
-        console.print(root)
-        console.print()
+            root.add(cell(f"note: {note}", "dim"))
+        w.print(root)
+        w.print()

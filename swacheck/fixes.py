@@ -136,6 +136,8 @@ def plan(edits: list[Edit], read) -> list[FileEdits]:  # type: ignore[no-untyped
 def unified_diff(fe: FileEdits) -> str:
     import difflib
 
+    from .report.escape import diff_path
+
     new = fe.result()
     if new == fe.original:
         return ""
@@ -143,8 +145,8 @@ def unified_diff(fe: FileEdits) -> str:
         difflib.unified_diff(
             fe.original.splitlines(keepends=True),
             new.splitlines(keepends=True),
-            fromfile=f"a/{fe.path}",
-            tofile=f"b/{fe.path}",
+            fromfile=diff_path(f"a/{fe.path}"),  # quoted as git does when unusual (report/escape.py)
+            tofile=diff_path(f"b/{fe.path}"),
         )
     )
 

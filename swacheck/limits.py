@@ -50,7 +50,8 @@ import contextvars
 from contextlib import contextmanager
 from typing import Iterator
 
-from .model import InputProblem, Location, one_line
+from .model import InputProblem, Location
+from .report.escape import one_line
 
 MiB = 1024 * 1024
 

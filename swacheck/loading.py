@@ -22,7 +22,8 @@ from typing import Any, Callable, Iterator
 import yaml
 
 from . import limits
-from .model import InputProblem, Location, one_line
+from .model import InputProblem, Location
+from .report.escape import one_line
 from .paths import real
 
 try:  # libyaml's composer is several times faster; fall back to pure Python.
@@ -744,6 +745,14 @@ class FileCache:
                 at,
                 file=path,
             )
+
+    def is_readable_reference(self, path: str) -> bool:
+        """Whether :meth:`check_reference` lets ``path`` be read (for files read only when present)."""
+        try:
+            self.check_reference(path, None)
+        except InputProblem:
+            return False
+        return True
 
     def remember(self, path: str, source: SourceFile) -> SourceFile:
         """Keep a file read another way (a shell script, a Dockerfile), so suppressions and fixes see it."""

@@ -15,20 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .report.escape import one_line  # noqa: F401  (moved to the escaping boundary; this name stays importable)
+
 SEVERITIES = ("error", "warning", "note")
 SEVERITY_RANK = {"note": 0, "warning": 1, "error": 2}
-
-
-# control characters other than tab, shown as escapes (an ESC from a YAML "\e" must not reach a
-# terminal or CI log raw); CR and LF get their usual names
-_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0B, 0x0D), *range(0x0E, 0x20), 0x7F, *range(0x80, 0xA0)]}
-_CONTROLS.update({0x0A: "\\n", 0x0D: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"})
-
-
-def one_line(text: str) -> str:
-    """Text from an input (a path, a key) shown on one line: line breaks and other control
-    characters become visible escapes."""
-    return text if text.isprintable() else text.translate(_CONTROLS)
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -146,10 +136,14 @@ class InputError:
     message: str
 
     def __str__(self) -> str:
-        pos = one_line(self.file)
+        """``file:line:col: message``, through the terminal escaping (report/escape.py): this
+        is the line printed on stderr."""
+        from .report.escape import terminal
+
+        pos = self.file
         if self.line is not None:
             pos += f":{self.line}:{self.column or 1}"
-        return f"{pos}: {one_line(self.message)}"
+        return terminal(f"{pos}: {self.message}")
 
     def to_json(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "column": self.column, "message": self.message}

@@ -104,7 +104,7 @@ def plan(
             assert isinstance(root, Mapping)
             if "pairs" in root.pairs:
                 try:
-                    named = load_pairs(root, c.path)
+                    named = load_pairs(root, c.path, files)
                 except InputProblem:
                     continue  # reported when its unit is checked
                 out.pairs.extend(named)

@@ -710,55 +710,55 @@ def to_json(items: list[Explained]) -> dict[str, Any]:
 
 
 def render_json(items: list[Explained], out: TextIO) -> None:
-    json.dump(to_json(items), out, indent=2)
+    from .report.escape import json_data
+
+    json.dump(json_data(to_json(items)), out, indent=2)
     out.write("\n")
 
 
 def render_human(items: list[Explained], out: TextIO, color: str, source: str, with_paths: bool) -> None:
-    from rich.table import Table
-    from rich.text import Text
+    """Through the human report's writer: every piece of text through report/escape.py."""
+    from .report.common import Row, edit_text
+    from .report.escape import terminal
+    from .report.human import RichWriter
 
-    from .report.common import edit_text
-    from .report.human import make_console
-
-    console = make_console(out, color)
+    w = RichWriter(out, color)
     for n, item in enumerate(items):
         err, diag = item.error, item.diagnosis
         if n:
-            console.print()
-        console.print(Text(err.message, style="bold red"), soft_wrap=True)
+            w.print()
+        w.line((err.message, "bold red"))
         times = "once" if err.count == 1 else f"{err.count} times"
         info = f"  {err.wording.check} · printed by SGLang {err.wording.version_range}"
         if err.frame_versions:
             info += f" · its line in the traceback's utils.py is SGLang {', '.join(err.frame_versions)}'s"
         info += f" · seen {times}, first on line {err.first_line}"
-        console.print(Text(info, style="dim"), soft_wrap=True)
+        w.line((info, "dim"))
         if err.fields:
-            table = Table(show_edge=True, pad_edge=False, header_style="bold")
-            table.add_column("field")
-            table.add_column("target", justify="right")
-            table.add_column("draft", justify="right")
+            rows, styles = [], []
             for name, tv, dv in zip(err.fields, err.target, err.draft):  # type: ignore[arg-type]
-                table.add_row(name, _fmt(tv), _fmt(dv), style="bold red" if tv != dv else None)
+                rows.append(Row((name, _fmt(tv), _fmt(dv)), tv != dv))  # type: ignore[arg-type]
+                styles.append("bold red" if tv != dv else None)
             for x in diag.derived:
-                table.add_row(f"{x.name} ({x.how})", _fmt(x.target), _fmt(x.draft), style="red" if x.differs else "dim")
-            console.print(table)
-        console.print(Text("Why:", style="bold"))
+                rows.append(Row((f"{x.name} ({x.how})", _fmt(x.target), _fmt(x.draft)), x.differs))  # type: ignore[arg-type]
+                styles.append("red" if x.differs else "dim")
+            w.table(("field", "target", "draft"), rows, title_rows=False, styles=styles, overflow="ellipsis")
+        w.line(("Why:", "bold"))
         for sentence in diag.sentences:
-            wrapped = textwrap.fill(sentence, width=max(40, console.width), initial_indent="  - ", subsequent_indent="    ")
-            console.print(Text(wrapped), soft_wrap=True)
+            wrapped = textwrap.fill(terminal(sentence), width=max(40, w.width), initial_indent="  - ", subsequent_indent="    ")
+            for line in wrapped.split("\n"):
+                w.line((line, None))
         if with_paths:
-            _render_deployments(console, item, edit_text)
+            _render_deployments(w, item, edit_text)
     total = sum(i.error.count for i in items)
     distinct = len(items)
-    console.print()
-    console.print(
-        Text(
+    w.print()
+    w.line(
+        (
             f"Explained {distinct} distinct DSV4 target/draft error{'s' if distinct != 1 else ''} "
             f"({total} occurrence{'s' if total != 1 else ''}) from {source}.",
-            style="dim",
-        ),
-        soft_wrap=True,
+            "dim",
+        )
     )
 
 
@@ -771,43 +771,39 @@ def _predicted_text(kind: str, predicted: dict[str, Any]) -> str:
     return f"predicts target={format_tuple(tuple(t))}, draft={format_tuple(tuple(d))}"
 
 
-def _render_deployments(console: Any, item: Explained, edit_text: Any) -> None:
-    from rich.text import Text
-
+def _render_deployments(w: Any, item: Explained, edit_text: Any) -> None:
     matches = item.deployments
     if not matches:
-        console.print(Text("Deployments: none found in the given paths.", style="yellow"))
+        w.line(("Deployments: none found in the given paths.", "yellow"))
         return
     hits = sum(m.matches for m in matches)
-    console.print(Text(f"Deployments ({hits} of {len(matches)} match{'es' if len(matches) == 1 else ''}):", style="bold"))
+    w.line((f"Deployments ({hits} of {len(matches)} match{'es' if len(matches) == 1 else ''}):", "bold"))
     for m in matches:
-        line = Text("  ")
-        line.append(m.title, style="bold").append(f"  ({m.details})", style="dim").append(": ")
+        line: list[tuple[str, str | None]] = [("  ", None), (m.title, "bold"), (f"  ({m.details})", "dim"), (": ", None)]
         if m.matches:
-            line.append("matches: this is the deployment that failed", style="bold green")
+            line.append(("matches: this is the deployment that failed", "bold green"))
         else:
-            line.append("does not match", style="yellow")
+            line.append(("does not match", "yellow"))
         if m.predicted is not None:
-            line.append(f" ({_predicted_text(item.error.kind, m.predicted)})")
-        console.print(line, soft_wrap=True)
+            line.append((f" ({_predicted_text(item.error.kind, m.predicted)})", None))
+        w.line(*line)
         if m.note:
-            console.print(Text(f"    {m.note}", style="dim"), soft_wrap=True)
+            w.line((f"    {m.note}", "dim"))
         if not m.matches:
             continue
         for key in m.keys:
-            console.print(Text(f"    {key}: {key.what}"), soft_wrap=True)
+            w.line((f"    {key}: {key.what}", None))
         if m.finding is not None and m.finding.fix is not None:
-            console.print(Text(f"    fix ({m.finding.code}): ", style="green").append(m.finding.fix.description, style=None), soft_wrap=True)
+            w.line((f"    fix ({m.finding.code}): ", "green"), (m.finding.fix.description, None))
             for e in m.finding.fix.edits:
-                console.print(Text(f"      {e.file}:{e.line}:{e.column}: {edit_text(e)}", style="green"), soft_wrap=True)
+                w.line((f"      {e.file}:{e.line}:{e.column}: {edit_text(e)}", "green"))
     if not hits:
-        console.print(
-            Text(
+        w.line(
+            (
                 "  No deployment predicts this error: the failed launch used other inputs than these files "
                 "(give its server config, --platform and --env as it ran).",
-                style="dim",
-            ),
-            soft_wrap=True,
+                "dim",
+            )
         )
 
 
@@ -845,13 +841,15 @@ def _is_file(text: str) -> bool:
 
 def run_why(settings: Any, text: str | None, log: str | None, fmt: str) -> int:
     """Parse, explain, match, print; the exit code (0 explained, 2 nothing to explain / bad input)."""
+    from .report.escape import print_error
+
     if log is not None:
         if log == "-" and "-" in settings.paths:
             print("swacheck why: --from-log - and the PATH - both read standard input; give one of them", file=sys.stderr)
             return 2
         parse, problem = _read_log(log)
         if parse is None:
-            print(problem, file=sys.stderr)
+            print_error(problem)
             return 2
         source = "standard input" if log == "-" else log
         where = "<stdin>:{}" if log == "-" else log.replace("{", "{{").replace("}", "}}") + ":{}"
@@ -861,11 +859,11 @@ def run_why(settings: Any, text: str | None, log: str | None, fmt: str) -> int:
 
     for bad in parse.malformed:
         times = f" ({bad.count} times)" if bad.count > 1 else ""
-        print(f"{where.format(bad.line)}: malformed DSV4 target/draft message: {bad.problem}{times}", file=sys.stderr)
+        print_error(f"{where.format(bad.line)}: malformed DSV4 target/draft message: {bad.problem}{times}")
     if not parse.errors:
         if not parse.malformed:
             hint = "; to read a log file, use --from-log FILE" if log is None and _is_file(text or "") else ""
-            print(f'swacheck why: no DSV4 target/draft error found in {source} (expected e.g. "{EXAMPLE}"){hint}', file=sys.stderr)
+            print_error(f'swacheck why: no DSV4 target/draft error found in {source} (expected e.g. "{EXAMPLE}"){hint}')
         return 2
 
     run_result = None

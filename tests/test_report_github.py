@@ -13,7 +13,7 @@ import pytest
 from conftest import EXAMPLE, EAGLE, ROOT, run_cli
 
 from swacheck.model import Finding, Location
-from swacheck.report import github
+from swacheck.report import escape, github
 
 GOLDEN = ROOT / "tests" / "golden"
 CASES = ["rocm-unified-draft-window", "cuda-no-pd-draft-window", "cuda-nextn", "rocm-unified-decode"]
@@ -50,21 +50,24 @@ def test_golden(case):
 
 
 def test_escape_data():
-    assert github.escape_data("100% done\r\nnext\nline") == "100%25 done%0D%0Anext%0Aline"
-    assert github.escape_data("a:b,c") == "a:b,c"  # only property values escape : and ,
+    # the lines of a message are joined by an escaped line break; a line break inside an input
+    # is shown as \n (report/escape.py), never a raw or %0A one that would start a new log line
+    assert escape.workflow_message("100% done", "next") == "100%25 done%0Anext"
+    assert escape.workflow_message("in\r\nput") == "in\\r\\nput"
+    assert escape.workflow_message("a:b,c") == "a:b,c"  # only property values escape : and ,
 
 
 def test_escape_property():
-    assert github.escape_property("a,b:c%.yaml") == "a%2Cb%3Ac%25.yaml"
-    assert github.escape_property("x\ry\nz") == "x%0Dy%0Az"
+    assert escape.workflow_property("a,b:c%.yaml") == "a%2Cb%3Ac%25.yaml"
+    assert escape.workflow_property("x\ry\nz") == "x\\ry\\nz"
     # % first, so an escape is never escaped twice
-    assert github.escape_property("%3A") == "%253A"
+    assert escape.workflow_property("%3A") == "%253A"
 
 
 def test_command_shape():
-    cmd = github.command("warning", {"file": "a,b.yaml", "line": 3, "title": "SWA201 page-size-replaced"}, "x: 5%\ny")
+    cmd = github.command("warning", {"file": "a,b.yaml", "line": 3, "title": "SWA201 page-size-replaced"}, ["x: 5%", "y"])
     assert cmd == "::warning file=a%2Cb.yaml,line=3,title=SWA201 page-size-replaced::x: 5%25%0Ay"
-    assert github.command("notice", {}, "m") == "::notice::m"
+    assert github.command("notice", {}, ["m"]) == "::notice::m"
 
 
 def test_no_column_range_across_lines():

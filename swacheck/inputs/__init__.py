@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from .. import limits
 from ..loading import FileCache, Mapping, SourceFile, kind_name, not_regular, special_kind
 from ..model import InputError, InputProblem, Val
+from ..report.escape import one_line
 from ..paths import real, remember_real
 from . import kinds
 from .deployment_file import is_deployment_file, load_deployment, load_pairs
@@ -59,18 +60,30 @@ class Inputs:
     skipped: list[str] = field(default_factory=list)  # walked files that hold no deployment
 
 
-def discover(paths: list[str], exclude: tuple[str, ...] = (), special: dict[str, str] | None = None) -> tuple[list[Candidate], list[InputError]]:
+def discover(
+    paths: list[str], exclude: tuple[str, ...] = (), root: str | None = None, special: dict[str, str] | None = None
+) -> tuple[list[Candidate], list[InputError]]:
     """Expand directories (sorted, hidden folders skipped, symlinked folders not followed).
 
     Only regular files are candidates: a FIFO, device or socket found while walking is left out
     (``special`` receives it and why, for ``-v``), and one named explicitly is an input error,
-    so nothing can make the run block on an open or a read."""
+    so nothing can make the run block on an open or a read.
+
+    A file that lies in ``root`` as named but outside it once symbolic links are followed (a
+    link a pull request added, to ``/proc/self/environ`` say) is an input error and never read.
+    """
     out: list[Candidate] = []
     errors: list[InputError] = []
     seen: set[str] = set()
+    lexical_root = root.rstrip(os.sep) + os.sep if root else None
 
     def add(path: str, explicit: bool, key: str | None = None) -> None:
         key = key or real(path)
+        if lexical_root and path != "-" and not (key + os.sep).startswith(lexical_root):
+            named = os.path.abspath(path)
+            if (named + os.sep).startswith(lexical_root) or (os.path.realpath(os.path.dirname(named)) + os.sep).startswith(lexical_root):
+                errors.append(InputError(path, None, None, f"a symbolic link to outside the root {one_line(root)!r}; not read (--root)"))  # type: ignore[arg-type]
+                return
         if key not in seen:
             seen.add(key)
             out.append(Candidate(path, explicit))
@@ -179,7 +192,7 @@ def read_inputs(
             for doc in source.documents:
                 try:
                     if is_deployment_file(doc.root) and "pairs" in doc.root.pairs:  # type: ignore[union-attr]
-                        load_pairs(doc.root, cand.path)  # type: ignore[arg-type]  # its errors; units.plan took the pairs
+                        load_pairs(doc.root, cand.path, files)  # type: ignore[arg-type]  # its errors; units.plan took the pairs
                         found += 1
                     elif is_deployment_file(doc.root):
                         limits.current().deployment(doc.root.loc)

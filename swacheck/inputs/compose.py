@@ -140,18 +140,35 @@ def _span(w: Word):  # type: ignore[no-untyped-def]
 # --------------------------------------------------------------------------- env files
 
 
+# A statement of an env file as Compose reads it (compose-go dotenv/parser.go, locateKeyName):
+# optional `export`, a name of letters, digits, `_` and `.`, then `=` or `:` (or the end of the
+# line: a name alone is inherited from the shell that runs docker compose).
+_ENV_LINE = re.compile(r"[ \t\v\f\r]*(?:export[ \t\v\f\r]+)?([\w.]+)[ \t\v\f\r]*(?:([=:])[ \t\v\f\r]*|$)")
+
+
 def parse_env_file(src: Source, variables: Env, unset: str) -> Env:
-    """``KEY=VALUE`` lines (``export`` allowed, ``#`` comments, quoted values), as Compose reads them."""
+    """``KEY=VALUE`` lines (``export`` allowed, ``#`` comments, quoted values), as Compose reads them.
+
+    A line Compose would refuse (``unexpected character ... in variable name``) is an input
+    error that names the line and never shows it: a file that is not an env file (a git
+    config holding a token, say) yields no variable and no text of it reaches any output.
+    """
     out: Env = {}
     for lineno, line in enumerate(src.text.split("\n")):
         start = src.starts[lineno]
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        m = re.match(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*", line)
+        m = _ENV_LINE.match(line)
         if m is None:
-            continue
+            raise InputProblem(
+                "not an env file line: Compose reads NAME=VALUE (a name of letters, digits, '_' and '.') and refuses this file",
+                src.location(start, start),
+            )
         name = m.group(1)
+        if m.group(2) is None:  # a name alone: inherited from the shell that runs docker compose
+            out[name] = Var(None, True, f"{name} in {os.path.basename(src.path)}", unset, src.location(start, start + len(line)))
+            continue
         vstart = start + m.end()
         raw = line[m.end() :].rstrip("\r")
         quote = raw[:1] if raw[:1] in ("'", '"') else ""
@@ -211,6 +228,7 @@ def _service_env(service: Mapping, src: Source, base_dir: str, files: FileCache,
                 raise InputProblem(f"env_file entries must be paths, got {kind_name(path_node)}", getattr(path_node, "loc", ef.key_loc))  # type: ignore[arg-type]
             rel = interpolate(yaml_word(path_node, src), variables, unset).text
             path = rel if os.path.isabs(rel) else os.path.normpath(os.path.join(base_dir, rel))
+            files.check_reference(path, path_node.loc, "env_file")
             if not os.path.isfile(path):
                 if required:
                     raise InputProblem(f"env_file {rel}: no such file ({path})", path_node.loc)
@@ -289,7 +307,7 @@ def load_compose(doc: Document, path: str, files: FileCache, platform: Val, env:
     dotenv = os.path.normpath(os.path.join(base_dir, ".env"))
     label = os.path.basename(path)
     try:
-        if os.path.isfile(dotenv):
+        if os.path.isfile(dotenv) and files.is_readable_reference(dotenv):
             variables.update(parse_env_file(load_text(files, dotenv), fallback, unset))
     except InputProblem as problem:
         found.errors.append(problem.to_error())

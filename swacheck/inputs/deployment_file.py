@@ -87,8 +87,9 @@ def _geometry(node: Node, what: str) -> ExplicitGeometry:
     return out
 
 
-def load_pairs(root: Mapping, file: str) -> list[tuple[str, str]]:
-    """A ``pairs:`` document: ``[{prefill: PATH, decode: PATH}, ...]``, paths relative to the file."""
+def load_pairs(root: Mapping, file: str, files: FileCache | None = None) -> list[tuple[str, str]]:
+    """A ``pairs:`` document: ``[{prefill: PATH, decode: PATH}, ...]``, paths relative to the file;
+    given the run's ``files``, each path must lie inside the run's root."""
     for key, pair in root.pairs.items():
         if key not in ("swacheck", "pairs"):
             raise InputProblem(f"a document with 'pairs' holds only 'swacheck' and 'pairs'; found {key!r} (put deployments in their own documents)", pair.key_loc)
@@ -101,9 +102,14 @@ def load_pairs(root: Mapping, file: str) -> list[tuple[str, str]]:
         entry = _expect_mapping(item, "each pairs entry")
         if set(entry.pairs) != {"prefill", "decode"}:
             raise InputProblem("each pairs entry has exactly the keys prefill and decode", entry.loc)
-        prefill = _expect_str(entry.pairs["prefill"].value, "pairs[].prefill")
-        decode = _expect_str(entry.pairs["decode"].value, "pairs[].decode")
-        out.append((os.path.normpath(os.path.join(base, prefill)), os.path.normpath(os.path.join(base, decode))))
+        both = []
+        for role in ("prefill", "decode"):
+            node = entry.pairs[role].value
+            path = os.path.normpath(os.path.join(base, _expect_str(node, f"pairs[].{role}")))
+            if files is not None:
+                files.check_reference(path, node.loc, f"pairs[].{role}")
+            both.append(path)
+        out.append((both[0], both[1]))
     return out
 
 
@@ -157,6 +163,7 @@ def load_deployment(
         path = os.path.normpath(os.path.join(base_dir, rel))
         if os.path.exists(path) and os.path.exists(file) and os.path.samefile(path, file):
             raise InputProblem("server: names this deployment file itself; give the SGLang server config's path", s.value.loc)
+        files.check_reference(path, s.value.loc, "server config")
         try:
             source = files.load(path)
         except InputProblem as problem:

@@ -408,9 +408,12 @@ def _config_args(word: Word, base_dir: str, files: FileCache) -> tuple[ServerArg
     if os.path.splitext(rel)[1].lower() not in (".yaml", ".yml"):
         raise InputProblem(f"--config {rel}: ValueError: Config file must be YAML format, got: {os.path.splitext(rel)[1] or 'no extension'}", where)
     candidates = [rel] if os.path.isabs(rel) else [os.path.normpath(os.path.join(base_dir, rel)), os.path.normpath(rel)]
-    path = next((c for c in dict.fromkeys(candidates) if os.path.isfile(c)), None)
+    readable = [c for c in dict.fromkeys(candidates) if files.is_readable_reference(c)]
+    if not readable:  # outside the root: refused before looking, so nothing says whether it exists
+        files.check_reference(candidates[0], where, "--config")
+    path = next((c for c in readable if os.path.isfile(c)), None)
     if path is None:
-        raise InputProblem(f"--config {rel}: no such file; looked in: {', '.join(dict.fromkeys(candidates))}", where)
+        raise InputProblem(f"--config {rel}: no such file; looked in: {', '.join(readable)}", where)
     try:
         source = files.load(path)
     except InputProblem as problem:
@@ -517,8 +520,11 @@ class Found:
         return bool(self.deployments or self.errors)
 
 
-def load_text(files: FileCache, path: str, text: str | None = None) -> Source:
-    """A script's text, kept in the run's file cache so inline suppressions in it are found."""
+def load_text(files: FileCache, path: str, text: str | None = None, reference: bool = False) -> Source:
+    """A script's text, kept in the run's file cache so inline suppressions in it are found.
+    ``reference``: a file another input names (a sourced script), read only inside the run's root."""
+    if reference:
+        files.check_reference(path, None, "sourced file")
     if text is None:
         text = read_text(path, files.max_size)
     return Source(path, files.remember(path, SourceFile(path, text, [], "text")).text)
@@ -568,7 +574,7 @@ def read_script(path: str, files: FileCache, platform: Val, env: dict[str, Val],
     try:
         src = Source(label, text) if label is not None else load_text(files, path, text)  # type: ignore[arg-type]
         base_dir = "." if label is not None else (os.path.dirname(path) or ".")
-        ctx = Context(src.path, base_dir, _seed(env), read_file=lambda p: load_text(files, p))
+        ctx = Context(src.path, base_dir, _seed(env), read_file=lambda p: load_text(files, p, reference=True))
         items = script_launches(src, _seed(env), ctx)
     except InputProblem as problem:
         found.errors.append(problem.to_error())

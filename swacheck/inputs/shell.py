@@ -30,7 +30,8 @@ from collections.abc import Sequence as SequenceABC
 from typing import Callable, Iterable, Sequence
 
 from .. import limits
-from ..model import InputProblem, Location, one_line
+from ..model import InputProblem, Location
+from ..report.escape import one_line
 
 # --------------------------------------------------------------------------- positions
 
@@ -921,7 +922,7 @@ class Walker:
     fallback: Env = field(default_factory=dict)
     base_dir: str = "."
     allexport: bool = False
-    read_file: Callable[[str], Source] | None = None  # for `. FILE` / `source FILE`
+    read_file: Callable[[str], Source] | None = None  # for `. FILE` / `source FILE`; raises InputProblem outside the root
     depth: int = 0
     opaque_reasons: dict[str, str] = field(default_factory=dict)  # "$(POD_IP)" -> why it is unknown
     unset_reason: str = ""  # how to say that a variable is set nowhere: "not set in decode.sh ..."

@@ -16,10 +16,10 @@ import sys
 from dataclasses import dataclass
 from typing import TextIO
 
-from ..model import one_line
 from ..engine import RunResult
 from ..model import Finding, InputError, Location
 from ..rules import BY_CODE
+from .escape import terminal, workflow_message, workflow_property
 from .sarif import repo_path
 
 LIMIT = 10
@@ -27,19 +27,10 @@ LEVELS = (("error", "error", "error"), ("warning", "warning", "warning"), ("note
 NO_FILE = {"-", "<stdin>", "<input>", ""}
 
 
-def escape_data(text: str) -> str:
-    """Escape a workflow command's message (GitHub's ``escapeData``)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """Escape a workflow command's property value (GitHub's ``escapeProperty``)."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def command(level: str, properties: dict[str, object], message: str) -> str:
-    props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
-    return f"::{level}{' ' + props if props else ''}::{escape_data(message)}"
+def command(level: str, properties: dict[str, object], lines: list[str]) -> str:
+    """A workflow command; every property and line through report/escape.py."""
+    props = ",".join(f"{key}={workflow_property(str(value))}" for key, value in properties.items())
+    return f"::{level}{' ' + props if props else ''}::{workflow_message(*lines)}"
 
 
 def location_properties(loc: Location | None) -> dict[str, object]:
@@ -57,13 +48,14 @@ def location_properties(loc: Location | None) -> dict[str, object]:
     return props
 
 
-def finding_message(f: Finding) -> str:
+def finding_message(f: Finding) -> list[str]:
+    """The annotation's lines: the message, related places, the fix."""
     lines = [f.message]
     for rel in f.related:
         lines.append(f"related: {rel.location}: {rel.message}")
     if f.fix is not None:
         lines.append(f"fix: {f.fix.description}")
-    return "\n".join(lines)
+    return lines
 
 
 def title(code: str) -> str:
@@ -93,7 +85,7 @@ def _error_item(e: InputError) -> Item:
             props["line"] = e.line
             props["col"] = e.column or 1
     props["title"] = "swacheck input error"
-    return Item(command("error", props, e.message), str(e))
+    return Item(command("error", props, [e.message]), str(e))
 
 
 def render(result: RunResult, out: TextIO) -> None:
@@ -108,9 +100,8 @@ def render(result: RunResult, out: TextIO) -> None:
             out.write(item.annotation + "\n")
     for sev, _level, word in LEVELS:
         rest = by_severity[sev][LIMIT:]
-        for item in rest:  # plain log lines: never a line break, never a workflow command
-            line = one_line(item.plain)
-            out.write(("  " + line if line.lstrip().startswith("::") else line) + "\n")
+        for item in rest:  # plain log lines: escape.terminal leaves no line break and no workflow command
+            out.write(terminal(item.plain) + "\n")
         if rest:
             out.write(
                 f"swacheck: {len(rest)} more {word}{'s' if len(rest) != 1 else ''} "
@@ -119,7 +110,7 @@ def render(result: RunResult, out: TextIO) -> None:
     from .human import summary_text
 
     if not result.settings.quiet:
-        out.write(summary_text(result) + "\n")
+        out.write(terminal(summary_text(result)) + "\n")
     write_step_summary(result)
 
 

@@ -16,13 +16,15 @@ import os
 from typing import TYPE_CHECKING, Callable, Iterable, TextIO
 
 from ..engine import DeploymentResult, RunResult
-from ..model import Finding, one_line
+from ..model import Finding
 from ..pairing import ServerPair
 from ..settings import Settings
 from .common import HEADER, Row, edit_text, heading, pair_rows, table_rows
+from .escape import terminal
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import Console, RenderableType
+    from rich.text import Text
 
 STYLE = {"error": "bold red", "warning": "yellow", "note": "cyan"}
 RIGHT = (1, 2)  # right-aligned columns: the two values
@@ -30,9 +32,24 @@ RIGHT = (1, 2)  # right-aligned columns: the two values
 Segment = tuple[str, "str | None"]  # text and its rich style
 
 # Text from the inputs (keys, values, paths) can hold control characters, e.g. a YAML "\e[2J"
-# or a JSON "\u001b": printed raw they would drive the terminal or a CI log viewer (ANSI escape
-# injection) or break the one-line-per-finding layout. Both writers print every piece of text
-# through ``one_line``, which shows them as visible escapes; tabs stay.
+# or a JSON "\u001b", bidi overrides, rich markup or a credential: printed raw they would drive
+# the terminal or a CI log viewer (ANSI escape injection), reorder what is shown, become an OSC-8
+# hyperlink, raise MarkupError or leak the secret. Both writers print every piece of text through
+# ``escape.terminal`` (report/escape.py), and rich only ever gets it inside ``Text`` objects built
+# by ``text``/``cell`` below, never as markup. explain and why write through the same writer.
+
+
+def text(*segments: Segment) -> Text:
+    """Rich text from ``(text, style)`` segments, each through :func:`escape.terminal`; never markup."""
+    from rich.text import Text
+
+    return Text.assemble(*((terminal(t), style) for t, style in segments))
+
+
+def cell(value: str, style: str | None = None) -> Text:
+    """A table cell or tree label for rich: :func:`text` of one segment (``add_row`` and ``Tree``
+    would read a plain ``str`` as markup)."""
+    return text((value, style))
 
 
 def make_console(out: TextIO, color: str) -> Console:
@@ -48,6 +65,7 @@ def make_console(out: TextIO, color: str) -> Console:
         width=None if is_tty else 120,
         highlight=False,
         emoji=False,
+        markup=False,  # a str that reaches rich is text, never markup (the writers pass Text anyway)
     )
 
 
@@ -83,12 +101,12 @@ class PlainWriter:
         self.buf: list[str] = []
 
     def line(self, *segments: Segment) -> None:
-        self.buf.append(one_line("".join(text for text, _ in segments)))
+        self.buf.append(terminal("".join(t for t, _ in segments)))
         if len(self.buf) > 4096:
             self.flush()
 
     def table(self, header: tuple[str, ...], rows: list[Row], title_rows: bool = True) -> None:
-        self.buf.append(plain_table(header, [Row(tuple(one_line(c) for c in row.cells), row.differs) for row in rows]))  # type: ignore[arg-type]
+        self.buf.append(plain_table(header, [Row(tuple(terminal(c) for c in row.cells), row.differs) for row in rows]))  # type: ignore[arg-type]
 
     def flush(self) -> None:
         if self.buf:
@@ -114,21 +132,38 @@ class RichWriter:
     def __init__(self, out: TextIO, color: str):
         self.console = make_console(out, color)
 
+    @property
+    def width(self) -> int:
+        return self.console.width
+
     def line(self, *segments: Segment) -> None:
-        from rich.text import Text
+        self.console.print(text(*segments), soft_wrap=True)
 
-        self.console.print(Text.assemble(*((one_line(text), style) for text, style in segments)), soft_wrap=True)
-
-    def table(self, header: tuple[str, ...], rows: list[Row], title_rows: bool = True) -> None:
+    def table(
+        self,
+        header: tuple[str, ...],
+        rows: list[Row],
+        title_rows: bool = True,
+        right: tuple[int, ...] = RIGHT,
+        styles: list[str | None] | None = None,
+        overflow: str | None = "fold",
+    ) -> None:
+        """A boxed table; every cell through :func:`cell`. ``styles`` gives each row's style
+        (default: bold red where the row differs, bold for the tuple row)."""
         from rich.table import Table
 
         table = Table(show_edge=True, pad_edge=False, header_style="bold")
         for i, name in enumerate(header):
-            table.add_column(name, justify="right" if i in RIGHT else "left", overflow="fold")
-        for row in rows:
+            table.add_column(cell(name), justify="right" if i in right else "left", overflow=overflow)  # type: ignore[arg-type]
+        for n, row in enumerate(rows):
             last = title_rows and row.cells[0] == "tuple"
-            table.add_row(*(one_line(c) for c in row.cells), style="bold red" if row.differs else ("bold" if last else None))
+            style = styles[n] if styles is not None else "bold red" if row.differs else ("bold" if last else None)
+            table.add_row(*(cell(c) for c in row.cells), style=style)
         self.console.print(table)
+
+    def print(self, renderable: RenderableType = "", soft_wrap: bool = False) -> None:
+        """A renderable built from :func:`text`/:func:`cell` (a tree); "" is an empty line."""
+        self.console.print(renderable, soft_wrap=soft_wrap)
 
     def flush(self) -> None:
         pass

@@ -1,4 +1,8 @@
-"""``--format json``: the versioned, documented report (README "JSON output")."""
+"""``--format json``: the versioned, documented report (README "JSON output").
+
+Every deployment, pair and error goes through ``escape.json_data`` (report/escape.py) before it
+is written: strings keep their line breaks (edits need them) but lose any other control
+character, and credentials are redacted."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from .. import __version__
 from ..engine import DeploymentResult, RunResult
 from ..settings import Settings
 from .common import deployment_head, pair_json, pool_json
+from .escape import json_data
 
 SCHEMA_VERSION = 1
 PAIRS_IN_MEMORY = 4 * 1024 * 1024  # characters of pair text kept in memory before spilling to disk
@@ -18,13 +23,15 @@ PAIRS_IN_MEMORY = 4 * 1024 * 1024  # characters of pair text kept in memory befo
 
 def deployment_json(r: DeploymentResult) -> dict[str, Any]:
     res = r.resolution
-    return {
-        **deployment_head(r),
-        "platform": res.values["platform"].value,
-        "target": pool_json(res, res.target),
-        "draft": pool_json(res, res.draft),
-        "findings": [f.to_json() for f in r.findings],
-    }
+    return json_data(
+        {
+            **deployment_head(r),
+            "platform": res.values["platform"].value,
+            "target": pool_json(res, res.target),
+            "draft": pool_json(res, res.draft),
+            "findings": [f.to_json() for f in r.findings],
+        }
+    )
 
 
 def head(settings: Settings) -> dict[str, Any]:
@@ -37,7 +44,7 @@ def head(settings: Settings) -> dict[str, Any]:
 def tail(totals: RunResult) -> dict[str, Any]:
     s = totals.summary
     return {
-        "errors": [e.to_json() for e in totals.errors],
+        "errors": json_data([e.to_json() for e in totals.errors]),
         "summary": {
             "files": s.files,
             "deployments": s.deployments,
@@ -56,7 +63,7 @@ def as_data(result: RunResult) -> dict[str, Any]:
     return {
         **head(result.settings),
         "deployments": [deployment_json(r) for r in result.results],
-        "pairs": [pair_json(p) for p in result.pairs],
+        "pairs": [json_data(pair_json(p)) for p in result.pairs],
         **tail(result),
     }
 
@@ -126,7 +133,7 @@ class Stream:
             self.deployments += 1
         for pair in unit.pairs:
             self.pair_text.write(",\n    " if self.pairs else "\n    ")
-            dump(pair_json(pair), self.pair_text, 2)
+            dump(json_data(pair_json(pair)), self.pair_text, 2)
             self.pairs += 1
 
     def finish(self, totals: RunResult) -> None:

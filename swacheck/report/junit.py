@@ -4,28 +4,28 @@
 ``<testcase classname=FILE name=DEPLOYMENT>`` per deployment. Each finding at or above
 ``--fail-on`` is a ``<failure>`` of its deployment's test case; lower findings go to the test
 case's ``<system-out>``. An input error is a test case of its file's suite with an ``<error>``.
+Every attribute and text goes through ``escape.xml`` (report/escape.py).
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from typing import TextIO
 
 from ..engine import RunResult
 from ..model import SEVERITY_RANK, Finding, InputError
 from .common import edit_text
-
-# Characters XML 1.0 cannot carry, even escaped.
-_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+from .escape import xml as clean
 
 
-def clean(text: str) -> str:
-    return _INVALID_XML.sub("\ufffd", text)
+def body(lines: list[str]) -> str:
+    """A multi-line text node: each line through report/escape.py's ``xml`` (so a line break
+    inside an input shows as ``\\n``), joined by line breaks."""
+    return "\n".join(clean(line) for line in lines)
 
 
-def finding_text(f: Finding) -> str:
-    """The finding as the human format prints it: location, message, related, fix and edits."""
+def finding_text(f: Finding) -> list[str]:
+    """The finding's lines as the human format prints them: location, message, related, fix and edits."""
     lines = [(f"{f.location}: " if f.location else "") + f"{f.code} {f.severity}: {f.message}"]
     for rel in f.related:
         lines.append(f"    related: {rel.location}: {rel.message}")
@@ -33,7 +33,7 @@ def finding_text(f: Finding) -> str:
         lines.append(f"    fix: {f.fix.description}")
         for e in f.fix.edits:
             lines.append(f"      {e.file}:{e.line}:{e.column}: {edit_text(e)}")
-    return "\n".join(lines)
+    return lines
 
 
 class _Suite:
@@ -72,12 +72,12 @@ def as_element(result: RunResult) -> ET.Element:
         for f in r.findings:
             if SEVERITY_RANK[f.severity] >= threshold:
                 failure = ET.SubElement(case, "failure", message=clean(f"{f.code}: {f.message}"), type=f.code)
-                failure.text = clean(finding_text(f))
+                failure.text = body(finding_text(f))
                 suite.failures += 1
             else:
-                below.append(finding_text(f))
+                below.extend(finding_text(f))
         if below:
-            ET.SubElement(case, "system-out").text = clean("\n".join(below))
+            ET.SubElement(case, "system-out").text = body(below)
     for e in result.errors:
         _error_case(suite_for(e.file), e)
 

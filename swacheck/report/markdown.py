@@ -3,33 +3,16 @@
 Per deployment: a heading, the target/draft table with the same rows as the human format's
 table (differing rows in bold), then the findings with their fixes; then the summary line.
 The table rows and the edit wording are plain data here, so that other formats can share them.
+Every piece of text goes through ``escape.markdown`` or ``escape.markdown_code`` (report/escape.py).
 """
 
 from __future__ import annotations
 
-import re
-
 from ..engine import RunResult
 from ..model import Finding
 from .common import HEADER, Row, edit_text, heading, table_rows
-
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~])")
-
-
-def escape(text: str) -> str:
-    """Plain text as inline Markdown: no emphasis, links, HTML or table breaks; one line."""
-    text = _SPECIAL.sub(r"\\\1", text)
-    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
-
-
-def code(text: str) -> str:
-    """Inline code span that survives backticks and pipes in the text (GFM tables)."""
-    text = text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ").replace("|", "\\|")
-    fence = "`"
-    while fence in text:
-        fence += "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+from .escape import markdown as escape
+from .escape import markdown_code as code
 
 
 def table(rows: list[Row]) -> list[str]:
@@ -48,7 +31,7 @@ def table(rows: list[Row]) -> list[str]:
 
 def finding_lines(f: Finding) -> list[str]:
     where = f" at {code(str(f.location))}" if f.location else ""
-    lines = [f"- **{f.code}** {f.severity}{where}: {escape(f.message)}"]
+    lines = [f"- **{escape(f.code)}** {escape(f.severity)}{where}: {escape(f.message)}"]
     for rel in f.related:
         lines.append(f"  - related: {code(str(rel.location))}: {escape(rel.message)}")
     if f.fix is not None:

@@ -4,7 +4,9 @@ One run; ``tool.driver.rules`` lists every rule (documentation included), each r
 at the key to edit, with the related locations, and carries a ``partialFingerprints`` entry
 that does not depend on line numbers, so an alert survives lines moving above it. Input
 errors are ``toolExecutionNotifications`` of the invocation, which then is not successful.
-Columns are 1-based with an exclusive end, as in swacheck's own model.
+Columns are 1-based with an exclusive end, as in swacheck's own model. Every result and
+notification goes through ``escape.json_data`` and every URI through ``escape.path_for_uri``
+(report/escape.py) before it is written.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..engine import RunResult
 from ..model import Location
+from .escape import json_data, path_for_uri
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/swacheck/swacheck"
@@ -50,8 +53,11 @@ def artifact_location(file: str) -> dict[str, Any]:
         return {"uri": quote("stdin")}
     rel = repo_path(file)
     if os.path.isabs(rel) or rel.startswith("../"):
-        return {"uri": Path(os.path.abspath(file)).as_uri()}
-    return {"uri": quote(rel, safe="/"), "uriBaseId": SRCROOT}
+        absolute = os.path.abspath(file)
+        if absolute.isprintable() and path_for_uri(absolute) == absolute:
+            return {"uri": Path(absolute).as_uri()}
+        return {"uri": "file://" + quote(path_for_uri(absolute), safe="/")}
+    return {"uri": quote(path_for_uri(rel), safe="/"), "uriBaseId": SRCROOT}
 
 
 def region(loc: Location) -> dict[str, Any]:
@@ -93,7 +99,8 @@ def rule_descriptor(rule: Any) -> dict[str, Any]:
 
 
 def fingerprint(code: str, deployment: str, field: str) -> str:
-    return hashlib.sha256(f"{code}:{deployment}:{field}".encode("utf-8")).hexdigest()
+    # surrogateescape: a deployment named after a file whose name is not UTF-8 hashes its bytes
+    return hashlib.sha256(f"{code}:{deployment}:{field}".encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def as_data(result: RunResult) -> dict[str, Any]:
@@ -140,7 +147,7 @@ def as_data(result: RunResult) -> dict[str, Any]:
         notifications.append(note)
     invocation: dict[str, Any] = {"executionSuccessful": not result.errors, "exitCode": result.exit_code}
     if notifications:
-        invocation["toolExecutionNotifications"] = notifications
+        invocation["toolExecutionNotifications"] = json_data(notifications)
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
@@ -156,7 +163,7 @@ def as_data(result: RunResult) -> dict[str, Any]:
                 },
                 "invocations": [invocation],
                 "columnKind": "unicodeCodePoints",
-                "results": results,
+                "results": json_data(results),
             }
         ],
     }

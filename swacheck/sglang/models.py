@@ -33,6 +33,7 @@ class ModelConfig:
     root: Mapping
     file: str | None  # None for an inline mapping inside a deployment file
     duplicates: list = field(default_factory=list)  # duplicate keys in the file
+    private: bool = False  # read from outside the run's root: its values are never quoted in messages
 
     def get(self, key: str) -> Val | None:
         pair = self.root.get(key)
@@ -66,7 +67,8 @@ class ModelConfig:
             return None
         v = pair.value
         if not isinstance(v, Scalar) or isinstance(v.value, bool) or not isinstance(v.value, int):
-            raise InputProblem(f"{key} must be an integer, got {kind_name(v)}", v.loc)
+            got = type(v.value).__name__ if self.private and isinstance(v, Scalar) else kind_name(v)
+            raise InputProblem(f"{key} must be an integer, got {'a ' + got if self.private else got}", v.loc)
         return Val(v.value, "config.json" if self.file else "inline model config", v.loc)
 
 
@@ -79,19 +81,28 @@ def hub_cache_dirs() -> list[str]:
     return [os.path.join(os.path.expanduser("~"), ".cache", "huggingface", "hub")]
 
 
+# a revision the hub cache can hold: a branch or tag name (no "..", no leading "/") or a commit
+_REVISION = re.compile(r"^(?!.*\.\.)[A-Za-z0-9_][\w.\-/]{0,199}$")
+_COMMIT = re.compile(r"^[0-9a-f]{4,64}$")  # a commit hash (full or abbreviated)
+
+
 def _hub_config(model_id: str, revision: str | None, looked: list[str]) -> str | None:
     org, name = model_id.split("/", 1)
+    rev = revision or "main"
+    if not _REVISION.match(rev):
+        return None  # `--revision ../../x` must not steer a read (its content would be echoed)
     for cache in hub_cache_dirs():
         repo = os.path.join(cache, f"models--{org}--{name}")
-        rev = revision or "main"
         ref_file = os.path.join(repo, "refs", rev)
         commit = rev
-        if os.path.isfile(ref_file):
+        if os.path.isfile(ref_file) and os.path.getsize(ref_file) <= 100:
             try:
                 with open(ref_file, encoding="utf-8") as fh:
-                    commit = fh.read(200).strip()  # a commit hash; never more
+                    found = fh.read(200).strip()  # a commit hash; never more
             except (OSError, UnicodeDecodeError):
-                pass
+                found = ""
+            if _COMMIT.match(found):  # a refs file holds a commit hash, nothing else is used
+                commit = found
         candidate = os.path.join(repo, "snapshots", commit, "config.json")
         looked.append(candidate)
         if os.path.isfile(candidate):
@@ -151,6 +162,7 @@ class ModelStore:
             )
         if (hit := self._configs.get(path)) is not None:
             return hit
+        private = self._check_file(path, where)
         try:
             self.files.keep(path)  # every unit of the run may need it
             source = self.files.load(path)
@@ -161,8 +173,29 @@ class ModelStore:
         root = source.documents[0].root if source.documents else None
         if not isinstance(root, Mapping):
             raise InputProblem("a model config.json must hold a JSON object", getattr(root, "loc", None), path)
-        config = self._configs[path] = ModelConfig(path, root, path, list(source.documents[0].duplicates))
+        config = self._configs[path] = ModelConfig(path, root, path, list(source.documents[0].duplicates), private)
         return config
+
+    def _check_file(self, path: str, where: Location | None) -> bool:
+        """A model config may lie outside the run's root (checkpoints live in the hub cache or on a
+        shared disk), but only a regular file named ``config.json`` is read there, and only as
+        JSON; inside the root any ``*.json`` is read. Never a file in ``.git``/``.hg``/``.svn``.
+        True when ``path`` is outside the root: its values are then never quoted in messages."""
+        from ..paths import in_vcs_metadata, inside
+
+        if in_vcs_metadata(path):
+            raise InputProblem(f"model config {path!r} is inside version-control metadata; swacheck never reads it", where)
+        if not path.lower().endswith(".json"):
+            raise InputProblem(f"model config {path!r} must be a JSON file (a checkpoint's config.json)", where)
+        root = self.files.root
+        if root is None or inside(path, root):
+            return False
+        if os.path.basename(path) != "config.json" or not os.path.isfile(path):
+            raise InputProblem(
+                f"model config {path!r} is outside the root {root!r}: there swacheck reads only a regular file named config.json (--root)",
+                where,
+            )
+        return True
 
     @staticmethod
     def inline(mapping: Mapping, label: str) -> ModelConfig:

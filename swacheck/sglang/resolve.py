@@ -343,7 +343,7 @@ class _Resolver:
         target_model = self.model(dep.target_model, model_path, "target", revision)
         tg, dg = dep.target_geometry, dep.draft_geometry
         if target_model is not None and not target_model.is_dsv4:
-            archs = ", ".join(target_model.architectures) or "none"
+            archs = "not DeepseekV4ForCausalLM" if target_model.private else (", ".join(target_model.architectures) or "none")
             return self.skipped(f"not a DeepSeek-V4 target (architectures: {archs})", pd)
         if target_model is None and not tg.values:
             raise InputProblem("the deployment names no model: give the server's model-path or target.model_config", dep.location)

@@ -10,7 +10,7 @@ from swacheck import limits
 
 from conftest import ROOT
 
-from .common import GOOD, assert_error_lines, run_child, run_cli, write_tree
+from budgets_common import GOOD, assert_error_lines, run_child, run_cli, write_tree
 
 SERVER = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-num-steps: 3\nspeculative-eagle-topk: 1\n"
 

@@ -12,7 +12,7 @@ import pytest
 
 from swacheck import limits
 
-from .common import GOOD, MiB, assert_error_lines, run_child, write_tree
+from budgets_common import GOOD, MiB, assert_error_lines, run_child, write_tree
 
 LAUNCH = "python -m sglang.launch_server --model-path models/v4 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1"
 WORD = f"a word expands to more than {limits.MAX_WORD} characters here (the limit on one word)"

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from .common import EAGLE, GOOD, assert_error_lines, run_cli, write_tree
+from budgets_common import EAGLE, GOOD, assert_error_lines, run_cli, write_tree
 
 SERVER = EAGLE  # model-path, EAGLE, steps, top-k: four lines, so an added key is on line 5
 
@@ -62,7 +62,7 @@ def test_a_compose_env_file_entry_without_a_path(tmp_path):
 
 @pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses file names that are not UTF-8")
 def test_an_undecodable_file_name_in_a_walked_folder(tmp_path):
-    """A name that is not UTF-8 is carried with surrogateescape; the JSON report holds it escaped."""
+    """A name that is not UTF-8 is carried with surrogateescape; the report shows it escaped (\\xff)."""
     write_tree(tmp_path, {})
     (tmp_path / "deploy").mkdir()
     with open(os.path.join(os.fsencode(tmp_path / "deploy"), b"bad\xff.yaml"), "wb") as fh:
@@ -70,4 +70,4 @@ def test_an_undecodable_file_name_in_a_walked_folder(tmp_path):
     run = run_cli("--format", "json", "deploy", cwd=tmp_path)
     assert "internal error" not in run.stderr
     assert run.exit_code == 0
-    assert [d["file"] for d in run.deployments] == ["deploy/bad\udcff.yaml"]
+    assert [d["file"] for d in run.deployments] == ["deploy/bad\\xff.yaml"]

@@ -16,7 +16,7 @@ import pytest
 
 from swacheck import limits
 
-from .common import GOOD, MiB, run_child, write_tree
+from budgets_common import GOOD, MiB, run_child, write_tree
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and ru_maxrss in KiB: Linux")
 

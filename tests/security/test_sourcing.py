@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from swacheck import limits
 
-from .common import GOOD, assert_error_lines, run_child, run_cli, write_tree
+from budgets_common import GOOD, assert_error_lines, run_child, run_cli, write_tree
 
 LAUNCH = "python -m sglang.launch_server --model-path models/v4 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1"
 NEVER = "the shell would never finish"

@@ -18,7 +18,7 @@ import pytest
 
 from swacheck import limits
 
-from .common import GOOD, assert_error_lines, run_child, run_cli, write_tree
+from budgets_common import GOOD, assert_error_lines, run_child, run_cli, write_tree
 
 ONLY_REGULAR = "not a regular file: swacheck reads only regular files (use - for standard input)"
 DEP = "swacheck: 1\nserver: {}\n"

@@ -1,0 +1,384 @@
+"""The one escaping boundary: every string that came from an input passes through one of these
+functions, chosen by the kind of output, right before it is written.
+
+Inputs are hostile (swacheck runs on pull requests from strangers). A path, a key or a value
+can hold an ESC that drives a terminal or a CI log viewer, a bidi override (U+202E) that shows
+text in another order than it is, rich markup, a line break that forges a log line or a GitHub
+workflow command, bytes that are not UTF-8 (Python hands them over as lone surrogates with
+``surrogateescape``), characters XML 1.0 cannot carry, or a credential. Renderers build their
+output from plain data and call exactly one function here per piece of text:
+
+==================  ==========================================  ==============================================
+output              function                                    what it does (after :func:`redact`)
+==================  ==========================================  ==============================================
+terminal, stderr    :func:`terminal`                            every non-printable character (C0, DEL, C1,
+(human, explain,                                                bidi/format characters such as U+202E and
+why, errors)                                                    U+2066-2069, line/paragraph separators,
+                                                                surrogates) shown as ``\\xNN``/``\\uNNNN``,
+                                                                so the text is one line; tabs stay. Rich
+                                                                draws it only inside ``Text`` objects
+                                                                (:func:`swacheck.report.human.text`), never
+                                                                as markup, so ``[link=...]`` stays text and
+                                                                ``a[/x]b`` cannot raise ``MarkupError``
+GitHub workflow     :func:`workflow_message`,                   :func:`terminal`, then GitHub's own escaping:
+command             :func:`workflow_property`                   ``%`` ``\\r`` ``\\n`` (and ``:`` ``,`` in
+                                                                properties) as ``%25`` ``%0D`` ``%0A``
+                                                                ``%3A`` ``%2C``; a message's lines are
+                                                                joined with ``%0A``
+Markdown (step      :func:`markdown`, :func:`markdown_code`     :func:`terminal`, then a backslash before
+summary)                                                        every character Markdown or HTML could act
+                                                                on (``\\ ` * _ { } [ ] < > | # ~ & !``); a
+                                                                code span gets a fence longer than any
+                                                                backtick run and ``\\|`` for GFM tables
+XML (JUnit)         :func:`xml`                                 :func:`terminal`, or :func:`visible` keeping
+                                                                line breaks for multi-line bodies: no
+                                                                character XML 1.0 forbids, no raw control
+                                                                character (ElementTree escapes ``& < > "``)
+JSON, SARIF         :func:`json_text`, :func:`json_data`        line breaks and tabs stay (JSON escapes
+                                                                them; an edit's replacement text needs
+                                                                them); every other non-printable character
+                                                                is shown escaped, so a viewer that decodes
+                                                                ``\\u001b`` never shows a raw one
+SARIF URI           :func:`path_for_uri`                        :func:`json_text` with line breaks shown
+                                                                too, before percent-encoding
+diff header         :func:`diff_path`                           quoted as git quotes a name (C escapes,
+(``--diff``)                                                    octal bytes), so ``git apply`` and ``patch``
+                                                                still find the real file; not redacted
+==================  ==========================================  ==============================================
+
+Terminal, XML and JSON text is also made :func:`inert` for GitHub's runner, which reads a log
+line as a workflow command when it starts with ``::`` and, in its legacy form, wherever ``##[``
+appears (``##[stop-commands]`` would silence every later annotation): a report printed or
+``cat`` in a CI log must not carry one. stderr lines go through :func:`print_error`.
+
+Every function first calls :func:`redact`: a value that looks like a credential becomes
+``***`` in every output (defence in depth: the root keeps most secrets out, but a value that
+reached a report must not carry one). What counts as a credential:
+
+- known token shapes: GitHub ``ghp_ gho_ ghu_ ghs_ ghr_ github_pat_``, GitLab ``glpat-`` (and
+  its siblings), Slack ``xox?-``/``xapp-``, Hugging Face ``hf_``/``api_org_``, OpenAI/Anthropic
+  style ``sk-...``, Stripe ``sk_live_``..., AWS access key ids ``AKIA``/``ASIA``..., Google
+  ``AIza``, npm ``npm_``, PyPI ``pypi-``, JSON web tokens;
+- an ``Authorization:``/``Proxy-Authorization:`` header value, ``Bearer``/``Basic`` credentials,
+  the password of a ``scheme://user:password@host`` URL, a PEM private-key block;
+- the value of a name that says it is a secret (``HF_TOKEN=...``, ``api-key: ...``,
+  ``--api-key ...``, ``password=...``);
+- a long high-entropy string (:func:`looks_random`): a run of at least 16 letters and digits
+  that mixes upper case, lower case and digits, switches between them often (not CamelCase)
+  and has near-maximal character entropy. Hex strings (git commits such as a Hugging Face
+  snapshot folder, sha256 digests, UUIDs), model names (``DeepSeek-V4-Flash-MTP``), flags and
+  paths are not: tests/security/test_redaction.py checks both sides.
+
+The functions are idempotent (escaping escaped text changes nothing), so a piece may pass
+through the boundary twice. :func:`redact`, :func:`terminal` and :func:`json_text` are cached
+(a report repeats its paths and origins), and :func:`redact` runs a pattern only when a cheap
+literal test says it can match: at 2,000 deployments the JSON report is unchanged in time
+within measurement noise.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from functools import lru_cache
+from typing import Any
+
+REDACTED = "***"
+
+# ---------------------------------------------------------------------------------------------
+# Characters
+# ---------------------------------------------------------------------------------------------
+
+_NAMED = {"\n": "\\n", "\r": "\\r"}
+
+
+def _escape_char(c: str) -> str:
+    named = _NAMED.get(c)
+    if named is not None:
+        return named
+    n = ord(c)
+    if 0xDC80 <= n <= 0xDCFF:  # a byte that is not UTF-8, carried with surrogateescape
+        return f"\\x{n - 0xDC00:02x}"
+    if n < 0x100:
+        return f"\\x{n:02x}"
+    if n < 0x10000:
+        return f"\\u{n:04x}"
+    return f"\\U{n:08x}"
+
+
+# GitHub's runner reads a log line as a workflow command when it starts with "::" after leading
+# whitespace (ActionCommand.TryParseV2), and as a legacy command wherever "##[" appears in it
+# (ActionCommand.TryParse, still tried: "##[stop-commands]x" would silence every later
+# annotation). Both are shown escaped in every output that may reach a log.
+_COMMAND_START = re.compile(r"^(\s*):")
+
+
+def inert(text: str) -> str:
+    """``text`` that GitHub's runner cannot read as a workflow command: ``##[`` becomes
+    ``#\\x23[`` and a leading ``::`` becomes ``\\x3a:``."""
+    if "##[" in text:
+        text = text.replace("##[", "#\\x23[")
+    if "::" in text and text.lstrip().startswith("::"):
+        text = _COMMAND_START.sub(r"\1\\x3a", text, count=1)
+    return text
+
+
+def visible(text: str, keep: str = "\t") -> str:
+    """Every character that is not printable (``str.isprintable``: control characters C0, DEL
+    and C1, format characters such as the bidi overrides U+202A-202E and isolates U+2066-2069,
+    zero-width characters, line and paragraph separators, surrogates, unassigned code points)
+    shown as a visible escape, except those in ``keep``. No redaction."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in keep else _escape_char(c) for c in text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Credentials
+# ---------------------------------------------------------------------------------------------
+
+# a name whose value is a credential (matched without what comes before it, which stays as it is);
+# "token" alone is too common in SGLang's flags (bucket-time-to-first-token,
+# kt-max-deferred-experts-per-token), so not after the words that make it a count
+_SECRET_WORD = (
+    r"(?:api[_-]?key|apikey|access[_-]?key|secret|client[_-]?secret|password|passwd|passphrase|credentials?|private[_-]?key"
+    r"|(?<!first[_-])(?<!per[_-])(?<!next[_-])(?<!last[_-])(?<!draft[_-])(?<!eos[_-])(?<!bos[_-])(?<!pad[_-])(?<!stop[_-])token)"
+)
+_QUOTED_OR_WORD = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s'",;]+)"""
+
+_TOKENS = [  # no \b before the prefixes: it would stop the regex engine from skipping ahead to them
+    r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}",
+    r"github_pat_[A-Za-z0-9_]{20,}",
+    r"gl(?:pat|dt|rt|ptt|cbt|imt|soat|ft|oas|agent)-[A-Za-z0-9_-]{16,}",
+    r"xox[abposre]-[A-Za-z0-9-]{10,}",
+    r"xapp-[A-Za-z0-9-]{10,}",
+    r"hf_[A-Za-z0-9]{20,}",
+    r"api_org_[A-Za-z0-9]{20,}",
+    r"sk-(?:[a-z0-9]+-)*[A-Za-z0-9_-]*[A-Za-z0-9]{20,}[A-Za-z0-9_-]*",
+    r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
+    r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+    r"AIza[0-9A-Za-z_-]{35}",
+    r"npm_[A-Za-z0-9]{36}",
+    r"pypi-[A-Za-z0-9_-]{50,}",
+    r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+]
+_SECRETS = re.compile(
+    "|".join(
+        [
+            # a PEM private key, to its END line (or to the end of the text when cut short)
+            r"-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
+            *_TOKENS,
+        ]
+    ),
+    re.S,
+)
+# the value after a header name, an auth scheme or a secret-looking name; group 1 is kept.
+# Compiled on first use (:func:`_values`): it takes 10 ms, and most runs never need it.
+_VALUES_PATTERN = (
+    r"(?i)"
+    r"((?:proxy-)?authorization\s*[:=]\s*)(?!\*\*\*)(?:(?:bearer|basic|token|digest|bot|negotiate|aws4-hmac-sha256)\s+)?" + _QUOTED_OR_WORD + r"|"
+    r"(bearer\s+)(?=[A-Za-z0-9._~+/=-]{12,})(?=\S*[0-9._~+/=-])[A-Za-z0-9._~+/=-]+|"
+    r"(://)[^/\s:@'\"]+:[^/\s@'\"]+(?=@)|"
+    r"(--[A-Za-z0-9-]*?" + _SECRET_WORD + r"(?:=|\s+))(?!\*\*\*)" + _QUOTED_OR_WORD + r"|"
+    r"(" + _SECRET_WORD + r"""["']?\s*[:=]\s*)(?!\*\*\*)""" + _QUOTED_OR_WORD
+)
+
+
+@lru_cache(maxsize=None)
+def _values() -> re.Pattern[str]:
+    return re.compile(_VALUES_PATTERN)
+_TOKEN_HINT = re.compile(r"g[hl][a-z]{0,6}[_-]|github_pat_|xox|xapp-|hf_|api_org_|[spr]k[_-]|npm_|pypi-|eyJ|-----BEGIN|A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)")
+_VALUE_HINTS = ("auth", "bearer", "://", "key", "secret", "pass", "cred", "token")
+# "Basic <base64 of user:password>"
+_BASIC = re.compile(r"(?i)(\bbasic\s+)([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])")
+# a run that may be a random token: letters, digits and the separators of base64 (url)
+_RUN = re.compile(r"[A-Za-z0-9+/=_.-]{16,}")
+_SEGMENT = re.compile(r"[/_+=.-]")
+_HEX = re.compile(r"[0-9a-fA-F]{12,}")
+_CHUNK = re.compile(r"[A-Z]*[a-z]+|[A-Z]+|[0-9]+")
+RANDOM_MIN = 16  # letters and digits in one piece
+RANDOM_CHUNK = 3.2  # mean length of the case/digit chunks (CamelCase words are longer)
+RANDOM_ENTROPY = 0.75  # share of the maximal entropy for the length (log2 of min(length, 62))
+
+
+def _random_piece(piece: str) -> bool:
+    if not (any(c.isdigit() for c in piece) and any(c.isupper() for c in piece) and any(c.islower() for c in piece)):
+        return False
+    if len(piece) / len(_CHUNK.findall(piece)) > RANDOM_CHUNK:
+        return False
+    n = len(piece)
+    entropy = -sum(k / n * math.log2(k / n) for k in Counter(piece).values())
+    return entropy >= RANDOM_ENTROPY * math.log2(min(n, 62))
+
+
+def looks_random(run: str) -> bool:
+    """A run of token characters that looks like a generated secret, not a name or a hash.
+
+    Split at ``/ _ + = . -``; pieces of 12 or more hex digits (commit ids, digests) are ignored.
+    Random when one piece of at least :data:`RANDOM_MIN` characters is, or when the pieces are
+    long on average (base64url with a few separators) and random together. A piece is random
+    when it mixes upper case, lower case and digits, its case/digit chunks average at most
+    :data:`RANDOM_CHUNK` characters and its entropy is at least :data:`RANDOM_ENTROPY` of the
+    maximum for its length."""
+    if run.islower() or run.isupper():  # one case only (most paths and names): never random here
+        return False
+    pieces = [p for p in _SEGMENT.split(run) if p and not _HEX.fullmatch(p)]
+    if any(len(p) >= RANDOM_MIN and _random_piece(p) for p in pieces):
+        return True
+    joined = "".join(pieces)
+    return len(joined) >= 24 and len(pieces) <= len(joined) / 6 and max(map(len, pieces)) >= 10 and _random_piece(joined)
+
+
+def _value(match: re.Match[str]) -> str:
+    for group in match.groups():
+        if group is not None:
+            return group + REDACTED
+    return REDACTED
+
+
+def _basic(match: re.Match[str]) -> str:
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(match.group(2) + "=" * (-len(match.group(2)) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return match.group()
+    return match.group(1) + REDACTED if b":" in decoded else match.group()
+
+
+def _run(match: re.Match[str]) -> str:
+    return REDACTED if looks_random(match.group()) else match.group()
+
+
+@lru_cache(maxsize=1 << 14)
+def redact(text: str) -> str:
+    """``text`` with every credential-looking value replaced by ``***`` (see the module doc).
+
+    Cached: a report repeats the same strings (paths, origins, messages) many times: at 2,000
+    deployments the JSON report holds 261,000 strings, 13,000 of them distinct."""
+    if len(text) < 10:  # the shortest credential shape, "api-key: x", is longer
+        return text
+    # substring tests (C speed) decide which patterns can match: Python's regex engine tries an
+    # alternation at every position, ~15 us for a 50-character string
+    if _TOKEN_HINT.search(text):
+        text = _SECRETS.sub(REDACTED, text)
+    lower = text.lower()
+    if any(hint in lower for hint in _VALUE_HINTS):
+        text = _values().sub(_value, text)
+    if "basic" in lower:
+        text = _BASIC.sub(_basic, text)
+    return _RUN.sub(_run, text) if len(text) >= RANDOM_MIN else text
+
+
+# ---------------------------------------------------------------------------------------------
+# One function per output kind
+# ---------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1 << 14)
+def terminal(text: str) -> str:
+    """Input text for a terminal, a CI log or stderr: redacted, on one line, nothing the
+    terminal acts on. Give it to rich only inside a ``Text`` (never as markup)."""
+    return inert(visible(redact(text)))
+
+
+def one_line(text: str) -> str:
+    """Input text shown on one line (a path or a key inside a message): :func:`terminal`."""
+    return terminal(text)
+
+
+def _escape_data(text: str) -> str:
+    """GitHub's ``escapeData`` (@actions/core command.ts). After :func:`terminal` no CR or LF is
+    left: a line break inside an input shows as ``\\n``, and only the breaks between a
+    message's lines (joined here) become ``%0A``."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def workflow_message(*lines: str) -> str:
+    """A GitHub workflow command's message: each line :func:`terminal`, then GitHub's
+    ``escapeData`` (``%``, CR, LF); the lines joined by an escaped line break (``%0A``)."""
+    return "%0A".join(_escape_data(terminal(line)) for line in lines)
+
+
+def workflow_property(text: str) -> str:
+    """A GitHub workflow command's property value (``file=``, ``title=``): :func:`terminal`,
+    then GitHub's ``escapeProperty`` (``%``, CR, LF, ``:``, ``,``)."""
+    return _escape_data(terminal(text)).replace(":", "%3A").replace(",", "%2C")
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~&!])")
+
+
+def markdown(text: str) -> str:
+    """Input text as inline Markdown: no emphasis, link, image, HTML, entity or table break."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", terminal(text))
+
+
+def markdown_code(text: str) -> str:
+    """Input text as an inline code span, safe inside a GFM table cell."""
+    text = terminal(text).replace("|", "\\|")
+    fence = "`"
+    while fence in text:
+        fence += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def xml(text: str, lines: bool = False) -> str:
+    """Input text for an XML attribute or text node (ElementTree escapes ``& < > "``): only
+    characters XML 1.0 allows and no raw control character; ``lines`` keeps line breaks."""
+    return inert(visible(redact(text), "\t\n" if lines else "\t"))
+
+
+@lru_cache(maxsize=1 << 14)
+def json_text(text: str) -> str:
+    """A string for JSON or SARIF: redacted; line breaks and tabs stay (JSON escapes them),
+    every other non-printable character is shown escaped."""
+    return inert(visible(redact(text), "\t\n\r"))
+
+
+def json_data(value: Any) -> Any:
+    """``value`` (dicts, lists, scalars) with :func:`json_text` applied to every string, keys too."""
+    kind = type(value)
+    if kind is str:
+        return json_text(value)
+    if kind is dict:
+        return {json_text(k) if type(k) is str else k: json_data(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [json_data(v) for v in value]
+    if isinstance(value, str):  # a str subclass
+        return json_text(str(value))
+    return value
+
+
+def path_for_uri(text: str) -> str:
+    """A path made safe before it is percent-encoded into a URI (SARIF ``artifactLocation``)."""
+    return json_text(text).replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+
+
+def print_error(text: str) -> None:
+    """One line on stderr, through :func:`terminal`."""
+    import sys
+
+    print(terminal(text), file=sys.stderr)
+
+
+_GIT_NAMED = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\"}
+
+
+def diff_path(path: str) -> str:
+    """A file name for a unified diff header (``--- a/NAME``), quoted the way git quotes one
+    (``"a/x\\377.yaml"``: C escapes and octal bytes) when it holds anything but printable
+    characters, so the header shows no control character and ``git apply``/``patch`` still
+    find the real file (not redacted: a patch must name it)."""
+    if path.isprintable() and '"' not in path and "\\" not in path and "##[" not in path:
+        return path
+    import os
+
+    out = []
+    for b in os.fsencode(path):  # the bytes of the name on disk (surrogateescape undone)
+        named = _GIT_NAMED.get(b)
+        out.append(named if named else chr(b) if 0x20 <= b < 0x7F and b != 0x23 else f"\\{b:03o}")
+    return '"' + "".join(out) + '"'

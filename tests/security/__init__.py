@@ -1,1 +1,0 @@
-"""Attacks on swacheck from the files of an untrusted pull request (issue 15), one test per attack."""
