@@ -80,12 +80,12 @@ def start_run() -> None:
 
 def charge_read(size: int, path: str) -> None:
     """Count ``size`` bytes read from ``path``; an :class:`InputProblem` once the run is over budget."""
-    _run_bytes[0] += size
-    if _run_bytes[0] > MAX_RUN_BYTES:
+    if _run_bytes[0] + size > MAX_RUN_BYTES:
         raise InputProblem(
-            f"not read: this run has read {_run_bytes[0] - size} bytes, and this file would pass the limit of {MAX_RUN_BYTES} bytes per run",
+            f"not read: this run has read {_run_bytes[0]} bytes, and this file would pass the limit of {MAX_RUN_BYTES} bytes per run",
             file=path,
         )
+    _run_bytes[0] += size
 
 
 # --------------------------------------------------------------------------- per-file budgets

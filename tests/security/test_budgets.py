@@ -55,6 +55,21 @@ def test_shell_words_per_file(tmp_path):
     assert_error_lines(run, f"words.sh:2:{2 * word - 1}: more than {limits.MAX_WORDS} shell words in words.sh (the limit per file)")
 
 
+def test_bytes_read_per_run(tmp_path, monkeypatch):
+    """The run's budget, made small here (two server configs' worth): every file past it is not
+    read, each one error line that shows nothing of it; what was read before is kept."""
+    monkeypatch.setattr(limits, "MAX_RUN_BYTES", 2 * len(SERVER))
+    root = write_tree(tmp_path, {"a.yaml": SERVER, "b.yaml": SERVER, "c.yaml": SERVER})
+    run = run_cli("--format", "json", "a.yaml", "b.yaml", "c.yaml", cwd=root)
+    past = f"not read: this run has read {2 * len(SERVER)} bytes, and this file would pass the limit of {2 * len(SERVER)} bytes per run"
+    assert run.stderr.splitlines() == [  # the three files are read first (units.plan), then the model config
+        f"c.yaml: {past}",
+        f"a.yaml:1:13: model config models/v4/config.json: {past}",
+        f"b.yaml:1:13: model config models/v4/config.json: {past}",
+    ]
+    assert run.exit_code == 2
+
+
 def test_a_file_that_passes_a_budget_does_not_stop_the_others(tmp_path):
     """Two attacks and two good files: each attack is its own line, both good files are checked."""
     root = write_tree(tmp_path, {"self.sh": "#!/bin/sh\n. ./self.sh\n", "other.yaml": SERVER, "x.yaml": SERVER + "y: !!int ''\n"})
