@@ -21,6 +21,9 @@ Each budget below, when exceeded, is ONE input error for the file that exceeded 
 | ``MAX_SOURCES``         | 100                | ``. FILE`` / ``source FILE`` read while reading one file       | (fixed)                         |
 | ``MAX_WORDS``           | 100,000            | shell words of one file (with the files it sources and its     | (fixed)                         |
 |                         |                    | ``sh -c`` strings)                                             |                                 |
+| ``MAX_REFERENCES``      | 50,000             | variable references expanded for one file, known or not        | (fixed)                         |
+| ``MAX_STAGES``          | 100                | ``FROM`` stages of one Dockerfile                              | (fixed)                         |
+| ``MAX_INSTRUCTIONS``    | 10,000             | instructions of one Dockerfile                                 | (fixed)                         |
 | ``MAX_DEPLOYMENTS``     | 1,000              | deployments (launch commands, containers, services, documents) | (fixed)                         |
 |                         |                    | found in one file                                              |                                 |
 
@@ -66,6 +69,9 @@ MAX_SOURCE_DEPTH = 8
 MAX_SOURCES = 100
 MAX_WORDS = 100_000
 MAX_DEPLOYMENTS = 1_000
+MAX_REFERENCES = 50_000
+MAX_STAGES = 100
+MAX_INSTRUCTIONS = 10_000
 
 
 # --------------------------------------------------------------------------- bytes read per run
@@ -94,7 +100,7 @@ def charge_read(size: int, path: str) -> None:
 class Budget:
     """What variable expansion, sourcing and launch finding may still spend on one file."""
 
-    __slots__ = ("path", "expanded", "sources", "deployments", "lexed")
+    __slots__ = ("path", "expanded", "sources", "deployments", "lexed", "references")
 
     def __init__(self, path: str):
         self.path = path
@@ -102,6 +108,7 @@ class Budget:
         self.sources = 0
         self.deployments = 0
         self.lexed = 0
+        self.references = 0
 
     @property
     def name(self) -> str:
@@ -122,6 +129,12 @@ class Budget:
         """A word built by expansion is ``size`` characters long."""
         if size > MAX_WORD:
             raise InputProblem(f"a word expands to more than {MAX_WORD} characters here (the limit on one word)", at, file=self.path or None)
+
+    def reference(self, at: Location | None) -> None:
+        """One more variable reference expanded, known or not (each costs its bookkeeping)."""
+        self.references += 1
+        if self.references > MAX_REFERENCES:
+            raise InputProblem(f"more than {MAX_REFERENCES} variable references in {self.name} (the limit per file)", at, file=self.path or None)
 
     def words(self, count: int, at: Location | None) -> None:
         """``count`` more shell words lexed (a script, the files it sources, ``sh -c`` strings)."""

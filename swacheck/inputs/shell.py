@@ -114,6 +114,58 @@ class SpanRun(SequenceABC):
         return f"SpanRun({self.src.path!r}, {self.start}, {self.stop})"
 
 
+class SpanChain(SequenceABC):
+    """Sequences of spans one after another, as one (a Dockerfile instruction continued over
+    lines: a :class:`SpanRun` per line). Indexing finds the part by bisection; a slice within one
+    part is a slice of it, across parts a list."""
+
+    __slots__ = ("parts", "offsets", "n")
+
+    def __init__(self, parts: list[Sequence[Span | None]]):
+        self.parts = [p for p in parts if len(p)]
+        self.offsets: list[int] = []
+        n = 0
+        for p in self.parts:
+            self.offsets.append(n)
+            n += len(p)
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        if isinstance(index, slice):
+            a, b, step = index.indices(self.n)
+            if step == 1 and a < b:
+                k = bisect.bisect_right(self.offsets, a) - 1
+                if b <= self.offsets[k] + len(self.parts[k]):
+                    return self.parts[k][a - self.offsets[k] : b - self.offsets[k]]
+            return [self[i] for i in range(a, b, step)]
+        if index < 0:
+            index += self.n
+        if not 0 <= index < self.n:
+            raise IndexError("span index out of range")
+        k = bisect.bisect_right(self.offsets, index) - 1
+        return self.parts[k][index - self.offsets[k]]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for p in self.parts:
+            yield from p
+
+    def __add__(self, other):  # type: ignore[no-untyped-def]
+        return list(self) + list(other)
+
+    def __radd__(self, other):  # type: ignore[no-untyped-def]
+        return list(other) + list(self)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, SpanRun, SpanChain)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class _SpanBuilder:
     """The spans of a literal being lexed: a :class:`SpanRun` while its characters are consecutive
     characters of a run (the usual case), else a list."""
@@ -197,6 +249,9 @@ class Chars:
     @classmethod
     def of_word(cls, word: "Word") -> "Chars":
         """A word's text to tokenise again (``sh -c``); characters from nowhere point at the word."""
+        spans = word.spans
+        if isinstance(spans, SpanRun) or isinstance(spans, SpanChain) and all(isinstance(p, SpanRun) for p in spans.parts):
+            return cls(word.text, spans)  # positions of characters of the file: none is missing
         return cls(word.text, [s if s is not None else word.whole for s in word.spans])
 
 
@@ -344,6 +399,7 @@ _MAX_NESTING = 50
 # loop made a 5 MB script take seconds): none that quotes, escapes, expands, ends a word or a
 # ${...}, or starts a `\` continuation
 _PLAIN_RUN = re.compile(r"""[^ \t\r\n;&|()<>\\'"$`}]+""")
+_PLAIN_RUN_UNEXPANDED = re.compile(r"""[^ \t\r\n;&|()<>\\'"}]+""")  # `$` and backquotes are plain too
 _DQUOTE_RUN = re.compile(r"""[^"\\$`]+""")
 _OPERATORS = ("&&", "||", ";;", "&>>", "&>", ">>", "<<<", "<<-", "<<", "<&", ">&", "<>", ">|", ";", "&", "|", "(", ")", "<", ">")
 _OPERATOR_START = frozenset(o[0] for o in _OPERATORS)
@@ -459,8 +515,13 @@ class _Lexer:
                 continue
             words.append(word)
         finish()
-        budget.words(lexed, None)
+        if lexed:
+            budget.words(lexed, self.span_location_of_last(out))
         return out
+
+    @staticmethod
+    def span_location_of_last(commands: list[RawCommand]) -> Location | None:
+        return span_location(commands[-1].words[-1].span) if commands and commands[-1].words else None
 
     def heredoc_delimiter(self) -> str | None:
         while self.i < self.n and self.t[self.i] in " \t":
@@ -543,7 +604,7 @@ class _Lexer:
                     flush()
                     parts.append(part)
                     continue
-            m = _PLAIN_RUN.match(self.t, self.i)  # a run of characters that are plain anywhere
+            m = (_PLAIN_RUN if self.expand else _PLAIN_RUN_UNEXPANDED).match(self.t, self.i)  # plain characters, a run at a time
             end = m.end() if m else self.i + 1
             lit.append(self.t[self.i : end])
             lit_spans.add_range(self.i, end)
@@ -831,6 +892,7 @@ def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -
             f.add(part.raw, [part.span] * len(part.raw), part.quoted)
             f.unknown.append(Unknown(part.raw, part.raw, part.reason, part.span))
         else:
+            limits.current().reference(span_location(part.span))  # limits.MAX_REFERENCES
             value = _param(part, env, unset_reason)
             if value.text and not value.unknown:  # what substitution costs: limits.MAX_EXPANSION
                 limits.current().expand(len(value.text), span_location(part.span))

@@ -99,6 +99,42 @@ def test_the_readme_limits_table_matches_limits_py():
         "source depth": f"{limits.MAX_SOURCE_DEPTH}",
         "files sourced per file": f"{limits.MAX_SOURCES}",
         "deployments per file": f"{limits.MAX_DEPLOYMENTS:,}",
+        "variable references per file": f"{limits.MAX_REFERENCES:,}",
+        "Dockerfile stages / instructions": f"{limits.MAX_STAGES} / {limits.MAX_INSTRUCTIONS:,}",
     }
     for name, value in expected.items():
         assert rows.get(name) == value, (name, rows.get(name), value)
+
+
+def test_compose_defaults_nested_past_the_limit(tmp_path):
+    """Once a RecursionError ("internal error") at 3,000 levels."""
+    nested = "${A:-" * 3000 + "x" + "}" * 3000
+    compose = f"services:\n  s:\n    image: x\n    command: python -m sglang.launch_server --model-path {nested}\n"
+    root = write_tree(tmp_path, {"compose.yaml": compose})
+    run = run_cli("--format", "json", "compose.yaml", GOOD, cwd=root)
+    column = len("    command: python -m sglang.launch_server --model-path ") + 1 + 5 * 50
+    assert_error_lines(run, f"compose.yaml:4:{column}: ${{...}} nested more than 50 levels deep")
+
+
+def test_variable_references_per_file(tmp_path):
+    """Unknown references cost their bookkeeping too: 400 KB of $B once took 150 MB and 11 s."""
+    compose = "services:\n  s:\n    image: x\n    command: python -m sglang.launch_server --model-path models/v4\n    env_file: big.env\n"
+    root = write_tree(tmp_path, {"compose.yaml": compose, "big.env": "A=" + "$B" * (limits.MAX_REFERENCES + 10) + "\n"})
+    run = run_cli("--format", "json", "compose.yaml", GOOD, cwd=root)
+    column = len("A=") + 2 * limits.MAX_REFERENCES + 1  # the reference past the budget
+    assert_error_lines(run, f"big.env:1:{column}: more than {limits.MAX_REFERENCES} variable references in compose.yaml (the limit per file)")
+
+
+def test_dockerfile_stages(tmp_path):
+    """Each stage once copied its parent's ENV: 20,000 stages took 5 GB."""
+    stages = "FROM base AS s0\nENV A=1\n" + "".join(f"FROM s{i} AS s{i + 1}\n" for i in range(limits.MAX_STAGES + 5))
+    root = write_tree(tmp_path, {"Dockerfile": stages + "CMD python -m sglang.launch_server --model-path models/v4\n"})
+    run = run_child(["--format", "json", "Dockerfile", GOOD], root, timeout=30)
+    assert_error_lines(run, f"Dockerfile:{limits.MAX_STAGES + 2}:1: more than {limits.MAX_STAGES} FROM stages in Dockerfile (the limit per Dockerfile)")
+
+
+def test_dockerfile_instructions(tmp_path):
+    lines = "FROM base\n" + "ENV A=1\n" * (limits.MAX_INSTRUCTIONS + 5)
+    root = write_tree(tmp_path, {"Dockerfile": lines + "CMD python -m sglang.launch_server --model-path models/v4\n"})
+    run = run_child(["--format", "json", "Dockerfile", GOOD], root, timeout=30)
+    assert_error_lines(run, f"Dockerfile:{limits.MAX_INSTRUCTIONS + 1}:1: more than {limits.MAX_INSTRUCTIONS} instructions in Dockerfile (the limit per Dockerfile)")
