@@ -173,6 +173,24 @@ def server_fifo(root: Path) -> list[str]:
     return ["dep.yaml"]
 
 
+def compose_nesting(root: Path) -> list[str]:
+    nested = "${A:-" * 3000 + "x" + "}" * 3000
+    _w(root, "compose.yaml", f"services:\n  s:\n    image: x\n    command: {LAUNCH} --served-model-name {nested}\n")
+    return ["compose.yaml"]
+
+
+def dockerfile_stages(root: Path) -> list[str]:
+    body = "FROM base AS s0\nENV A=1\n" + "".join(f"FROM s{i} AS s{i + 1}\nENV B{i}=$A\n" for i in range(20_000))
+    _w(root, "Dockerfile", body + f"CMD {LAUNCH}\n")
+    return ["Dockerfile"]
+
+
+def env_references(root: Path) -> list[str]:
+    _w(root, "compose.yaml", f"services:\n  s:\n    image: x\n    command: {LAUNCH}\n    env_file: big.env\n")
+    _w(root, "big.env", "A=" + "$B" * 200_000 + "\n")
+    return ["compose.yaml"]
+
+
 def odd_tags(root: Path) -> list[str]:
     _w(root, "a.yaml", SERVER + "enable-hisparse: !!bool maybe\n")
     _w(root, "b.yaml", SERVER + 'tp-size: !!int ""\n')
@@ -197,6 +215,9 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], list[str]], tuple[str, ...]]] = {
     "server-dev-stdin": ("server: /dev/stdin", server_dev_stdin, ()),
     "server-fifo": ("server: a FIFO inside the repository", server_fifo, ()),
     "server-dev-zero": ("pyproject raises max-file-size, server: /dev/zero", server_dev_zero_raised, ("--with-config",)),
+    "compose-nesting": ("${A:-${A:-...}} 3,000 deep in a Compose command", compose_nesting, ()),
+    "dockerfile-stages": ("20,000 Dockerfile stages, each inheriting the last", dockerfile_stages, ()),
+    "env-references": ("200,000 unknown $B in one .env line", env_references, ()),
     "odd-tags": ("!!bool maybe, !!int \"\", a NUL in server:", odd_tags, ()),
 }
 

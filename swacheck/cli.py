@@ -9,7 +9,6 @@ from typer.core import TyperGroup
 
 from . import __version__
 from .limits import MAX_FILE_SIZE
-from .paths import real
 from .report.escape import print_error, terminal
 from .settings import FAIL_ON, FORMATS, Settings
 
@@ -132,8 +131,11 @@ def check(
     color: Annotated[Optional[str], typer.Option(help="Colour: auto (default), always or never. NO_COLOR and FORCE_COLOR are honoured.")] = None,
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file; the summary line still goes to the terminal.")] = None,
     max_file_size: Annotated[Optional[int], typer.Option(min=1, max=MAX_FILE_SIZE, help="Refuse input files larger than this many bytes (default 10 MiB, also the most).")] = None,
-    fix: Annotated[bool, typer.Option("--fix", help="Apply the fixes in place (only the edited spans change), then check again.")] = False,
+    fix: Annotated[bool, typer.Option("--fix", help="Apply the safe fixes in place (only the edited spans change), then check again.")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="Print the fixes as a unified diff; write nothing.")] = False,
+    unsafe_fixes: Annotated[
+        Optional[bool], typer.Option("--unsafe-fixes", help="With --fix or --diff, also apply fixes that change what the deployment runs or the resources it uses.", show_default=False)
+    ] = None,
     fix_model_configs: Annotated[
         bool, typer.Option("--fix-model-configs", help="With --fix, also edit model checkpoints' config.json files.")
     ] = False,
@@ -162,6 +164,7 @@ def check(
         "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
         "max_file_size": max_file_size,
         "sglang_version": _version_choice(sglang_version),
+        "unsafe_fixes": unsafe_fixes,
     }
     settings = _settings(given, no_config)
     settings.root = _root_dir(root)
@@ -206,18 +209,27 @@ def _run_check(settings: Settings) -> int:
     renderer = get(settings.format)
     if hasattr(renderer, "Stream") and not (settings.diff or settings.fix or settings.show_pairs):
         return _stream_check(settings, renderer)
-    result = run(settings)
+    if settings.diff:
+        from .fixer import show_diff
+
+        return show_diff(settings)
+    failed = fixed = 0
+    if settings.fix:
+        from .fixer import apply_fixes
+
+        _, failed, fixed = apply_fixes(settings)
+    result = run(settings)  # with --fix: what is left, as written
     for error in result.errors:
         print(error, file=sys.stderr)
     if settings.show_pairs:
         print_pairs(result)
-    if settings.diff:
-        return show_diff(result)
-    if settings.fix and apply_fixes(result):
-        result = run(settings)  # report what is left
     if not _deliver(settings, lambda out: renderer.render(result, out), result):
         return 2
-    return result.exit_code
+    if settings.fix:
+        from .fixer import summary
+
+        print_error(summary(result, settings, fixed))
+    return 2 if failed else result.exit_code
 
 
 def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyped-def]
@@ -272,67 +284,6 @@ def print_pairs(result) -> None:  # type: ignore[no-untyped-def]
         print_error(f"unpaired: {alone.deployment.file} ({alone.deployment.name}): {why}")
     if not result.pairs and not result.alone:
         print("no PD prefill/decode pairs among the checked deployments", file=sys.stderr)
-
-
-def _fix_plans(result):  # type: ignore[no-untyped-def]
-    """The fixes of every reported finding, grouped by file, and the model-config files among them."""
-    from .fixes import plan, read_for_edit
-
-    model_files = {
-        real(pool.model.file)
-        for r in result.results
-        for pool in (r.resolution.target, r.resolution.draft)
-        if pool is not None and pool.model is not None and pool.model.file
-    }
-    broken = {real(e.file) for e in result.errors}
-    edits = [
-        e
-        for r in result.results
-        for f in r.findings
-        if f.fix is not None
-        for e in f.fix.edits
-        # never write a file that failed to parse, standard input or a --command text
-        if os.path.isfile(e.file) and real(e.file) not in broken
-    ]
-    return plan(edits, lambda path: read_for_edit(path, result.settings.max_file_size)), model_files
-
-
-def show_diff(result) -> int:  # type: ignore[no-untyped-def]
-    from .fixes import unified_diff
-
-    plans, _ = _fix_plans(result)
-    diffs = [d for d in (unified_diff(fe) for fe in plans) if d]
-    sys.stdout.write("".join(diffs))
-    skipped = sum(fe.skipped for fe in plans)
-    note = f" ({skipped} overlapping edit{'s' if skipped != 1 else ''} left for a second run)" if skipped else ""
-    print(f"swacheck: {len(diffs)} file{'s' if len(diffs) != 1 else ''} would change{note}", file=sys.stderr)
-    return 2 if result.errors else (1 if diffs else 0)
-
-
-def apply_fixes(result) -> bool:  # type: ignore[no-untyped-def]
-    """Write the fixes; True when a file changed. Model configs need --fix-model-configs."""
-    from .fixes import write_atomically
-
-    plans, model_files = _fix_plans(result)
-    changed, held = [], []
-    for fe in plans:
-        new = fe.result()
-        if new == fe.original:
-            continue
-        if real(fe.path) in model_files and not result.settings.fix_model_configs:
-            held.append(fe.path)
-            continue
-        try:
-            write_atomically(fe.path, new, fe.bom)
-        except OSError as exc:
-            print_error(f"{fe.path}: cannot write the fix: {exc.strerror or exc}; the file is unchanged")
-            continue
-        changed.append(fe.path)
-    for path in changed:
-        print_error(f"swacheck: fixed {path}")
-    for path in held:
-        print_error(f"swacheck: not fixing {path}: it belongs to a model checkpoint (add --fix-model-configs)")
-    return bool(changed)
 
 
 @app.command("pair", epilog=EXIT_HELP)

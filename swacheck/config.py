@@ -36,6 +36,7 @@ KEYS = {
     "ignore": "ignore",
     "fail-on": "fail_on",
     "exit-zero": "exit_zero",
+    "unsafe-fixes": "unsafe_fixes",
     "format": "format",
     "platform": "platform",
     "env": "env",
@@ -130,9 +131,9 @@ def _convert(key: str, value: Any, where: str, base: str) -> Any:
         if str(value).removeprefix("v") not in PROFILES:
             raise ConfigError(f"{where}: sglang-version must be one of {', '.join(PROFILES)}, got {value!r}")
         return str(value).removeprefix("v")
-    if key == "exit-zero":
+    if key in ("exit-zero", "unsafe-fixes"):
         if not isinstance(value, bool):
-            raise ConfigError(f"{where}: exit-zero must be true or false, got {value!r}")
+            raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")
         return value
     if key == "max-file-size":
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:

@@ -9,9 +9,7 @@ text is edited through the positions, never re-serialised).
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +41,16 @@ def delete_line_of(pair: Pair, mapping: Mapping | None) -> Edit | None:
     return Edit(pair.key_loc.file, pair.key_loc.line, 1, last_line + 1, 1, "")
 
 
+def replace_entry(pair: Pair, mapping: Mapping | None, entries: tuple[tuple[str, Any], ...]) -> Edit | None:
+    """Write ``key: value`` lines in place of a block mapping entry (its whole lines). None for flow style."""
+    edit = delete_line_of(pair, mapping)
+    if edit is None:
+        return None
+    indent = " " * (pair.key_loc.column - 1)
+    text = "".join(f"{indent}{key}: {render_scalar(value, False)}\n" for key, value in entries)
+    return Edit(edit.file, edit.line, edit.column, edit.end_line, edit.end_column, text)
+
+
 def insert_after(pair: Pair, mapping: Mapping | None, key: str, value: Any) -> Edit | None:
     """Add ``key: value`` on a new line after ``pair``, indented like it. None for flow style."""
     if mapping is None or mapping.flow:
@@ -60,64 +68,90 @@ def insert_after(pair: Pair, mapping: Mapping | None, key: str, value: Any) -> E
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
+class Overlap(ValueError):
+    """Two different edits of one fix run change the same text."""
+
+
+def line_starts(text: str) -> list[int]:
+    """Character offset of each line's start; lines break at CR, LF and CRLF, as the loader counts them."""
+    return [0] + [m.end() for m in _BREAK.finditer(text)]
+
+
+def offset(text: str, starts: list[int], line: int, column: int) -> int:
+    if line > len(starts):
+        return len(text)
+    start = starts[line - 1]
+    end = starts[line] if line < len(starts) else len(text)
+    return min(start + column - 1, end)
+
+
+def _line(text: str, starts: list[int], line: int) -> str:
+    return text[starts[line - 1] : starts[line] if line < len(starts) else len(text)]
+
+
+def spans(text: str, edits: list[Edit], starts: list[int] | None = None) -> list[tuple[int, int, str]]:
+    """Each edit as (start, end, replacement) character offsets of ``text``, its line breaks
+    written as the file's own. ``starts``: ``line_starts(text)``, when known."""
+    m = _BREAK.search(text)
+    newline = m.group(0) if m else "\n"
+    if starts is None:
+        starts = line_starts(text)
+    out = []
+    for e in edits:
+        end_line = e.end_line
+        if not e.replacement and e.column == 1 and e.end_column == 1:
+            # deleting whole lines: a block scalar's span takes in the blank lines after it
+            # (chomped, not content); they belong to the layout around the entry, so they stay
+            while end_line - 1 > e.line and end_line - 1 <= len(starts) and not _line(text, starts, end_line - 1).strip():
+                end_line -= 1
+        start, end = offset(text, starts, e.line, e.column), offset(text, starts, end_line, e.end_column)
+        replacement = e.replacement.replace("\n", newline)
+        if replacement.endswith(newline) and start == len(text) and text and not text.endswith(("\n", "\r")):
+            replacement = newline + replacement  # a new line after a last line without a break
+        elif start == end and replacement and not replacement.endswith(newline) and start and text[start - 1] == ":":
+            replacement = " " + replacement  # an empty value (`key:`): `key:VALUE` would be one plain scalar
+        out.append((start, end, replacement))
+    return out
+
+
+def apply_spans(text: str, edit_spans: list[tuple[int, int, str]], strict: bool = True) -> tuple[str, int]:
+    """``text`` with the spans replaced, and how many were dropped.
+
+    Identical edits (two findings, one fix) count once; insertions at one point are joined.
+    Overlapping different edits raise :class:`Overlap` when ``strict``, else the later one is
+    dropped and counted.
+    """
+    kept: list[tuple[int, int, str]] = []
+    dropped = 0
+    for start, end, replacement in sorted(dict.fromkeys(edit_spans), key=lambda s: (s[0], s[1])):
+        if kept:
+            p_start, p_end, p_repl = kept[-1]
+            if start == end == p_start == p_end:
+                kept[-1] = (start, end, p_repl + replacement)
+                continue
+            if start < p_end:
+                if strict:
+                    raise Overlap(f"edits overlap at character {start}")
+                dropped += 1
+                continue
+        kept.append((start, end, replacement))
+    for start, end, replacement in reversed(kept):
+        text = text[:start] + replacement + text[end:]
+    return text, dropped
+
+
 @dataclass(slots=True, repr=False, eq=False)
 class FileEdits:
-    """The edits of one file, turned into character offsets of its text."""
+    """The edits of one file's text (without its BOM)."""
 
     path: str
-    original: str  # decoded text (a UTF-8 BOM is removed and remembered)
-    bom: bool
+    original: str
     edits: list[Edit] = field(default_factory=list)
     skipped: int = 0  # edits dropped because they overlap an earlier one
 
-    def newline(self) -> str:
-        m = _BREAK.search(self.original)
-        return m.group(0) if m else "\n"
-
-    def offset(self, line: int, column: int) -> int:
-        starts = [0] + [m.end() for m in _BREAK.finditer(self.original)]
-        if line > len(starts):
-            return len(self.original)
-        start = starts[line - 1]
-        end = starts[line] if line < len(starts) else len(self.original)
-        return min(start + column - 1, end)
-
     def result(self) -> str:
-        text = self.original
-        newline = self.newline()
-        spans: list[tuple[int, int, str]] = []
-        for e in self.edits:
-            start, end = self.offset(e.line, e.column), self.offset(e.end_line, e.end_column)
-            replacement = e.replacement.replace("\n", newline)
-            if start == len(text) and replacement and text and not text.endswith(("\n", "\r")):
-                replacement = newline + replacement  # inserting after a last line without a break
-            spans.append((start, end, replacement))
-        # Identical edits from two findings count once; insertions at one point are joined;
-        # an edit that overlaps an earlier one is dropped (and counted) for the next run.
-        kept: list[tuple[int, int, str]] = []
-        for start, end, replacement in sorted(dict.fromkeys(spans), key=lambda s: (s[0], s[1])):
-            if kept:
-                p_start, p_end, p_repl = kept[-1]
-                if start == end == p_start == p_end:
-                    kept[-1] = (start, end, p_repl + replacement)
-                    continue
-                if start < p_end:
-                    self.skipped += 1
-                    continue
-            kept.append((start, end, replacement))
-        for start, end, replacement in reversed(kept):
-            text = text[:start] + replacement + text[end:]
+        text, self.skipped = apply_spans(self.original, spans(self.original, self.edits), strict=False)
         return text
-
-
-def read_for_edit(path: str, max_size: int) -> str:
-    """The text edit positions refer to, with a UTF-8 BOM kept as its first character."""
-    from .loading import read_text
-
-    text = read_text(path, max_size)
-    with open(path, "rb") as fh:
-        bom = fh.read(3) == b"\xef\xbb\xbf"
-    return "\ufeff" + text if bom else text
 
 
 def plan(edits: list[Edit], read) -> list[FileEdits]:  # type: ignore[no-untyped-def]
@@ -126,49 +160,33 @@ def plan(edits: list[Edit], read) -> list[FileEdits]:  # type: ignore[no-untyped
     for e in edits:
         fe = by_file.get(e.file)
         if fe is None:
-            raw = read(e.file)
-            bom = raw.startswith("\ufeff")
-            fe = by_file[e.file] = FileEdits(e.file, raw[1:] if bom else raw, bom)
+            fe = by_file[e.file] = FileEdits(e.file, read(e.file))
         fe.edits.append(e)
     return list(by_file.values())
 
 
-def unified_diff(fe: FileEdits) -> str:
+_DIFF_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
+
+
+def diff_lines(text: str) -> list[str]:
+    """Lines as ``git`` and ``patch`` count them: broken at LF only (a CR stays in its line)."""
+    return _DIFF_LINE.findall(text)
+
+
+def unified_diff(old: str, new: str, path: str) -> str:
+    """A unified diff of one file that ``git apply`` and ``patch -p1`` accept: ``a/PATH`` and
+    ``b/PATH`` headers (``path`` relative to the root, with ``/``), and ``\\ No newline at end
+    of file`` after a last line without a line break."""
     import difflib
 
     from .report.escape import diff_path
 
-    new = fe.result()
-    if new == fe.original:
+    if new == old:
         return ""
-    return "".join(
-        difflib.unified_diff(
-            fe.original.splitlines(keepends=True),
-            new.splitlines(keepends=True),
-            fromfile=diff_path(f"a/{fe.path}"),  # quoted as git does when unusual (report/escape.py)
-            tofile=diff_path(f"b/{fe.path}"),
-        )
-    )
-
-
-def write_atomically(path: str, text: str, bom: bool) -> None:
-    """Write next to the file and rename over it, keeping its permissions."""
-    data = (("\ufeff" if bom else "") + text).encode("utf-8")
-    folder = os.path.dirname(os.path.abspath(path))
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    import tempfile  # only when a fix is written
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".swacheck", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    out = []
+    # names quoted as git does when unusual: no control character in a header (report/escape.py)
+    for line in difflib.unified_diff(diff_lines(old), diff_lines(new), fromfile=diff_path(f"a/{path}"), tofile=diff_path(f"b/{path}")):
+        out.append(line)
+        if not line.endswith("\n"):
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)

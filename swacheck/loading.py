@@ -169,6 +169,14 @@ def kind_name(node: Node | None) -> str:
 # --------------------------------------------------------------------------- entry points
 
 
+# --fix and --diff only (``fixer.py``): the digest of the exact bytes read of each file (real path
+# -> sha256), so a fix is written only over the bytes that were checked; and proposed texts that
+# stand in for files while the fixes are re-checked (real path -> bytes), so nothing is written
+# before it has been verified.
+CHECKED: dict[str, str] | None = None
+OVERLAY: dict[str, bytes] = {}
+
+
 def special_kind(mode: int) -> str | None:
     """What a file that is not a regular file is, in a few words; None for a regular file."""
     if stat.S_ISREG(mode):
@@ -200,6 +208,8 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
     with ``O_NONBLOCK`` and checked again with ``fstat`` (it may have been swapped in between),
     so no open or read can block. Every byte counts against the run's budget (``limits``).
     """
+    if OVERLAY and path != "-" and real(path) in OVERLAY:
+        return decode(OVERLAY[real(path)], path)
     max_size = min(max_size, limits.MAX_FILE_SIZE)
     if "\0" in path:
         raise InputProblem("no such file: the name holds a NUL byte, which no file name can", file=path)
@@ -231,6 +241,10 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
         raise InputProblem(f"cannot read: {reason}", file=path) from None
     if len(data) > max_size:  # a file that grew while it was read
         raise InputProblem(f"file is more than {max_size} bytes, above the limit (--max-file-size)", file=path)
+    if CHECKED is not None and path != "-":
+        import hashlib
+
+        CHECKED.setdefault(real(path), hashlib.sha256(data).hexdigest())
     return decode(data, path)
 
 

@@ -89,11 +89,20 @@ class Edit:
 
 @dataclass(slots=True, unsafe_hash=True)
 class Fix:
+    """What to do about a finding, and the edits that do it (none: a hint to act on by hand).
+
+    ``safe`` (ruff's model): a safe fix keeps what the deployment runs and the resources it uses
+    (it writes what SGLang would do anyway, or corrects a spelling); an unsafe one changes them
+    (drops the draft path, changes parallelism, a dtype or a memory setting) and is applied only
+    with ``--unsafe-fixes``.
+    """
+
     description: str
     edits: tuple[Edit, ...] = ()
+    safe: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"description": self.description, "edits": [e.to_json() for e in self.edits]}
+        return {"description": self.description, "safe": self.safe, "edits": [e.to_json() for e in self.edits]}
 
 
 @dataclass(slots=True, unsafe_hash=True)

@@ -38,6 +38,7 @@ class Settings:
     fix: bool = False  # apply the fixes in place
     diff: bool = False  # print the fixes as a unified diff, write nothing
     fix_model_configs: bool = False  # also edit model checkpoints' config.json files
+    unsafe_fixes: bool = False  # also apply fixes that change what runs (fixer.py)
     config_file: str | None = None
     root: str | None = None  # --root; None: the VCS top-level of the first path, else the working directory
     sources: dict[str, str] = field(default_factory=dict)  # attribute -> where its value came from

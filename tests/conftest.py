@@ -36,8 +36,9 @@ MTP_W256 = (EXAMPLES / "models" / "DeepSeek-V4-Flash-MTP-w256" / "config.json").
 @dataclass
 class Run:
     exit_code: int
-    stdout: str
+    stdout: str  # click turns CRLF into LF here; stdout_bytes is what was written
     stderr: str
+    stdout_bytes: bytes = b""
 
     @property
     def data(self) -> dict:
@@ -64,7 +65,7 @@ def run_cli(*args: str, cwd: Path | None = None) -> Run:
         result = runner.invoke(chosen, list(args), prog_name=prog_name, catch_exceptions=False)
     finally:
         os.chdir(old)
-    return Run(result.exit_code, result.stdout, result.stderr)
+    return Run(result.exit_code, result.stdout, result.stderr, result.stdout_bytes)
 
 
 @pytest.fixture

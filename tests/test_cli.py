@@ -58,6 +58,11 @@ def test_every_rule_doc_has_the_four_sections():
         assert doc.startswith(f"{rule.CODE} {rule.NAME}:"), rule.CODE
         for heading in ("## What it does", "## Why it matters", "## Example", "## Fix"):
             assert heading in doc, (rule.CODE, heading)
+        # every rule says whether its fix is safe (applied by --fix) or unsafe (--unsafe-fixes too),
+        # in its doc and as FIX_SAFETY, which tests/fix/test_fix_safety.py holds the findings to
+        assert rule.FIX_SAFETY in ("safe", "unsafe", "mixed", "none"), rule.CODE
+        fix_section = doc.split("## Fix", 1)[1]
+        assert f"Fix safety: {rule.FIX_SAFETY} — " in fix_section, rule.CODE
 
 
 def test_unknown_rule_suggests_and_exits_2():
@@ -188,7 +193,7 @@ def test_human_output_has_table_findings_and_summary():
     out = run.stdout
     assert "(128, 131, 33667)" in out and "(256, 259, 66563)" in out
     assert "examples/rocm-draft-window/prefill.yaml:12:1: SWA101 error:" in out
-    assert "fix: Remove speculative-draft-model-path" in out
+    assert "fix (unsafe): Remove speculative-draft-model-path" in out
     assert out.rstrip().endswith("Checked 1 deployment in 1 file: 1 error, 0 warnings, 0 notes  (SGLang 0.5.23; exit 1)")
 
 

@@ -317,7 +317,7 @@ def test_findings_point_into_the_script_and_value_fixes_give_valid_shell(lint, t
 
 def test_fix_replaces_the_value_token_only(tree):
     root = tree({"s.sh": f'python3 -m sglang.launch_server --model-path models/v4 --page-size "64" --speculative-eagle-topk=2 {SPEC.replace("--speculative-eagle-topk 1", "")}\n'})
-    run_cli("--fix", "s.sh", cwd=root)
+    run_cli("--fix", "--unsafe-fixes", "s.sh", cwd=root)  # top-k 2 -> 1 changes the drafting: unsafe
     text = (root / "s.sh").read_text()
     assert '--page-size "256"' in text and "--speculative-eagle-topk=1" in text
     assert run_cli("--format", "json", "s.sh", cwd=root).data["summary"]["warnings"] == 0

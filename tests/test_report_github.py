@@ -100,7 +100,7 @@ def test_special_characters_in_paths_and_messages(tree):
         assert not re.search(r"%(?!25|0A|0D)", message), message
     error = next(c for c in cmds if c.startswith("::error"))
     assert "related: models/m%25,:1/config.json:14:21: draft sliding_window 256 comes from here" in error
-    assert "%0Afix: Remove speculative-draft-model-path" in error
+    assert "%0Afix (unsafe): Remove speculative-draft-model-path" in error
 
 
 def test_levels_and_titles(tree):
@@ -181,7 +181,7 @@ def test_step_summary_is_appended_as_markdown(monkeypatch, tmp_path):
     assert "examples/models/DeepSeek-V4-Flash/config.json:14:21" in text
     # findings with code, location, message and fix
     assert "- **SWA101** error at `examples/rocm-draft-window/prefill.yaml:12:1`: DSV4 target and draft pools must share SWA ring geometry" in text
-    assert "  - fix: Remove speculative-draft-model-path" in text
+    assert "  - fix (unsafe): Remove speculative-draft-model-path" in text
     assert "    - `examples/rocm-draft-window/prefill.yaml:12:1`: delete line 12" in text
     assert text.rstrip().endswith("**Checked 2 deployments in 2 files: 1 error, 0 warnings, 0 notes  (SGLang 0.5.23; exit 1)**")
     # stdout is unchanged by the summary

@@ -72,7 +72,7 @@ def test_examples_parse_and_count():
     assert failure.get("type") == "SWA101"
     assert failure.get("message").startswith("SWA101: DSV4 target and draft pools must share SWA ring geometry")
     assert failure.text.startswith("examples/rocm-draft-window/prefill.yaml:12:1: SWA101 error: ")
-    assert "fix: Remove speculative-draft-model-path" in failure.text
+    assert "fix (unsafe): Remove speculative-draft-model-path" in failure.text
     assert "examples/rocm-draft-window/prefill.yaml:12:1: delete line 12" in failure.text
     # a note below --fail-on error goes to system-out, not to a failure
     no_pd = by_name["examples/cuda-no-pd/server.yaml"].find("testcase")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import DeploymentResult
-from ..model import Edit
+from ..model import Edit, Fix
 from ..sglang.resolve import Pool, Resolution
 
 HEADER = ("field", "target", "draft", "target from", "draft from")
@@ -95,6 +95,11 @@ def table_rows(r: DeploymentResult) -> list[Row]:
         )
     )
     return rows
+
+
+def fix_label(fix: Fix) -> str:
+    """``fix``, or ``fix (unsafe)`` for a fix applied only with ``--unsafe-fixes``."""
+    return "fix" if fix.safe or not fix.edits else "fix (unsafe)"
 
 
 def edit_text(e: Edit) -> str:

@@ -19,6 +19,7 @@ from typing import TextIO
 from ..engine import RunResult
 from ..model import Finding, InputError, Location
 from ..rules import BY_CODE
+from .common import fix_label
 from .escape import terminal, workflow_message, workflow_property
 from .sarif import repo_path
 
@@ -54,7 +55,7 @@ def finding_message(f: Finding) -> list[str]:
     for rel in f.related:
         lines.append(f"related: {rel.location}: {rel.message}")
     if f.fix is not None:
-        lines.append(f"fix: {f.fix.description}")
+        lines.append(f"{fix_label(f.fix)}: {f.fix.description}")
     return lines
 
 

@@ -19,7 +19,7 @@ from ..engine import DeploymentResult, RunResult
 from ..model import Finding
 from ..pairing import ServerPair
 from ..settings import Settings
-from .common import HEADER, Row, edit_text, heading, pair_rows, table_rows
+from .common import HEADER, Row, edit_text, fix_label, heading, pair_rows, table_rows
 from .escape import terminal
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ def finding_lines(f: Finding) -> Iterable[tuple[Segment, ...]]:
     for rel in f.related:
         yield ((f"    related: {rel.location}: {rel.message}", "dim"),)
     if f.fix is not None:
-        yield (("    fix: ", "green"), (f.fix.description, None))
+        yield ((f"    {fix_label(f.fix)}: ", "green"), (f.fix.description, None))
         for e in f.fix.edits:
             yield ((f"      {e.file}:{e.line}:{e.column}: {edit_text(e)}", "green"),)
 

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from ..engine import RunResult
 from ..model import SEVERITY_RANK, Finding, InputError
-from .common import edit_text
+from .common import edit_text, fix_label
 from .escape import xml as clean
 
 
@@ -30,7 +30,7 @@ def finding_text(f: Finding) -> list[str]:
     for rel in f.related:
         lines.append(f"    related: {rel.location}: {rel.message}")
     if f.fix is not None:
-        lines.append(f"    fix: {f.fix.description}")
+        lines.append(f"    {fix_label(f.fix)}: {f.fix.description}")
         for e in f.fix.edits:
             lines.append(f"      {e.file}:{e.line}:{e.column}: {edit_text(e)}")
     return lines

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..engine import RunResult
 from ..model import Finding
-from .common import HEADER, Row, edit_text, heading, table_rows
+from .common import HEADER, Row, edit_text, fix_label, heading, table_rows
 from .escape import markdown as escape
 from .escape import markdown_code as code
 
@@ -35,7 +35,7 @@ def finding_lines(f: Finding) -> list[str]:
     for rel in f.related:
         lines.append(f"  - related: {code(str(rel.location))}: {escape(rel.message)}")
     if f.fix is not None:
-        lines.append(f"  - fix: {escape(f.fix.description)}")
+        lines.append(f"  - {fix_label(f.fix)}: {escape(f.fix.description)}")
         for e in f.fix.edits:
             lines.append(f"    - {code(f'{e.file}:{e.line}:{e.column}')}: {escape(edit_text(e))}")
     return lines

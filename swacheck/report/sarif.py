@@ -22,6 +22,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..engine import RunResult
 from ..model import Location
+from .common import fix_label
 from .escape import json_data, path_for_uri
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -118,7 +119,7 @@ def as_data(result: RunResult) -> dict[str, Any]:
             item["level"] = LEVEL[f.severity]
             text = f.message
             if f.fix is not None:
-                text += f"\nFix: {f.fix.description}"
+                text += f"\n{fix_label(f.fix).capitalize()}: {f.fix.description}"
             item["message"] = {"text": text}
             if f.location is not None:
                 item["locations"] = [{"physicalLocation": physical_location(f.location)}]

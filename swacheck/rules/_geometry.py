@@ -80,8 +80,12 @@ def geometry_findings(rule: Rule, res: Resolution, ctx: Context, mode: str) -> I
 
     descriptions: list[str] = []
     edits: list[Edit] = []
+    # unsafe (changes what runs): dropping the draft path, a checkpoint's sliding_window,
+    # dcp-size; safe: correcting numbers copied into a swacheck file's `geometry`
+    safe = True
     if t.window.value != d.window.value:
         text, window_edits = _window_fix(res, ctx, moving, staying)
+        safe = safe and _explicit(moving.window)
         descriptions.append(text)
         edits.extend(window_edits)
     dcp = res.deployment.server.get("dcp-size")
@@ -91,6 +95,7 @@ def geometry_findings(rule: Rule, res: Resolution, ctx: Context, mode: str) -> I
             f"The draft pool's page is page size x dcp-size ({d.page_size.value}); run PD servers with dcp-size 1."
         )
         edits.append(fixes.replace(dcp.value_loc, "1"))
+        safe = False
     for name, _tv, _dv in differing:
         mv = dict(moving.fields(mode, res.profile))[name]
         sv = dict(staying.fields(mode, res.profile))[name]
@@ -117,7 +122,7 @@ def geometry_findings(rule: Rule, res: Resolution, ctx: Context, mode: str) -> I
         location = draft_path.key_loc  # a launch command: point at the flag to drop
     else:
         location = _root_location(values[moving.role]) or res.deployment.location
-    yield Finding(rule.CODE, severity, message, location, Fix(" ".join(descriptions), tuple(edits)), related, name)
+    yield Finding(rule.CODE, severity, message, location, Fix(" ".join(descriptions), tuple(edits), safe), related, name)
 
 
 def _root_location(val: Val):

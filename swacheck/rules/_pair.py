@@ -53,7 +53,7 @@ def pair_finding(  # type: ignore[no-untyped-def]
         severity or rule.SEVERITY,
         f"{message} [prefill {pair.prefill.deployment.file} vs decode {pair.decode.deployment.file}]",
         location,
-        Fix(fix_text, edits),
+        Fix(fix_text, edits, safe=not edits),  # an edit moves one server's setting: changes what it runs
         tuple(related),
         f"pair:{name}",
     )

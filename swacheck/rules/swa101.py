@@ -37,6 +37,10 @@ disaggregation-mode: prefill
 Drop `speculative-draft-model-path`: DeepSeek-V4's MTP draft is the target checkpoint's own
 NextN layer, and SGLang loads it from `model-path` when no draft path is given. Otherwise
 make the draft checkpoint's `sliding_window` equal to the target's.
+
+Fix safety: mixed — unsafe when it drops `speculative-draft-model-path` or edits a checkpoint's
+`sliding_window` (the deployment then runs another draft); safe when it corrects numbers copied
+into a deployment file's `geometry`.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ CODE = "SWA101"
 NAME = "unified-ring-mismatch"
 SEVERITY = "error"
 SUMMARY = "unified SWA ring geometry (window, ring_size, pages) differs between target and draft"
+FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:

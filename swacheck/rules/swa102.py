@@ -32,6 +32,10 @@ disaggregation-mode: decode
 
 Drop `speculative-draft-model-path` (the MTP draft is the target checkpoint's NextN layer),
 or make the draft checkpoint's `sliding_window` equal to the target's.
+
+Fix safety: mixed — unsafe when it drops `speculative-draft-model-path`, edits a checkpoint's
+`sliding_window` or sets `dcp-size` (another draft, other parallelism); safe when it corrects
+numbers copied into a deployment file's `geometry`.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ CODE = "SWA102"
 NAME = "paged-geometry-mismatch"
 SEVERITY = "error"
 SUMMARY = "paged SWA geometry (page_size, sliding_window, ring capacity) differs between target and draft"
+FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:

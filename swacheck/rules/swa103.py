@@ -25,6 +25,9 @@ draft: {geometry: {unified: false, page_size: 256, sliding_window: 128}}
 
 Start both pools with the same gate: the target and the draft run in one process, so set
 `SGLANG_HACK_FLASHMLA_BACKEND` once for the server; correct the copied numbers.
+
+Fix safety: mixed — unsafe when it edits the environment that picks the KV backend; safe when
+it corrects a copied `geometry.unified`.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ CODE = "SWA103"
 NAME = "unified-mode-mismatch"
 SEVERITY = "error"
 SUMMARY = "target and draft pools use different unified-KV modes"
+FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
@@ -57,7 +61,12 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         SEVERITY if res.checked_by_sglang else "note",
         message if res.checked_by_sglang else "not checked without PD disaggregation: " + message,
         moving.unified.location or res.deployment.location,
-        Fix(f"Make the {moving.role} pool {'unified' if staying.unified.value else 'paged'}, like the {staying.role} pool.", edits),
+        Fix(
+            f"Make the {moving.role} pool {'unified' if staying.unified.value else 'paged'}, like the {staying.role} pool.",
+            edits,
+            # a number copied into `geometry` is safe to correct; the environment that picks the backend is not
+            moving.unified.origin.startswith(("target.geometry", "draft.geometry")),
+        ),
         related,
         "unified",
     )

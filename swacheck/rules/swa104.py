@@ -25,6 +25,9 @@ draft: {geometry: {window: 128, ring_size: 131, pages: 33667, compression_ratios
 
 Use a NextN/MTP draft (its layers are SWA-only): drop a draft path that points at a full
 DeepSeek-V4 checkpoint, and correct the copied numbers.
+
+Fix safety: mixed — unsafe when it edits a checkpoint's `config.json`; safe when it corrects
+copied `geometry.compression_ratios`.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ CODE = "SWA104"
 NAME = "draft-compression-ratios"
 SEVERITY = "error"
 SUMMARY = "draft pool compression ratios are empty or not all 0 (SWA-only NextN layers expected)"
+FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
@@ -58,7 +62,12 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         SEVERITY if res.checked_by_sglang else "note",
         f"{prefix}{res.profile.msg_draft_ratios} (draft compression ratios {ratios})",
         loc or res.deployment.location,
-        Fix("A DeepSeek-V4 NextN draft has compression ratio 0 on every layer.", edits),
+        Fix(
+            "A DeepSeek-V4 NextN draft has compression ratio 0 on every layer.",
+            edits,
+            # copied numbers are safe to correct; a checkpoint's config.json is not
+            d.compression_ratios.origin.startswith("draft.geometry"),
+        ),
         (),
         "compression_ratios",
     )

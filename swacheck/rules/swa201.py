@@ -21,6 +21,9 @@ page-size: 64
 ## Fix
 
 Remove `page-size` (or set it to 256; 128 on NPU).
+
+Fix safety: safe — SGLang uses 256 (128 on NPU) whatever is written, so removing the key changes
+nothing that runs.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ CODE = "SWA201"
 NAME = "page-size-replaced"
 SEVERITY = "warning"
 SUMMARY = "explicit page-size other than 256 (128 on NPU), which SGLang replaces for DeepSeek-V4"
+FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:

@@ -33,6 +33,10 @@ speculative-algorithm: NEXTN
 
 Write `speculative-algorithm: EAGLE`, `speculative-eagle-topk: 1` and
 `speculative-num-steps: 3` (SGLang's own choice for DeepSeek-V4: 4 draft tokens).
+
+Fix safety: mixed — writing `EAGLE` for `NEXTN`/`eagle` and adding `speculative-eagle-topk: 1`
+and `speculative-num-steps: 3` (SGLang's own values) is safe; replacing another algorithm or a
+top-k other than 1 is unsafe.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ CODE = "SWA202"
 NAME = "speculative-args-refused"
 SEVERITY = "error"
 SUMMARY = "speculative algorithm other than EAGLE/DSPARK, or EAGLE without explicit top-k 1 and num-steps, for DeepSeek-V4"
+FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 
@@ -70,7 +75,12 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 if raw.upper() in ("NEXTN", "EAGLE", "DSPARK")
                 else "no DeepSeek-V4 draft pool exists for it"
             )
-            fix = Fix(f"Use speculative-algorithm: {target}" + (" (DeepSeek-V4 MTP) with speculative-eagle-topk: 1 and speculative-num-steps." if target == "EAGLE" else "."), tuple(edits))
+            # NEXTN/eagle/dspark name the algorithm SGLang would run: safe; another algorithm is replaced: unsafe
+            fix = Fix(
+                f"Use speculative-algorithm: {target}" + (" (DeepSeek-V4 MTP) with speculative-eagle-topk: 1 and speculative-num-steps." if target == "EAGLE" else "."),
+                tuple(edits),
+                raw.upper() in ("NEXTN", "EAGLE", "DSPARK"),
+            )
             message = f"{event.message}: AssertionError: {res.profile.algorithm_assert} ({what})"
         elif event.kind == "eagle-topk-missing":
             edits = _missing_eagle_args(arg, server, mapping) if arg else []
@@ -81,7 +91,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             )
         elif event.kind == "eagle-topk-refused":
             assert arg is not None
-            fix = Fix("Set speculative-eagle-topk to 1.", (fixes.replace(arg.value_loc, "1"),))
+            fix = Fix("Set speculative-eagle-topk to 1.", (fixes.replace(arg.value_loc, "1"),), safe=False)  # changes the drafting
             message = f"{event.message}: AssertionError: {res.profile.topk_assert}"
         else:  # eagle-steps-missing
             assert arg is not None

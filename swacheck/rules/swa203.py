@@ -25,6 +25,8 @@ speculative-num-draft-tokens: 8    # SGLang uses 4
 ## Fix
 
 Set `speculative-num-draft-tokens` to `speculative-num-steps + 1`, or remove it.
+
+Fix safety: safe — SGLang rewrites the value to steps + 1 anyway; the fix writes what runs.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ CODE = "SWA203"
 NAME = "draft-tokens-adjusted"
 SEVERITY = "warning"
 SUMMARY = "speculative-num-draft-tokens differs from speculative-num-steps + 1, which SGLang enforces at top-k 1"
+FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:

@@ -27,6 +27,8 @@ server: {model-path: models/DeepSeek-V4-Flash, disaggregation-mode: decode, pp-s
 ## Fix
 
 Run PD with `pp-size: 1` (and without `enable-hisparse`), or unset `SGLANG_DSV4_UNIFIED_KV_FP8`.
+
+Fix safety: unsafe — it changes pipeline parallelism or drops HiSparse.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ CODE = "SWA204"
 NAME = "unified-fp8-with-pd"
 SEVERITY = "error"
 SUMMARY = "SGLANG_DSV4_UNIFIED_KV_FP8 with unified KV under PD together with pp-size > 1 or enable-hisparse"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
@@ -51,10 +54,10 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         if event.data["why"] == "pd":
             fix = Fix(f"Unset SGLANG_DSV4_UNIFIED_KV_FP8 on PD servers (SGLang {res.profile.version} refuses it for any PD server; 0.5.22+ only with pp-size > 1 or HiSparse).")
         elif event.data["why"] == "pp-size" and arg is not None:
-            fix = Fix("Run PD with pp-size 1, or unset SGLANG_DSV4_UNIFIED_KV_FP8.", (fixes.replace(arg.value_loc, "1"),))
+            fix = Fix("Run PD with pp-size 1, or unset SGLANG_DSV4_UNIFIED_KV_FP8.", (fixes.replace(arg.value_loc, "1"),), safe=False)
         else:
             edit = fixes.delete_line_of(arg.pair, arg_mapping(res)) if arg is not None else None
-            fix = Fix("Drop enable-hisparse, or unset SGLANG_DSV4_UNIFIED_KV_FP8.", (edit,) if edit else ())
+            fix = Fix("Drop enable-hisparse, or unset SGLANG_DSV4_UNIFIED_KV_FP8.", (edit,) if edit else (), safe=False)
         related = (Related(env.location, "SGLANG_DSV4_UNIFIED_KV_FP8 set here"),) if env.location else ()
         yield Finding(
             CODE,

@@ -26,6 +26,8 @@ kv-cache-dtype: bf16
 
 Write `kv-cache-dtype: bfloat16` (or `fp8_e4m3`, or leave it at `auto`); use another DSV4
 attention backend for PD servers.
+
+Fix safety: unsafe — it changes the KV cache dtype or the attention backend.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ CODE = "SWA205"
 NAME = "dsv4-args-refused"
 SEVERITY = "error"
 SUMMARY = "kv-cache-dtype or dsv4-attn-backend that SGLang's DeepSeek-V4 hook refuses"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
@@ -50,9 +53,9 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         assert event.arg is not None
         value = event.data["value"]
         better = "bfloat16" if value in ("bf16",) else "fp8_e4m3"
-        fix = Fix(f"Set {event.arg.written} to {better} (or auto).", (fixes.replace(event.arg.value_loc, better),))
+        fix = Fix(f"Set {event.arg.written} to {better} (or auto).", (fixes.replace(event.arg.value_loc, better),), safe=False)
         yield finding_for_event(rule, event, fix, message=f"{event.message}: AssertionError: {value} is not supported for DeepseekV4ForCausalLM")
     for event in res.events_of("trtllm-pd"):
         assert event.arg is not None
-        fix = Fix("Use dsv4-attn-backend auto or flashmla on PD servers.", (fixes.replace(event.arg.value_loc, "auto"),))
+        fix = Fix("Use dsv4-attn-backend auto or flashmla on PD servers.", (fixes.replace(event.arg.value_loc, "auto"),), safe=False)
         yield finding_for_event(rule, event, fix, message=f"AssertionError: {event.message}")

@@ -24,6 +24,8 @@ max-running-requests: 16     # this one wins
 ## Fix
 
 Delete the entry that is ignored (the earlier one), or merge the two deliberately.
+
+Fix safety: safe — it deletes the entry YAML and JSON already ignore (the later one wins).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ CODE = "SWA301"
 NAME = "duplicate-key"
 SEVERITY = "warning"
 SUMMARY = "duplicate key in a config file; the last value is silently used"
+FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def _at(loc, other) -> str:  # type: ignore[no-untyped-def]

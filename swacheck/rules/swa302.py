@@ -23,6 +23,8 @@ target: {geometry: {window: 128, ring_size: 131, pages: 33668}}   # 33668 = 257 
 ## Fix
 
 Copy the tuple again from SGLang's error message or pool dump.
+
+Fix safety: none — no automatic fix; the numbers must be copied again from SGLang's output.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ CODE = "SWA302"
 NAME = "impossible-geometry"
 SEVERITY = "error"
 SUMMARY = "explicit geometry inconsistent with itself (ring_size < window, pages not a multiple of ring_size)"
+FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:

@@ -34,6 +34,14 @@ max-runing-requests: 64
 ## Fix
 
 Correct the spelling; use `attn-dp-size: N` (or `--enable-dp-attention` on the command line).
+
+Fix safety: mixed — an underscore spelling and an unambiguous typo of an existing flag (one
+letter added, dropped, changed or two swapped, and no other flag that close) are renamed: safe.
+A flag SGLang removed is never renamed to a different flag: the fix deletes it and says why,
+unsafe, as are moving a refused key to the command line and `enable-dp-attention`. Other
+spelling suggestions are hints only. A deprecated flag is replaced by what SGLang's own
+deprecation table names (`disable-cuda-graph: true` -> `cuda-graph-backend-decode: disabled` and
+`cuda-graph-backend-prefill: disabled`, read from SGLang 0.5.23): safe.
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ from typing import Iterator
 
 from .. import fixes
 from ..model import Finding, Fix
+from ..sglang import flags
 from ..sglang.resolve import Resolution
 from .base import Context, arg_mapping, finding_for_event
 
@@ -50,6 +59,7 @@ CODE = "SWA303"
 NAME = "config-key-refused"
 SEVERITY = "error"
 SUMMARY = "unknown server-config key, or one SGLang's --config loader refuses"
+FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
@@ -61,7 +71,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         arg = event.arg
         assert arg is not None
         edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
-        fix = Fix(f"Remove {arg.written!r} from the file and pass --{arg.written} on the command line.", (edit,) if edit else ())
+        fix = Fix(f"Remove {arg.written!r} from the file and pass --{arg.written} on the command line.", (edit,) if edit else (), safe=False)
         yield finding_for_event(rule, event, fix, message=f"{event.message}: error: unrecognized arguments: true ({event.data['action']} takes no value)")
     for event in res.events_of("unknown-key", "refused-key", "underscore-key", "ambiguous-key"):
         arg = event.arg
@@ -72,8 +82,22 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             message = f"{event.message}: argparse refuses it (could match {', '.join('--' + c for c in cands[:5])})"
         elif event.kind == "unknown-key":
             near = event.data.get("suggestion")
-            if near:
-                fix = Fix(f"Rename {arg.written!r} to {near!r}.", (fixes.replace(arg.key_loc, near),))
+            removed = flags.removed_flag(arg.written, res.profile)
+            typo = None if removed else flags.typo_of(arg.written, res.profile)
+            if removed:  # never "corrected" to a neighbouring flag, which does something else
+                edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
+                fix = Fix(
+                    f"Delete {arg.written!r}: SGLang {res.profile.version} no longer has this option (SGLang {removed} "
+                    "still had it) and names no replacement; check its release notes for what to use instead.",
+                    (edit,) if edit else (),
+                    safe=False,
+                )
+                message = f"{event.message}: error: unrecognized arguments (removed after SGLang {removed})"
+            elif typo:  # one letter from exactly one option: a typo, safe to rename
+                fix = Fix(f"Rename {arg.written!r} to {typo!r}.", (fixes.replace(arg.key_loc, typo),))
+                message = f"{event.message}: error: unrecognized arguments (did you mean {typo!r}?)"
+            elif near:  # a spelling suggestion stays a hint
+                fix = Fix(f"Did you mean {near!r}? Correct the name by hand (see `python -m sglang.launch_server --help`).")
                 message = f"{event.message}: error: unrecognized arguments (did you mean {near!r}?)"
             else:
                 fix = Fix(f"Remove {arg.written!r} or correct its name (see `python -m sglang.launch_server --help`).")
@@ -93,10 +117,22 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 f"Remove {arg.written!r} and write attn-dp-size: N in place of dp-size: N "
                 "(what --enable-dp-attention does on the command line).",
                 tuple(edits),
+                safe=False,
             )
+        elif (named := flags.replacement(arg.name, res.profile)) is not None and isinstance(arg.value, bool):
+            # SGLang's own deprecation table names the replacement: written in the file, it does
+            # exactly what the deprecated flag does on the command line (safe)
+            written = ", ".join(f"{k}: {v}" for k, v in named)
+            if arg.value:
+                edit = fixes.replace_entry(arg.pair, arg_mapping(res), named)
+                text = f"Write {written} in place of {arg.written!r}: SGLang {res.profile.version} names them as its replacement."
+            else:
+                edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
+                text = f"Remove {arg.written!r}: false is its default (SGLang {res.profile.version} names {written} as its replacement)."
+            fix = Fix(text, (edit,) if edit else ())
         else:
             edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
-            fix = Fix(f"Remove {arg.written!r} from the file and pass it on the command line.", (edit,) if edit else ())
+            fix = Fix(f"Remove {arg.written!r} from the file and pass it on the command line.", (edit,) if edit else (), safe=False)
         if event.kind == "refused-key":
             message = f"{event.message}: ValueError: Unsupported config option '{arg.name.replace('-', '_')}' with action '{event.data['action']}'"
         yield finding_for_event(rule, event, fix, message=message)

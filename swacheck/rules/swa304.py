@@ -27,6 +27,8 @@ disaggregation-mode: Decode
 ## Fix
 
 Write the value in the type the flag takes.
+
+Fix safety: none — no automatic fix: only you know the value you meant.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ CODE = "SWA304"
 NAME = "bad-value"
 SEVERITY = "error"
 SUMMARY = "server-argument value SGLang rejects while parsing arguments (type, choice, dp-size with attn-dp-size)"
+FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:

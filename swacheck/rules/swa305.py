@@ -38,6 +38,8 @@ python3 -m sglang.launch_server --model-path "$MODEL" \
 Set the variable in the file (`export DRAFT=...`, an `ENV` line, a container `env` entry,
 the Compose project's `.env`), give it a default (`${DRAFT:-/models/...}`), or tell swacheck
 its value with `--env DRAFT=VALUE`.
+
+Fix safety: none — no automatic fix: swacheck does not run commands or guess variables.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ CODE = "SWA305"
 NAME = "unresolved-variable"
 SEVERITY = "warning"
 SUMMARY = "launch-command argument or environment value that cannot be resolved from the files (treated as unset)"
+FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -21,6 +21,8 @@ or never reports. An unpaired server is not checked against its partner.
 Name the pair: `swacheck pair prefill.yaml decode-a.yaml`, or a deployment file with
 `pairs: [{prefill: prefill.yaml, decode: decode-a.yaml}]`, or names that differ only by
 `prefill` / `decode`.
+
+Fix safety: none — no automatic fix: name the pair explicitly.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ CODE = "SWA400"
 NAME = "pd-partner-ambiguous"
 SEVERITY = "note"
 SUMMARY = "PD server whose prefill/decode partner is ambiguous"
+FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check_alone(alone) -> Iterator[Finding]:  # type: ignore[no-untyped-def]

@@ -19,6 +19,8 @@ A prefill server on CUDA paired with a decode server on NPU.
 ## Fix
 
 Run both servers on the same platform (the DSV4 page size follows it).
+
+Fix safety: unsafe — it changes one server of the pair.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ CODE = "SWA401"
 NAME = "pd-page-size"
 SEVERITY = "error"
 SUMMARY = "prefill and decode servers resolve different page sizes"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:

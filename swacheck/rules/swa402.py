@@ -22,6 +22,8 @@ kv-cache-dtype: bfloat16       kv-cache-dtype: auto      # -> fp8_e4m3
 ## Fix
 
 Give both servers the same `kv-cache-dtype`.
+
+Fix safety: unsafe — it changes one server's KV cache dtype.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ CODE = "SWA402"
 NAME = "pd-kv-cache-dtype"
 SEVERITY = "error"
 SUMMARY = "prefill and decode servers resolve different KV cache dtypes"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:

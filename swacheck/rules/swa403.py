@@ -20,6 +20,8 @@ Prefill with `dsv4-attn-backend: flashmla_mega`, decode with the default backend
 ## Fix
 
 Give both servers the same `dsv4-attn-backend` and the same layout environment variables.
+
+Fix safety: unsafe — it changes one server's attention backend or KV layout.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ CODE = "SWA403"
 NAME = "pd-kv-layout"
 SEVERITY = "error"
 SUMMARY = "prefill and decode servers use different DSV4 KV layouts"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:

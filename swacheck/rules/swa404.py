@@ -22,6 +22,8 @@ prefill's does not.
 ## Fix
 
 Set `SGLANG_HACK_FLASHMLA_BACKEND` the same on both servers.
+
+Fix safety: unsafe — it changes one server's KV mode.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ CODE = "SWA404"
 NAME = "pd-unified-kv"
 SEVERITY = "error"
 SUMMARY = "unified KV (ROCm unified_kv_triton) on one side of a PD pair only"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:

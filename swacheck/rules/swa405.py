@@ -19,6 +19,8 @@ Both servers unified; only the decode server sets `SGLANG_DSV4_UNIFIED_KV_FP8=1`
 ## Fix
 
 Set `SGLANG_DSV4_UNIFIED_KV_FP8` the same on both servers.
+
+Fix safety: unsafe — it changes one server's environment.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ CODE = "SWA405"
 NAME = "pd-unified-fp8"
 SEVERITY = "error"
 SUMMARY = "SGLANG_DSV4_UNIFIED_KV_FP8 on one side of a unified-KV PD pair (requests hang)"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:

@@ -19,6 +19,8 @@ The prefill server has `speculative-algorithm: EAGLE`, the decode server none.
 ## Fix
 
 Run speculative decoding on both servers, or on neither.
+
+Fix safety: unsafe — it changes one server's speculative decoding.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ CODE = "SWA406"
 NAME = "pd-speculative"
 SEVERITY = "error"
 SUMMARY = "speculative decoding on one side of a PD pair only (every request fails)"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:

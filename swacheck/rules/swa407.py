@@ -17,6 +17,8 @@ Only the decode server's environment sets `SGLANG_OPT_USE_ONLINE_COMPRESS=1`.
 ## Fix
 
 Set `SGLANG_OPT_USE_ONLINE_COMPRESS` the same on both servers.
+
+Fix safety: unsafe — it changes one server's environment.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ CODE = "SWA407"
 NAME = "pd-online-compress"
 SEVERITY = "error"
 SUMMARY = "SGLANG_OPT_USE_ONLINE_COMPRESS on one side of a CUDA PD pair only"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:

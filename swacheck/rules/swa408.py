@@ -23,6 +23,8 @@ attn-cp-size: 2
 ## Fix
 
 Run the decode server with `attn-cp-size: 1` and a `pp-size` of 1 or the prefill's.
+
+Fix safety: unsafe — it changes one server's parallelism.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ CODE = "SWA408"
 NAME = "pd-parallelism"
 SEVERITY = "error"
 SUMMARY = "decode context/pipeline parallelism or KV sharding the PD handshake refuses"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:

@@ -19,6 +19,8 @@ Only the decode server has `disaggregation-enable-kv-checksum: true`.
 ## Fix
 
 Set both switches the same on both servers.
+
+Fix safety: unsafe — it changes one server's metadata switches.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ CODE = "SWA409"
 NAME = "pd-metadata-buffers"
 SEVERITY = "warning"
 SUMMARY = "PD metadata-buffer switches differ (checksum, sampling mask)"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:

@@ -19,6 +19,8 @@ Prefill with `speculative-num-steps: 3`, decode with `speculative-num-steps: 2`.
 ## Fix
 
 Nothing is required; align the values if the difference is not intended.
+
+Fix safety: unsafe — it changes one server of the pair.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ CODE = "SWA410"
 NAME = "pd-tolerated-difference"
 SEVERITY = "note"
 SUMMARY = "a prefill/decode difference SGLang tolerates for DeepSeek-V4"
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:

@@ -18,6 +18,8 @@ speculative-draft-model-path: models/mtp  # swacheck: ignore[SWA101]
 ## Fix
 
 Say why after the bracket: `# swacheck: ignore[SWA101] draft pool is rebuilt by our launcher`.
+
+Fix safety: none — no automatic fix: only you know the reason.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ CODE = "SWA901"
 NAME = "suppression-without-reason"
 SEVERITY = "warning"
 SUMMARY = "inline suppression comment without a reason"
+FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check_suppressions(suppressions: Iterable[Suppression], enabled: Callable[[str], bool]) -> Iterator[Finding]:

@@ -19,6 +19,8 @@ speculative-num-steps: 3  # swacheck: ignore[SWA203] nothing to suppress here
 ## Fix
 
 Delete the comment, or the code that no longer applies.
+
+Fix safety: safe — the comment suppresses nothing; removing it changes no result.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ CODE = "SWA902"
 NAME = "unused-suppression"
 SEVERITY = "warning"
 SUMMARY = "inline suppression that matched no finding"
+FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check_suppressions(suppressions: Iterable[Suppression], enabled: Callable[[str], bool]) -> Iterator[Finding]:

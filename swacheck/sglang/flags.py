@@ -88,3 +88,76 @@ def _did_you_mean(key: str, args_file: str) -> str | None:
 
     near = difflib.get_close_matches(key, sorted(_read(args_file)), n=1, cutoff=0.75)
     return near[0] if near else None
+
+
+def typo_of(key: str, profile: SGLangProfile) -> str | None:
+    """The one option ``key`` is an unambiguous typo of, or None.
+
+    A typo is one edit away (a character added, dropped or changed, or two neighbours
+    swapped) from exactly one option of this release and from no other. A looser spelling
+    suggestion (``did_you_mean``) is only a hint: renaming to it could turn a flag into a
+    different one (``disable-piecewise-cuda-graph`` is close to ``disable-decode-cuda-graph``).
+    """
+    return _typo_of(key.replace("_", "-"), profile.args_file)
+
+
+@lru_cache(maxsize=4096)
+def _typo_of(key: str, args_file: str) -> str | None:
+    if len(key) < 6:  # short keys are one edit from many things (tp, pp, dp ...)
+        return None
+    near = [o for o in _read(args_file) if abs(len(o) - len(key)) <= 1 and _one_edit(key, o)]
+    return near[0] if len(near) == 1 else None
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by exactly one insertion, deletion, substitution or swap."""
+    if a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 1:
+            return True
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = next((i for i in range(len(short)) if short[i] != long_[i]), len(short))
+    return short[i:] == long_[i + 1 :]
+
+
+def removed_flag(key: str, profile: SGLangProfile) -> str | None:
+    """The newest earlier SGLang release (of those swacheck knows) that accepted ``key``, when
+    this release no longer does: a removed flag, never to be "corrected" to a neighbour."""
+    from .version import PROFILES
+
+    dashed = key.replace("_", "-")
+    if dashed in _read(profile.args_file):
+        return None
+    older = [p for v, p in PROFILES.items() if _version_key(v) < _version_key(profile.version)]
+    for p in sorted(older, key=lambda p: _version_key(p.version), reverse=True):
+        if dashed in _read(p.args_file):
+            return p.version
+    return None
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.replace(".post", ".").split("."))
+
+
+# SGLang's own deprecation table: a deprecated option and the options it names as its
+# replacement (srt/server_args.py, "Deprecated argument registrations", ``new_flag=``;
+# SGLang 0.5.23: `--disable-cuda-graph` -> `--cuda-graph-backend-{decode,prefill}=disabled`).
+# `--enable-dp-attention` -> `--attn-dp-size` needs the dp-size value and is handled by SWA303
+# itself. Used only for the releases whose wheel the table was read from, and only where every
+# option it names is a plain one.
+_DEPRECATED_READ_FROM = ("0.5.23",)
+_DEPRECATED: dict[str, tuple[tuple[str, str], ...]] = {
+    "disable-cuda-graph": (("cuda-graph-backend-decode", "disabled"), ("cuda-graph-backend-prefill", "disabled")),
+}
+
+
+def replacement(name: str, profile: SGLangProfile) -> tuple[tuple[str, str], ...] | None:
+    """The ``(option, value)`` entries SGLang names in place of deprecated ``name``, or None."""
+    entries = _DEPRECATED.get(name) if profile.version in _DEPRECATED_READ_FROM else None
+    table = _read(profile.args_file)
+    if entries and all(k in table and table[k].kind == "store" and v in table[k].choices for k, v in entries):
+        return entries
+    return None

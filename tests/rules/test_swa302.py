@@ -31,7 +31,7 @@ def test_pages_not_a_multiple_of_ring_size_is_an_error_at_pages(lint):
         "SGLang's pages are request slots x ring size"
     )
     assert loc(f) == ("d.yaml", 2, 57)
-    assert f["fix"] == {"description": "Copy target.geometry again from SGLang's output.", "edits": []}
+    assert f["fix"] == {"description": "Copy target.geometry again from SGLang's output.", "safe": True, "edits": []}
 
 
 def test_ring_smaller_than_window_is_an_error_at_ring_size(lint):

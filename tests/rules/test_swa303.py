@@ -118,14 +118,16 @@ def test_enable_dp_attention_is_resolved_as_attention_dp(lint):
 
 
 @pytest.mark.parametrize(
-    ("line", "action"),
-    [("disable-cuda-graph: true", "DeprecatedStoreTrueAction"), ("lora-paths: [a]", "LoRAPathAction")],
+    ("line", "action", "replacement"),
+    [("disable-cuda-graph: true", "DeprecatedStoreTrueAction", "cuda-graph-backend-decode: disabled\ncuda-graph-backend-prefill: disabled\n"), ("lora-paths: [a]", "LoRAPathAction", "")],
 )
-def test_other_refused_actions_are_removed(lint, line, action):
+def test_other_refused_actions_are_removed(lint, line, action, replacement):
+    # disable-cuda-graph: replaced by what SGLang 0.5.23's deprecation table names (server_args.py new_flag)
     run = lint({"server.yaml": EAGLE + line + "\n"})
     f = only(run)
     assert f["message"].endswith(f"with action '{action}'")
-    assert edits(f) == [("server.yaml", 5, 1, 6, 1, "")]
+    assert edits(f) == [("server.yaml", 5, 1, 6, 1, replacement)]
+    assert f["fix"]["safe"] is bool(replacement)
 
 
 def test_json_server_config_is_refused(lint):

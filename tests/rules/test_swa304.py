@@ -29,7 +29,7 @@ def test_float_for_an_int_flag_is_refused_at_the_value(lint):
     assert f["severity"] == "error"
     assert f["message"] == "page-size: SGLang's argument parser rejects the number 256.0; expected an integer"
     assert loc(f) == ("server.yaml", 5, 12)
-    assert f["fix"] == {"description": "Give page-size an integer.", "edits": []}
+    assert f["fix"] == {"description": "Give page-size an integer.", "safe": True, "edits": []}
 
 
 def test_boolean_for_an_int_flag_is_refused(lint):

@@ -38,7 +38,7 @@ def test_one_prefill_and_two_decodes_are_three_notes_and_no_pair(tree):
         "it is not checked against a partner"
     )
     assert loc(found["d/decode-b.yaml"]) == ("d/decode-b.yaml", 1, 1)
-    assert found["d/decode-b.yaml"]["fix"] == {"description": FIX, "edits": []}
+    assert found["d/decode-b.yaml"]["fix"] == {"description": FIX, "safe": True, "edits": []}
     assert run.data["summary"]["notes"] == 3
 
 

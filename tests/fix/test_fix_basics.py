@@ -1,9 +1,12 @@
-"""--diff and --fix: only the edited spans change, atomically, idempotently, and the result is clean."""
+"""--diff and --fix: only the edited spans change, atomically, idempotently, and the result is clean;
+unsafe fixes (here: dropping the draft path) only with --unsafe-fixes."""
 
 from __future__ import annotations
 
 import os
 import stat
+
+import pytest
 
 from conftest import EAGLE, MTP_W256, V4_FLASH, run_cli
 from hypothesis import HealthCheck, given, settings
@@ -27,19 +30,24 @@ page-size: 64
 def test_diff_prints_the_edits_and_writes_nothing(tree):
     root = tree({"server.yaml": BROKEN})
     before = (root / "server.yaml").read_bytes()
-    run = run_cli("--diff", "server.yaml", cwd=root)
+    run = run_cli("--diff", "--unsafe-fixes", "server.yaml", cwd=root)
     assert run.exit_code == 1
     assert (root / "server.yaml").read_bytes() == before
-    assert run.stdout.startswith("--- a/server.yaml\n+++ b/server.yaml\n")
+    assert "\n--- a/server.yaml\n+++ b/server.yaml\n" in run.stdout
+    assert "swacheck: SWA102 unsafe fix: Remove speculative-draft-model-path" in run.stdout
+    assert "swacheck: SWA201 safe fix: Remove page-size" in run.stdout
     assert "-speculative-draft-model-path: 'models/mtp256'\n" in run.stdout
     assert "-speculative-algorithm: NEXTN\n+speculative-algorithm: EAGLE\n+speculative-eagle-topk: 1\n" in run.stdout
     assert "-page-size: 64\n" in run.stdout
     assert "1 file would change" in run.stderr
+    safe_only = run_cli("--diff", "server.yaml", cwd=root)
+    assert "-speculative-draft-model-path" not in safe_only.stdout
+    assert "1 more with --unsafe-fixes" in safe_only.stderr
 
 
 def test_fix_changes_only_the_edited_lines_and_the_result_is_clean(tree):
     root = tree({"server.yaml": BROKEN})
-    run = run_cli("--fix", "--format", "json", "server.yaml", cwd=root)
+    run = run_cli("--fix", "--unsafe-fixes", "--format", "json", "server.yaml", cwd=root)
     assert run.exit_code == 0, run.stdout
     assert run.codes() == []
     assert (root / "server.yaml").read_text() == (
@@ -52,17 +60,27 @@ def test_fix_changes_only_the_edited_lines_and_the_result_is_clean(tree):
         "speculative-num-steps: 3\n"
     )
     assert "swacheck: fixed server.yaml" in run.stderr
+    assert "swacheck: 3 fixed, 0 remaining" in run.stderr
+
+
+def test_without_unsafe_fixes_the_unsafe_one_remains(tree):
+    root = tree({"server.yaml": BROKEN})
+    run = run_cli("--fix", "--format", "json", "server.yaml", cwd=root)
+    assert run.exit_code == 1
+    assert run.codes() == ["SWA102"]
+    assert "speculative-draft-model-path: 'models/mtp256'\n" in (root / "server.yaml").read_text()
+    assert "swacheck: 2 fixed, 1 remaining (1 needs --unsafe-fixes)" in run.stderr
 
 
 def test_fix_twice_changes_nothing_the_second_time(tree):
     root = tree({"server.yaml": BROKEN})
-    run_cli("--fix", "server.yaml", cwd=root)
+    run_cli("--fix", "--unsafe-fixes", "server.yaml", cwd=root)
     once = (root / "server.yaml").read_bytes()
     mtime = (root / "server.yaml").stat().st_mtime_ns
-    second = run_cli("--fix", "server.yaml", cwd=root)
+    second = run_cli("--fix", "--unsafe-fixes", "server.yaml", cwd=root)
     assert (root / "server.yaml").read_bytes() == once
     assert (root / "server.yaml").stat().st_mtime_ns == mtime  # not even rewritten
-    assert "fixed" not in second.stderr
+    assert "swacheck: fixed" not in second.stderr and "swacheck: 0 fixed, 0 remaining" in second.stderr
 
 
 def test_fix_keeps_crlf_line_endings_and_permissions(tree):
@@ -91,13 +109,14 @@ def test_model_config_fixes_need_the_extra_flag(tree):
         "draft:\n  model_config: models/mtp256\n"
     )
     root = tree({"d.yaml": deploy})
-    diff = run_cli("--diff", "d.yaml", cwd=root)
+    assert "sliding_window" not in run_cli("--diff", "d.yaml", cwd=root).stdout  # editing a checkpoint is unsafe
+    diff = run_cli("--diff", "--unsafe-fixes", "d.yaml", cwd=root)
     assert '-  "sliding_window": 256,\n+  "sliding_window": 128,\n' in diff.stdout
-    run = run_cli("--fix", "d.yaml", cwd=root)
+    run = run_cli("--fix", "--unsafe-fixes", "d.yaml", cwd=root)
     assert run.exit_code == 1  # still failing: the fix belongs to the checkpoint
     assert "not fixing models/mtp256/config.json" in run.stderr
     assert (root / "models/mtp256/config.json").read_text() == MTP_W256
-    run = run_cli("--fix", "--fix-model-configs", "d.yaml", cwd=root)
+    run = run_cli("--fix", "--unsafe-fixes", "--fix-model-configs", "d.yaml", cwd=root)
     assert run.exit_code == 0
     assert '"sliding_window": 128,' in (root / "models/mtp256/config.json").read_text()
 
@@ -109,7 +128,7 @@ def test_align_to_draft_moves_the_target(tree):
         "draft:\n  model_config: models/mtp256\n"
     )
     root = tree({"d.yaml": deploy})
-    run = run_cli("--fix", "--fix-model-configs", "--align-to", "draft", "d.yaml", cwd=root)
+    run = run_cli("--fix", "--unsafe-fixes", "--fix-model-configs", "--align-to", "draft", "d.yaml", cwd=root)
     assert run.exit_code == 0
     assert '"sliding_window": 256,' in (root / "models/v4/config.json").read_text()
     assert (root / "models/mtp256/config.json").read_text() == MTP_W256
@@ -118,7 +137,7 @@ def test_align_to_draft_moves_the_target(tree):
 def test_a_file_that_failed_to_parse_is_never_written(tree):
     root = tree({"bad.yaml": "model-path: [\n", "server.yaml": BROKEN})
     before = (root / "bad.yaml").read_bytes()
-    run = run_cli("--fix", "bad.yaml", "server.yaml", cwd=root)
+    run = run_cli("--fix", "--unsafe-fixes", "bad.yaml", "server.yaml", cwd=root)
     assert run.exit_code == 2
     assert (root / "bad.yaml").read_bytes() == before
 
@@ -132,6 +151,7 @@ def test_a_failed_write_leaves_the_original_intact(tree, monkeypatch):
 
     monkeypatch.setattr(os, "replace", boom)
     run = run_cli("--fix", "server.yaml", cwd=root)
+    assert run.exit_code == 2  # a failed write is an error, whatever the findings
     assert (root / "server.yaml").read_bytes() == before
     assert "server.yaml: cannot write the fix: No space left on device; the file is unchanged" in run.stderr
     assert [p.name for p in root.iterdir() if p.name.endswith(".swacheck")] == []  # no temp file left
@@ -151,6 +171,8 @@ def test_insertions_at_one_point_are_joined_and_overlaps_are_left_for_later():
     (fe,) = plan
     assert fe.result() == "x: 1\ny: 2\nb: 2\n"
     assert fe.skipped == 1
+    with pytest.raises(fixes.Overlap):
+        fixes.apply_spans(text, fixes.spans(text, fe.edits))
 
 
 def test_insert_after_a_last_line_without_a_newline():
@@ -200,7 +222,7 @@ def test_fix_property_only_edited_lines_change_and_second_run_is_a_no_op(tree, c
     root = tree({})
     path = root / "server.yaml"
     path.write_bytes(text.encode())
-    run = run_cli("--fix", "--format", "json", "server.yaml", cwd=root)
+    run = run_cli("--fix", "--unsafe-fixes", "--format", "json", "server.yaml", cwd=root)
     assert run.exit_code == 0, run.stdout
     assert [f for d in run.deployments for f in d["findings"] if f["severity"] != "note"] == []
     fixed = path.read_bytes().decode()
@@ -214,7 +236,7 @@ def test_fix_property_only_edited_lines_change_and_second_run_is_a_no_op(tree, c
     for line in text.split(newline):
         if line and not line.startswith("#") and not line.startswith(touched):
             assert line in fixed.split(newline)
-    run_cli("--fix", "server.yaml", cwd=root)
+    run_cli("--fix", "--unsafe-fixes", "server.yaml", cwd=root)
     assert path.read_bytes().decode() == fixed
 
 
