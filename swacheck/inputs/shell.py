@@ -422,6 +422,7 @@ class _Lexer:
         self.n = len(self.t)
         self.expand = expand  # False: `$` and backquotes are plain characters (Compose command strings)
         self.depth = 0  # ${X:-${Y:-...}} nesting
+        self.word_start = 0  # where the word being lexed starts (limits.MAX_WORD)
 
     # -- helpers
 
@@ -546,8 +547,15 @@ class _Lexer:
 
     # -- words
 
+    def too_long(self) -> None:
+        """A single word longer than a word may become by expansion (limits.MAX_WORD): said
+        before its characters cost more (an escape or a ``$'...'`` character is an object each)."""
+        raise InputProblem(
+            f"a word is more than {limits.MAX_WORD} characters long here (the limit on one word)", span_location(self.span(self.word_start, self.word_start + 1))
+        )
+
     def word(self) -> RawWord:
-        start = self.i
+        start = self.word_start = self.i
         parts = self.parts(stop=lambda c: c in " \t\r\n;&|()<>")
         return RawWord(parts, self.span(start, self.i))
 
@@ -562,6 +570,8 @@ class _Lexer:
                 lit.clear()
 
         while self.i < self.n:
+            if self.i - self.word_start > limits.MAX_WORD:
+                self.too_long()
             if self.continuation():
                 continue
             c = self.t[self.i]
@@ -625,6 +635,8 @@ class _Lexer:
                 lit.clear()
 
         while True:
+            if self.i - self.word_start > limits.MAX_WORD:
+                self.too_long()
             if self.i >= self.n:
                 raise self.fail("unterminated double quote", open_at)
             if self.continuation():
@@ -661,6 +673,8 @@ class _Lexer:
         spans: list[Span | None] = []
         escapes = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "v": "\v"}
         while True:
+            if self.i - self.word_start > limits.MAX_WORD:
+                self.too_long()
             if self.i >= self.n:
                 raise self.fail("unterminated $'...' string", start)
             c = self.t[self.i]

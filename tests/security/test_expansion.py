@@ -80,3 +80,13 @@ def test_a_long_word_below_the_limit_is_fine(tmp_path):
     run = run_child(["--format", "json", "long.sh", GOOD], root)
     assert run.stderr == "" and run.exit_code == 0
     assert sorted(d["name"] for d in run.data["deployments"]) == ["good", "long"]
+
+
+def test_a_word_of_escapes_longer_than_a_word_may_be(tmp_path):
+    """Each escaped character was an object of its own: 8 MB of \\a once took 1.1 GB and 40 s."""
+    script = "#!/bin/sh\n" + LAUNCH + " --served-model-name " + "\\a" * (limits.MAX_WORD // 2 + 10) + "\n"
+    root = write_tree(tmp_path, {"escapes.sh": script})
+    run = run_child(["--format", "json", "escapes.sh", GOOD], root, timeout=60)
+    column = len(LAUNCH) + len(" --served-model-name ") + 1
+    assert_error_lines(run, f"escapes.sh:2:{column}: a word is more than {limits.MAX_WORD} characters long here (the limit on one word)")
+    assert run.peak_rss < 300 * MiB
