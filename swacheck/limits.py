@@ -13,8 +13,8 @@ Each budget below, when exceeded, is ONE input error for the file that exceeded 
 | ``MAX_NESTING``         | 200 levels         | YAML / JSON nesting of one document                            | (fixed)                         |
 | ``MAX_YAML_NODES``      | 300,000            | YAML nodes (scalars, lists, mappings) or JSON values of a file | (fixed)                         |
 | ``MAX_PLAIN_NODES``     | 100,000            | items a value swacheck reads expands to (YAML aliases)         | (fixed)                         |
-| ``MAX_WORD``            | 1 MiB (characters) | one word after variable expansion (shell, Dockerfile,          | (fixed)                         |
-|                         |                    | Kubernetes ``$(VAR)``, Compose ``${VAR}``)                     |                                 |
+| ``MAX_WORD``            | 1 MiB (characters) | one shell word as written, or any word after variable          | (fixed)                         |
+|                         |                    | expansion (shell, Dockerfile, Kubernetes ``$(VAR)``, Compose)  |                                 |
 | ``MAX_EXPANSION``       | 16 MiB (characters)| characters that variable expansion substitutes in one file     | (fixed)                         |
 | ``MAX_SOURCE_DEPTH``    | 8                  | ``. FILE`` inside ``. FILE`` (a file that sources itself,      | (fixed)                         |
 |                         |                    | directly or through others, is an error at once)               |                                 |
@@ -42,9 +42,11 @@ Memory: with these budgets, peak RSS stays within ``100 MB + 30 x`` the bytes re
 (``tests/security/test_memory.py``; ``benchmarks/hostile.py`` prints the figures).
 
 The per-run counter (:func:`charge_read`) is reset by :func:`start_run` at the start of every
-run (``engine.run_units``); the per-file budgets are :class:`Budget` objects that the readers of
-scripts, Dockerfiles, manifests and Compose files install with :func:`budget` while they read
-one file.
+run (``engine.run_units``); the per-file budgets are :class:`Budget` objects that
+``inputs.read_inputs`` installs with :func:`budget` while it reads one input file (and
+``launch.read_commands`` for each ``--command``), so a script's sourced files and sh -c strings
+are charged to it. YAML nodes, nesting and Dockerfile stages and instructions are counted by
+their readers directly.
 """
 
 from __future__ import annotations

@@ -117,3 +117,11 @@ def test_the_command_line_cannot_raise_it_either(tmp_path):
     run = run_cli("--max-file-size", str(limits.MAX_FILE_SIZE + 1), GOOD, cwd=root)
     assert run.exit_code == 2
     assert "Invalid value for '--max-file-size'" in run.stderr and str(limits.MAX_FILE_SIZE) in run.stderr
+
+
+def test_why_from_log_does_not_open_a_fifo(tmp_path):
+    root = write_tree(tmp_path, {})
+    os.mkfifo(root / "server.log")
+    run = run_cli("why", "--from-log", "server.log", cwd=root)
+    assert run.exit_code == 2
+    assert run.stderr.splitlines() == [f"server.log: is a FIFO (named pipe), {ONLY_REGULAR}"]
