@@ -11,7 +11,7 @@ Each budget below, when exceeded, is ONE input error for the file that exceeded 
 |                         |                    | env file, model ``config.json``, standard input)               | ``max-file-size`` in the config |
 | ``MAX_RUN_BYTES``       | 256 MiB            | bytes of every file read in one run                            | (fixed)                         |
 | ``MAX_NESTING``         | 200 levels         | YAML / JSON nesting of one document                            | (fixed)                         |
-| ``MAX_YAML_NODES``      | 300,000            | YAML nodes (scalars, lists, mappings) or JSON values of a file | (fixed)                         |
+| ``MAX_YAML_NODES``      | 250,000            | YAML nodes (scalars, lists, mappings) or JSON values of a file | (fixed)                         |
 | ``MAX_PLAIN_NODES``     | 100,000            | items a value swacheck reads expands to (YAML aliases)         | (fixed)                         |
 | ``MAX_WORD``            | 1 MiB (characters) | one shell word as written, or any word after variable          | (fixed)                         |
 |                         |                    | expansion (shell, Dockerfile, Kubernetes ``$(VAR)``, Compose)  |                                 |
@@ -63,7 +63,7 @@ MiB = 1024 * 1024
 MAX_FILE_SIZE = 10 * MiB
 MAX_RUN_BYTES = 256 * MiB
 MAX_NESTING = 200
-MAX_YAML_NODES = 300_000
+MAX_YAML_NODES = 250_000
 MAX_PLAIN_NODES = 100_000
 MAX_WORD = 1 * MiB
 MAX_EXPANSION = 16 * MiB
