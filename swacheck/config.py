@@ -33,12 +33,14 @@ PLATFORMS = ("cuda", "rocm", "npu")
 # setting name in the file -> Settings attribute
 KEYS = {
     "select": "select",
+    "extend-select": "extend_select",
     "ignore": "ignore",
     "fail-on": "fail_on",
     "exit-zero": "exit_zero",
     "unsafe-fixes": "unsafe_fixes",
     "format": "format",
     "platform": "platform",
+    "gpu": "gpu",
     "env": "env",
     "model-config": "model_configs",
     "exclude": "exclude",
@@ -57,8 +59,35 @@ CHOICES = {
 }
 
 
-class ConfigError(Exception):
+class ConfigError(ValueError):
     """A configuration file or option swacheck cannot use (exit 2)."""
+
+
+def read_config(path: str) -> tuple[str, dict[str, Any], str] | None:
+    """(path, the swacheck table, file text) of one config file; None for a ``pyproject.toml``
+    without ``[tool.swacheck]`` (any other name is read like ``swacheck.toml``)."""
+    import tomllib  # only when there is a file to read
+
+    try:
+        from .loading import special_kind
+
+        kind = special_kind(os.stat(path).st_mode)
+        if kind is not None:  # a FIFO or a device would block or never end
+            raise ConfigError(f"{_rel(path)}: is {kind}, not a regular file")
+        with open(path, "rb") as fh:
+            raw = fh.read(limits.MAX_FILE_SIZE + 1)
+        if len(raw) > limits.MAX_FILE_SIZE:
+            raise ConfigError(f"{_rel(path)}: file is more than {limits.MAX_FILE_SIZE} bytes, above the limit")
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{_rel(path)}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{_rel(path)}: invalid TOML: {exc}") from None
+    text = raw.decode("utf-8")
+    if os.path.basename(path) != "pyproject.toml":
+        return path, data.get("tool", {}).get("swacheck", data), text
+    table = data.get("tool", {}).get("swacheck")
+    return (path, table, text) if table is not None else None
 
 
 def find_config(start: str) -> tuple[str, dict[str, Any], str] | None:
@@ -67,26 +96,10 @@ def find_config(start: str) -> tuple[str, dict[str, Any], str] | None:
     while True:
         for name in ("swacheck.toml", "pyproject.toml"):
             path = os.path.join(folder, name)
-            if not os.path.isfile(path):
-                continue
-            import tomllib  # only when there is a file to read
-
-            try:
-                with open(path, "rb") as fh:  # isfile() above: a regular file
-                    raw = fh.read(limits.MAX_FILE_SIZE + 1)
-                if len(raw) > limits.MAX_FILE_SIZE:
-                    raise ConfigError(f"{_rel(path)}: file is more than {limits.MAX_FILE_SIZE} bytes, above the limit")
-                data = tomllib.loads(raw.decode("utf-8"))
-            except (OSError, UnicodeDecodeError) as exc:
-                raise ConfigError(f"{_rel(path)}: cannot read: {exc}") from None
-            except tomllib.TOMLDecodeError as exc:
-                raise ConfigError(f"{_rel(path)}: invalid TOML: {exc}") from None
-            text = raw.decode("utf-8")
-            if name == "swacheck.toml":
-                return path, data.get("tool", {}).get("swacheck", data), text
-            table = data.get("tool", {}).get("swacheck")
-            if table is not None:
-                return path, table, text
+            if os.path.isfile(path):
+                found = read_config(path)
+                if found is not None:
+                    return found
         parent = os.path.dirname(folder)
         if parent == folder:
             return None
@@ -119,7 +132,7 @@ def _codes(value: Any, where: str, key: str) -> tuple[str, ...]:
 
 
 def _convert(key: str, value: Any, where: str, base: str) -> Any:
-    if key in ("select", "ignore"):
+    if key in ("select", "extend-select", "ignore"):
         return _codes(value, where, key)
     if key in CHOICES:
         if value not in CHOICES[key]:
@@ -131,6 +144,10 @@ def _convert(key: str, value: Any, where: str, base: str) -> Any:
         if str(value).removeprefix("v") not in PROFILES:
             raise ConfigError(f"{where}: sglang-version must be one of {', '.join(PROFILES)}, got {value!r}")
         return str(value).removeprefix("v")
+    if key == "gpu":
+        if not isinstance(value, str) or not value.strip() or len(value) > 100:
+            raise ConfigError(f"{where}: gpu must be a GPU name such as \"H100\" or \"MI355X\", got {value!r}")
+        return value.strip()
     if key in ("exit-zero", "unsafe-fixes"):
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")
@@ -161,11 +178,24 @@ def _convert(key: str, value: Any, where: str, base: str) -> Any:
     raise AssertionError(key)  # pragma: no cover - KEYS and this function list the same keys
 
 
-def build_settings(cli: dict[str, Any], cwd: str | None = None, use_config: bool = True) -> Settings:
-    """Defaults, then the config file, then the options given on the command line (not None)."""
+def convert(key: str, value: Any, where: str, base: str) -> Any:
+    """A setting's value checked and converted as the configuration file's (raises ConfigError)."""
+    return _convert(key, value, where, base)
+
+
+def build_settings(cli: dict[str, Any], cwd: str | None = None, use_config: bool = True, config_file: str | None = None) -> Settings:
+    """Defaults, then the config file (``config_file``, else the nearest one above ``cwd``), then
+    the options given on the command line (not None)."""
     settings = Settings()
     sources = {attr: "default" for attr in KEYS.values()}
-    found = find_config(cwd or os.getcwd()) if use_config else None
+    if config_file is not None:
+        if not os.path.isfile(config_file):
+            raise ConfigError(f"{config_file}: no such configuration file")
+        found = read_config(config_file)
+        if found is None:
+            raise ConfigError(f"{_rel(config_file)}: no [tool.swacheck] table")
+    else:
+        found = find_config(cwd or os.getcwd()) if use_config else None
     if found is not None:
         path, table, text = found
         settings.config_file = path

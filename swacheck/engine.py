@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .inputs import Deployment, discover, read_inputs
+from .inputs import Candidate, Deployment, discover, read_inputs
 from . import limits
 from .loading import FileCache, read_stdin
-from .model import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val
+from .model import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val, position_key
 from .pairing import ServerPair, find_pairs
 from .paths import find_root, forget as forget_paths, real
 from .rules import DEPLOYMENT_RULES, PAIR_RULES, SUPPRESSION_RULES, Context, swa400
@@ -44,6 +44,8 @@ class RunResult:
     errors: list[InputError] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    notes: list[InputError] = field(default_factory=list)  # files named explicitly and skipped, and why
+    fingerprints: dict[str, dict[str, str]] = field(default_factory=dict)  # --write-baseline
     summary: Summary = field(default_factory=Summary)
     exit_code: int = 0
     pairs: list[ServerPair] = field(default_factory=list)
@@ -152,6 +154,7 @@ def run(settings: Settings) -> RunResult:
         result.errors.extend(unit.errors)
         result.files.extend(unit.files)
         result.skipped.extend(unit.skipped)
+        result.notes.extend(unit.notes)
     return result
 
 
@@ -162,25 +165,36 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     end; a caller that keeps nothing else holds one unit in memory at a time. Files read for a
     unit are dropped from the file cache once the next unit is asked for.
     """
-    from .units import plan
+    from .units import add_partners, plan
 
     forget_paths()
     limits.start_run()
-    settings.root = settings.root or find_root(settings.paths)
+    named = [settings.stdin_filename if p == "-" and settings.stdin_filename else p for p in settings.paths]
+    settings.root = settings.root or find_root(named)
     candidates, totals.errors = discover(settings.paths, settings.exclude, settings.root, totals.skipped_why)
+    totals.skipped.extend(totals.skipped_why)
+    files = FileCache(settings.max_file_size, settings.root)
+    stdin_text = None
+    if any(c.path == "-" for c in candidates):
+        if settings.stdin_text is not None:
+            stdin_text = settings.stdin_text
+        else:
+            try:  # the one input that is not a regular file: read up to the size limit
+                stdin_text = read_stdin(sys.stdin, settings.max_file_size)
+            except InputProblem as problem:
+                totals.errors.append(problem.to_error())
+                candidates = [c for c in candidates if c.path != "-"]
+                stdin_text = ""
+        if settings.stdin_filename and any(c.path == "-" for c in candidates):  # checked as that file, from the text given
+            files.provide(settings.stdin_filename, stdin_text)
+            candidates = [Candidate(settings.stdin_filename, True) if c.path == "-" else c for c in candidates]
+            stdin_text = None
+    if not settings.fix:  # --fix edits only what was named or walked, never a partner found beside it
+        candidates = add_partners(candidates, files, settings.exclude)
     if settings.output:  # the report being written is never read as an input
         report = real(settings.output)
         candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]
-    stdin_text = None
-    if any(c.path == "-" for c in candidates):
-        try:
-            stdin_text = read_stdin(sys.stdin, settings.max_file_size)
-        except InputProblem as problem:
-            totals.errors.append(problem.to_error())
-            candidates = [c for c in candidates if c.path != "-"]
-    totals.skipped.extend(totals.skipped_why)
     totals.summary.input_errors = len(totals.errors)
-    files = FileCache(settings.max_file_size, settings.root)
     platform = Val(settings.platform, "--platform") if settings.platform else Val("cuda", "default platform (--platform)")
     env = {k: Val(v, f"--env {k}") for k, v in settings.env.items()}
     the_plan = plan(candidates, files, settings.pairs, bool(settings.commands), stdin_text)
@@ -194,17 +208,24 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
         unit = RunResult(settings)
         commands = settings.commands if n == len(units) - 1 else None
         inputs = read_inputs(unit_candidates, files, platform, env, stdin_text, commands)
-        unit.errors.extend(inputs.errors)
-        unit.files, unit.skipped = inputs.files, inputs.skipped
+        # a file that was not named but read as a possible PD partner (units.add_partners) is no
+        # input of the run: its problems are not the run's (it is checked when named or walked)
+        partners = {real(c.path) for c in unit_candidates if c.partner}
+        unit.errors.extend(e for e in inputs.errors if not partners or real(e.file) not in partners)
+        unit.files, unit.skipped, unit.notes = inputs.files, inputs.skipped, inputs.notes
         filt = _Filter(settings, files)
         for dep in inputs.deployments:
+            if dep.gpu is None and settings.gpu:
+                dep.gpu = Val(settings.gpu, "--gpu")
             try:
                 res = resolve(dep, models, profile)
             except InputProblem as problem:
-                unit.errors.append(problem.to_error())
+                if not partners or real(dep.file) not in partners:
+                    unit.errors.append(problem.to_error())
                 continue
             unit.results.append(DeploymentResult(dep, res, check(res, ctx, settings)))
         check_pairs(unit, ctx, explicit)
+        drop_lone_partners(unit, partners)
         for dep_result in unit.results:
             filt.apply(dep_result)
         for pair in unit.pairs:  # what suppressions left of the pair's findings
@@ -212,7 +233,9 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
             pair.findings = [f for f in pair.findings if id(f) in kept]
         filt.report()
         for r in unit.results:
-            r.findings.sort(key=lambda f: (-SEVERITY_RANK[f.severity], f.code))
+            r.findings.sort(key=position_key)  # reading order: by file and position
+        if settings.baseline is not None or settings.write_baseline:
+            apply_baseline(unit, totals)
         suppressed += filt.suppressed
         count(totals.summary, unit)
         yield unit
@@ -224,7 +247,9 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
 def check_pairs(result: RunResult, ctx: Context, explicit: list[tuple[str, str]]) -> None:
     """Pair PD prefill and decode servers and run the pair rules; findings go to the decode side."""
     settings = result.settings
-    result.pairs, result.alone = find_pairs(result.results, explicit)
+    result.pairs, result.alone, problems = find_pairs(result.results, explicit)
+    result.errors.extend(problems)
+    result.notes.extend(InputError(p.decode.deployment.file, None, None, p.note) for p in result.pairs if p.note)
     for pair in result.pairs:
         pair.findings = [f for rule in PAIR_RULES if settings.rule_enabled(rule.CODE) for f in rule.check_pair(pair, ctx)]
         pair.decode.findings.extend(pair.findings)
@@ -233,19 +258,74 @@ def check_pairs(result: RunResult, ctx: Context, explicit: list[tuple[str, str]]
             alone_result.findings.extend(swa400.check_alone([(alone_result, why)]))
 
 
+def apply_baseline(unit: RunResult, totals: RunResult) -> None:
+    """``--baseline``: drop the findings whose fingerprint (SARIF's: file, rule, logical location)
+    the baseline holds; ``--write-baseline``: collect every fingerprint into ``totals``."""
+    from .report.sarif import base_dir, fingerprinted, repo_path
+
+    settings = unit.settings
+    base = base_dir(settings)
+    known = settings.baseline or frozenset()
+    dropped: set[int] = set()
+    for r, f, _, key in list(fingerprinted(unit, base)):
+        if settings.write_baseline:
+            file = repo_path(f.location.file if f.location else r.deployment.file, base)
+            totals.fingerprints[key] = {"code": f.code, "file": file, "deployment": r.deployment.name, "message": f.message}
+        if key in known:
+            dropped.add(id(f))
+    if dropped:
+        for r in unit.results:
+            r.findings = [f for f in r.findings if id(f) not in dropped]
+        for pair in unit.pairs:
+            pair.findings = [f for f in pair.findings if id(f) not in dropped]
+        totals.summary.baselined += len(dropped)
+
+
+def drop_lone_partners(unit: RunResult, partners: set[str]) -> None:
+    """Keep the deployments of a partner file (``units.add_partners``: not named, found beside a
+    named PD server) only when they are paired with a named server; the rest were not asked for."""
+    if not partners:
+        return
+    paired = {id(r) for p in unit.pairs for r in (p.prefill, p.decode)}
+    kept = [r for r in unit.results if real(r.deployment.file) not in partners or id(r) in paired]
+    if len(kept) == len(unit.results):
+        return
+    keep = {id(r) for r in kept}
+    unit.results = kept
+    unit.alone = [(r, why) for r, why in unit.alone if id(r) in keep]
+    files = {real(r.deployment.file) for r in kept}
+    unit.files = [f for f in unit.files if real(f) not in partners or real(f) in files]
+    unit.skipped = [f for f in unit.skipped if real(f) not in partners]
+
+
 def count(s: Summary, unit: RunResult) -> None:
     """Add a unit's files, deployments, findings and input errors to the run's summary."""
     s.files += len(unit.files)
     s.deployments += len(unit.results)
+    s.skipped_files += len(unit.skipped)
+    s.skipped_deployments += sum(1 for r in unit.results if r.resolution.mode == "skipped")
     s.input_errors += len(unit.errors)
     for r in unit.results:
         for f in r.findings:
             s.counts[f.severity] += 1
+            s.by_code[f.code] = s.by_code.get(f.code, 0) + 1
+            if SEVERITY_RANK[f.severity] > SEVERITY_RANK[s.severity_of.get(f.code, "note")] or f.code not in s.severity_of:
+                s.severity_of[f.code] = f.severity
     threshold = SEVERITY_RANK[unit.settings.fail_on]
     s.failing = s.failing or any(SEVERITY_RANK[f.severity] >= threshold for r in unit.results for f in r.findings)
 
 
 def finish(totals: RunResult) -> None:
-    """The exit code, once every unit is counted."""
+    """The exit code, once every unit is counted. A run that finds no deployment at all is an
+    input error (a mistyped folder or glob must not pass), unless ``allow_empty``."""
     s = totals.summary
+    settings = totals.settings
+    if not s.deployments and not s.input_errors and not settings.allow_empty and (settings.paths or settings.commands):
+        if len(settings.paths) == 1 and not settings.commands:
+            where, what = settings.paths[0], ""
+        else:
+            n = len(settings.paths) + len(settings.commands)
+            where, what = "swacheck", f" in {n} inputs"
+        totals.errors.append(InputError(where, None, None, f"no deployments found{what} (--allow-empty allows a run without any)"))
+        s.input_errors += 1
     totals.exit_code = 2 if s.input_errors else (1 if s.failing and not totals.settings.exit_zero else 0)

@@ -63,14 +63,54 @@ def pool_trace(res: Resolution, pool: Pool) -> dict[str, Any]:
     }
 
 
+def preflight_trace(r: DeploymentResult) -> dict[str, Any] | None:
+    """The facts the SWA5xx rules used -- only when the deployment names its GPU."""
+    gpu_val = r.deployment.gpu
+    if gpu_val is None or r.resolution.target is None:
+        return None
+    from .rules import _preflight as pf
+    from .sglang.gpus import lookup
+
+    gpu = lookup(str(gpu_val.value))
+    ck = pf.checkpoint(r.resolution)
+    return {
+        "gpu": {
+            "given": gpu_val.value,
+            "origin": gpu_val.origin,
+            "location": gpu_val.location.to_json() if gpu_val.location else None,
+            "known": gpu is not None,
+            "name": gpu.name if gpu else None,
+            "architecture": gpu.arch_text if gpu else None,
+            "memory_bytes": gpu.memory_bytes if gpu else None,
+            "memory_source": gpu.memory_source if gpu else None,
+            "fp8": gpu.fp8 if gpu else None,
+            "fp4": gpu.fp4 if gpu else None,
+            "source": gpu.source if gpu else None,
+        },
+        "checkpoint": None
+        if ck is None
+        else {
+            "experts": ck.experts.value,
+            "experts_origin": ck.experts.origin,
+            "experts_assumed": ck.experts_assumed,
+            "weight_bytes": ck.weight_bytes.value if ck.weight_bytes else None,
+            "weights_origin": ck.weight_bytes.origin if ck.weight_bytes else None,
+            "weights_approximate": ck.weights_approximate,
+        },
+    }
+
+
 def deployment_trace(r: DeploymentResult) -> dict[str, Any]:
     res = r.resolution
-    return {
+    out = {
         **deployment_head(r),
         "target": pool_trace(res, res.target) if res.target else None,
         "draft": pool_trace(res, res.draft) if res.draft else None,
         "notes": [MEMORY_NOTE] if res.mode == "unified" else [],
     }
+    if (pre := preflight_trace(r)) is not None:
+        out["preflight"] = pre
+    return out
 
 
 def render_json(result: RunResult, out: TextIO) -> None:
@@ -130,6 +170,22 @@ def render_human(result: RunResult, out: TextIO) -> None:
             add(branch, pool["unified"])
             for field in pool["fields"]:
                 add(branch, field)
+        if (pre := trace.get("preflight")) is not None:
+            branch = root.add(cell("preflight (SWA5xx)", "bold cyan"))
+            g = pre["gpu"]
+            where = f"  [{g['location']['file']}:{g['location']['line']}:{g['location']['column']}]" if g["location"] else ""
+            if g["known"]:
+                gib = g["memory_bytes"] / (1 << 30)
+                branch.add(cell(f"gpu = {g['name']} ({g['architecture']}, {gib:.2f} GiB, FP8 {'yes' if g['fp8'] else 'no'}, FP4 {'yes' if g['fp4'] else 'no'})  ({g['origin']}; {g['memory_source']}){where}"))
+            else:
+                branch.add(cell(f"gpu = {g['given']}: not a GPU swacheck knows  ({g['origin']}){where}"))
+            c = pre["checkpoint"]
+            if c is not None:
+                branch.add(cell(f"routed experts = {c['experts'].upper()}  ({c['experts_origin']}{'; assumed' if c['experts_assumed'] else ''})"))
+                if c["weight_bytes"] is not None:
+                    branch.add(cell(f"weights = {c['weight_bytes'] / (1 << 30):.2f} GiB  ({c['weights_origin']}{'; approximate' if c['weights_approximate'] else ''})"))
+                else:
+                    branch.add(cell("weights = unknown  (no model.safetensors.index.json inside the root, no catalogue entry)"))
         for note in trace["notes"]:
             root.add(cell(f"note: {note}", "dim"))
         w.print(root)

@@ -711,6 +711,7 @@ class FileCache:
         self._files: dict[str, SourceFile | InputProblem] = {}
         self._ahead: dict[str, str | SourceFile | InputProblem] = {}  # read (or parsed) ahead of its unit
         self._kept: set[str] = set()
+        self._given: dict[str, str] = {}  # path -> text given in memory (provide)
 
     def read(self, path: str) -> str:
         """A file's text, read now and kept until :meth:`load` parses it. Raises :class:`InputProblem`."""
@@ -743,6 +744,17 @@ class FileCache:
                 hit = _attempt(lambda: load_file(path, self.max_size, text if text is not None else ahead))
             self._files[key] = hit
         return _unwrap(hit)  # type: ignore[return-value]
+
+    def provide(self, path: str, text: str) -> None:
+        """Use ``text`` as the contents of ``path`` for this run (``--stdin-filename``,
+        ``swacheck.check_text``): read, parsed and suppressed as that file, never read from disk."""
+        self._given[real(path)] = text
+        self._ahead[real(path)] = text
+        self.keep(path)
+
+    def provided(self, path: str) -> str | None:
+        """The text given for ``path`` with :meth:`provide`, if any."""
+        return self._given.get(real(path)) if self._given else None
 
     def check_reference(self, path: str, at: Location | None, what: str = "file") -> None:
         """Refuse a file that an input refers to (``server:``, ``env_file``, a sourced script,

@@ -135,6 +135,15 @@ class Finding:
         }
 
 
+def position_key(f: Finding) -> tuple[int, str, int, int, str]:
+    """Findings in reading order: by file, line and column (then rule); those without a
+    location after the others."""
+    loc = f.location
+    if loc is None:
+        return (1, "", 0, 0, f.code)
+    return (0, loc.file, loc.line, loc.column, f.code)
+
+
 @dataclass(slots=True, unsafe_hash=True)
 class InputError:
     """A file or value swacheck cannot use: reported as ``file:line:col: message``, exit 2."""
@@ -180,4 +189,9 @@ class Summary:
     counts: dict[str, int] = field(default_factory=lambda: {s: 0 for s in SEVERITIES})
     input_errors: int = 0
     suppressed: int = 0
+    baselined: int = 0  # findings left out because the --baseline file holds them
+    skipped_files: int = 0  # files that hold no deployment (named or walked)
+    skipped_deployments: int = 0  # deployments not checked: no draft pool, or not a DeepSeek-V4 target
     failing: bool = False  # a finding at or above --fail-on
+    by_code: dict[str, int] = field(default_factory=dict)  # findings per rule (--statistics)
+    severity_of: dict[str, str] = field(default_factory=dict)  # each rule's severity as reported

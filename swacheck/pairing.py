@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .model import Finding, Val
+from .model import Finding, InputError, Val
 from .paths import real
 from .sglang.pd import compared_values
 
@@ -37,6 +37,7 @@ class ServerPair:
     prefill_values: dict[str, Val] = field(default_factory=dict)
     decode_values: dict[str, Val] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
+    note: str = ""  # said on stderr: the roles of an explicit pair were given the wrong way round
 
     def rows(self) -> list[tuple[str, Val, Val]]:
         return [(name, self.prefill_values[name], self.decode_values[name]) for name in self.prefill_values]
@@ -71,10 +72,26 @@ def make_pair(prefill: DeploymentResult, decode: DeploymentResult, how: str) -> 
     return ServerPair(prefill, decode, how, compared_values(prefill.resolution), compared_values(decode.resolution))
 
 
+def _role_error(r: DeploymentResult, named: str, wanted: str) -> InputError:
+    """An explicit pair's server whose disaggregation mode is not the role it was named for."""
+    mode = r.resolution.values.get("disaggregation_mode")
+    has = f"is {mode.value}" if mode is not None and mode.value not in (None, "null") else "is not set (no PD role)"
+    loc = mode.location if mode is not None and mode.location is not None else None
+    message = f"named as the {wanted} server of a PD pair, but its disaggregation-mode {has}; the pair is not checked"
+    if loc is not None:
+        return InputError(loc.file, loc.line, loc.column, message)
+    return InputError(named, None, None, message)
+
+
 def find_pairs(
     results: list[DeploymentResult], explicit: list[tuple[str, str]] = ()  # type: ignore[assignment]
-) -> tuple[list[ServerPair], list[tuple[DeploymentResult, str]]]:
-    """(pairs, [(server left alone, why)])."""
+) -> tuple[list[ServerPair], list[tuple[DeploymentResult, str]], list[InputError]]:
+    """(pairs, [(server left alone, why)], [explicit pairs whose roles are not prefill + decode]).
+
+    An explicit pair named the wrong way round (decode first) is paired the right way round,
+    with a note; one whose servers are not one prefill and one decode server is an input error,
+    never a silent pass."""
+    problems: list[InputError] = []
     by_file: dict[str, list[DeploymentResult]] = {}
     for r in results:
         by_file.setdefault(real(r.deployment.file), []).append(r)
@@ -93,9 +110,12 @@ def find_pairs(
             used.update((id(p[0]), id(d[0])))
             if role(p[0]) == "prefill" and role(d[0]) == "decode":
                 pairs.append(make_pair(p[0], d[0], f"named as a pair ({p_path} + {d_path})"))
+            elif role(p[0]) == "decode" and role(d[0]) == "prefill":
+                pair = make_pair(d[0], p[0], f"named as a pair the wrong way round ({p_path} + {d_path}); checked as prefill {d_path} + decode {p_path}")
+                pair.note = f"named as the prefill server of a PD pair, but it is the decode server and {d_path} the prefill server (their disaggregation-mode): checked the right way round"
+                pairs.append(pair)
             else:
-                roles = f"{role(p[0]) or 'no PD role'} + {role(d[0]) or 'no PD role'}"
-                explicit_alone.append((d[0], f"named as a pair with {p_path}, but their disaggregation modes are {roles}, not prefill + decode"))
+                problems.extend(_role_error(r, path, wanted) for r, path, wanted in ((p[0], p_path, "prefill"), (d[0], d_path, "decode")) if role(r) != wanted)
 
     groups: dict[str, list[DeploymentResult]] = {}
     for r in results:
@@ -125,4 +145,4 @@ def find_pairs(
                 others = len(decodes) if role(r) == "prefill" else len(prefills)
                 other_role = "decode" if role(r) == "prefill" else "prefill"
                 alone.append((r, f"{others} {other_role} server{'s' if others != 1 else ''} of the same model could be its partner"))
-    return pairs, alone
+    return pairs, alone, problems

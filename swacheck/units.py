@@ -32,7 +32,7 @@ from .inputs import Candidate, kinds
 from .inputs.deployment_file import is_deployment_file, load_pairs
 from .loading import FileCache, Mapping, Scalar, load_file
 from .model import InputProblem
-from .paths import real
+from .paths import inside, real
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 # text that can make a YAML document a Kubernetes manifest or a Compose file
@@ -43,6 +43,50 @@ _LAUNCH_MARKS = ("apiVersion", "services")
 class Plan:
     units: list[list[Candidate]] = field(default_factory=list)
     pairs: list[tuple[str, str]] = field(default_factory=list)  # from `pairs:` documents, in order
+
+
+# text every PD server's file holds (``--disaggregation-mode``, ``disaggregation-mode:``, ``disaggregation_mode``)
+PD_MARK = "disaggregation"
+
+
+def add_partners(candidates: list[Candidate], files: FileCache, exclude: tuple[str, ...] = ()) -> list[Candidate]:
+    """``candidates`` and, for each file named explicitly that can hold a PD server, the files
+    beside it that can hold one too, as ``partner`` candidates: a pre-commit hook names only the
+    staged files, and a decode server staged alone must still be checked against its prefill
+    server. The engine keeps a partner's deployments only when they pair with a named server."""
+    from .inputs import _is_launch_file
+
+    out = list(candidates)
+    seen = {real(c.path) for c in candidates if c.path != "-"}
+    folders: set[str] = set()
+    for c in candidates:
+        if not c.explicit or c.path == "-" or not _holds(files, c.path, PD_MARK):
+            continue
+        folder = os.path.dirname(c.path) or "."
+        if real(folder) in folders:
+            continue
+        folders.add(real(folder))
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.normpath(os.path.join(folder, name))
+            if name in exclude or not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) or real(path) in seen:
+                continue
+            if files.root is not None and not inside(path, files.root):
+                continue  # a link to outside the root is never read (it was not named)
+            if os.path.isfile(path) and _holds(files, path, PD_MARK):
+                seen.add(real(path))
+                out.append(Candidate(path, False, partner=True))
+    return out
+
+
+def _holds(files: FileCache, path: str, mark: str) -> bool:
+    try:
+        return mark in files.read(path)
+    except InputProblem:
+        return False
 
 
 def plan(

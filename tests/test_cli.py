@@ -18,7 +18,7 @@ from swacheck.rules import RULES
 def test_version():
     run = run_cli("--version")
     assert run.exit_code == 0
-    assert run.stdout.strip() == f"swacheck {__version__} (SGLang 0.5.23 behaviour; knows 0.5.14, 0.5.15, 0.5.15.post1, 0.5.16, 0.5.17, 0.5.18, 0.5.19, 0.5.20, 0.5.21, 0.5.22, 0.5.23)"
+    assert run.stdout.strip() == f"swacheck {__version__} (SGLang 0.5.23 behaviour; knows 0.5.12, 0.5.13, 0.5.14, 0.5.15, 0.5.15.post1, 0.5.16, 0.5.17, 0.5.18, 0.5.19, 0.5.20, 0.5.21, 0.5.22, 0.5.23)"
 
 
 def test_python_dash_m_runs_the_same_cli():
@@ -107,11 +107,23 @@ def test_missing_path_is_an_input_error(tree):
     assert run.stderr.strip() == "nope.yaml: no such file or directory"
 
 
-def test_explicit_file_that_is_not_a_deployment_is_an_error(tree):
-    root = tree({"values.yaml": "replicas: 3\n"})
+def test_explicit_file_that_is_not_a_deployment_is_skipped_with_a_note(tree):
+    root = tree({"values.yaml": "replicas: 3\n", "server.yaml": EAGLE})
+    run = run_cli("values.yaml", "server.yaml", cwd=root)
+    assert run.exit_code == 0
+    assert run.stderr.startswith("values.yaml: skipped, not a deployment: a mapping with keys replicas")
+    assert "Checked 1 deployment in 1 file (1 file skipped)" in run.stdout
+
+
+def test_a_run_that_finds_no_deployment_is_an_input_error(tree):
+    root = tree({"values.yaml": "replicas: 3\n", "empty/README.md": "x\n"})
     run = run_cli("values.yaml", cwd=root)
     assert run.exit_code == 2
-    assert "values.yaml: not a deployment" in run.stderr
+    assert run.stderr.splitlines()[-1] == "values.yaml: no deployments found (--allow-empty allows a run without any)"
+    assert run_cli("empty", cwd=root).exit_code == 2  # an explicitly named folder without deployments
+    assert run_cli("empty", "values.yaml", cwd=root).stderr.splitlines()[-1] == "swacheck: no deployments found in 2 inputs (--allow-empty allows a run without any)"
+    allowed = run_cli("--allow-empty", "values.yaml", "empty", cwd=root)
+    assert allowed.exit_code == 0 and "no deployments found" not in allowed.stderr
 
 
 def test_walked_directory_skips_non_deployments(tree):
@@ -229,7 +241,7 @@ def test_installed_console_script_runs_on_examples():
     assert script.exists(), "install the package first: python -m pip install -e '.[test]'"
     proc = subprocess.run([str(script), "examples/"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 1
-    assert "SWA101" in proc.stdout and "Checked 20 deployments" in proc.stdout
+    assert "SWA101" in proc.stdout and "Checked 22 deployments" in proc.stdout
 
 
 def test_a_pipe_named_on_the_command_line_is_refused_and_dash_reads_standard_input(tree):
@@ -255,3 +267,36 @@ def test_a_pipe_named_on_the_command_line_is_refused_and_dash_reads_standard_inp
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["deployments"][0]["target"]["tuple"] == [256, 128, None]
+
+
+def test_a_named_pd_servers_partner_is_checked_and_other_siblings_are_not_inputs(tree):
+    pd = "swacheck: 1\nplatform: rocm\n{env}server:\n  model-path: ../models/v4\n  disaggregation-mode: {role}\n  speculative-algorithm: EAGLE\n  speculative-num-steps: 3\n  speculative-eagle-topk: 1\n"
+    unified = "env:\n  SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton\n"
+    root = tree({
+        "d/prefill.yaml": pd.format(env="", role="prefill"),
+        "d/decode.yaml": pd.format(env=unified, role="decode"),
+        "d/broken.yaml": "disaggregation-mode: [\n",  # a sibling that cannot be read: not the run's input error
+        "d/other.yaml": "model-path: ../models/gone\ndisaggregation-mode: decode\n",
+    })
+    for named in ("d/decode.yaml", "d/prefill.yaml"):
+        run = run_cli("--format", "json", named, cwd=root)
+        assert run.exit_code == 1, run.stderr
+        assert run.data["errors"] == [] and run.stderr == ""
+        assert [f["code"] for f in run.findings("SWA404")] == ["SWA404"]
+        assert sorted(d["file"] for d in run.deployments) == ["d/decode.yaml", "d/prefill.yaml"]
+
+
+def test_verbose_does_not_list_a_server_config_read_through_its_deployment_file_as_skipped():
+    run = run_cli("-v", "--color", "never", "examples/rocm-unified", cwd=ROOT)
+    assert "skipped examples/rocm-unified/sglang-decode.yaml" not in run.stdout
+    assert "(2 files skipped)" not in run.stdout
+
+
+def test_fix_never_edits_a_partner_that_was_not_named(tree):
+    pd = "swacheck: 1\nserver:\n  model-path: ../models/v4\n  disaggregation-mode: {role}\n  speculative-algorithm: EAGLE\n  speculative-num-steps: 3\n  speculative-eagle-topk: 1\n  page-size: 64\n"
+    root = tree({"d/prefill.yaml": pd.format(role="prefill"), "d/decode.yaml": pd.format(role="decode")})
+    before = (root / "d/decode.yaml").read_text()
+    run = run_cli("--fix", "d/prefill.yaml", cwd=root)
+    assert "page-size: 64" not in (root / "d/prefill.yaml").read_text()  # the named file is fixed
+    assert (root / "d/decode.yaml").read_text() == before  # its partner, not named, is not
+    assert run.exit_code in (0, 1)

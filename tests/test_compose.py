@@ -138,8 +138,11 @@ def test_only_sglang_services_become_deployments(lint):
 def test_compose_file_without_sglang(tree):
     text = "services:\n  web: {image: nginx}\n"
     root = tree({"c/docker-compose.yaml": text})
-    walked = run_cli("--format", "json", "c", cwd=root)
+    walked = run_cli("--format", "json", "--allow-empty", "c", cwd=root)
     assert walked.exit_code == 0 and walked.deployments == [] and walked.data["errors"] == []
+    assert walked.data["summary"]["skipped_files"] == 1
     named = run_cli("--format", "json", "c/docker-compose.yaml", cwd=root)
-    assert named.exit_code == 2
-    assert named.data["errors"][0]["message"].startswith("no SGLang launch command found in c/docker-compose.yaml (a Compose file")
+    assert named.exit_code == 2  # skipped with a note, and the run found no deployment
+    assert named.data["notes"][0]["message"].startswith("skipped, not a deployment: a Compose file in which no container or service runs")
+    assert [e["message"] for e in named.data["errors"]] == ["no deployments found (--allow-empty allows a run without any)"]
+    assert run_cli("--allow-empty", "c/docker-compose.yaml", cwd=root).exit_code == 0

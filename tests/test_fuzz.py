@@ -51,7 +51,7 @@ SARIF = jsonschema.Draft4Validator(SARIF_SCHEMA, format_checker=jsonschema.Draft
 
 GITHUB_COMMAND = re.compile(r"^::(error|warning|notice)( [a-zA-Z]+=[^,:]*(,[a-zA-Z]+=[^,:]*)*)?::.*$")
 ERROR_LINE = re.compile(r"^(?P<file>[^\s:][^:]*?)(:(?P<line>\d+):(?P<col>\d+))?: \S")
-SUMMARY = re.compile(r"^Checked \d+ deployments? in \d+ files?: .*\((.*; )?exit (?P<code>\d)\)$")
+SUMMARY = re.compile(r"^Checked \d+ deployments? in \d+ files?( \([^)]*skipped\))?: .*\((.*; )?exit (?P<code>\d)\)$")
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -160,7 +160,7 @@ def check_everything(cwd: Path, path: str, *args: str) -> int:
     assert len(set(codes.values())) == 1, f"exit codes differ between formats: {codes}"
     assert data is not None
     assert (codes["json"] == 2) == bool(data["errors"])
-    assert len(stderr_lines or []) == len(data["errors"]), "stderr lines != input errors (a raw line break?)"
+    assert len(stderr_lines or []) == len(data["errors"]) + (0 if quiet else len(data["notes"])), "stderr lines != input errors and notes (a raw line break?)"
     for line in stderr_lines or []:
         assert ERROR_LINE.match(line), f"stderr line is not 'file[:line:col]: message': {line!r}"
     return codes["json"]

@@ -33,3 +33,14 @@ def test_golden(case, fmt):
         expected_file.write_text(run.stdout)
     assert run.stdout == expected_file.read_text()
     assert run.stderr == ""
+
+
+@pytest.mark.parametrize("case", ["rocm-unified-decode", "cuda-paged-prefill"])
+def test_golden_verbose(case):
+    """-v: every passing deployment and agreeing pair as a full table."""
+    run = run_cli("-v", "--color", "never", EXAMPLE[case], cwd=ROOT)
+    expected_file = GOLDEN / f"{case}.verbose.txt"
+    if os.environ.get("SWACHECK_UPDATE_GOLDEN"):
+        expected_file.write_text(run.stdout)
+    assert run.stdout == expected_file.read_text()
+    assert "  tuple  " in run.stdout

@@ -38,7 +38,7 @@ from conftest import EAGLE, ROOT, run_cli
 from swacheck.loading import DEFAULT_MAX_FILE_SIZE, MAX_DEPTH
 
 GOOD = "good.yaml"  # a valid DSV4 EAGLE server config; deployment name "good"
-NOT_A_DEPLOYMENT = "expected an SGLang server config (a 'model-path' key) or a swacheck deployment file ('swacheck: 1')"
+NOT_A_DEPLOYMENT = "not an SGLang server config (a 'model-path' key) or a swacheck deployment file ('swacheck: 1')"
 
 
 # --------------------------------------------------------------------------- helpers
@@ -117,6 +117,17 @@ def assert_input_error(run, *lines: str) -> None:
     assert run.data["summary"]["input_errors"] == len(lines)
 
 
+def assert_skipped(run, *lines: str) -> None:
+    """A file named explicitly that is not a deployment: these notes on stderr, exit 0 (the good
+    file is a deployment), the file counted as skipped, the JSON notes agree."""
+    assert run.stderr.splitlines() == list(lines)
+    assert run.exit_code == 0
+    assert "good" in names(run), "the good file named alongside was not checked"
+    assert [f"{n['file']}: {n['message']}" for n in run.data["notes"]] == list(lines)
+    assert run.data["errors"] == []
+    assert run.data["summary"]["skipped_files"] == len(lines)
+
+
 def assert_one_error_line(run, prefix: str) -> None:
     """The contract minus the exact wording: one line starting with prefix, exit 2, good checked."""
     lines = run.stderr.splitlines()
@@ -155,7 +166,7 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RL
 
 def test_empty_file(hostile):
     run, _ = hostile({"empty.yaml": ""})
-    assert_input_error(run, f"empty.yaml: not a deployment (the file is empty): {NOT_A_DEPLOYMENT}")
+    assert_skipped(run, f"empty.yaml: skipped, not a deployment: the file is empty, {NOT_A_DEPLOYMENT}")
 
 
 def test_empty_json_file(hostile):
@@ -165,32 +176,32 @@ def test_empty_json_file(hostile):
 
 def test_only_comments(hostile):
     run, _ = hostile({"comments.yaml": "# model-path: models/v4\n   # nothing else\n\n"})
-    assert_input_error(run, f"comments.yaml: not a deployment (the file holds only comments): {NOT_A_DEPLOYMENT}")
+    assert_skipped(run, f"comments.yaml: skipped, not a deployment: the file holds only comments, {NOT_A_DEPLOYMENT}")
 
 
 def test_only_document_markers(hostile):
     run, _ = hostile({"markers.yaml": "---\n---\n...\n"})
-    assert_input_error(run, f"markers.yaml: not a deployment (the file holds only comments): {NOT_A_DEPLOYMENT}")
+    assert_skipped(run, f"markers.yaml: skipped, not a deployment: the file holds only comments, {NOT_A_DEPLOYMENT}")
 
 
 def test_top_level_scalar(hostile):
     run, _ = hostile({"scalar.yaml": "model-path\n"})
-    assert_input_error(run, f"scalar.yaml: not a deployment (the string 'model-path' at the top level): {NOT_A_DEPLOYMENT}")
+    assert_skipped(run, f"scalar.yaml: skipped, not a deployment: the string 'model-path' at the top level, {NOT_A_DEPLOYMENT}")
 
 
 def test_top_level_list(hostile):
     run, _ = hostile({"list.yaml": "- model-path: models/v4\n- speculative-algorithm: EAGLE\n"})
-    assert_input_error(run, f"list.yaml: not a deployment (a list at the top level): {NOT_A_DEPLOYMENT}")
+    assert_skipped(run, f"list.yaml: skipped, not a deployment: a list at the top level, {NOT_A_DEPLOYMENT}")
 
 
 def test_top_level_json_list(hostile):
     run, _ = hostile({"list.json": '[{"swacheck": 1}]\n'})
-    assert_input_error(run, f"list.json: not a deployment (a list at the top level): {NOT_A_DEPLOYMENT}")
+    assert_skipped(run, f"list.json: skipped, not a deployment: a list at the top level, {NOT_A_DEPLOYMENT}")
 
 
 def test_top_level_json_number(hostile):
     run, _ = hostile({"num.json": "1\n"})
-    assert_input_error(run, f"num.json: not a deployment (the integer 1 at the top level): {NOT_A_DEPLOYMENT}")
+    assert_skipped(run, f"num.json: skipped, not a deployment: the integer 1 at the top level, {NOT_A_DEPLOYMENT}")
 
 
 # --------------------------------------------------------------------------- encodings and binary
@@ -754,7 +765,8 @@ def test_model_path_with_a_newline_is_quoted(hostile):
 )
 def test_user_text_with_a_newline_stays_on_one_line(hostile, text):
     run, _ = hostile({"server.yaml": text})
-    assert run.exit_code == 2 and "good" in names(run)
+    # a server config with a bad model path is an input error; a mapping without one is skipped
+    assert run.exit_code == (2 if text.startswith("model-path") else 0) and "good" in names(run)
     lines = re.split(r"\r\n|\r|\n", run.stderr.rstrip("\n"))
     assert len(lines) == 1, lines
     assert not any(line.startswith("::") for line in lines)
@@ -807,7 +819,7 @@ def test_a_directory_named_as_a_file_is_walked(tree):
 def test_stdin_empty(tree):
     root = tree({GOOD: EAGLE})
     run = run_cli("--format", "json", "-", GOOD, cwd=root)  # CliRunner gives an empty standard input
-    assert_input_error(run, f"-: not a deployment (the file is empty): {NOT_A_DEPLOYMENT}")
+    assert_skipped(run, f"-: skipped, not a deployment: the file is empty, {NOT_A_DEPLOYMENT}")
 
 
 def test_stdin_closed(tree):
@@ -823,8 +835,8 @@ def test_stdin_closed(tree):
         env=env,
         timeout=120,
     )
-    assert proc.stderr.splitlines() == [f"-: not a deployment (the file is empty): {NOT_A_DEPLOYMENT}"]
-    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [f"-: skipped, not a deployment: the file is empty, {NOT_A_DEPLOYMENT}"]
+    assert proc.returncode == 0
     assert "good" in [d["name"] for d in json.loads(proc.stdout)["deployments"]]
 
 

@@ -19,10 +19,11 @@ def test_pre_commit_hook():
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     (hook,) = hooks
     assert hook["id"] == "swacheck"
-    assert hook["entry"].split() == ["swacheck", "check"]
+    assert hook["entry"].split() == ["swacheck", "check", "--allow-empty"]
     assert hook["language"] == "python"
     assert hook["pass_filenames"] is True
-    assert set(hook["types_or"]) == {"yaml", "json"}
+    assert hook["require_serial"] is True  # a PD pair is never split between two batches
+    assert set(hook["types_or"]) == {"yaml", "json", "shell", "dockerfile"}
 
 
 def test_action_is_a_composite_action_with_real_options():

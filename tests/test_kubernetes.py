@@ -198,9 +198,10 @@ def test_manifest_without_sglang(tree):
     walked = run_cli("--format", "json", "-v", "k", cwd=root)
     assert walked.exit_code == 0 and [d["file"] for d in walked.deployments] == ["k/srv.yaml"]
     assert "k/web.yaml" in run_cli("-v", "--color", "never", "k", cwd=root).stdout
-    named = run_cli("--format", "json", "k/web.yaml", cwd=root)
-    assert named.exit_code == 2
-    assert named.data["errors"][0]["message"].startswith("no SGLang launch command found in k/web.yaml (a Kubernetes manifest")
+    named = run_cli("--format", "json", "k/web.yaml", "k/srv.yaml", cwd=root)
+    assert named.exit_code == 0 and [d["file"] for d in named.deployments] == ["k/srv.yaml"]
+    assert named.data["notes"][0]["message"].startswith("skipped, not a deployment: a Kubernetes manifest in which no container")
+    assert named.data["summary"]["skipped_files"] == 1
 
 
 def test_prefill_and_decode_deployments_in_one_file(lint):

@@ -394,8 +394,9 @@ def test_script_without_a_launch(tree):
     walked = run_cli("--format", "json", "-v", "s", cwd=root)
     assert walked.exit_code == 0 and [d["file"] for d in walked.deployments] == ["s/run.sh"]
     named = run_cli("--format", "json", "s/setup.sh", cwd=root)
-    assert named.exit_code == 2
-    assert named.data["errors"][0]["message"].startswith("no SGLang launch command found in s/setup.sh")
+    assert named.exit_code == 2  # skipped with a note, and no deployment found at all
+    assert named.data["notes"] == [{"file": "s/setup.sh", "message": "skipped, not a deployment: no SGLang launch command (python -m sglang.launch_server or sglang serve)"}]
+    assert named.data["errors"][0]["message"].startswith("no deployments found")
 
 
 def test_walking_picks_up_scripts_and_dockerfiles_but_not_hidden_folders(tree):
@@ -549,8 +550,9 @@ def test_dockerfile_final_stage_and_inherited_env(lint):
 
 def test_dockerfile_without_a_launch_named_explicitly(lint):
     run = lint({"Dockerfile": "FROM python:3.12\nCMD [\"python3\", \"app.py\"]\n"})
-    assert run.exit_code == 2
-    assert run.data["errors"][0]["message"].startswith("no SGLang launch command found in Dockerfile")
+    assert run.exit_code == 2  # skipped with a note, and no deployment found at all
+    assert run.data["notes"][0]["message"].startswith("skipped, not a deployment: no SGLang launch command")
+    assert run.data["errors"][0]["message"].startswith("no deployments found")
 
 
 # --------------------------------------------------------------------------- --command

@@ -29,6 +29,12 @@ def _no_step_summary(monkeypatch):
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
 
 
+
+@pytest.fixture(autouse=True)
+def _no_workspace(monkeypatch):
+    # Under GitHub Actions GITHUB_WORKSPACE would move every path; tests that want it set it.
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+
 def commands(stdout: str) -> list[str]:
     return [line for line in stdout.splitlines() if line.startswith("::")]
 
@@ -172,18 +178,21 @@ def test_step_summary_is_appended_as_markdown(monkeypatch, tmp_path):
     assert "| field | target | draft | target from | draft from |" in text
     # the tables' tuples, the differing ones in bold
     assert "| **`tuple`** | **(128, 131, 33667)** | **(256, 259, 66563)** |" in text
-    assert "| `tuple` | (128, 131, 6419) | (128, 131, 6419) |" in text
+    # a passing deployment is one line, after the failing ones
+    passing = "- examples/rocm-unified/decode.yaml · v4-flash-decode-rocm  (ROCm, unified KV, PD decode, EAGLE): `(128, 131, 6419)`"
+    assert passing in text
+    assert text.index("### 1 deployment without findings") > text.index("SWA101")
     assert (
         "| **`window`** | **128** | **256** | **examples/models/DeepSeek-V4-Flash/config.json:14:21** | "
         "**examples/models/DeepSeek-V4-Flash-MTP-w256/config.json:14:21** |"
     ) in text
-    assert "| `ring_size` | 131 | 131 | window 128 + draft tokens 4 - 1 | window 128 + draft tokens 4 - 1 |" in text
+    assert "| **`ring_size`** | **131** | **259** | **window 128 + draft tokens 4 - 1** | **window 256 + draft tokens 4 - 1** |" in text
     assert "examples/models/DeepSeek-V4-Flash/config.json:14:21" in text
     # findings with code, location, message and fix
     assert "- **SWA101** error at `examples/rocm-draft-window/prefill.yaml:12:1`: DSV4 target and draft pools must share SWA ring geometry" in text
     assert "  - fix (unsafe): Remove speculative-draft-model-path" in text
     assert "    - `examples/rocm-draft-window/prefill.yaml:12:1`: delete line 12" in text
-    assert text.rstrip().endswith("**Checked 2 deployments in 2 files: 1 error, 0 warnings, 0 notes  (SGLang 0.5.23; exit 1)**")
+    assert text.startswith("earlier step\n## swacheck\n\n**Checked 2 deployments in 2 files: 1 error, 0 warnings, 0 notes  (SGLang 0.5.23; exit 1)**\n")
     # stdout is unchanged by the summary
     assert run.stdout.splitlines()[-1] == "Checked 2 deployments in 2 files: 1 error, 0 warnings, 0 notes  (SGLang 0.5.23; exit 1)"
 
@@ -201,3 +210,68 @@ def test_unwritable_step_summary_is_reported_not_fatal(monkeypatch, tmp_path):
     run = run_cli("--format", "github", "examples/rocm-unified/decode.yaml", cwd=ROOT)
     assert run.exit_code == 0
     assert "cannot write the GitHub step summary" in run.stderr
+
+
+def test_annotation_paths_are_relative_to_github_workspace(tree, monkeypatch):
+    """A step with ``working-directory: deploy`` still annotates deploy/server.yaml, the path
+    GitHub resolves against the repository root."""
+    root = tree({"deploy/server.yaml": FAILING.replace("models/", "../models/")})
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(root))
+    run = run_cli("--format", "github", "server.yaml", cwd=root / "deploy")
+    assert run.exit_code == 1
+    files = {props(c)["file"] for c in commands(run.stdout)}
+    assert files == {"deploy/server.yaml"}
+    monkeypatch.delenv("GITHUB_WORKSPACE")
+    (root / ".git").mkdir()  # no workspace: the git top-level
+    run = run_cli("--format", "github", "server.yaml", cwd=root / "deploy")
+    assert {props(c)["file"] for c in commands(run.stdout)} == {"deploy/server.yaml"}
+
+
+def test_step_summary_lists_failures_first_worst_first(monkeypatch, tmp_path, tree):
+    root = tree({
+        "a/ok.yaml": EAGLE.replace("models/", "../models/"),
+        "b/warn.yaml": (EAGLE + "page-size: 64\n").replace("models/", "../models/"),
+        "c/fail.yaml": FAILING.replace("models/", "../models/"),
+    })
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    run_cli("--format", "github", ".", cwd=root)
+    text = summary.read_text()
+    assert text.index("### c/fail.yaml") < text.index("### b/warn.yaml") < text.index("- a/ok.yaml")
+    assert "### a/ok.yaml" not in text  # passing: one line, no table
+
+
+def test_step_summary_stays_under_one_mebibyte(monkeypatch, tmp_path, tree):
+    """1,000 failing deployments make about 1.4 MB of Markdown: the summary keeps the failures that
+    fit, under 1 MiB, and says how many it left out."""
+    files = {f"d{i:04}/server.yaml": FAILING.replace("models/", "../models/") for i in range(1000)}
+    files.update({f"p{i:04}/server.yaml": EAGLE.replace("models/", "../models/") for i in range(50)})
+    root = tree(files)
+    summary = tmp_path / "summary.md"
+    summary.write_text("x" * 10_000)  # an earlier step's text counts against the limit
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    run = run_cli("--format", "github", "--no-config", ".", cwd=root)
+    assert run.exit_code == 1
+    size = summary.stat().st_size
+    assert 900_000 < size < 1_048_576
+    text = summary.read_text()
+    shown = text.count("\n### d")
+    assert 0 < shown < 1000
+    passing_shown = text.count("\n- p")  # the room left after the last failure that fits
+    assert f"_Not shown: {1000 - shown} deployments with findings, {50 - passing_shown} passing deployments." in text
+    assert text.rstrip().endswith("the job log and `--format json` have everything._")
+
+
+def test_markdown_budget_is_kept_for_any_size(tree):
+    from swacheck.engine import run
+    from swacheck.report.markdown import render_markdown
+    from swacheck.settings import Settings
+
+    root = tree({f"d{i}/server.yaml": FAILING.replace("models/", "../models/") for i in range(6)})
+    result = run(Settings(paths=[str(root)]))
+    full = render_markdown(result)
+    for budget in (2_000, 5_000, 8_000, len(full.encode())):
+        text = render_markdown(result, budget)
+        assert len(text.encode()) <= budget + 300  # the closing line may use the reserve
+        assert text.startswith("## swacheck\n")
+    assert "Not shown" not in render_markdown(result, len(full.encode()) + 400)

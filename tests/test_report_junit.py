@@ -63,8 +63,8 @@ def test_examples_parse_and_count():
     assert run.exit_code == 1
     assert_counts_consistent(root)
     suites = root.findall("testsuite")
-    assert len(suites) == 19  # one per file that holds deployments (a manifest holds two)
-    assert counts(root) == (20, 8, 0)  # 20 deployments, 8 error findings (one of a PD pair), no input error
+    assert len(suites) == 21  # one per file that holds deployments (a manifest holds two)
+    assert counts(root) == (22, 10, 0)  # 22 deployments, 10 error findings (one of a PD pair), no input error
     by_name = {s.get("name"): s for s in suites}
     case = by_name["examples/rocm-draft-window/prefill.yaml"].find("testcase")
     assert case.get("name") == "v4-flash-prefill-rocm-w256-draft"
@@ -120,5 +120,20 @@ def test_input_errors_are_error_test_cases(tree):
 
 def test_text_is_always_valid_xml():
     # characters XML 1.0 forbids, other control characters and bytes that are not UTF-8 are
-    # shown as escapes (report/escape.py); a tab stays
-    assert junit.clean("a\x00b\x1bc\td\ne\udcff\ufffe") == "a\\x00b\\x1bc\td\\ne\\xff\\ufffe"
+    # shown as escapes (report/escape.py), a tab too
+    assert junit.clean("a\x00b\x1bc\td\ne\udcff\ufffe") == "a\\x00b\\x1bc\\td\\ne\\xff\\ufffe"
+
+
+def test_skipped_deployments_and_named_files_are_skipped_test_cases(tree):
+    no_draft = "model-path: models/v4\ndisaggregation-mode: prefill\n"  # no speculative decoding
+    root = tree({"plain.yaml": no_draft, "good.yaml": PASSING, "values.yaml": "replicas: 3\n"})
+    xml, run = junit_run("plain.yaml", "good.yaml", "values.yaml", cwd=root)
+    assert run.exit_code == 0
+    assert_counts_consistent(xml)
+    assert xml.get("skipped") == "2"
+    cases = {(c.get("classname"), c.get("name")): c for c in xml.iter("testcase")}
+    assert cases["plain.yaml", "plain"].find("skipped").get("message").startswith("no speculative decoding")
+    assert cases["values.yaml", "not a deployment"].find("skipped").get("message").startswith("skipped, not a deployment")
+    assert cases["good.yaml", "good"].find("skipped") is None
+    suites = {s.get("name"): s.get("skipped") for s in xml.iter("testsuite")}
+    assert suites == {"plain.yaml": "1", "good.yaml": "0", "values.yaml": "1"}

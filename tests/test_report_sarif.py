@@ -42,6 +42,12 @@ def validator() -> jsonschema.protocols.Validator:
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
+
+@pytest.fixture(autouse=True)
+def _no_workspace(monkeypatch):
+    # Under GitHub Actions GITHUB_WORKSPACE would move every path; tests that want it set it.
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+
 def assert_valid(doc: dict) -> None:
     errors = sorted(validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
     assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:10])
@@ -135,8 +141,10 @@ def test_results_point_at_rules_and_locations():
         "region": {"startLine": 14, "startColumn": 21, "endLine": 14, "endColumn": 24},
     }
     assert related[1]["message"] == {"text": "draft window 256 comes from here"}
-    expected = hashlib.sha256(b"SWA101:v4-flash-prefill-rocm-w256-draft:window").hexdigest()
-    assert result["partialFingerprints"] == {"swacheck/v1": expected}
+    logical = "examples/rocm-draft-window/prefill.yaml#v4-flash-prefill-rocm-w256-draft/window"
+    assert result["locations"][0]["logicalLocations"] == [{"fullyQualifiedName": logical, "kind": "member"}]
+    expected = hashlib.sha256(f"examples/rocm-draft-window/prefill.yaml\0SWA101\0{logical}".encode()).hexdigest()
+    assert result["partialFingerprints"] == {"swacheck/v2": expected}
 
 
 def test_region():
@@ -158,7 +166,7 @@ def test_fingerprints_survive_lines_moving(tree, tmp_path):
         b_line = b["locations"][0]["physicalLocation"]["region"]["startLine"]
         a_line = a["locations"][0]["physicalLocation"]["region"]["startLine"]
         assert a_line == b_line + 5
-    fingerprints = [r["partialFingerprints"]["swacheck/v1"] for r in results(before)]
+    fingerprints = [r["partialFingerprints"]["swacheck/v2"] for r in results(before)]
     assert len(set(fingerprints)) == len(fingerprints)
 
 
@@ -167,7 +175,7 @@ def test_fingerprints_distinct_for_repeated_findings(tree):
     text = EAGLE + "page-size: 64\npage-size: 64\npage-size: 64\n"
     doc, _ = sarif_run("server.yaml", cwd=tree({"server.yaml": text}))
     assert_valid(doc)
-    fingerprints = [r["partialFingerprints"]["swacheck/v1"] for r in results(doc)]
+    fingerprints = [r["partialFingerprints"]["swacheck/v2"] for r in results(doc)]
     assert len(fingerprints) >= 2
     assert len(set(fingerprints)) == len(fingerprints)
 
@@ -219,3 +227,74 @@ def test_input_errors_are_tool_execution_notifications(tree):
         {"physicalLocation": {"artifactLocation": {"uri": "bad.yaml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 2, "startColumn": 1}}}
     ]
     assert [r["ruleId"] for r in results(doc)] == ["SWA102", "SWA201"]  # the other file is still checked
+
+
+# --- stable fingerprints and workspace-relative paths ---------------------------------------------
+
+
+def _fingerprints(doc: dict) -> dict[tuple[str, str], str]:
+    """(file URI, rule) -> fingerprint, for every result."""
+    out = {}
+    for r in results(doc):
+        uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        out[uri, r["ruleId"]] = r["partialFingerprints"]["swacheck/v2"]
+    return out
+
+
+def _two_folders(tree) -> object:
+    # the same deployment (same name, same findings) in two folders
+    return tree({"b/server.yaml": FAILING.replace("models/", "../models/"), "c/server.yaml": FAILING.replace("models/", "../models/")})
+
+
+def test_fingerprints_hold_the_file_path(tree):
+    root = _two_folders(tree)
+    doc, _ = sarif_run(".", cwd=root)
+    prints = _fingerprints(doc)
+    assert set(prints) == {("b/server.yaml", "SWA102"), ("b/server.yaml", "SWA201"), ("c/server.yaml", "SWA102"), ("c/server.yaml", "SWA201")}
+    assert prints["b/server.yaml", "SWA102"] != prints["c/server.yaml", "SWA102"]  # not moved between files
+
+
+def test_fingerprints_stable_when_an_unrelated_folder_is_added_or_renamed(tree):
+    root = _two_folders(tree)
+    before = _fingerprints(sarif_run(".", cwd=root)[0])
+    # a folder that sorts first, holding the same deployment: once each file's alerts moved to it
+    (root / "a").mkdir()
+    (root / "a" / "server.yaml").write_text(FAILING.replace("models/", "../models/"))
+    added = _fingerprints(sarif_run(".", cwd=root)[0])
+    assert {k: v for k, v in added.items() if not k[0].startswith("a/")} == before
+    (root / "a").rename(root / "z")
+    renamed = _fingerprints(sarif_run(".", cwd=root)[0])
+    assert {k: v for k, v in renamed.items() if not k[0].startswith("z/")} == before
+    # and the run order does not matter
+    assert _fingerprints(sarif_run("c", "z", "b", cwd=root)[0]) == renamed
+
+
+def test_paths_are_relative_to_the_git_top_level_not_the_working_directory(tree):
+    root = tree({"deploy/server.yaml": FAILING.replace("models/", "../models/")})
+    (root / ".git").mkdir()
+    doc, run = sarif_run("server.yaml", cwd=root / "deploy")  # a step with working-directory: deploy
+    assert run.exit_code == 1
+    assert_valid(doc)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results(doc)}
+    assert uris == {"deploy/server.yaml"}
+
+
+def test_paths_are_relative_to_github_workspace(tree, monkeypatch):
+    root = tree({"repo/deploy/server.yaml": FAILING.replace("models/", "../../models/")})
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(root / "repo"))
+    doc, run = sarif_run("server.yaml", cwd=root / "repo" / "deploy")
+    assert_valid(doc)
+    artifact = results(doc)[0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert artifact == {"uri": "deploy/server.yaml", "uriBaseId": "%SRCROOT%"}
+    # the model config lies outside the workspace: an absolute file URI
+    related = results(doc)[0]["relatedLocations"][0]["physicalLocation"]["artifactLocation"]
+    assert related == {"uri": (root / "models" / "v4" / "config.json").as_uri()}
+
+
+def test_a_run_without_deployments_is_a_notification_without_a_file(tree):
+    root = tree({"a/values.yaml": "replicas: 3\n", "b/values.yaml": "replicas: 4\n"})
+    doc, run = sarif_run("a", "b", cwd=root)
+    assert run.exit_code == 2
+    assert_valid(doc)
+    (note,) = doc["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert note == {"level": "error", "message": {"text": "no deployments found in 2 inputs (--allow-empty allows a run without any)"}}

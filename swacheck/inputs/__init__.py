@@ -1,14 +1,17 @@
 """Find input files, classify each document by its content, normalise into Deployments.
 
 Kinds (design.md §2): a swacheck deployment document (top-level ``swacheck: 1``) or an
-SGLang server config (a ``model-path`` key). In a walked directory other files are skipped;
-a file named explicitly that is neither is an input error, so a typo in CI never passes.
+SGLang server config (a ``model-path`` key). Other files are skipped: silently in a walked
+directory, with a note (``Inputs.notes``) when named explicitly, since a shell glob such as
+``configs/*.yaml`` or a pre-commit hook names every file it matches. A typo still never passes:
+a path that does not exist is an input error, and so is a run that finds no deployment at all
+(``engine.finish``; ``--allow-empty`` allows it).
 
 Launch commands (``launch.py``): shell scripts (``*.sh``, or a file named explicitly that starts
 with a shell ``#!``), Dockerfiles (``Dockerfile``, ``*.Dockerfile``, ``Dockerfile.*``) and
 ``--command`` text; Kubernetes manifests (``kubernetes.py``) and Compose files (``compose.py``)
-are YAML documents recognised by their content. A walked manifest or Compose file without an
-SGLang launch is skipped; named explicitly it is an input error.
+are YAML documents recognised by their content. A manifest or Compose file without an SGLang
+launch is skipped like any other file that is not a deployment.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ EXTENSIONS = (".yaml", ".yml", ".json")
 class Candidate:
     path: str
     explicit: bool  # named on the command line (vs found by walking a directory)
+    partner: bool = False  # not named: a PD server beside a named one (kept only when paired with it)
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -57,7 +61,8 @@ class Inputs:
     deployments: list[Deployment] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # files that held at least one deployment
-    skipped: list[str] = field(default_factory=list)  # walked files that hold no deployment
+    skipped: list[str] = field(default_factory=list)  # files that hold no deployment of their own
+    notes: list[InputError] = field(default_factory=list)  # why each file named explicitly was skipped
 
 
 def discover(
@@ -176,10 +181,9 @@ def read_inputs(
                 if launched.deployments:
                     result.files.append(cand.path)
                 if not launched.any:
+                    result.skipped.append(cand.path)
                     if cand.explicit:
-                        result.errors.append(InputError(cand.path, None, None, f"no SGLang launch command found in {cand.path} (expected python -m sglang.launch_server ... or sglang serve ...)"))
-                    else:
-                        result.skipped.append(cand.path)
+                        result.notes.append(_skip_note(cand.path, "no SGLang launch command (python -m sglang.launch_server or sglang serve)"))
                 continue
             try:
                 text = stdin_text if cand.path == "-" else None
@@ -228,29 +232,20 @@ def read_inputs(
                     found += 1
             if found:
                 result.files.append(cand.path)
-            elif cand.explicit and launch_kind:
-                result.errors.append(
-                    InputError(cand.path, None, None, f"no SGLang launch command found in {cand.path} ({launch_kind}: no container or service runs python -m sglang.launch_server or sglang serve)")
-                )
+                continue
+            result.skipped.append(cand.path)
+            if cand.explicit and launch_kind:
+                result.notes.append(_skip_note(cand.path, f"{launch_kind} in which no container or service runs python -m sglang.launch_server or sglang serve"))
             elif cand.explicit:
-                result.errors.append(
-                    InputError(
-                        cand.path,
-                        None,
-                        None,
-                        f"not a deployment ({_what(source)}): expected an SGLang server config (a 'model-path' key) "
-                        "or a swacheck deployment file ('swacheck: 1')",
-                    )
+                result.notes.append(
+                    _skip_note(cand.path, f"{_what(source)}, not an SGLang server config (a 'model-path' key) or a swacheck deployment file ('swacheck: 1')")
                 )
-            else:
-                result.skipped.append(cand.path)
     # A server config that a deployment file in this run points at is checked through that
     # deployment (with its platform and env), not a second time on its own.
     dropped: set[str] = set()
     for dep, is_standalone in ordered:
         if is_standalone and real(dep.file) in referenced_servers:
-            result.skipped.append(dep.file)
-            dropped.add(dep.file)
+            dropped.add(dep.file)  # read through its deployment file: neither checked alone nor skipped
         else:
             result.deployments.append(dep)
     if dropped:
@@ -263,6 +258,11 @@ def read_inputs(
         result.errors.extend(errors)
         result.files.extend(dict.fromkeys(d.file for d in deployments))
     return result
+
+
+def _skip_note(path: str, what: str) -> InputError:
+    """The note printed for a file named explicitly that holds no deployment."""
+    return InputError(path, None, None, f"skipped, not a deployment: {what}")
 
 
 def _shell_script(path: str, files: FileCache) -> bool:

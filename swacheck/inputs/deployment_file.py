@@ -4,6 +4,7 @@
 swacheck: 1
 name: dsv4-flash-decode          # optional label
 platform: rocm                   # cuda | rocm | npu
+gpu: MI355X                      # optional: the GPU model (sglang/gpus.py), for the SWA5xx rules
 env: {SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton}
 server: sglang/decode.yaml       # a server config path, or an inline mapping of server args
 target: {model_config: models/DeepSeek-V4-Flash, geometry: {...}}
@@ -21,7 +22,7 @@ from .server_config import load_server_args, server_args_from_mapping
 from .types import Deployment, ExplicitGeometry, ModelRef, ServerArgs
 
 PLATFORMS = ("cuda", "rocm", "npu")
-TOP_KEYS = ("swacheck", "name", "platform", "env", "server", "target", "draft")
+TOP_KEYS = ("swacheck", "name", "platform", "gpu", "env", "server", "target", "draft")
 POOL_KEYS = ("model_config", "geometry")
 GEOMETRY_KEYS = {
     "window": int,
@@ -141,6 +142,12 @@ def load_deployment(
             raise InputProblem(f"platform must be one of {', '.join(PLATFORMS)}, got {value!r}", p.value.loc)
         platform = Val(value, "deployment file", p.value.loc)
 
+    gpu = None
+    if (g := root.get("gpu")) is not None:
+        if not isinstance(g.value, Scalar) or isinstance(g.value.value, bool) or g.value.value is None or not str(g.value.value).strip():
+            raise InputProblem(f"gpu must be a GPU name such as H100 or MI355X, got {kind_name(g.value)}", g.value.loc)
+        gpu = Val(str(g.value.value).strip(), "deployment file gpu", g.value.loc)
+
     env = dict(default_env)
     if (e := root.get("env")) is not None:
         for key, pair in _expect_mapping(e.value, "env").pairs.items():
@@ -205,4 +212,5 @@ def load_deployment(
         draft_geometry=geometry["draft"],
         duplicates=duplicates,
         assume_pd=assume_pd,
+        gpu=gpu,
     )

@@ -173,6 +173,32 @@ def _gpu_platform(container: Mapping) -> Val | None:
     return None
 
 
+# Node labels that name the GPU model a pod is scheduled on (the value is a GPU name, sglang/gpus.py):
+# NVIDIA GPU feature discovery, GKE accelerators, AMD's GPU labeller, Karpenter on AWS.
+GPU_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "amd.com/gpu.product-name", "karpenter.k8s.aws/instance-gpu-name")
+
+
+def gpu_of_pod(spec: object) -> Val | None:
+    """The GPU a pod spec's ``nodeSelector`` or required node affinity names (one value only)."""
+    selector = _at(spec, ("nodeSelector",))
+    if isinstance(selector, Mapping):
+        for label in GPU_LABELS:
+            pair = selector.get(label)
+            if pair is not None and isinstance(pair.value, Scalar) and isinstance(pair.value.value, str) and pair.value.value.strip():
+                return Val(pair.value.value.strip(), f"nodeSelector {label}", pair.value.loc)
+    terms = _at(spec, ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"))
+    if isinstance(terms, Sequence) and len(terms.items) == 1:  # several terms are alternatives: no one GPU
+        exprs = _at(terms.items[0], ("matchExpressions",))
+        for expr in exprs.items if isinstance(exprs, Sequence) else []:
+            key = _str(_at(expr, ("key",)))
+            values = _at(expr, ("values",))
+            if key in GPU_LABELS and _str(_at(expr, ("operator",))) == "In" and isinstance(values, Sequence) and len(values.items) == 1:
+                value = values.items[0]
+                if isinstance(value, Scalar) and isinstance(value.value, str) and value.value.strip():
+                    return Val(value.value.strip(), f"node affinity {key} In", value.loc)
+    return None
+
+
 def _argv(container: Mapping, src: Source, env: Env) -> list[Word]:
     words: list[Word] = []
     for key in ("command", "args"):
@@ -226,10 +252,13 @@ def load_manifest(doc: Document, path: str, files: FileCache, platform: Val, env
                 continue
             stem = "/".join(p for p in (kind, name, role, cname) if p)
             hint = _gpu_platform(container)
+            gpu = gpu_of_pod(_at(root, spec_path))
             dups = [d for d in doc.duplicates if _within(d, container.loc)]
             for launch, dep_name in zip(items, _names(stem, len(items))):
                 try:
-                    found.deployments.append(build(launch, dep_name, path, base_dir, files, platform, env, hint, container.loc, dups))
+                    dep = build(launch, dep_name, path, base_dir, files, platform, env, hint, container.loc, dups)
+                    dep.gpu = gpu
+                    found.deployments.append(dep)
                 except InputProblem as problem:
                     found.errors.append(problem.to_error())
     return found

@@ -94,6 +94,7 @@ class Launch:
     env: Env
     location: Location | None  # the program word
     whole: Location | None  # the whole command
+    hint: Val | None = None  # the platform the launching container's image says (`docker run IMAGE ...`)
 
 
 @dataclass(slots=True)
@@ -134,6 +135,15 @@ def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[L
     head = _base(argv[0])
     if head in SHELLS:
         return _shell_c(argv, env, ctx, depth)
+    if head in ("docker", "podman") and depth <= 4:
+        inner = _docker_run(argv, ctx)
+        if inner is None:
+            return []
+        found = launches(inner[0], inner[1], ctx, depth + 1)
+        if inner[2] is not None:
+            for launch in found:
+                launch.hint = launch.hint or inner[2]
+        return found
     whole = _command_location(argv)
     if PYTHON.fullmatch(head):
         i = 1
@@ -149,6 +159,67 @@ def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[L
         limits.current().deployment(argv[0].location)
         return [Launch("sglang serve", argv[2:], True, env, argv[0].location, whole)]
     return []
+
+
+# `docker run` options that take no value; every other option takes one (`-e K=V`, `-v A:B`, ...)
+_DOCKER_FLAGS = {
+    "-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "-itd", "-dit", "-id", "-td",
+    "--rm", "--privileged", "--init", "-P", "--publish-all", "--read-only", "--no-healthcheck", "--oom-kill-disable",
+    "--sig-proxy", "-q", "--quiet",
+}
+
+
+def _docker_run(argv: list[Word], ctx: Context) -> tuple[list[Word], Env, Val | None] | None:
+    """``docker run [OPTIONS] IMAGE [COMMAND...]``: the command and the container's environment
+    (only its ``-e``/``--env`` variables: the host's environment is not the container's)."""
+    i = 1
+    if i < len(argv) and argv[i].text == "container":
+        i += 1
+    if i >= len(argv) or argv[i].text != "run":
+        return None
+    i += 1
+    env: Env = {}
+    while i < len(argv):
+        word = argv[i]
+        t = word.text
+        if word.unknown or not t.startswith("-") or t == "-":
+            break
+        if t == "--":
+            i += 1
+            break
+        name, has_value = (t.split("=", 1)[0], True) if t.startswith("--") and "=" in t else (t, False)
+        value: Word | None = None
+        if name in ("-e", "--env"):
+            if has_value:
+                value = word.sub(len(name) + 1)
+            elif i + 1 < len(argv):
+                value = argv[i + 1]
+                i += 1
+        elif t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
+            value = word.sub(2)  # -eKEY=VALUE
+        elif name not in _DOCKER_FLAGS and not has_value:
+            i += 1  # the option's value
+        i += 1
+        if value is not None:
+            m = _ENV_ASSIGN.match(value.text)
+            if m is None:  # `-e NAME`: taken from the host when the container starts
+                if not value.unknown and value.text:
+                    env[value.text] = Var(None, True, f"docker run -e {value.text} in {ctx.label}", "copied from the host's environment when the container starts", value.location)
+                continue
+            var_value = value.sub(m.end())
+            key = m.group(1)
+            if var_value.unknown and key in ctx.fallback:
+                env[key] = ctx.fallback[key]
+            elif var_value.unknown:
+                env[key] = Var(None, True, f"docker run -e {key}=... in {ctx.label}", _reasons(var_value), var_value.unknown[0].location)
+            else:
+                env[key] = Var(var_value, True, f"docker run -e {key}=... in {ctx.label}")
+    if i + 1 >= len(argv):
+        return None  # no image, or an image without a command: its entrypoint is not in the files
+    image = argv[i]
+    p = platform_of_image(image.text) if not image.unknown else None
+    hint = Val(p, f"docker run image {image.text}", image.location) if p else None
+    return argv[i + 1 :], env, hint
 
 
 def _strip_env(argv: list[Word], env: Env, ctx: Context) -> list[Word]:
@@ -229,12 +300,6 @@ def _command_location(argv: list[Word]) -> Location | None:
 
 # --------------------------------------------------------------------------- 2. parse arguments
 
-# How an action the --config merger refuses behaves on a command line.
-_CLI_KIND = {
-    "refused:DeprecatedStoreTrueAction": "store_true",
-    "refused:BooleanOptionalAction": "store_true",
-    "refused:LoRAPathAction": "store-list",
-}
 _NEGATIVE = re.compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?")
 
 
@@ -265,7 +330,7 @@ def _unresolved(kind: str, name: str, word: Word) -> Unresolved:
 def _arity(candidates: tuple[str, ...], profile: SGLangProfile) -> str:
     """How many values an option argparse refuses takes: the same as all its candidates, else any."""
     table = flags.options(profile)
-    kinds = {_CLI_KIND.get(table[c].kind, table[c].kind) for c in candidates if c in table}
+    kinds = {flags.cli_kind(table[c]) for c in candidates if c in table}
     return kinds.pop() if len(kinds) == 1 else "any"
 
 
@@ -291,7 +356,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
                 out.unresolved.append(_unresolved("arguments", "", w))
             elif expect_model:
                 loc = w.loc() or nowhere
-                out.entries.append(Arg("model-path", "model-path", Pair("model-path", loc, Scalar(t, loc, w.quoted)), "exact", "store"))  # type: ignore[arg-type]
+                out.entries.append(Arg("model-path", "model-path", Pair("model-path", loc, Scalar(t, loc, w.quoted)), "exact", "store", cli=True))  # type: ignore[arg-type]
             else:
                 raise InputProblem(f"unrecognized argument {t!r}: {launch.program} takes no positional arguments", w.loc(), w.location.file if w.location else "")
             expect_model = False
@@ -311,7 +376,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
             continue
         m = flags.match(name, profile) if dashes == 2 else flags.KeyMatch("unknown")
         option = m.option
-        kind = _CLI_KIND.get(option.kind, option.kind) if option else "unknown"
+        kind = flags.cli_kind(option) if option else "unknown"
         arity = kind if option else _arity(m.candidates, profile)
         canonical = option.canonical if option else name.replace("_", "-")
         value_start = dashes + len(name) + 1
@@ -349,7 +414,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
             items = [Scalar(v.text[s:], (_value_loc(v, s) if s else v.loc()) or nowhere, v.quoted) for v, s in values]
             if arity == "any" and len(items) <= 1:  # an option argparse does not know: SWA303 reports it
                 node = items[0] if items else Scalar(True, key_loc)  # type: ignore[arg-type]
-                out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind))  # type: ignore[arg-type]
+                out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind, cli=True))  # type: ignore[arg-type]
                 continue
             first = items[0].loc if items else key_loc
             last = items[-1].loc if items else key_loc
@@ -369,7 +434,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
                 out.unresolved.append(_unresolved("argument", canonical, value))
                 continue
             node = Scalar(value.text, value_loc, value.quoted)  # type: ignore[arg-type]
-        out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind))  # type: ignore[arg-type]
+        out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind, cli=True))  # type: ignore[arg-type]
     return out
 
 
@@ -502,7 +567,7 @@ def build(
         name=name,
         file=file,
         location=location or launch.whole,
-        platform=infer_platform(platform, launch.env, hint),
+        platform=infer_platform(platform, launch.env, hint or launch.hint),
         env=env,
         server=server,
         duplicates=dups,
@@ -529,6 +594,8 @@ def load_text(files: FileCache, path: str, text: str | None = None, reference: b
     ``reference``: a file another input names (a sourced script), read only inside the run's root."""
     if reference:
         files.check_reference(path, None, "sourced file")
+    if text is None:
+        text = files.provided(path)  # --stdin-filename: the text given, not the file on disk
     if text is None:
         text = read_text(path, files.max_size)
     return Source(path, files.remember(path, SourceFile(path, text, [], "text")).text)

@@ -18,6 +18,7 @@ class Arg:
     pair: Pair
     how: str = "exact"  # exact | prefix | underscore | ambiguous | unknown (sglang/flags.py)
     kind: str = "store"  # store | store-list | store_true | refused:ACTION
+    cli: bool = False  # written on a command line (no --config merger in the way: flags.cli_kind)
 
     @property
     def value(self) -> Any:
@@ -84,3 +85,4 @@ class Deployment:
     draft_geometry: ExplicitGeometry = field(default_factory=ExplicitGeometry)
     duplicates: list[Duplicate] = field(default_factory=list)
     assume_pd: bool = False  # no server given: numbers copied from a PD launch's log
+    gpu: Val | None = None  # the GPU the server runs on (deployment file gpu:, else --gpu); None: not given

@@ -15,6 +15,8 @@ RENDERERS: dict[str, str] = {
     "github": "swacheck.report.github",
     "sarif": "swacheck.report.sarif",
     "junit": "swacheck.report.junit",
+    "concise": "swacheck.report.concise",
+    "gitlab": "swacheck.report.gitlab",
 }
 
 

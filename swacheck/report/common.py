@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import DeploymentResult
-from ..model import Edit, Fix
+from ..model import Edit, Fix, one_line
 from ..sglang.resolve import Pool, Resolution
 
 HEADER = ("field", "target", "draft", "target from", "draft from")
@@ -119,6 +119,12 @@ def heading(r: DeploymentResult) -> tuple[str, str]:
     res = r.resolution
     pd = res.values.get("disaggregation_mode")
     parts = [PLATFORM.get(res.values["platform"].value, res.values["platform"].value)]
+    gpu = r.deployment.gpu
+    if gpu is not None:  # --gpu, gpu: or a Kubernetes node label (SWA5xx)
+        from ..sglang.gpus import lookup
+
+        known = lookup(str(gpu.value))
+        parts.append(f"{known.name} ({known.arch_text})" if known else f"unknown GPU {one_line(str(gpu.value))[:40]!r}")
     parts.append("skipped" if res.mode == "skipped" else f"{res.mode} KV")
     if res.pd and pd is not None and pd.value != "null":
         parts.append(f"PD {pd.value}")

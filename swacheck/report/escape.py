@@ -15,7 +15,7 @@ terminal, stderr    :func:`terminal`                            every non-printa
 (human, explain,                                                bidi/format characters such as U+202E and
 why, errors)                                                    U+2066-2069, line/paragraph separators,
                                                                 surrogates) shown as ``\\xNN``/``\\uNNNN``,
-                                                                so the text is one line; tabs stay. Rich
+                                                                so the text is one line (a tab: ``\\t``). Rich
                                                                 draws it only inside ``Text`` objects
                                                                 (:func:`swacheck.report.human.text`), never
                                                                 as markup, so ``[link=...]`` stays text and
@@ -90,7 +90,7 @@ REDACTED = "***"
 # Characters
 # ---------------------------------------------------------------------------------------------
 
-_NAMED = {"\n": "\\n", "\r": "\\r"}
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def _escape_char(c: str) -> str:
@@ -124,7 +124,7 @@ def inert(text: str) -> str:
     return text
 
 
-def visible(text: str, keep: str = "\t") -> str:
+def visible(text: str, keep: str = "") -> str:
     """Every character that is not printable (``str.isprintable``: control characters C0, DEL
     and C1, format characters such as the bidi overrides U+202A-202E and isolates U+2066-2069,
     zero-width characters, line and paragraph separators, surrogates, unassigned code points)
@@ -148,12 +148,14 @@ _SECRET_WORD = (
 _QUOTED_OR_WORD = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s'",;]+)"""
 
 _TOKENS = [  # no \b before the prefixes: it would stop the regex engine from skipping ahead to them
-    r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}",
-    r"github_pat_[A-Za-z0-9_]{20,}",
-    r"gl(?:pat|dt|rt|ptt|cbt|imt|soat|ft|oas|agent)-[A-Za-z0-9_-]{16,}",
+    # from 8 characters on when the tail mixes a digit and a capital (a token cut short by a
+    # message that truncates still loses its visible part; hf_transfer stays)
+    r"(?:ghp|gho|ghu|ghs|ghr)_(?=[A-Za-z0-9]{0,40}?[0-9])(?=[A-Za-z0-9]{0,40}?[A-Z])[A-Za-z0-9]{8,}",
+    r"github_pat_[A-Za-z0-9_]{8,}",
+    r"gl(?:pat|dt|rt|ptt|cbt|imt|soat|ft|oas|agent)-[A-Za-z0-9_-]{8,}",
     r"xox[abposre]-[A-Za-z0-9-]{10,}",
     r"xapp-[A-Za-z0-9-]{10,}",
-    r"hf_[A-Za-z0-9]{20,}",
+    r"hf_(?=[A-Za-z0-9]{0,40}?[0-9])(?=[A-Za-z0-9]{0,40}?[A-Z])[A-Za-z0-9]{8,}",
     r"api_org_[A-Za-z0-9]{20,}",
     r"sk-(?:[a-z0-9]+-)*[A-Za-z0-9_-]*[A-Za-z0-9]{20,}[A-Za-z0-9_-]*",
     r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
@@ -188,6 +190,9 @@ _VALUES_PATTERN = (
 @lru_cache(maxsize=None)
 def _values() -> re.Pattern[str]:
     return re.compile(_VALUES_PATTERN)
+
+
+# literal tests that decide which patterns can match at all (see :func:`redact`)
 _TOKEN_HINT = re.compile(r"g[hl][a-z]{0,6}[_-]|github_pat_|xox|xapp-|hf_|api_org_|[spr]k[_-]|npm_|pypi-|eyJ|-----BEGIN|A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)")
 _VALUE_HINTS = ("auth", "bearer", "://", "key", "secret", "pass", "cred", "token")
 # "Basic <base64 of user:password>"
@@ -252,12 +257,25 @@ def _run(match: re.Match[str]) -> str:
     return REDACTED if looks_random(match.group()) else match.group()
 
 
-@lru_cache(maxsize=1 << 14)
-def redact(text: str) -> str:
-    """``text`` with every credential-looking value replaced by ``***`` (see the module doc).
+CACHED = 1024  # strings up to this long are cached (a long one is rare, and would pin memory)
 
-    Cached: a report repeats the same strings (paths, origins, messages) many times: at 2,000
-    deployments the JSON report holds 261,000 strings, 13,000 of them distinct."""
+
+def _cached(fn: Any) -> Any:
+    """``fn`` with an LRU cache for short strings: a report repeats the same strings (paths,
+    origins, messages) many times: at 2,000 deployments the JSON report holds 261,000 strings,
+    13,000 of them distinct."""
+    cached = lru_cache(maxsize=1 << 14)(fn)
+
+    def call(text: str) -> str:
+        return cached(text) if len(text) <= CACHED else fn(text)
+
+    call.__doc__, call.__name__, call.__wrapped__ = fn.__doc__, fn.__name__, fn  # type: ignore[attr-defined]
+    return call
+
+
+@_cached
+def redact(text: str) -> str:
+    """``text`` with every credential-looking value replaced by ``***`` (see the module doc)."""
     if len(text) < 10:  # the shortest credential shape, "api-key: x", is longer
         return text
     # substring tests (C speed) decide which patterns can match: Python's regex engine tries an
@@ -277,7 +295,7 @@ def redact(text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1 << 14)
+@_cached
 def terminal(text: str) -> str:
     """Input text for a terminal, a CI log or stderr: redacted, on one line, nothing the
     terminal acts on. Give it to rich only inside a ``Text`` (never as markup)."""
@@ -329,10 +347,10 @@ def markdown_code(text: str) -> str:
 def xml(text: str, lines: bool = False) -> str:
     """Input text for an XML attribute or text node (ElementTree escapes ``& < > "``): only
     characters XML 1.0 allows and no raw control character; ``lines`` keeps line breaks."""
-    return inert(visible(redact(text), "\t\n" if lines else "\t"))
+    return inert(visible(redact(text), "\n" if lines else ""))
 
 
-@lru_cache(maxsize=1 << 14)
+@_cached
 def json_text(text: str) -> str:
     """A string for JSON or SARIF: redacted; line breaks and tabs stay (JSON escapes them),
     every other non-printable character is shown escaped."""
@@ -382,3 +400,28 @@ def diff_path(path: str) -> str:
         named = _GIT_NAMED.get(b)
         out.append(named if named else chr(b) if 0x20 <= b < 0x7F and b != 0x23 else f"\\{b:03o}")
     return '"' + "".join(out) + '"'
+
+
+class InertLines:
+    """A text stream around ``out`` that makes each line :func:`inert` where it starts with
+    ``::``: rich wraps long text (a tree label) at spaces, and a continuation line indented with
+    spaces alone could start with a ``::`` from the middle of an input. Everything else is
+    passed through (``isatty``, ``encoding``, ...)."""
+
+    def __init__(self, out: Any):
+        self._out = out
+        self._blank = True  # the current line holds only whitespace so far
+
+    def write(self, text: str) -> int:
+        lines = text.split("\n")
+        if "::" in text:
+            for i, line in enumerate(lines):
+                if (i or self._blank) and line.lstrip().startswith("::"):
+                    lines[i] = _COMMAND_START.sub(r"\1\\x3a", line, count=1)
+            text = "\n".join(lines)
+        last_blank = not lines[-1].strip()
+        self._blank = last_blank if len(lines) > 1 else self._blank and last_blank
+        return self._out.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._out, name)

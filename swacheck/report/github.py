@@ -21,11 +21,11 @@ from ..model import Finding, InputError, Location
 from ..rules import BY_CODE
 from .common import fix_label
 from .escape import terminal, workflow_message, workflow_property
-from .sarif import repo_path
+from .sarif import base_dir, repo_path
 
 LIMIT = 10
 LEVELS = (("error", "error", "error"), ("warning", "warning", "warning"), ("note", "notice", "note"))
-NO_FILE = {"-", "<stdin>", "<input>", ""}
+NO_FILE = {"-", "<stdin>", "<input>", "", "swacheck"}  # "swacheck": the run as a whole
 
 
 def command(level: str, properties: dict[str, object], lines: list[str]) -> str:
@@ -34,11 +34,13 @@ def command(level: str, properties: dict[str, object], lines: list[str]) -> str:
     return f"::{level}{' ' + props if props else ''}::{workflow_message(*lines)}"
 
 
-def location_properties(loc: Location | None) -> dict[str, object]:
-    """file/line/col/endLine/endColumn; never a column range across lines (GitHub rejects it)."""
+def location_properties(loc: Location | None, base: str | None = None) -> dict[str, object]:
+    """file/line/col/endLine/endColumn; never a column range across lines (GitHub rejects it).
+    ``file`` is relative to ``base`` (``sarif.base_dir``: the workspace, not the step's
+    working directory, since GitHub resolves it against the repository root)."""
     if loc is None or loc.file in NO_FILE:
         return {}
-    props: dict[str, object] = {"file": repo_path(loc.file), "line": loc.line}
+    props: dict[str, object] = {"file": repo_path(loc.file, base), "line": loc.line}
     if loc.end_line == loc.line:
         props["col"] = loc.column
         props["endLine"] = loc.end_line
@@ -70,18 +72,18 @@ class Item:
     plain: str  # the same as one plain log line, for when the level's limit is reached
 
 
-def _finding_item(f: Finding, level: str) -> Item:
-    props = location_properties(f.location)
+def _finding_item(f: Finding, level: str, base: str | None = None) -> Item:
+    props = location_properties(f.location, base)
     props["title"] = title(f.code)
     plain = f"{f.location}: " if f.location else ""
     plain += f"{f.code} {f.severity}: {f.message}"
     return Item(command(level, props, finding_message(f)), plain)
 
 
-def _error_item(e: InputError) -> Item:
+def _error_item(e: InputError, base: str | None = None) -> Item:
     props: dict[str, object] = {}
     if e.file not in NO_FILE:
-        props["file"] = repo_path(e.file)
+        props["file"] = repo_path(e.file, base)
         if e.line is not None:
             props["line"] = e.line
             props["col"] = e.column or 1
@@ -90,12 +92,13 @@ def _error_item(e: InputError) -> Item:
 
 
 def render(result: RunResult, out: TextIO) -> None:
+    base = base_dir(result.settings)
     by_severity: dict[str, list[Item]] = {"error": [], "warning": [], "note": []}
-    by_severity["error"].extend(_error_item(e) for e in result.errors)
+    by_severity["error"].extend(_error_item(e, base) for e in result.errors)
     levels = {sev: level for sev, level, _ in LEVELS}
     for r in result.results:
         for f in r.findings:
-            by_severity[f.severity].append(_finding_item(f, levels[f.severity]))
+            by_severity[f.severity].append(_finding_item(f, levels[f.severity], base))
     for sev, _level, _word in LEVELS:
         for item in by_severity[sev][:LIMIT]:
             out.write(item.annotation + "\n")
@@ -121,8 +124,11 @@ def write_step_summary(result: RunResult) -> None:
         return
     from .markdown import render_markdown
 
+    from .markdown import MAX_BYTES
+
     try:
+        used = os.path.getsize(path) if os.path.isfile(path) else 0
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write(render_markdown(result))
+            fh.write(render_markdown(result, max(MAX_BYTES - used, 0)))
     except OSError as exc:
         print(f"{path}: cannot write the GitHub step summary: {exc.strerror or exc}", file=sys.stderr)

@@ -20,7 +20,7 @@ from ..model import Finding
 from ..pairing import ServerPair
 from ..settings import Settings
 from .common import HEADER, Row, edit_text, fix_label, heading, pair_rows, table_rows
-from .escape import terminal
+from .escape import InertLines, terminal
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -59,7 +59,7 @@ def make_console(out: TextIO, color: str) -> Console:
     force = {"always": True, "never": False}.get(color)
     is_tty = out.isatty() if hasattr(out, "isatty") else False
     return Console(
-        file=out,
+        file=InertLines(out),  # type: ignore[arg-type]
         force_terminal=force,
         no_color=True if force is False else None,
         width=None if is_tty else 120,
@@ -192,13 +192,21 @@ def finding_lines(f: Finding) -> Iterable[tuple[Segment, ...]]:
 def summary_line(result: RunResult) -> list[Segment]:
     s = result.summary
     files = f"{s.files} file{'s' if s.files != 1 else ''}"
-    line: list[Segment] = [(f"Checked {s.deployments} deployment{'s' if s.deployments != 1 else ''} in {files}: ", None)]
+    skipped = [
+        f"{n} {what}{'s' if n != 1 else ''} skipped"
+        for n, what in ((s.skipped_deployments, "deployment"), (s.skipped_files, "file"))
+        if n
+    ]
+    counted = f" ({', '.join(skipped)})" if skipped else ""
+    line: list[Segment] = [(f"Checked {s.deployments} deployment{'s' if s.deployments != 1 else ''} in {files}{counted}: ", None)]
     parts = []
     for sev in ("error", "warning", "note"):
         n = s.counts[sev]
         parts.append((f"{n} {sev}{'s' if n != 1 else ''}", STYLE[sev] if n else "green"))
     if s.suppressed:
         parts.append((f"{s.suppressed} suppressed", "dim"))
+    if s.baselined:
+        parts.append((f"{s.baselined} in the baseline", "dim"))
     if s.input_errors:
         parts.append((f"{s.input_errors} input error{'s' if s.input_errors != 1 else ''}", "bold red"))
     for i, part in enumerate(parts):
@@ -219,7 +227,24 @@ def _findings(w: PlainWriter | RichWriter, findings: list[Finding]) -> None:
             w.line(*segments)
 
 
-def _deployment(w: PlainWriter | RichWriter, r: DeploymentResult) -> None:
+def _passing_line(w: PlainWriter | RichWriter, r: DeploymentResult) -> None:
+    """A deployment without findings on one line: the tuple SGLang compares, or why none is."""
+    title, details = heading(r)
+    res = r.resolution
+    rows = table_rows(r)
+    if res.mode == "skipped" or not rows:
+        verdict: Segment = (f"not checked: {res.skip_reason or 'no draft pool'}", "dim")
+    elif rows[-1].differs:  # a mismatch whose rule is not selected
+        verdict = (f"target {rows[-1].cells[1]} vs draft {rows[-1].cells[2]}", None)
+    else:
+        verdict = (f"target = draft = {rows[-1].cells[1]}", "green")
+    w.line((title, "bold"), (f"  ({details})  ", "dim"), verdict)
+
+
+def _deployment(w: PlainWriter | RichWriter, r: DeploymentResult, verbose: bool = True) -> None:
+    if not r.findings and not verbose:
+        _passing_line(w, r)
+        return
     title, details = heading(r)
     w.line((title, "bold"), (f"  ({details})", "dim"))
     if r.resolution.skip_reason:
@@ -239,21 +264,36 @@ class Stream:
         self.settings = settings
         self.w: PlainWriter | RichWriter = RichWriter(out, settings.color) if wants_rich(out, settings.color) else PlainWriter(out)
         self.pairs: list[str] = []
+        self.after_line = False  # the last deployment printed was a one-line one
 
     def unit(self, unit: RunResult) -> None:
         w, quiet = self.w, self.settings.quiet
+        verbose = self.settings.verbose
         for r in unit.results:
             if quiet:
                 _findings(w, r.findings)
-            else:
-                _deployment(w, r)
+                continue
+            one_line = not r.findings and not verbose
+            if not one_line and self.after_line:
+                w.line()  # a blank line between a run of one-line deployments and a full block
+            _deployment(w, r, verbose)
+            self.after_line = one_line
         if not quiet:
-            self.pairs.extend(w.capture(lambda pair=pair: _pair(w, pair)) for pair in unit.pairs)
+            self.pairs.extend(w.capture(lambda pair=pair: _pair(w, pair, verbose)) for pair in unit.pairs)
 
     def finish(self, totals: RunResult) -> None:
         w = self.w
+        if self.after_line:
+            w.line()
+        after_line = False  # one-line pairs (servers that agree) are listed without blank lines
         for text in self.pairs:
+            one_line = text.count("\n") == 1
+            if after_line and not one_line:
+                w.raw("\n")
             w.raw(text)
+            after_line = one_line
+        if after_line:
+            w.raw("\n")
         if self.settings.verbose:
             for path in totals.skipped:
                 w.line((f"skipped {path}: {totals.skipped_why.get(path, 'not a deployment')}", "dim"))
@@ -262,11 +302,20 @@ class Stream:
         w.flush()
 
 
-def _pair(w: PlainWriter | RichWriter, pair: ServerPair) -> None:
+def _pair(w: PlainWriter | RichWriter, pair: ServerPair, verbose: bool = True) -> None:
+    """A PD pair: every compared value with -v; otherwise one line when the servers agree, and
+    only the differing values when they do not."""
     files = f"{pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode)"
+    rows = pair_rows(pair)
+    differing = [row for row in rows if row.differs]
+    if not verbose and not differing and not pair.findings:
+        w.line(("PD pair: ", "bold"), (files, "bold"), (f"  ({pair.how})", "dim"), ("  the two servers agree on everything SGLang compares", "green"))
+        return
     w.line(("PD pair: ", "bold"), (files, "bold"), (f"  ({pair.how})", "dim"))
-    w.table(("value", "prefill", "decode", "prefill from", "decode from"), pair_rows(pair), title_rows=False)
-    if not pair.findings:
+    w.table(("value", "prefill", "decode", "prefill from", "decode from"), rows if verbose else differing, title_rows=False)
+    if not verbose and len(differing) < len(rows):
+        w.line((f"  {len(rows) - len(differing)} other values agree (-v shows them)", "dim"))
+    if not pair.findings and not differing:
         w.line(("  the two servers agree on everything SGLang compares", "green"))
     w.line()
 

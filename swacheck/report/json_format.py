@@ -45,14 +45,18 @@ def tail(totals: RunResult) -> dict[str, Any]:
     s = totals.summary
     return {
         "errors": json_data([e.to_json() for e in totals.errors]),
+        "notes": json_data([{"file": n.file, "message": n.message} for n in totals.notes]),
         "summary": {
             "files": s.files,
             "deployments": s.deployments,
+            "skipped_files": s.skipped_files,
+            "skipped_deployments": s.skipped_deployments,
             "errors": s.counts["error"],
             "warnings": s.counts["warning"],
             "notes": s.counts["note"],
             "input_errors": s.input_errors,
             "suppressed": s.suppressed,
+            "baselined": s.baselined,
             "exit_code": totals.exit_code,
         },
     }

@@ -4,6 +4,8 @@
 ``<testcase classname=FILE name=DEPLOYMENT>`` per deployment. Each finding at or above
 ``--fail-on`` is a ``<failure>`` of its deployment's test case; lower findings go to the test
 case's ``<system-out>``. An input error is a test case of its file's suite with an ``<error>``.
+A deployment swacheck does not check (no draft pool, not a DeepSeek-V4 target) and a file named
+explicitly that holds no deployment are ``<skipped>`` test cases, never passes.
 Every attribute and text goes through ``escape.xml`` (report/escape.py).
 """
 
@@ -39,7 +41,7 @@ def finding_text(f: Finding) -> list[str]:
 class _Suite:
     def __init__(self, name: str):
         self.element = ET.Element("testsuite", name=clean(name))
-        self.tests = self.failures = self.errors = 0
+        self.tests = self.failures = self.errors = self.skipped = 0
 
     def case(self, classname: str, name: str) -> ET.Element:
         self.tests += 1
@@ -67,7 +69,11 @@ def as_element(result: RunResult) -> ET.Element:
         suite = suite_for(r.deployment.file)
         case = suite.case(r.deployment.file, r.deployment.name)
         below: list[str] = []
-        if r.resolution.skip_reason:
+        failing = any(SEVERITY_RANK[f.severity] >= threshold for f in r.findings)
+        if r.resolution.mode == "skipped" and not failing:  # a failure wins: one outcome per test case
+            ET.SubElement(case, "skipped", message=clean(r.resolution.skip_reason or "not checked"))
+            suite.skipped += 1
+        elif r.resolution.skip_reason:
             below.append(r.resolution.skip_reason)
         for f in r.findings:
             if SEVERITY_RANK[f.severity] >= threshold:
@@ -80,17 +86,22 @@ def as_element(result: RunResult) -> ET.Element:
             ET.SubElement(case, "system-out").text = body(below)
     for e in result.errors:
         _error_case(suite_for(e.file), e)
+    for note in result.notes:
+        suite = suite_for(note.file)
+        ET.SubElement(suite.case(note.file, "not a deployment"), "skipped", message=clean(note.message))
+        suite.skipped += 1
 
     root = ET.Element("testsuites", name="swacheck")
-    totals = {"tests": 0, "failures": 0, "errors": 0}
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for suite in suites.values():
         suite.element.set("tests", str(suite.tests))
         suite.element.set("failures", str(suite.failures))
         suite.element.set("errors", str(suite.errors))
-        suite.element.set("skipped", "0")
+        suite.element.set("skipped", str(suite.skipped))
         totals["tests"] += suite.tests
         totals["failures"] += suite.failures
         totals["errors"] += suite.errors
+        totals["skipped"] += suite.skipped
         root.append(suite.element)
     for key, value in totals.items():
         root.set(key, str(value))

@@ -2,7 +2,9 @@
 
 One run; ``tool.driver.rules`` lists every rule (documentation included), each result points
 at the key to edit, with the related locations, and carries a ``partialFingerprints`` entry
-that does not depend on line numbers, so an alert survives lines moving above it. Input
+that does not depend on line numbers or on the other files of the run (``fingerprint``), so an
+alert survives lines moving above it and folders being added beside it. Paths are relative to
+``GITHUB_WORKSPACE``, else the run's root (``base_dir``). Input
 errors are ``toolExecutionNotifications`` of the invocation, which then is not successful.
 Columns are 1-based with an exclusive end, as in swacheck's own model. Every result and
 notification goes through ``escape.json_data`` and every URI through ``escape.path_for_uri``
@@ -16,7 +18,7 @@ import json
 import os
 import re
 from pathlib import Path, PurePosixPath
-from typing import Any, TextIO
+from typing import Any, Iterator, TextIO
 from urllib.parse import quote
 
 from .. import __version__
@@ -28,31 +30,51 @@ from .escape import json_data, path_for_uri
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/swacheck/swacheck"
 SRCROOT = "%SRCROOT%"
-FINGERPRINT = "swacheck/v1"
+FINGERPRINT = "swacheck/v2"  # v2: file path + rule + logical location (v1 had no file path)
 LEVEL = {"error": "error", "warning": "warning", "note": "note"}
-NO_FILE = {"-", "<stdin>", "<input>", ""}
+NO_FILE = {"-", "<stdin>", "<input>", "", "swacheck"}  # "swacheck": the run as a whole
 
 
-def repo_path(file: str) -> str:
-    """A path relative to the working directory, with forward slashes and no leading ./.
+def base_dir(settings: Any) -> str:
+    """The folder that the ``github`` and ``sarif`` paths are relative to: ``GITHUB_WORKSPACE``
+    (where ``actions/checkout`` puts the repository, whatever the step's ``working-directory``),
+    else the run's root (``--root``, else the git top-level of the first path, else the working
+    directory). GitHub resolves annotation and code-scanning paths against the repository root."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if workspace and os.path.isdir(workspace):
+        return os.path.realpath(workspace)
+    root = getattr(settings, "root", None)
+    return root or os.getcwd()
 
-    Paths outside the working directory stay as they are (absolute, or with ``..``)."""
+
+def _relative(file: str, base: str) -> str | None:
+    """``file`` relative to ``base``, or None when it lies outside."""
+    for path, folder in ((os.path.abspath(file), os.path.abspath(base)), (os.path.realpath(file), os.path.realpath(base))):
+        try:
+            rel = os.path.relpath(path, folder)
+        except ValueError:  # another drive on Windows
+            continue
+        if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
+            return rel
+    return None
+
+
+def repo_path(file: str, base: str | None = None) -> str:
+    """A path relative to ``base`` (default: the working directory), with forward slashes and no
+    leading ./. Paths outside ``base`` stay as they are (absolute, or with ``..``)."""
     if file in NO_FILE:
         return file
-    try:
-        rel = os.path.relpath(os.path.abspath(file), os.getcwd())
-    except ValueError:  # another drive on Windows
-        return file.replace(os.sep, "/")
-    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+    rel = _relative(file, base or os.getcwd())
+    if rel is None:
         return file.replace(os.sep, "/") if not os.path.isabs(file) else file
     return PurePosixPath(*Path(rel).parts).as_posix()
 
 
-def artifact_location(file: str) -> dict[str, Any]:
+def artifact_location(file: str, base: str | None = None) -> dict[str, Any]:
     """A relative ``uri`` with ``uriBaseId`` %SRCROOT%, or a file:// URI outside the tree."""
     if file in NO_FILE:
         return {"uri": quote("stdin")}
-    rel = repo_path(file)
+    rel = repo_path(file, base)
     if os.path.isabs(rel) or rel.startswith("../"):
         absolute = os.path.abspath(file)
         if absolute.isprintable() and path_for_uri(absolute) == absolute:
@@ -72,8 +94,8 @@ def region(loc: Location) -> dict[str, Any]:
     return out
 
 
-def physical_location(loc: Location) -> dict[str, Any]:
-    return {"artifactLocation": artifact_location(loc.file), "region": region(loc)}
+def physical_location(loc: Location, base: str | None = None) -> dict[str, Any]:
+    return {"artifactLocation": artifact_location(loc.file, base), "region": region(loc)}
 
 
 def pascal_case(name: str) -> str:
@@ -99,9 +121,34 @@ def rule_descriptor(rule: Any) -> dict[str, Any]:
     }
 
 
-def fingerprint(code: str, deployment: str, field: str) -> str:
-    # surrogateescape: a deployment named after a file whose name is not UTF-8 hashes its bytes
-    return hashlib.sha256(f"{code}:{deployment}:{field}".encode("utf-8", "surrogateescape")).hexdigest()
+def fingerprint(file: str, code: str, logical: str) -> str:
+    """What identifies an alert across runs: the file it is in (relative to the repository root),
+    the rule and the finding's logical location (:func:`logical_location`); no line number, and
+    nothing that depends on the other files in the run or their order."""
+    # surrogateescape: a path or deployment name that is not UTF-8 hashes its bytes
+    return hashlib.sha256(f"{file}\0{code}\0{logical}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def logical_location(deployment_file: str, deployment: str, field: str) -> str:
+    """The key a finding is about, by name: its deployment (file and name, since several
+    deployments can share one file) and the geometry field or server argument."""
+    return f"{deployment_file}#{deployment}/{field or '-'}"
+
+
+def fingerprinted(result: RunResult, base: str) -> Iterator[tuple[Any, Any, str, str]]:
+    """(deployment result, finding, logical location, fingerprint) for every finding, in report
+    order. Repeats of one (file, rule, logical location) are numbered in that order. SARIF,
+    GitLab and ``--baseline`` share these fingerprints."""
+    seen: dict[str, int] = {}
+    for r in result.results:
+        deployment_file = repo_path(r.deployment.file, base)
+        for f in r.findings:
+            logical = logical_location(deployment_file, r.deployment.name, f.field)
+            key = fingerprint(repo_path(f.location.file if f.location else r.deployment.file, base), f.code, logical)
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > 1:
+                key = hashlib.sha256(f"{key}:{seen[key]}".encode("ascii")).hexdigest()
+            yield r, f, logical, key
 
 
 def as_data(result: RunResult) -> dict[str, Any]:
@@ -110,42 +157,38 @@ def as_data(result: RunResult) -> dict[str, Any]:
     rules = list(RULES)
     index = {rule.CODE: i for i, rule in enumerate(rules)}
     results: list[dict[str, Any]] = []
-    seen: dict[str, int] = {}
-    for r in result.results:
-        for f in r.findings:
-            item: dict[str, Any] = {"ruleId": f.code}
-            if f.code in index:
-                item["ruleIndex"] = index[f.code]
-            item["level"] = LEVEL[f.severity]
-            text = f.message
-            if f.fix is not None:
-                text += f"\n{fix_label(f.fix).capitalize()}: {f.fix.description}"
-            item["message"] = {"text": text}
-            if f.location is not None:
-                item["locations"] = [{"physicalLocation": physical_location(f.location)}]
-            else:  # code scanning wants a location: the deployment's file, without a region
-                item["locations"] = [{"physicalLocation": {"artifactLocation": artifact_location(r.deployment.file)}}]
-            if f.related:
-                item["relatedLocations"] = [
-                    {"id": i + 1, "physicalLocation": physical_location(rel.location), "message": {"text": rel.message}}
-                    for i, rel in enumerate(f.related)
-                ]
-            # Stable across line moves: no line numbers, only what the finding is about.
-            # Repeats of the same (code, deployment, field) in one run are numbered.
-            key = fingerprint(f.code, r.deployment.name, f.field)
-            seen[key] = seen.get(key, 0) + 1
-            if seen[key] > 1:
-                key = hashlib.sha256(f"{key}:{seen[key]}".encode("utf-8")).hexdigest()
-            item["partialFingerprints"] = {FINGERPRINT: key}
-            results.append(item)
+    base = base_dir(result.settings)
+    for r, f, logical, key in fingerprinted(result, base):
+        item: dict[str, Any] = {"ruleId": f.code}
+        if f.code in index:
+            item["ruleIndex"] = index[f.code]
+        item["level"] = LEVEL[f.severity]
+        text = f.message
+        if f.fix is not None:
+            text += f"\n{fix_label(f.fix).capitalize()}: {f.fix.description}"
+        item["message"] = {"text": text}
+        if f.location is not None:
+            item["locations"] = [{"physicalLocation": physical_location(f.location, base)}]
+        else:  # code scanning wants a location: the deployment's file, without a region
+            item["locations"] = [{"physicalLocation": {"artifactLocation": artifact_location(r.deployment.file, base)}}]
+        item["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": logical, "kind": "member"}]
+        if f.related:
+            item["relatedLocations"] = [
+                {"id": i + 1, "physicalLocation": physical_location(rel.location, base), "message": {"text": rel.message}}
+                for i, rel in enumerate(f.related)
+            ]
+        item["partialFingerprints"] = {FINGERPRINT: key}
+        results.append(item)
     notifications = []
     for e in result.errors:
         note: dict[str, Any] = {"level": "error", "message": {"text": e.message}}
-        loc: dict[str, Any] = {"artifactLocation": artifact_location(e.file)}
+        notifications.append(note)
+        if e.file == "swacheck":  # about the run as a whole ("no deployments found"): no file
+            continue
+        loc: dict[str, Any] = {"artifactLocation": artifact_location(e.file, base)}
         if e.line is not None:
             loc["region"] = {"startLine": e.line, "startColumn": e.column or 1}
         note["locations"] = [{"physicalLocation": loc}]
-        notifications.append(note)
     invocation: dict[str, Any] = {"executionSuccessful": not result.errors, "exitCode": result.exit_code}
     if notifications:
         invocation["toolExecutionNotifications"] = json_data(notifications)

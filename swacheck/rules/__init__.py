@@ -11,6 +11,7 @@ from types import ModuleType
 from . import swa400, swa401, swa402, swa403, swa404, swa405, swa406, swa407, swa408, swa409, swa410
 from . import swa101, swa102, swa103, swa104, swa201, swa202, swa203, swa204, swa205, swa301, swa302, swa303, swa304, swa901, swa902
 from . import swa305
+from . import swa501, swa502, swa503, swa504, swa505, swa506
 from .base import Context
 
 # Rules with check(resolution, context), run on every deployment.
@@ -29,6 +30,12 @@ DEPLOYMENT_RULES: tuple[ModuleType, ...] = (
     swa303,
     swa304,
     swa305,
+    swa501,
+    swa502,
+    swa503,
+    swa504,
+    swa505,
+    swa506,
 )
 # Rules with check_pair(pair, context), run on every PD prefill/decode pair (swacheck/pairing.py).
 PAIR_RULES: tuple[ModuleType, ...] = (swa401, swa402, swa403, swa404, swa405, swa406, swa407, swa408, swa409, swa410)
@@ -36,7 +43,7 @@ PAIR_RULES: tuple[ModuleType, ...] = (swa401, swa402, swa403, swa404, swa405, sw
 SUPPRESSION_RULES: tuple[ModuleType, ...] = (swa901, swa902)
 
 # SWA400 (check_alone) is reported by the pairing stage for servers left without a partner.
-RULES: tuple[ModuleType, ...] = DEPLOYMENT_RULES + (swa400,) + PAIR_RULES + SUPPRESSION_RULES
+RULES: tuple[ModuleType, ...] = tuple(sorted(DEPLOYMENT_RULES + (swa400,) + PAIR_RULES + SUPPRESSION_RULES, key=lambda r: r.CODE))
 
 BY_CODE = {rule.CODE: rule for rule in RULES}
 

@@ -24,10 +24,11 @@ the pools, so the finding is a note there.
 ## Example
 
 ```yaml
-# decode.yaml, run on ROCm with SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton
+# prefill.yaml, run on ROCm with SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton
 model-path: models/DeepSeek-V4-Flash                          # sliding_window: 128
 speculative-draft-model-path: models/DeepSeek-V4-Flash-MTP    # sliding_window: 256
 speculative-algorithm: EAGLE
+speculative-num-steps: 3
 speculative-eagle-topk: 1
 disaggregation-mode: prefill
 ```

@@ -52,7 +52,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for event in res.events_of("kv-dtype-refused"):
         assert event.arg is not None
         value = event.data["value"]
-        better = "bfloat16" if value in ("bf16",) else "fp8_e4m3"
+        better = "bfloat16" if value in ("bf16",) and "bfloat16" in res.profile.dsv4_kv_dtypes else "fp8_e4m3"
         fix = Fix(f"Set {event.arg.written} to {better} (or auto).", (fixes.replace(event.arg.value_loc, better),), safe=False)
         yield finding_for_event(rule, event, fix, message=f"{event.message}: AssertionError: {value} is not supported for DeepseekV4ForCausalLM")
     for event in res.events_of("trtllm-pd"):

@@ -16,6 +16,10 @@ Checks every key of an SGLang server config against the long flags of `launch_se
   `lora-paths`;
 - a server config that is not YAML: `--config` accepts only `.yaml` / `.yml`.
 
+A key of an SGLang fork the release does not know -- SGLang-KT's `kt-*` flags beyond upstream's
+six (`kt-enable-dynamic-expert-update`, `kt-gpu-prefill-token-threshold`, ...) -- is left alone:
+one note per deployment lists them (the fork's own parser takes them).
+
 ## Why it matters
 
 SGLang refuses to start: argparse stops with `error: unrecognized arguments: --page_size 64`,
@@ -73,6 +77,16 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
         fix = Fix(f"Remove {arg.written!r} from the file and pass --{arg.written} on the command line.", (edit,) if edit else (), safe=False)
         yield finding_for_event(rule, event, fix, message=f"{event.message}: error: unrecognized arguments: true ({event.data['action']} takes no value)")
+    forks = res.events_of("fork-key")
+    if forks:
+        names = ", ".join(e.arg.written for e in forks if e.arg is not None)
+        yield finding_for_event(
+            rule,
+            forks[0],
+            Fix("Nothing to change if the server runs SGLang-KT; upstream SGLang would refuse these flags."),
+            message=f"{forks[0].data['fork']} flags, not options of SGLang {res.profile.version}: {names}; swacheck leaves them unchecked",
+            severity="note",
+        )
     for event in res.events_of("unknown-key", "refused-key", "underscore-key", "ambiguous-key"):
         arg = event.arg
         assert arg is not None

@@ -90,6 +90,23 @@ def _did_you_mean(key: str, args_file: str) -> str | None:
     return near[0] if near else None
 
 
+def cli_kind(option: Option) -> str:
+    """How an option behaves on a command line, where no ``--config`` merger refuses anything.
+
+    The merger refuses actions other than store/store_true (``refused:ACTION``) and passes
+    ``key: true`` of a no-value action on as ``--key true`` (``valued-flag:ACTION``); argparse
+    itself takes them: ``lora-paths`` a list, an action with a type (``DeprecatedAliasStoreAction``,
+    a typed ``DeprecatedStoreConstAction``) one value, the rest (``DeprecatedStoreTrueAction``,
+    ``BooleanOptionalAction``, ``DeprecatedAction`` of ``--collect-tokens-histogram``) none.
+    """
+    kind = option.kind
+    if not kind.startswith(("refused:", "valued-flag:")):
+        return kind
+    if kind.endswith(":LoRAPathAction"):
+        return "store-list"
+    return "store" if option.type != "-" else "store_true"
+
+
 def typo_of(key: str, profile: SGLangProfile) -> str | None:
     """The one option ``key`` is an unambiguous typo of, or None.
 

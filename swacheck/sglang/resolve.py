@@ -41,6 +41,9 @@ ENV_FP8 = "SGLANG_DSV4_UNIFIED_KV_FP8"
 DSV4_PAGE_SIZE = {"npu": 128}  # else 256
 DSV4_DEFAULT_MRR = 256
 EAGLE_DEFAULTS = (3, 1, 4)  # (steps, topk, draft tokens) for DSV4: speculative_hook auto-choice
+# Option prefixes of SGLang forks that add their own flags: SGLang-KT (kvcache-ai's KTransformers
+# integration: --kt-enable-dynamic-expert-update, --kt-gpu-prefill-token-threshold, ...)
+FORK_PREFIXES = ("kt-",)
 
 
 @dataclass(slots=True)
@@ -197,7 +200,10 @@ class _Resolver:
         if server.file and server.file.lower().endswith(".json") and standalone:
             self.event("config-not-yaml", "SGLang's --config accepts only .yaml/.yml files", location=server.mapping.loc)  # type: ignore[union-attr]
         for arg in server.entries:
-            if arg.how == "unknown":
+            if arg.how == "unknown" and arg.written.replace("_", "-").startswith(FORK_PREFIXES):
+                # a fork's own flag (SGLang-KT adds --kt-* beyond upstream's six): left alone, noted once (SWA303)
+                self.event("fork-key", f"{arg.written!r} is not an SGLang {self.profile.version} option", arg, fork="SGLang-KT")
+            elif arg.how == "unknown":
                 self.event("unknown-key", f"unknown server argument {arg.written!r}", arg, suggestion=flags.did_you_mean(arg.written, self.profile))
             elif arg.how == "underscore" and not arg.kind.startswith("refused:") and not (arg.kind == "store_true" and arg.value is False):
                 # the merger looks the action up with underscores: a refused action fails there first,
@@ -276,8 +282,8 @@ class _Resolver:
         for arg in server.entries:
             m = flags.match(arg.written, self.profile)
             name = m.option.canonical if m.option is not None else arg.written.replace("_", "-")
-            kind = m.option.kind if m.option is not None else "unknown"
-            entries.append(Arg(name, arg.written, arg.pair, m.how, kind))
+            kind = (flags.cli_kind(m.option) if arg.cli else m.option.kind) if m.option is not None else "unknown"
+            entries.append(Arg(name, arg.written, arg.pair, m.how, kind, arg.cli))
         self.dep = replace(self.dep, server=replace(server, args={a.name: a for a in entries}, entries=entries))
 
     def run(self) -> Resolution:
@@ -319,8 +325,8 @@ class _Resolver:
         v["disaggregation_mode"] = mode_val
         mrr_explicit = self.int_arg("max-running-requests")
         extra = self.int_arg("disaggregation-decode-extra-slots", 0)
-        if pd_mode != "decode":
-            extra = _default(0, "only a PD decode server pre-allocates request slots")
+        if pd_mode != "decode" or not profile.has_decode_extra_slots:
+            extra = _default(0, "only a PD decode server pre-allocates request slots" if profile.has_decode_extra_slots else f"no decode extra slots in SGLang {profile.version}")
         elif extra is None:
             if mrr_explicit is None:
                 extra = _default(0, "PD hook: max-running-requests unset when it runs")
@@ -350,18 +356,22 @@ class _Resolver:
 
         # DSV4 model hook (model_overrides/deepseek_v4.py, deepseek_v4_hook.py:63-158) ---
         is_npu = platform.value == "npu"
-        page_default = 128 if is_npu else 256
+        page_default = profile.dsv4_npu_page_size if is_npu else 256
         page_arg = self.int_arg("page-size")
         page = Val(page_default, "SGLang default (DSV4 override" + (", NPU)" if is_npu else ")"), None, (("platform", platform),))
         if page_arg is not None and page_arg.value != page_default:
             self.event("page-size-replaced", f"page-size {page_arg.value} is replaced by {page_default}", self.arg("page-size"), value=page_arg.value, forced=page_default)
         v["page_size"] = page
         kv_dtype = self.str_arg("kv-cache-dtype")
-        if kv_dtype is not None and kv_dtype.value not in ("auto", "fp8_e4m3", "bfloat16"):
+        if kv_dtype is not None and kv_dtype.value not in profile.dsv4_kv_dtypes:
             self.event("kv-dtype-refused", f"kv-cache-dtype {kv_dtype.value!r} is not supported for DeepSeek-V4", self.arg("kv-cache-dtype"), value=kv_dtype.value)
         attn_backend = self.str_arg("dsv4-attn-backend")
         if profile.trtllm_pd_assert and attn_backend is not None and attn_backend.value == "trtllm" and pd_mode != "null":
             self.event("trtllm-pd", "--dsv4-attn-backend trtllm does not support PD disaggregation yet", self.arg("dsv4-attn-backend"))
+        pp = self.int_arg("pp-size", 1) if profile.pd_pp_refused and pd_mode != "null" else None
+        if pp is not None and pp.value > 1:
+            # 0.5.12 deepseek_v4_hook.py:54-59 (get_mla_kv_ptrs_with_pp cannot slice V4's KV by PP layer range)
+            self.event("pd-pp-refused", f"V4 PD disaggregation requires pp_size=1, got pp_size={pp.value}.", self.arg("pp-size"), value=pp.value)
         mrr = mrr_explicit or _default(DSV4_DEFAULT_MRR, "DSV4 hook, max-running-requests unset")
         v["max_running_requests"] = mrr
 
@@ -453,7 +463,7 @@ class _Resolver:
 
         # unified gate (srt/layers/attention/dsv4/unified_kv_gate.py) ------------------
         backend = dep.env.get(ENV_BACKEND)
-        unified_on = platform.value == "rocm" and backend is not None and backend.value == UNIFIED_BACKEND
+        unified_on = platform.value == "rocm" and backend is not None and backend.value == UNIFIED_BACKEND and profile.has_unified_kv
         backend_text = backend.value if backend else f"unset ({profile.env_backend_default})"
         unified = Val(
             unified_on,

@@ -4,7 +4,9 @@ Read from each released wheel (``pip download --no-deps sglang==X``; paths below
 to the ``sglang`` package of that wheel) and cross-checked against the project's
 ``research/sglang-versions.md``. Each field says where its fact comes from. The server-argument
 tables (``data/server-args-X.tsv``) were dumped from each release's own
-``ServerArgs.add_cli_args`` and classified with that release's ``--config`` merger.
+``ServerArgs.add_cli_args`` and classified with that release's ``--config`` merger (0.5.12 and 0.5.13
+with ``scripts/dump_server_args.py``, which runs the release's ``add_cli_args`` on a real argparse
+parser without importing SGLang).
 """
 
 from __future__ import annotations
@@ -54,6 +56,35 @@ class SGLangProfile:
     # deepseek_v4_hook.py: --dsv4-attn-backend trtllm refused under PD from 0.5.20 on
     trtllm_pd_assert: bool
     args_file: str  # data/server-args-X.tsv
+    # DeepSeek-V4 with FP4 (MXFP4) routed experts and --moe-runner-backend auto on CUDA with
+    # --moe-a2a-backend none: the compute-capability majors for which the release picks an
+    # FP4-capable runner itself, and which one. 0.5.19+ (srt/arg_groups/model_overrides/
+    # deepseek_v4.py, 0.5.19:59-72, 0.5.23:67-86): flashinfer_mxfp4 on SM90/SM100/SM120;
+    # 0.5.16-0.5.18: flashinfer_mxfp4 on SM120 only (srt/arg_groups/overrides.py
+    # _deepseek_v4_sm120_moe, 0.5.16:1488, 0.5.18:1930); 0.5.14-0.5.15: marlin on SM120 only
+    # (srt/server_args.py 0.5.14:3787); 0.5.12-0.5.13: none.
+    dsv4_fp4_auto_sm: tuple[int, ...] = (9, 10, 12)
+    dsv4_fp4_auto_runner: str = "flashinfer_mxfp4"
+    # SGLANG_DSV4_FP4_DEQUANT (dequantise FP4 experts to FP8 at load; runner must stay auto) and the
+    # humming runner: 0.5.16+ (srt/layers/quantization/fp8.py 0.5.16:365-384); absent in 0.5.14
+    fp4_dequant_env: bool = True
+    humming_runner: bool = True
+    # DSV4 pool: bfloat16 KV on CUDA trips `assert self.store_dtype == torch.uint8` in
+    # DeepSeekV4SingleKVPool.create_buffer (srt/mem_cache/deepseek_v4_memory_pool.py)
+    kv_bf16_assert_at: str = "deepseek_v4_memory_pool.py:321"
+    # srt/arg_groups/deepseek_v4_hook.py apply_deepseek_v4_defaults: the KV cache dtypes the hook
+    # accepts for DeepSeek-V4 (0.5.12:31-33 and 0.5.13:32-34 assert fp8_e4m3 only; bfloat16 too from 0.5.14)
+    dsv4_kv_dtypes: tuple[str, ...] = ("auto", "fp8_e4m3", "bfloat16")
+    # the page size the hook forces on NPU (0.5.12-0.5.13 force 256 everywhere, deepseek_v4_hook.py:16)
+    dsv4_npu_page_size: int = 128
+    # --disaggregation-decode-extra-slots exists (absent from the 0.5.12-0.5.13 flag tables)
+    has_decode_extra_slots: bool = True
+    # the ROCm unified-KV backend (SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton): absent from
+    # 0.5.12-0.5.13 (no such variable in srt/environ.py)
+    has_unified_kv: bool = True
+    # 0.5.12 refuses DeepSeek-V4 under PD with pipeline parallelism:
+    # "V4 PD disaggregation requires pp_size=1" (deepseek_v4_hook.py:54-59); gone in 0.5.13
+    pd_pp_refused: bool = False
     # the same in every release read (0.5.14 - 0.5.23):
     msg_draft_ratios: str = "DSV4 draft state transfer expects SWA-only NextN layers"
     msg_unified_mode: str = "DSV4 target and draft pools must use the same unified-KV mode"
@@ -85,10 +116,12 @@ _V0_5_23 = SGLangProfile(
     dcp_draft_page_scale=True,
     trtllm_pd_assert=True,
     args_file="server-args-0.5.23.tsv",
+    kv_bf16_assert_at="deepseek_v4_memory_pool.py:321",
 )
 _V0_5_22 = replace(
     _V0_5_23,
     version="0.5.22",
+    kv_bf16_assert_at="deepseek_v4_memory_pool.py:285",
     paged_tuple_has_third=False,
     msg_paged=_PAGED_AB,
     extra_slots_floor_one=False,
@@ -103,12 +136,15 @@ _V0_5_21 = replace(
     env_backend_default="tilelang",
     fp8_pd="pd",
     args_file="server-args-0.5.21.tsv",
+    kv_bf16_assert_at="deepseek_v4_memory_pool.py (0.5.20:137, 0.5.22:285)",
 )
-_V0_5_20 = replace(_V0_5_21, version="0.5.20", args_file="server-args-0.5.20.tsv")
-_V0_5_19 = replace(_V0_5_20, version="0.5.19", fp8_pd="absent", trtllm_pd_assert=False, args_file="server-args-0.5.19.tsv")
-_V0_5_18 = replace(_V0_5_19, version="0.5.18", args_file="server-args-0.5.18.tsv")
-_V0_5_17 = replace(_V0_5_18, version="0.5.17", npu_skips_block=True, args_file="server-args-0.5.17.tsv")
-_V0_5_16 = replace(_V0_5_17, version="0.5.16", dcp_draft_page_scale=False, args_file="server-args-0.5.16.tsv")
+_V0_5_20 = replace(_V0_5_21, version="0.5.20", args_file="server-args-0.5.20.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:137")
+_V0_5_19 = replace(_V0_5_20, version="0.5.19", fp8_pd="absent", trtllm_pd_assert=False, args_file="server-args-0.5.19.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:125")
+_V0_5_18 = replace(_V0_5_19, version="0.5.18", args_file="server-args-0.5.18.tsv", dsv4_fp4_auto_sm=(12,))
+_V0_5_17 = replace(_V0_5_18, version="0.5.17", npu_skips_block=True, args_file="server-args-0.5.17.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:117")
+_V0_5_16 = replace(
+    _V0_5_17, version="0.5.16", dcp_draft_page_scale=False, args_file="server-args-0.5.16.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:117"
+)
 _V0_5_15_POST1 = replace(
     _V0_5_16,
     version="0.5.15.post1",
@@ -117,13 +153,33 @@ _V0_5_15_POST1 = replace(
     algorithms=("EAGLE",),
     algorithm_assert="Only EAGLE speculative algorithm is supported for DeepseekV4ForCausalLM",
     args_file="server-args-0.5.15.post1.tsv",
+    dsv4_fp4_auto_runner="marlin",
+    kv_bf16_assert_at="deepseek_v4_memory_pool.py (0.5.14:113)",
+    fp4_dequant_env=False,
+    humming_runner=False,
 )
 _V0_5_15 = replace(_V0_5_15_POST1, version="0.5.15", args_file="server-args-0.5.15.tsv")
 _V0_5_14 = replace(_V0_5_15, version="0.5.14", args_file="server-args-0.5.14.tsv")
+# 0.5.12-0.5.13: read from the wheels; their flag tables were dumped with scripts/dump_server_args.py
+_V0_5_13 = replace(
+    _V0_5_14,
+    version="0.5.13",
+    args_file="server-args-0.5.13.tsv",
+    dsv4_fp4_auto_sm=(),
+    dsv4_fp4_auto_runner="",
+    dsv4_kv_dtypes=("auto", "fp8_e4m3"),
+    dsv4_npu_page_size=256,
+    has_decode_extra_slots=False,
+    has_unified_kv=False,
+    kv_bf16_assert_at="(refused earlier by the DSV4 hook)",
+)
+_V0_5_12 = replace(_V0_5_13, version="0.5.12", args_file="server-args-0.5.12.tsv", pd_pp_refused=True)
 
 PROFILES: dict[str, SGLangProfile] = {
     p.version: p
     for p in (
+        _V0_5_12,
+        _V0_5_13,
         _V0_5_14,
         _V0_5_15,
         _V0_5_15_POST1,

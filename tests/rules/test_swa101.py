@@ -183,3 +183,20 @@ def test_target_without_nextn_layers_fixes_the_draft_config_instead_of_dropping_
     f = only(run)
     assert loc(f) == ("models/mtp256/config.json", 14, 21)
     assert edits(f) == [("models/mtp256/config.json", 14, 21, 14, 24, "128")]
+
+
+def test_the_documented_example_gives_exactly_this_finding(tmp_path):
+    """`swacheck rule SWA101`'s example, run as written (its comment gives the platform and env)."""
+    import re
+    import shutil
+
+    from conftest import EXAMPLES, run_cli
+
+    from swacheck.rules import swa101
+
+    example = re.search(r"```yaml\n(.*?)```", swa101.__doc__ or "", re.S).group(1)
+    (tmp_path / "prefill.yaml").write_text(example)
+    shutil.copytree(EXAMPLES / "models" / "DeepSeek-V4-Flash", tmp_path / "models" / "DeepSeek-V4-Flash")
+    shutil.copytree(EXAMPLES / "models" / "DeepSeek-V4-Flash-MTP-w256", tmp_path / "models" / "DeepSeek-V4-Flash-MTP")
+    run = run_cli("--format", "json", "--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton", "prefill.yaml", cwd=tmp_path)
+    assert [f["code"] for f in run.deployments[0]["findings"]] == ["SWA101"]

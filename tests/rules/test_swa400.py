@@ -106,28 +106,36 @@ def test_two_decodes_without_a_prefill_have_no_note(tree):
     assert notes(run) == {}
 
 
-def test_pair_with_swapped_roles_is_a_note_explaining_the_modes(tree):
+def test_pair_with_swapped_roles_is_checked_the_right_way_round_with_a_note(tree):
     root = tree({"d/prefill.yaml": server("prefill"), "d/decode.yaml": server("decode", "tp-size: 4\n")})
     run = run_cli("pair", "d/decode.yaml", "d/prefill.yaml", "--format", "json", cwd=root)
     assert run.exit_code == 0
-    assert run.data["pairs"] == []
-    found = notes(run)
-    assert list(found) == ["d/prefill.yaml"]  # the file given as DECODE
-    f = found["d/prefill.yaml"]
-    assert f["severity"] == "note"
-    assert f["message"] == (
-        "prefill: no PD partner chosen: named as a pair with d/decode.yaml, but their disaggregation modes are "
-        "decode + prefill, not prefill + decode; it is not checked against a partner"
+    assert [(p["prefill"]["file"], p["decode"]["file"]) for p in run.data["pairs"]] == [("d/prefill.yaml", "d/decode.yaml")]
+    assert run.data["pairs"][0]["how"].startswith("named as a pair the wrong way round (d/decode.yaml + d/prefill.yaml)")
+    assert run.stderr == (
+        "d/decode.yaml: named as the prefill server of a PD pair, but it is the decode server and d/prefill.yaml "
+        "the prefill server (their disaggregation-mode): checked the right way round\n"
     )
-    assert run.findings("SWA410") == []  # not compared, not paired automatically either
+    assert notes(run) == {}
+    assert [f["code"] for f in run.findings("SWA410")] == ["SWA410"]  # compared: tp-size differs
 
 
-def test_pair_with_a_server_without_a_pd_role_is_a_note(tree):
+def test_pair_with_a_server_without_a_pd_role_is_an_input_error(tree):
     root = tree({"d/server.yaml": "model-path: ../models/v4\n", "d/decode.yaml": server("decode")})
     run = run_cli("pair", "d/server.yaml", "d/decode.yaml", "--format", "json", cwd=root)
-    assert run.exit_code == 0
-    [f] = run.findings("SWA400")
-    assert "their disaggregation modes are no PD role + decode, not prefill + decode" in f["message"]
+    assert run.exit_code == 2
+    assert run.stderr == "d/server.yaml: named as the prefill server of a PD pair, but its disaggregation-mode is not set (no PD role); the pair is not checked\n"
+    assert run.data["pairs"] == []
+    both = run_cli("pair", "d/decode.yaml", "d/decode.yaml", cwd=root)
+    assert both.exit_code == 2
+
+
+def test_pair_of_two_prefill_servers_points_at_the_mode(tree):
+    root = tree({"d/a.yaml": server("prefill"), "d/b.yaml": server("prefill")})
+    run = run_cli("pair", "d/a.yaml", "d/b.yaml", cwd=root)
+    assert run.exit_code == 2
+    [line] = run.stderr.splitlines()
+    assert line.startswith("d/b.yaml:") and line.endswith("named as the decode server of a PD pair, but its disaggregation-mode is prefill; the pair is not checked")
 
 
 def test_a_pairs_list_in_a_deployment_file_names_the_pair(tree):

@@ -25,7 +25,10 @@ def deployment(role: str, platform: str, extra: str = "") -> str:
     )
 
 
-check = check_pair
+def check(tree, prefill, decode, *args):
+    # bfloat16 KV on CUDA is a start-up failure of its own (SWA503, the DSV4 pool's uint8
+    # assertion); these tests are about the pair's page sizes only
+    return check_pair(tree, prefill, decode, "--ignore", "SWA503", *args)
 
 
 def only(run, code="SWA401"):

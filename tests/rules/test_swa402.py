@@ -26,7 +26,10 @@ def deployment(role: str, platform: str, top: str = "", extra: str = "") -> str:
     )
 
 
-check = check_pair
+def check(tree, prefill, decode, *args):
+    # bfloat16 KV on CUDA fails on its own (SWA503, the DSV4 pool's uint8 assertion); these
+    # tests are about the pair agreeing on a dtype
+    return check_pair(tree, prefill, decode, "--ignore", "SWA503", *args)
 
 
 def only(run, code="SWA402"):

@@ -37,7 +37,7 @@ SWACHECK = [shutil.which("swacheck")] if shutil.which("swacheck") else [sys.exec
 
 # The pieces of the attack, each a str that must never reach an output raw.
 ESC, BEL, C1_CSI, RLO, LRI = "\x1b", "\x07", "\x9b", "\u202e", "\u2066"
-HOSTILE_NAME = f"h{ESC}[31m{BEL}{C1_CSI}{RLO}{LRI}<img src=x onerror=alert(1)>|*`[link=file:/evil]x[/link]a[/x]b ##[stop-commands]t.yaml"
+HOSTILE_NAME = f"h{ESC}[31m\t{BEL}{C1_CSI}{RLO}{LRI}<img src=x onerror=alert(1)>|*`[link=file:/evil]x[/link]a[/x]b ##[stop-commands]t.yaml"
 HOSTILE_KEY = r'"k\e[2J\a\x9b\u202e\u2066\u2028[link=file:/x]y[/link]a[/x]b::error::z##[warning]w"'
 HOSTILE_VALUE = r'"models/gone\e]8;;file:/x\a\u202e"'
 MODEL_DIR = "models/m|t`p*_<b>"  # a folder name that lands in table cells (the draft's source)
@@ -54,10 +54,10 @@ SERVER = (
 )
 RING = "DSV4 target and draft pools must share SWA geometry: target=(256, 128, None), draft=(256, 256, None)"
 
-# Raw bytes that must never be in an output: C0 but tab and line feed, DEL, C1 (as UTF-8),
+# Raw bytes that must never be in an output: C0 but line feed, DEL, C1 (as UTF-8),
 # bidi embeddings/overrides/isolates and marks, zero-width characters, line/paragraph separators.
 _FORBIDDEN = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]"
+    "[\x00-\x09\x0b-\x1f\x7f\x80-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]"
 )
 _SGR = re.compile("\x1b\\[[0-9;]*m")  # rich's colours: the only escape sequence allowed, with --color always
 
@@ -347,3 +347,15 @@ def test_markdown_table_cells_stay_cells(cells):
     row = "| " + " | ".join([escape.markdown_code(cells[0]), *(escape.markdown(c) for c in cells[1:])]) + " |"
     assert "\n" not in row
     assert len(re.split(r"(?<!\\)\|", row)) == 7, row
+
+
+def test_a_line_rich_wraps_never_starts_a_workflow_command():
+    import io
+
+    out = io.StringIO()
+    stream = escape.InertLines(out)
+    stream.write("label ::error::x\n    ::error::y\n  ")
+    stream.write("::warning::z\n")  # a chunk that goes on a line begun with spaces only
+    stream.write("x")
+    stream.write("::notice::w\n")  # the middle of a line
+    assert out.getvalue() == "label ::error::x\n    \\x3a:error::y\n  \\x3a:warning::z\nx::notice::w\n"

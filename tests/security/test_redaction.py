@@ -62,6 +62,9 @@ SHAPES = {
     "private key": ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk=\n-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXk="),
     "private key cut short": ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7", "MIIEowIBAAKCAQEA7"),
     "high entropy": (f"/models/{RANDOM40}", RANDOM40),
+    # a message that truncates a long value must not leave the start of a token readable
+    "github token cut short": ("unknown GPU 'ghp_Zq8Xr2Lm5N...'", "Zq8Xr2Lm5N"),
+    "hugging face token cut short": ("model hf_QwErTyUi9…", "QwErTyUi9"),
 }
 
 
@@ -110,6 +113,8 @@ BENIGN = [
     "Authorization is not needed here",
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py",
     "sglang-decode-7d9f8b6c4-xk2pq",
+    "HF_HUB_ENABLE_HF_TRANSFER=1 pip install hf_transfer hf_xet",
+    "gho_away ghs_scripts",
 ]
 
 
@@ -252,4 +257,7 @@ def test_show_settings_and_show_pairs(leaky):
     run = swacheck(root, "--show-settings", *mapping, "--env", f"HF_TOKEN={HF}")
     assert_no_secret(run.stdout, run.stderr)
     run = swacheck(root, "--show-pairs", *mapping, ".")
+    assert_no_secret(run.stderr)
+    run = swacheck(root, "--env", GHP, ".")  # a usage error quotes the option's value
+    assert run.returncode == 2
     assert_no_secret(run.stderr)

@@ -1,0 +1,179 @@
+"""What a DeepSeek-V4 checkpoint is, as far as loading it goes: routed-expert format and weight bytes.
+
+**Expert format** -- the way SGLang's ``ModelConfig`` decides ``is_fp4_experts``
+(``srt/configs/model_config.py``, 0.5.23:721-761; the same in 0.5.12:245-260):
+
+1. ``quantization_config.routed_experts_quant_method == "mxfp4"`` -> MXFP4 experts;
+2. a hybrid NVFP4 checkpoint (``quant_algo: MIXED_PRECISION`` + ``moe_quant_algo: NVFP4``, e.g.
+   nvidia/DeepSeek-V4-Pro-NVFP4) -> NVFP4 experts (``nvfp4_moe_meta``, 0.5.23:774-794);
+3. otherwise, for DeepSeek-V4: the server's ``SGLANG_DSV4_FP4_EXPERTS`` (default **on**,
+   ``srt/environ.py`` 0.5.23:1731), unless SGLang can read the weights' safetensors header
+   (``try_detect_fp4_experts``, ``srt/configs/deepseek_v4.py``: U8/I8/F4 -> MXFP4, F8_E4M3 ->
+   FP8). swacheck never opens weight files: a checkpoint converted to FP8 experts says so only
+   in its headers, so an FP8 format taken from the default is *assumed*, and rules treat it as such.
+
+**Weight bytes** -- ``metadata.total_size`` of ``model.safetensors.index.json`` beside the
+``config.json`` (the sum of every tensor's bytes, MTP layer included) when the checkpoint is
+inside the run's root (outside it swacheck reads only ``config.json``); else the small catalogue
+below, matched on the checkpoint folder's name; else unknown. Only derived facts are shown
+(the expert format as MXFP4/NVFP4/FP8, byte counts), never text of these files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..model import Location, Val
+from .models import ModelConfig
+
+INDEX_NAME = "model.safetensors.index.json"
+MAX_INDEX_BYTES = 64 * 1024 * 1024  # a DeepSeek-V4-Pro index is a few MiB
+ENV_FP4_EXPERTS = "SGLANG_DSV4_FP4_EXPERTS"
+ENV_FP4_DEQUANT = "SGLANG_DSV4_FP4_DEQUANT"
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class CatalogueEntry:
+    name: str
+    pattern: str  # regular expression on the checkpoint folder name (case-insensitive)
+    total_bytes: int
+    experts: str  # "mxfp4" | "fp8"
+    source: str
+
+
+# Download sizes of the published checkpoints (FP8 dense weights + FP4 experts), used only when
+# the model folder has no model.safetensors.index.json. Approximate: the catalogue says so.
+CATALOGUE: tuple[CatalogueEntry, ...] = (
+    CatalogueEntry(
+        "DeepSeek-V4-Pro (FP4 experts)",
+        r"deepseek-v4-pro(-instruct|-base)?$",
+        865 * 1000**3,
+        "mxfp4",
+        "about 865 GB of safetensors, 1.6T parameters, FP4 experts + FP8 (huggingface.co/deepseek-ai/DeepSeek-V4-Pro; "
+        "https://framia.pro/page/en-US/news/deepseek-v4-parameters)",
+    ),
+    CatalogueEntry(
+        "DeepSeek-V4-Flash (FP4 experts)",
+        r"deepseek-v4-flash(-instruct|-base)?$",
+        160 * 1000**3,
+        "mxfp4",
+        "about 160 GB of safetensors, 284B parameters, FP4 experts + FP8 (huggingface.co/deepseek-ai/DeepSeek-V4-Flash; "
+        "https://framia.pro/page/en-US/news/deepseek-v4-parameters)",
+    ),
+)
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class Checkpoint:
+    experts: Val  # "mxfp4" | "nvfp4" | "fp8"
+    experts_assumed: bool  # only SGLang's default says so (it would read the weights' header)
+    weight_bytes: Val | None  # total bytes of the checkpoint's tensors
+    weights_approximate: bool
+    num_layers: int | None
+    nextn_layers: int | None
+
+    @property
+    def fp4_experts(self) -> bool:
+        return self.experts.value == "mxfp4"
+
+
+def _truthy(text: str) -> bool:
+    # srt/environ.py EnvBool: "1", "true", "yes", "y" (any case) are true
+    return text.strip().lower() in ("1", "true", "yes", "y", "on")
+
+
+def _folder(model: ModelConfig) -> str | None:
+    return os.path.dirname(os.path.abspath(model.file)) if model.file else None
+
+
+def read_index_total(folder: str) -> tuple[int, Location | None] | None:
+    """``metadata.total_size`` of the folder's safetensors index: a regular file, size-capped,
+    parsed as JSON; nothing else of it is used or shown."""
+    path = os.path.join(folder, INDEX_NAME)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_INDEX_BYTES:
+        return None
+    return _read_index(path, st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=64)
+def _read_index(path: str, size: int, mtime_ns: int) -> tuple[int, Location | None] | None:
+    """Parsed once per file version: thousands of deployments share a checkpoint (an index can be MBs)."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_INDEX_BYTES + 1)
+        data = json.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    total = meta.get("total_size") if isinstance(meta, dict) else None
+    if isinstance(total, float) and total.is_integer():
+        total = int(total)
+    if isinstance(total, bool) or not isinstance(total, int) or total <= 0:
+        return None
+    text = raw.decode("utf-8", "replace")
+    m = re.search(r'"total_size"\s*:\s*', text)
+    loc = None
+    if m is not None:
+        line = text.count("\n", 0, m.end()) + 1
+        col = m.end() - (text.rfind("\n", 0, m.end()) + 1) + 1
+        loc = Location(path, line, col, line, col + len(str(total)))
+    return total, loc
+
+
+def _catalogue(model_path: str | None) -> CatalogueEntry | None:
+    if not model_path:
+        return None
+    name = os.path.basename(model_path.rstrip("/\\"))
+    for entry in CATALOGUE:
+        if re.search(entry.pattern, name, re.IGNORECASE):
+            return entry
+    return None
+
+
+def _int(model: ModelConfig, key: str) -> int | None:
+    val = model.get(key)
+    v = val.value if val else None
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+
+
+def read(model: ModelConfig, env: dict[str, Val], model_path: str | None) -> Checkpoint:
+    """The checkpoint facts of a DeepSeek-V4 target model."""
+    qc_val = model.get("quantization_config")
+    qc = qc_val.value if qc_val is not None and isinstance(qc_val.value, dict) else {}
+    where = qc_val.location if qc_val is not None else None
+    entry = _catalogue(model_path) or (_catalogue(_folder(model)) if model.file else None)
+    assumed = False
+    if qc.get("routed_experts_quant_method") == "mxfp4":
+        experts = Val("mxfp4", "config.json quantization_config.routed_experts_quant_method", where)
+    elif str(qc.get("quant_algo", "")).upper() == "MIXED_PRECISION" and str(qc.get("moe_quant_algo", "")).upper() == "NVFP4":
+        experts = Val("nvfp4", "config.json quantization_config.moe_quant_algo NVFP4 (hybrid FP8+NVFP4)", where)
+    elif (e := env.get(ENV_FP4_EXPERTS)) is not None:
+        experts = Val("mxfp4" if _truthy(e.value) else "fp8", f"{ENV_FP4_EXPERTS}={e.value}", e.location)
+    elif entry is not None:
+        experts = Val(entry.experts, f"the published {entry.name} checkpoint")
+    else:
+        experts = Val("mxfp4", f"SGLang's default for DeepSeek-V4 ({ENV_FP4_EXPERTS} on; SGLang would read the weights' safetensors header)")
+        assumed = True
+
+    weights: Val | None = None
+    approximate = False
+    folder = _folder(model)
+    # outside the run's root only config.json itself is read (models.py _check_file): the index
+    # beside a hub-cache or shared-disk checkpoint is left alone, the catalogue answers instead
+    found = read_index_total(folder) if folder and not model.private else None
+    if found is not None:
+        total, loc = found
+        weights = Val(total, f"{INDEX_NAME} metadata.total_size", loc)
+    elif entry is not None:
+        weights = Val(entry.total_bytes, f"swacheck's catalogue: {entry.source}")
+        approximate = True
+    return Checkpoint(experts, assumed, weights, approximate, _int(model, "num_hidden_layers"), _int(model, "num_nextn_predict_layers"))

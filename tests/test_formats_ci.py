@@ -1,0 +1,97 @@
+"""The formats and options for CI logs and dashboards: ``--format concise``, ``--format gitlab``
+and ``--statistics``, with golden outputs on the bundled examples.
+
+Regenerate the golden files after an intended change with
+``SWACHECK_UPDATE_GOLDEN=1 python -m pytest tests/test_formats_ci.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+from conftest import EAGLE, ROOT, run_cli
+
+GOLDEN = ROOT / "tests" / "golden"
+# a fixed set of example folders (errors, a warning, a note, a PD pair, launch files), so that a
+# new example elsewhere does not change these files
+FOLDERS = ("examples/cuda-draft-window", "examples/cuda-no-pd", "examples/launch", "examples/pd-unified-one-side", "examples/rocm-draft-window")
+RUNS = {
+    "examples.concise": ("--format", "concise", *FOLDERS),
+    "examples.gitlab.json": ("--format", "gitlab", *FOLDERS),
+    "examples.statistics": ("--statistics", *FOLDERS),
+    "rocm-draft-window.concise": ("--format", "concise", "examples/rocm-draft-window/prefill.yaml"),
+}
+CONCISE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>SWA\d{3}) \S.*$")
+
+
+@pytest.fixture(autouse=True)
+def _no_ci_environment(monkeypatch):
+    for name in ("GITHUB_WORKSPACE", "CI_PROJECT_DIR", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_golden(name):
+    run = run_cli("--color", "never", *RUNS[name], cwd=ROOT)
+    expected_file = GOLDEN / name
+    if os.environ.get("SWACHECK_UPDATE_GOLDEN"):
+        expected_file.write_text(run.stdout)
+    assert run.stdout == expected_file.read_text()
+    assert run.stderr == ""
+    assert run.exit_code == 1
+
+
+def test_concise_is_one_line_per_finding_sorted_by_file_and_position():
+    run = run_cli("--format", "concise", "-q", "examples/", cwd=ROOT)
+    lines = run.stdout.splitlines()
+    data = run_cli("--format", "json", "examples/", cwd=ROOT).data
+    assert len(lines) == sum(len(d["findings"]) for d in data["deployments"])
+    keys = []
+    for line in lines:
+        m = CONCISE.match(line)
+        assert m, line
+        keys.append((m["file"], int(m["line"]), int(m["col"])))
+    assert keys == sorted(keys)
+
+
+def test_concise_sorts_a_files_findings_by_position(tree):
+    text = EAGLE.replace("speculative-eagle-topk: 1\n", "") + "page-size: 64\nspeculative-num-draft-tokens: 9\n"
+    root = tree({"server.yaml": text})
+    lines = run_cli("--format", "concise", "-q", "server.yaml", cwd=root).stdout.splitlines()
+    positions = [tuple(int(x) for x in line.split(":")[1:3]) for line in lines]
+    assert len(lines) >= 2 and positions == sorted(positions)
+
+
+def test_gitlab_code_quality_shape(tree):
+    failing = EAGLE + "speculative-draft-model-path: models/mtp256\ndisaggregation-mode: prefill\npage-size: 64\n"
+    root = tree({"deploy/server.yaml": failing.replace("models/", "../models/")})
+    run = run_cli("--format", "gitlab", "deploy", cwd=root)
+    issues = json.loads(run.stdout)
+    assert [(i["check_name"], i["severity"]) for i in issues] == [("SWA102", "major"), ("SWA201", "minor")]
+    for issue in issues:
+        assert set(issue) >= {"description", "check_name", "fingerprint", "severity", "location"}
+        assert issue["location"]["path"] == "deploy/server.yaml"
+        assert isinstance(issue["location"]["lines"]["begin"], int)
+        assert re.fullmatch(r"[0-9a-f]{64}", issue["fingerprint"])
+    assert len({i["fingerprint"] for i in issues}) == 2
+    # the same fingerprints as SARIF's
+    sarif = json.loads(run_cli("--format", "sarif", "deploy", cwd=root).stdout)
+    assert [r["partialFingerprints"]["swacheck/v2"] for r in sarif["runs"][0]["results"]] == [i["fingerprint"] for i in issues]
+
+
+def test_gitlab_paths_are_relative_to_ci_project_dir(tree, monkeypatch):
+    root = tree({"deploy/server.yaml": (EAGLE + "page-size: 64\n").replace("models/", "../models/")})
+    monkeypatch.setenv("CI_PROJECT_DIR", str(root))
+    run = run_cli("--format", "gitlab", "server.yaml", cwd=root / "deploy")
+    assert [i["location"]["path"] for i in json.loads(run.stdout)] == ["deploy/server.yaml"]
+
+
+def test_statistics_with_output_writes_the_report_to_the_file(tree):
+    root = tree({"server.yaml": EAGLE + "page-size: 64\n"})
+    run = run_cli("--statistics", "--format", "json", "-o", "out.json", "server.yaml", cwd=root)
+    assert run.stdout.splitlines()[0] == "1  SWA201  warning  page-size-replaced"
+    assert json.loads((root / "out.json").read_text())["summary"]["warnings"] == 1
+    assert run_cli("--statistics", "-q", "server.yaml", cwd=root).stdout == "1  SWA201  warning  page-size-replaced\n"
