@@ -1,0 +1,152 @@
+"""Run the conformance suite against one released SGLang.
+
+    python conformance/run.py --sglang 0.5.23 [--select TEXT] [--fresh] [--keep DIR] [--json FILE]
+
+Builds (once) the isolated environment of that release (see envs.py), writes every case of
+``conformance/cases/*.yaml`` into a scratch folder, runs SGLang's own start-up code on it
+(sglang_driver.py, in that environment) and swacheck on the same files
+(``swacheck --format json --sglang-version X``), prints a table of agreement and a summary,
+and exits 1 when any case disagrees (0 when all agree, 2 on a usage or set-up error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import cases as case_mod  # noqa: E402
+import compare  # noqa: E402
+import envs  # noqa: E402
+
+
+def swacheck_command() -> list[str]:
+    exe = shutil.which("swacheck")
+    return [exe] if exe else [sys.executable, "-m", "swacheck"]
+
+
+def swacheck_version() -> str | None:
+    try:
+        proc = subprocess.run([*swacheck_command(), "--version"], capture_output=True, text=True, timeout=60)
+    except OSError:
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def run_swacheck(case: case_mod.Case, server: Path, version: str) -> dict | None:
+    cmd = [*swacheck_command(), "--format", "json", "--no-config", "--sglang-version", version,
+           "--platform", case.platform]
+    for key, value in sorted(case.env.items()):
+        cmd += ["--env", f"{key}={value}"]
+    # swacheck reads the launch command's extra arguments from --command; without any, the file alone
+    if case.argv:
+        cmd += ["--command", " ".join(["python -m sglang.launch_server --config server.yaml", *case.argv])]
+    else:
+        cmd.append(server.name)
+    proc = subprocess.run(cmd, cwd=server.parent, capture_output=True, text=True, timeout=120)
+    (server.parent / "swacheck.json").write_text(proc.stdout)
+    (server.parent / "swacheck.stderr").write_text(proc.stderr)
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        return None
+
+
+def run_sglang(venv: Path, version: str, jobs: list[tuple[case_mod.Case, Path]], fresh: bool, log) -> None:
+    by_platform: dict[str, list[dict]] = {}
+    for case, directory in jobs:
+        by_platform.setdefault(case.platform, []).append(
+            {"dir": str(directory), "env": case.env, "argv": case.argv})
+    for platform, items in sorted(by_platform.items()):
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+            json.dump(items, fh)
+        log(f"SGLang {version}: {len(items)} {platform} case(s)")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SGLANG_", "SWACHECK_CONFORMANCE"))}
+        env.setdefault("PYTHONWARNINGS", "ignore")
+        cmd = [str(envs.python_of(venv)), str(HERE / "sglang_driver.py"), platform, version, fh.name]
+        if fresh:
+            cmd.append("--fresh")
+        subprocess.run(cmd, env=env, check=False, cwd="/")
+        os.unlink(fh.name)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sglang", required=True, metavar="VERSION", help="SGLang release, e.g. 0.5.23")
+    ap.add_argument("--select", help="only cases whose name contains this text")
+    ap.add_argument("--fresh", action="store_true", help="one new interpreter per case instead of forking")
+    ap.add_argument("--keep", metavar="DIR", help="write the cases and both tools' outputs here and keep them")
+    ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    ap.add_argument("--reuse", action="store_true",
+                    help="with --keep: reuse SGLang's results already in DIR (re-run swacheck only)")
+    ap.add_argument("cases", nargs="*", help="case files (default: conformance/cases/*.yaml)")
+    args = ap.parse_args(argv)
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    try:
+        cases = case_mod.load_cases(args.cases or None, select=args.select)
+    except (OSError, case_mod.CaseError, ValueError) as exc:
+        log(f"conformance: {exc}")
+        return 2
+    if not cases:
+        log("conformance: no case selected")
+        return 2
+    if swacheck_version() is None:
+        log("conformance: swacheck is not runnable here (install it: pip install -e .)")
+        return 2
+    if args.reuse and not args.keep:
+        log("conformance: --reuse needs --keep DIR")
+        return 2
+    try:
+        venv = envs.ensure_venv(args.sglang, log=log)
+    except subprocess.CalledProcessError as exc:
+        log(f"conformance: could not build the SGLang {args.sglang} environment: {exc}")
+        return 2
+    work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="swacheck-conformance-"))
+    jobs = []
+    for case in cases:
+        directory = (work / re.sub(r"[^A-Za-z0-9._=,+-]+", "_", case.name)).resolve()
+        if args.reuse:
+            marker = directory / "case.txt"
+            if not marker.exists() or marker.read_text().strip() != case.name:
+                log(f"conformance: {directory} does not hold case {case.name}")
+                return 2
+            jobs.append((case, directory))
+            continue
+        if directory.exists():
+            shutil.rmtree(directory)
+        case_mod.materialize(case, directory)
+        (directory / "case.txt").write_text(case.name + "\n")
+        jobs.append((case, directory))
+    if not args.reuse:
+        run_sglang(venv, args.sglang, jobs, args.fresh, log)
+    rows = []
+    for case, directory in jobs:
+        result_path = directory / "sglang-result.json"
+        result = json.loads(result_path.read_text()) if result_path.exists() else None
+        report = run_swacheck(case, directory / "server.yaml", args.sglang)
+        rows.append(compare.compare(case.name, result, report))
+    print(compare.table(rows))
+    print(compare.summary(rows, args.sglang))
+    if args.json:
+        Path(args.json).write_text(json.dumps([
+            {"case": r.case, "sglang": r.sglang.__dict__, "swacheck": r.swacheck.__dict__, "verdict": r.verdict,
+             "cause": r.cause, "tuple": r.tuple, "why": r.why} for r in rows], indent=1) + "\n")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if all(r.agrees for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,702 @@
+"""Drive a released SGLang's own start-up code from config files, on CPU (no GPU, no weights).
+
+Run by conformance/run.py inside the conformance virtualenv; never imported by swacheck, and
+it imports nothing from swacheck:
+
+    python sglang_driver.py PLATFORM SGLANG_VERSION JOBS.json [--fresh]
+
+Each job's directory holds ``server.yaml`` (an SGLang ``--config`` file) and the model folders it names
+(``config.json`` only). The server's environment is this process's environment (run.py sets
+it). One fresh process per case: the platform, the environment and SGLang's lru-cached gates
+are process-wide.
+
+Stages, each SGLang's own code (the release's file is named where the harness wires it):
+
+1. ``parse``     ``prepare_server_args(["--config", "server.yaml", ...])``: the real config
+                 merger (``server_args_config_parser.py``) and argparse;
+2. ``resolve``   ``ServerArgs.resolve_once()`` (0.5.19+: the hook pipeline; older releases
+                 resolve inside ``__post_init__``, which step 1 already ran);
+3. ``validate``  ``ServerArgs.check_server_args()``;
+4. ``model``     ``ModelConfig.from_server_args`` for the target and, with a speculative
+                 algorithm, the draft (``is_draft_model=True``, the draft path resolved by
+                 SGLang), as ``managers/tp_worker.py`` ``_init_model_config`` does;
+5. ``pools``     for a DeepSeek-V4 target: the real request table (``ReqToTokenPool``, or
+                 ``DecodeReqToTokenPool`` with the decode extra slots on a PD decode server)
+                 sized by the real ``KVCacheConfigurator.resolve_max_num_reqs`` with unbounded
+                 memory (so GPU memory never caps max-running-requests; swacheck assumes the
+                 same), then the real ``KVCacheConfigurator._build_dsv4_kv_pool`` for the target
+                 and the draft (sharing that table), called on a stand-in configurator that
+                 carries only what that method reads. Token budgets (swa/c4/c128 sizes) are small
+                 constants: they do not enter the compared geometry. The memory profiling of
+                 ``configure()`` is not run.
+6. ``setup``     with a draft pool: the same SWA index mapping object registered on both pools
+                 (as ``SWATokenToKVPoolAllocator`` and the draft worker do), then the real
+                 ``setup_state_kv_args(KVArgs(), target, draft)`` from
+                 ``disaggregation/utils.py``, whose DSV4 block is the target/draft check. The
+                 tuples it compares are read from its frame. Production runs it only under PD:
+                 without PD its refusal is recorded (``without_pd``) but the server starts.
+
+Writes ``sglang-result.json`` (and SGLang's log, ``sglang.log``) into each case directory:
+``{"stage", "outcome": "ok"|"error",
+"exception", "message", "resolved": {...}, "target": [...], "draft": [...], "unified": ...}``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.abc
+import importlib.machinery
+import inspect
+import io
+import json
+import os
+import sys
+import traceback
+import types
+
+STAGES = ("parse", "resolve", "validate", "model", "pools", "setup")
+
+
+# --- stubs for modules whose import-time code only matters on a GPU --------------------------
+
+
+class _Meta(type):
+    def __getattr__(cls, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name in _STUB_ATTRS:
+            return _STUB_ATTRS[name]
+        return _Meta(name, (_Dummy,), {})
+
+    def __getitem__(cls, key):
+        return cls
+
+    def __or__(cls, other):
+        return cls
+
+    def __ror__(cls, other):
+        return cls
+
+
+class _Dummy(metaclass=_Meta):
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        if args and callable(args[0]) and not kwargs and len(args) == 1:
+            return args[0]  # used as a decorator
+        return self
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Dummy()
+
+
+class _Constexpr:
+    """``triton.language.constexpr``: module-level constants read ``.value``."""
+
+    def __init__(self, value=None):
+        self.value = value
+
+    def __index__(self):
+        return int(self.value)
+
+    def __int__(self):
+        return int(self.value)
+
+
+class _Driver:
+    """``triton.runtime.driver``: ``active.get_current_target().backend`` names the platform
+    (import-time ``is_hip()`` probes of some kernels read it)."""
+
+    backend = "cuda"
+
+    @property
+    def active(self):
+        return self
+
+    def get_current_target(self):
+        return types.SimpleNamespace(backend=self.backend, arch=90 if self.backend == "cuda" else "gfx950",
+                                     warp_size=32 if self.backend == "cuda" else 64)
+
+
+_DRIVER = _Driver()
+_STUB_ATTRS = {"constexpr": _Constexpr, "driver": _DRIVER}
+_STUB_VERSIONS = {"torchvision": "0.29.0", "triton": "3.5.0"}
+
+
+class _StubLoader(importlib.abc.Loader):
+    def create_module(self, spec):
+        module = types.ModuleType(spec.name)
+        module.__path__ = []
+        # transformers asks for a version of what it finds (torchvision: image processors)
+        module.__version__ = _STUB_VERSIONS.get(spec.name, "0.0.0")
+
+        def __getattr__(name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            if name in _STUB_ATTRS:
+                return _STUB_ATTRS[name]
+            return _Meta(name, (_Dummy,), {})
+
+        module.__getattr__ = __getattr__
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+class _StubFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, roots):
+        self.roots = set(roots)
+
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in self.roots:
+            return importlib.machinery.ModuleSpec(name, _StubLoader(), is_package=True)
+        return None
+
+
+def _rebind(module, name, new):
+    """Replace ``module.name`` everywhere it was imported by name."""
+    old = getattr(module, name, None)
+    if old is None:
+        return
+    for mod in list(sys.modules.values()):
+        try:
+            if mod is not None and getattr(mod, name, None) is old:
+                setattr(mod, name, new)
+        except Exception:
+            pass
+
+
+def _version_tuple(v):
+    out = []
+    for part in v.split(".")[:3]:
+        digits = "".join(c for c in part if c.isdigit())
+        out.append(int(digits or 0))
+    return tuple(out)
+
+
+def install_platform(platform: str, sglang_version: str):
+    """Make this CPU process look like one GPU of ``platform`` to SGLang's start-up code."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import torch
+
+    if platform == "rocm":
+        torch.version.hip = "6.4.0"  # before any sglang import: is_hip() and _is_hip read it
+
+        class _Props:
+            gcnArchName = "gfx950"  # MI355X
+            name = "AMD Instinct MI355X"
+            total_memory = 288 * (1 << 30)
+            major, minor = 9, 5
+            multi_processor_count = 256
+
+        torch.cuda.get_device_properties = lambda *a, **k: _Props()
+    elif platform == "cuda":
+
+        class _Props:
+            name = "NVIDIA H200"
+            total_memory = 141 * (1 << 30)
+            major, minor = 9, 0
+            multi_processor_count = 132
+
+        torch.cuda.get_device_properties = lambda *a, **k: _Props()
+    torch.cuda.get_device_capability = lambda *a, **k: (9, 5) if platform == "rocm" else (9, 0)
+
+    def _no_compile(*args, **kwargs):  # torch.compile needs triton; nothing here runs a kernel
+        if args and callable(args[0]):
+            return args[0]
+        return lambda fn: fn
+
+    torch.compile = _no_compile
+    import importlib.util
+
+    _DRIVER.backend = "hip" if platform == "rocm" else "cuda"
+    stubs = ["triton", "torchvision"]
+    if importlib.util.find_spec("tvm_ffi") is None:
+        stubs.append("tvm_ffi")
+    # GPU kernel packages, never installed here. Later releases probe for them (find_spec), and
+    # a stub would answer "installed": stub only where the release imports them unconditionally
+    # (ROCm's module-level imports under HIP; 0.5.17's layers/quantization/fp8_utils.py under CUDA).
+    gpu_packages = ["sgl_kernel", "aiter"] if platform == "rocm" else []
+    if platform == "cuda" and _version_tuple(sglang_version) < (0, 5, 18):
+        gpu_packages += ["sgl_kernel", "flashinfer"]
+    for name in gpu_packages:
+        if importlib.util.find_spec(name) is None:
+            stubs.append(name)
+    if importlib.util.find_spec("xgrammar") is None:
+        stubs.append("xgrammar")
+    sys.meta_path.insert(0, _StubFinder(stubs))
+
+    try:
+        import sglang.srt.platforms as plat
+    except ImportError:
+        plat = None
+    if plat is not None and hasattr(plat, "_current_platform"):
+        old = plat.current_platform
+        if platform == "rocm":
+            from sglang.srt.platforms.rocm import RocmSRTPlatform as cls
+        else:
+            from sglang.srt.platforms.cuda import CudaSRTPlatform as cls
+        plat._current_platform = cls()
+        for mod in list(sys.modules.values()):
+            try:
+                if getattr(mod, "current_platform", None) is old:
+                    mod.current_platform = plat._current_platform
+            except Exception:
+                pass
+    import sglang.srt.utils.common as common
+
+    device = "cuda"
+    _rebind(common, "get_device", lambda device_id=None: device if device_id is None else f"{device}:{device_id}")
+    for name in ("get_device_memory_capacity", "get_nvgpu_memory_capacity", "get_amdgpu_memory_capacity"):
+        _rebind(common, name, lambda *a, **k: None)
+    capability = (9, 5) if platform == "rocm" else (9, 0)
+    _rebind(common, "get_device_capability", lambda *a, **k: capability)
+    _rebind(common, "get_device_sm", lambda *a, **k: 90 if platform == "cuda" else 0)
+    try:
+        from sglang.srt.runtime_context import override_platform
+    except ImportError:
+        override_platform = None
+    if override_platform is not None:
+        facts = (
+            dict(is_hip=True, is_cuda=False, device_sm=0, device_capability=(9, 5))  # gfx950
+            if platform == "rocm"
+            else dict(is_cuda=True, is_hip=False, device_sm=90, device_capability=(9, 0), is_sm90=True,
+                      is_hopper_with_cuda_12_3=True)
+        )
+        try:
+            override_platform(**facts).install()
+        except ValueError:  # an older release knows fewer facts: keep the ones it knows
+            for key, value in facts.items():
+                with contextlib.suppress(ValueError):
+                    override_platform(**{key: value}).install()
+    else:  # 0.5.17 and older: no platform override; answer the device queries directly
+        for name, value in (("is_cuda", platform == "cuda"), ("is_hip", platform == "rocm"),
+                            ("is_cuda_alike", True), ("is_sm90_supported", platform == "cuda"),
+                            ("get_device_sm", 90 if platform == "cuda" else 0)):
+            _rebind(common, name, (lambda v: (lambda *a, **k: v))(value))
+
+
+# --- reading SGLang's resolved values -------------------------------------------------------
+
+
+def resolved(sa):
+    try:
+        from sglang.srt.arg_groups.model_override_base import resolved_view
+
+        view = resolved_view(sa)
+    except Exception:
+        view = sa
+
+    def get(name, default=None):
+        for obj in (view, sa):
+            try:
+                return getattr(obj, name)
+            except Exception:
+                continue
+        return default
+
+    return get
+
+
+RESOLVED_KEYS = (
+    "page_size", "max_running_requests", "speculative_algorithm", "speculative_num_steps",
+    "speculative_eagle_topk", "speculative_num_draft_tokens", "disaggregation_mode",
+    "disaggregation_decode_extra_slots", "kv_cache_dtype", "tp_size", "dp_size", "attn_dp_size",
+    "speculative_draft_model_path", "model_path",
+)
+
+
+def _jsonable(v):
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    return str(v)
+
+
+# --- the stages -----------------------------------------------------------------------------
+
+
+class Outcome(Exception):
+    def __init__(self, stage, exc):
+        self.stage, self.exc = stage, exc
+
+
+def run_case(case_dir: str, platform: str, sglang_version: str, extra_argv: list[str]) -> dict:
+    """Run the stages for one case; ``install_platform`` has already run in this process."""
+    result: dict = {"stage": None, "outcome": "ok", "exception": None, "message": None,
+                    "resolved": {}, "target": None, "draft": None, "unified": None, "pd": False}
+    os.chdir(case_dir)
+    stage = "import"
+    try:
+        from sglang.srt.server_args import prepare_server_args
+
+        stage = "parse"
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                sa = prepare_server_args(["--config", "server.yaml", *extra_argv])
+        except SystemExit as exc:  # argparse: "sglang serve: error: argument --x: ..."
+            lines = [ln for ln in err.getvalue().splitlines() if "error:" in ln]
+            raise Outcome("parse", SystemExitError(lines[-1] if lines else f"exit {exc.code}")) from None
+        stage = "resolve"
+        if hasattr(sa, "resolve_once"):
+            sa.resolve_once()
+        get = resolved(sa)
+        result["resolved"] = {k: _jsonable(get(k)) for k in RESOLVED_KEYS}
+        stage = "validate"
+        sa.check_server_args()
+        stage = "model"
+        models = build_model_configs(sa, get)
+        result["resolved"]["target_window"] = getattr(models[0], "window_size", None)
+        if models[1] is not None:
+            result["resolved"]["draft_window"] = getattr(models[1], "window_size", None)
+        arch = (getattr(models[0].hf_config, "architectures", None) or [""])[0]
+        if "DeepseekV4" not in arch:
+            result["note"] = f"not a DeepSeek-V4 target ({arch}); pools not built"
+            return result
+        stage = "pools"
+        pools = build_pools(sa, get, models, platform, result)
+        mode = get("disaggregation_mode")
+        result["pd"] = mode in ("prefill", "decode")
+        if pools[1] is None:
+            return result
+        stage = "setup"
+        from sglang.srt.disaggregation.base.conn import KVArgs
+        from sglang.srt.disaggregation.utils import setup_state_kv_args
+
+        # Production calls setup_state_kv_args only under PD (the prefill bootstrap queue and the
+        # decode prealloc queue). It is called here always, to read the tuples the release really
+        # compares; without PD its refusal is recorded as "without_pd", not as a start-up failure.
+        tracer = _trace_geometry()
+        try:
+            with tracer:
+                setup_state_kv_args(KVArgs(), pools[0], pools[1])
+        except Exception as exc:
+            if result["pd"]:
+                raise
+            result["without_pd"] = f"{type(exc).__name__}: {exc}"
+        finally:
+            if "target_geometry" in tracer.seen:
+                result["target"] = _jsonable(tracer.seen["target_geometry"])
+                result["draft"] = _jsonable(tracer.seen.get("draft_geometry"))
+                result["compared"] = result["pd"]
+        return result
+    except Outcome as out:
+        return _fail(result, out.stage, out.exc)
+    except BaseException as exc:  # noqa: BLE001 - every refusal is a result here
+        return _fail(result, _stage_of(stage, exc), exc)
+
+
+class HarnessLimit(Exception):
+    """A configuration this harness does not model: reported as not compared."""
+
+
+class SystemExitError(Exception):
+    """argparse printed an error and exited."""
+
+
+def _stage_of(stage, exc):
+    """prepare_server_args of releases that resolve in __post_init__ also runs the hooks."""
+    if stage != "parse":
+        return stage
+    files = [fr.filename for fr in traceback.extract_tb(exc.__traceback__)]
+    if any("config_parser" in f or f.endswith("argparse.py") for f in files[-3:]):
+        return "parse"
+    if any("arg_groups" in f or "__post_init__" in f for f in files) or any(
+        fr.name in ("__post_init__", "run_resolution_pipeline") for fr in traceback.extract_tb(exc.__traceback__)
+    ):
+        return "resolve"
+    return "parse"
+
+
+def _harness_fault(exc) -> bool:
+    """A failure of this harness's stand-ins (stubbed GPU modules), not an SGLang refusal."""
+    if isinstance(exc, ImportError):  # a package this environment lacks, not a refusal of the config
+        return True
+    if isinstance(exc, HarnessLimit) or "_Dummy" in str(exc) or "_Meta" in str(exc) or "_Constexpr" in str(exc):
+        return True
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and frames[-1].filename == __file__ and not isinstance(exc, Outcome)
+
+
+def _fail(result, stage, exc):
+    result.update(stage=stage, outcome="harness-error" if _harness_fault(exc) else "error", exception=type(exc).__name__,
+                  message=str(exc).strip().splitlines()[0] if str(exc).strip() else "")
+    tb = traceback.extract_tb(exc.__traceback__)
+    sgl = [fr for fr in tb if "/sglang/" in fr.filename]
+    if sgl:
+        fr = sgl[-1]
+        result["where"] = f"{fr.filename.split('/site-packages/')[-1]}:{fr.lineno}"
+    return result
+
+
+def build_model_configs(sa, get):
+    from sglang.srt.configs.model_config import ModelConfig
+
+    def make(path, is_draft):
+        sig = inspect.signature(ModelConfig.from_server_args).parameters
+        kwargs = {}
+        if "model_path" in sig:
+            kwargs["model_path"] = path
+        if "is_draft_model" in sig:
+            kwargs["is_draft_model"] = is_draft
+        return ModelConfig.from_server_args(sa, **kwargs)
+
+    target = make(get("model_path"), False)
+    draft = None
+    algo = get("speculative_algorithm")
+    if algo not in (None, "", "NONE") and str(algo).upper() not in ("NGRAM",):
+        draft = make(get("speculative_draft_model_path") or get("model_path"), True)
+    return target, draft
+
+
+def _publish(sa):
+    try:
+        from sglang.srt import runtime_context as rc
+    except ImportError:
+        rc = None
+    if rc is not None and hasattr(rc, "publish"):
+        params = inspect.signature(rc.publish).parameters
+        kwargs = {"role": "scheduler"} if "role" in params else {}
+        if "ranks" in params:
+            kwargs["ranks"] = rc.SpawnRanks(world_rank=0, gpu_id=0)
+        rc.publish(sa, **kwargs)
+        return
+    from sglang.srt import server_args as sa_mod  # older: a process-global server_args
+
+    for name in ("set_global_server_args_for_scheduler", "set_global_server_args"):
+        if hasattr(sa_mod, name):
+            getattr(sa_mod, name)(sa)
+            return
+
+
+def _attn_dp_size(get):
+    """The attention-DP width SGLang published for this process (0.5.21 and older derive it
+    from enable_dp_attention: attn_dp_size = dp_size)."""
+    try:
+        from sglang.srt.runtime_context import get_parallel
+
+        value = get_parallel().attn_dp_size
+        if isinstance(value, int) and value > 0:
+            return value
+    except Exception:
+        pass
+    if get("attn_dp_size"):
+        return max(1, int(get("attn_dp_size")))
+    if get("enable_dp_attention"):
+        return max(1, int(get("dp_size") or 1))
+    return 1
+
+
+def build_pools(sa, get, models, platform, result):
+    import torch
+
+    _publish(sa)
+    from sglang.srt.mem_cache import kv_cache_configurator as kvc
+    from sglang.srt.mem_cache.memory_pool import ReqToTokenPool
+
+    target_cfg, draft_cfg = models
+    attn_dp = _attn_dp_size(get)
+    result["resolved"]["attn_dp_size"] = attn_dp
+    big = 1 << 40  # token capacity: memory never caps max_running_requests
+    ns = types.SimpleNamespace(model_config=target_cfg, attn_dp_size=attn_dp, mambaish_config=None,
+                               ps=types.SimpleNamespace(attn_dp_size=attn_dp))
+    per_worker = kvc.KVCacheConfigurator.resolve_max_num_reqs(ns, big)
+    result["resolved"]["max_num_reqs_per_worker"] = per_worker
+    context_len = 4096
+    mode = get("disaggregation_mode")
+    if mode == "decode":
+        from sglang.srt.disaggregation.decode import DecodeReqToTokenPool
+
+        extra = int(get("disaggregation_decode_extra_slots") or 0)
+        params = inspect.signature(DecodeReqToTokenPool.__init__).parameters
+        kwargs = dict(size=per_worker, max_context_len=context_len, device="cpu",
+                      enable_memory_saver=False, pre_alloc_size=extra)
+        req = DecodeReqToTokenPool(**{k: v for k, v in kwargs.items() if k in params})
+    else:
+        params = inspect.signature(ReqToTokenPool.__init__).parameters
+        kwargs = dict(size=per_worker, max_context_len=context_len, device="cpu", enable_memory_saver=False)
+        req = ReqToTokenPool(**{k: v for k, v in kwargs.items() if k in params})
+    result["resolved"]["num_req_slots"] = int(req.req_to_token.shape[0])
+
+    kv_dtype_name = str(get("kv_cache_dtype") or "auto")
+    kv_dtype = {"fp8_e4m3": torch.float8_e4m3fn, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
+                "auto": torch.bfloat16}.get(kv_dtype_name, torch.bfloat16)
+    try:
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+        spec_algo = SpeculativeAlgorithm.from_string(get("speculative_algorithm"))
+    except Exception:
+        spec_algo = None
+    page = int(get("page_size") or 256)
+
+    def build(cfg, is_draft):
+        n_layers = 1 if is_draft else int(cfg.num_hidden_layers)
+        stand_in = types.SimpleNamespace(is_draft_worker=is_draft, pool_page_size=page)
+        stand_in.__dict__.update(
+            model_config=cfg, page_size=page,
+            kv_cache_dtype=kv_dtype, kv_cache_dtype_str=kv_dtype_name, device="cpu",
+            spec_algorithm=spec_algo, server_args=sa, dtype=torch.bfloat16,
+            layer_info=types.SimpleNamespace(num_effective_layers=n_layers, start_layer=0, end_layer=n_layers),
+            start_layer=0, end_layer=n_layers, num_effective_layers=n_layers,
+        )
+        # the configurator's own page arithmetic: a draft worker under DCP > 1 scales its pool page
+        # (loc_space_scale); older releases without the property use the schedule's page size
+        if isinstance(getattr(kvc.KVCacheConfigurator, "loc_space_scale", None), property):
+            stand_in.loc_space_scale = kvc.KVCacheConfigurator.loc_space_scale.fget(stand_in)
+            stand_in.pool_page_size = kvc.KVCacheConfigurator.pool_page_size.fget(stand_in)
+        result["resolved"]["draft_pool_page_size" if is_draft else "target_pool_page_size"] = stand_in.pool_page_size
+        budget = dict(
+            max_running_requests=per_worker, max_num_reqs=per_worker,
+            full_max_total_num_tokens=8192, swa_max_total_num_tokens=4096,
+            c4_max_total_num_tokens=2048, c128_max_total_num_tokens=256,
+            c4_state_pool_size=per_worker + 1, c128_state_pool_size=per_worker + 1,
+            c4_state_dtype=torch.float32, c128_state_dtype=torch.float32,
+            req_to_token_pool=req,
+        )
+        fn = kvc.KVCacheConfigurator._build_dsv4_kv_pool
+        params = inspect.signature(fn).parameters
+        return fn(stand_in, **{k: v for k, v in budget.items() if k in params})
+
+    target = build(target_cfg, False)
+    result["target"] = _geometry(target, False)
+    result["unified"] = bool(getattr(target, "_unified_kv", False))
+    for name in ("_unified_kv_fp8", "_unified_fp8", "unified_fp8"):
+        if hasattr(target, name):
+            result["resolved"]["target_unified_fp8"] = bool(getattr(target, name))
+            break
+    draft = None
+    if draft_cfg is not None:
+        draft_arch = (getattr(draft_cfg.hf_config, "architectures", None) or [""])[0]
+        if "DeepseekV4" not in draft_arch:
+            # production builds this draft's pool with another class (_init_pools dispatches on the
+            # worker's own model config); this harness only builds DSV4 pools
+            raise HarnessLimit(f"the draft is not a DeepSeek-V4 checkpoint ({draft_arch}); its pool is not modelled")
+        draft = build(draft_cfg, True)
+        result["draft"] = _geometry(draft, True)
+    mapping = torch.zeros(8, dtype=torch.int64)
+    for pool in (target, draft):
+        if pool is not None and hasattr(pool, "register_mapping"):
+            pool.register_mapping(mapping)
+    return target, draft
+
+
+def _geometry(pool, is_draft):
+    """The tuple setup_state_kv_args compares, read from the pool's own attributes (the same
+    expressions as the DSV4 block of ``disaggregation/utils.py``; 0.5.23 adds a third paged
+    element). Under PD the tuples SGLang really compared replace these (see _trace_geometry)."""
+    if getattr(pool, "_unified_kv", False):
+        return [pool.unified_swa_window, pool.unified_swa_ring_size, pool.unified_swa_pages]
+    out = [pool.page_size, pool.sliding_window]
+    if hasattr(pool, "swa_req_ring_size"):  # 0.5.23
+        if is_draft:
+            out.append(pool.swa_req_ring_size)
+        else:
+            rw = getattr(pool, "request_window", None)
+            out.append(rw.capacity if rw is not None else None)
+    return out
+
+
+class _trace_geometry:
+    """Record ``target_geometry``/``draft_geometry`` as setup_state_kv_args computes them."""
+
+    def __init__(self):
+        self.seen = {}
+
+    def _local(self, frame, event, arg):
+        for name in ("target_geometry", "draft_geometry"):
+            if name in frame.f_locals:
+                self.seen[name] = frame.f_locals[name]
+        return self._local
+
+    def _global(self, frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "setup_state_kv_args":
+            return self._local
+        return None
+
+    def __enter__(self):
+        sys.settrace(self._global)
+        return self
+
+    def __exit__(self, *exc):
+        sys.settrace(None)
+
+
+def _child(job, platform, version, fresh):
+    """Run one case with its environment and write its result next to it."""
+    out_path = os.path.join(job["dir"], "sglang-result.json")
+    log = os.open(os.path.join(job["dir"], "sglang.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.environ.update(job.get("env") or {})
+    if fresh:
+        install_platform(platform, version)
+    result = run_case(job["dir"], platform, version, job.get("argv") or [])
+    with open(out_path, "w") as fh:
+        json.dump(result, fh)
+
+
+def main(argv):
+    """``sglang_driver.py PLATFORM VERSION JOBS.json [--fresh]``
+
+    JOBS.json is a list of ``{"dir", "env", "argv"}``. By default the parent imports torch,
+    transformers and ``sglang.srt.server_args`` once with the platform installed, then forks one
+    child per case, which sets the case's environment before anything else of SGLang is
+    imported or any cached gate is read. ``--fresh`` runs each case in a new interpreter
+    instead (slower; the reference mode the fork mode is checked against).
+    """
+    platform, version, jobs_path = argv[1], argv[2], argv[3]
+    fresh = "--fresh" in argv[4:]
+    jobs = json.load(open(jobs_path))
+    timeout = float(os.environ.get("SWACHECK_CONFORMANCE_TIMEOUT", "600"))
+    if fresh:
+        import subprocess
+
+        for job in jobs:
+            single = os.path.join(job["dir"], "job.json")
+            with open(single, "w") as fh:
+                json.dump(job, fh)
+            try:
+                subprocess.run([sys.executable, os.path.abspath(__file__), "--one", platform, version, single],
+                               timeout=timeout, check=False)
+            except subprocess.TimeoutExpired:
+                pass
+        return
+    install_platform(platform, version)
+    import sglang.srt.server_args  # noqa: F401  the expensive import, shared by every child
+
+    import signal
+    import time
+
+    for job in jobs:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _child(job, platform, version, False)
+            finally:
+                os._exit(0)
+        deadline = time.monotonic() + timeout
+        while True:
+            done, _status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                break
+            time.sleep(0.05)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--one":
+        _child(json.load(open(sys.argv[4])), sys.argv[2], sys.argv[3], True)
+    else:
+        main(sys.argv)

@@ -1,0 +1,169 @@
+"""The conformance suite against real SGLang (conformance/), and its smoke tests.
+
+The real run builds an isolated environment with a released SGLang wheel and CPU torch (minutes,
+~2.5 GB), so it runs only when asked: ``SWACHECK_CONFORMANCE=0.5.23 python -m pytest
+tests/test_conformance.py`` (a comma-separated list runs several releases;
+``SWACHECK_CONFORMANCE_SELECT=TEXT`` only the cases whose name contains TEXT). The smoke tests below
+run always, without SGLang: the case loader and generator, and the comparer on recorded
+outcomes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFORMANCE = ROOT / "conformance"
+
+
+def _load(name: str):
+    """conformance/ is not a package of swacheck: load its modules under private names."""
+    spec = importlib.util.spec_from_file_location(f"_swacheck_conformance_{name}", CONFORMANCE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+case_mod = _load("cases")
+compare = _load("compare")
+
+RELEASES = [v.strip() for v in os.environ.get("SWACHECK_CONFORMANCE", "").split(",") if v.strip()]
+
+
+@pytest.mark.skipif(
+    not RELEASES,
+    reason="real-SGLang conformance run is opt-in: set SWACHECK_CONFORMANCE=0.5.23 (downloads the "
+    "sglang wheel and CPU torch into ~/.cache/swacheck-conformance; minutes per release)",
+)
+@pytest.mark.parametrize("version", RELEASES or ["unset"])
+def test_conformance_against_real_sglang(version, tmp_path):
+    select = os.environ.get("SWACHECK_CONFORMANCE_SELECT")  # e.g. "cuda-draft-window" for a quick look
+    proc = subprocess.run(
+        [sys.executable, str(CONFORMANCE / "run.py"), "--sglang", version, "--json", str(tmp_path / "rows.json"),
+         *(["--select", select] if select else [])],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    print(proc.stdout)
+    print(proc.stderr, file=sys.stderr)
+    assert proc.returncode == 0, proc.stdout.splitlines()[-1] if proc.stdout else proc.stderr[-2000:]
+
+
+# ---------------------------------------------------------------------------------- smoke tests
+
+
+def test_every_case_file_loads_and_names_are_unique():
+    cases = case_mod.load_cases()
+    assert len(cases) >= 60
+    assert len({c.name for c in cases}) == len(cases)
+    assert {c.platform for c in cases} == {"cuda", "rocm"}
+    for case in cases:
+        # every placeholder was substituted (a JSON value may still hold braces)
+        assert not re.search(r"\{[a-z_]+\}", case.server), case.name
+
+
+def test_matrix_expands_labels_and_reindents_multiline_values(tmp_path):
+    doc = {
+        "platform": "rocm",
+        "env": {"X": "{mode}"},
+        "models": {"target": {}, "draft": {"sliding_window": "{w}"}},
+        "matrix": {"mode": ["prefill", "decode"], "w": [64, 256], "extra": [{"two-lines": "a: 1\nb: 2"}]},
+        "server": "model-path: models/target\n  {extra}\nmode: {mode}\n",
+    }
+    cases = case_mod.expand(doc, name="m", file="m.yaml")
+    assert [c.name for c in cases][:2] == ["m[extra=two-lines,mode=prefill,w=64]", "m[extra=two-lines,mode=prefill,w=256]"]
+    assert len(cases) == 4
+    first = cases[0]
+    assert first.server == "model-path: models/target\n  a: 1\n  b: 2\nmode: prefill\n"
+    assert first.env == {"X": "prefill"}
+    server = case_mod.materialize(first, tmp_path)
+    assert server.read_text() == first.server
+    draft = json.loads((tmp_path / "models" / "draft" / "config.json").read_text())
+    assert draft["sliding_window"] == 64 and isinstance(draft["sliding_window"], int)
+    assert draft["architectures"] == ["DeepseekV4ForCausalLM"]
+
+
+def test_case_errors_are_reported():
+    with pytest.raises(case_mod.CaseError):
+        case_mod.expand({"server": 1}, name="x", file="x.yaml")
+    with pytest.raises(case_mod.CaseError):
+        case_mod.expand({"server": "a: 1", "bogus": 1}, name="x", file="x.yaml")
+    with pytest.raises(case_mod.CaseError):
+        case_mod.expand({"server": "a: 1", "matrix": {"k": []}}, name="x", file="x.yaml")
+
+
+def _report(findings=(), tuples=((256, 128, None), (256, 128, None)), errors=()):
+    return {
+        "deployments": [{
+            "target": {"tuple": list(tuples[0])}, "draft": {"tuple": list(tuples[1])},
+            "findings": [{"code": c, "severity": s, "message": m} for c, s, m in findings],
+        }],
+        "errors": [{"message": e} for e in errors],
+    }
+
+
+GEOMETRY = "DSV4 target and draft pools must share SWA geometry: target=(256, 128, None), draft=(256, 256, None)"
+
+
+def test_compare_agreements():
+    ok = {"outcome": "ok", "target": [256, 128, None], "draft": [256, 128, None]}
+    row = compare.compare("a", ok, _report())
+    assert row.agrees and row.verdict and row.cause is None and row.tuple is True
+    failed = {"outcome": "error", "stage": "setup", "exception": "RuntimeError", "message": GEOMETRY,
+              "target": [256, 128, None], "draft": [256, 256, None]}
+    row = compare.compare("b", failed, _report([("SWA102", "error", GEOMETRY)], ((256, 128, None), (256, 256, None))))
+    assert row.agrees and row.cause is True and row.tuple is True
+    # an assert without a message: swacheck citing the file and line that raised names it
+    bare = {"outcome": "error", "stage": "pools", "exception": "AssertionError", "message": "",
+            "where": "sglang/srt/mem_cache/deepseek_v4_memory_pool.py:321"}
+    row = compare.compare("bare", bare, _report([("SWA999", "error", "pool asserts (deepseek_v4_memory_pool.py:321)")]))
+    assert row.agrees and row.cause is True
+    row = compare.compare("bare2", bare, _report([("SWA999", "error", "pool asserts (deepseek_v4_memory_pool.py:322)")]))
+    assert row.cause is False
+    # warnings do not make a verdict
+    row = compare.compare("c", ok, _report([("SWA201", "warning", "page size replaced")]))
+    assert row.agrees
+
+
+def test_compare_disagreements():
+    ok = {"outcome": "ok", "target": [256, 128, None], "draft": [256, 128, None]}
+    refused = {"outcome": "error", "stage": "validate", "exception": "AssertionError",
+               "message": "PP + speculative decoding (MTP) is only supported on prefill nodes"}
+    row = compare.compare("missed", refused, _report())
+    assert not row.agrees and not row.verdict and "PP + speculative" in row.why
+    row = compare.compare("false alarm", ok, _report([("SWA102", "error", GEOMETRY)]))
+    assert not row.agrees and not row.verdict
+    # both fail, for different reasons
+    row = compare.compare("cause", refused, _report([("SWA102", "error", GEOMETRY)]))
+    assert row.verdict and row.cause is False and not row.agrees
+    # an input error is not the failure SGLang hits
+    row = compare.compare("input", refused, _report(errors=["no sliding_window"]))
+    assert row.cause is False
+    # same verdict, different numbers
+    row = compare.compare("tuple", ok, _report(tuples=((256, 128, None), (256, 64, None))))
+    assert row.verdict and row.tuple is False and not row.agrees
+
+
+def test_compare_never_counts_a_broken_run_as_agreement():
+    assert not compare.compare("x", None, _report()).agrees
+    assert not compare.compare("x", {"outcome": "ok"}, None).agrees
+    harness = {"outcome": "harness-error", "exception": "TypeError", "message": "'_Dummy'", "where": "x.py:1"}
+    row = compare.compare("x", harness, _report())
+    assert row.harness and not row.agrees
+    text = compare.summary([row, compare.compare("y", {"outcome": "ok"}, _report())], "0.5.23")
+    assert text == ("SGLang 0.5.23: 2 cases, 1 agree, 0 disagree (verdict 0, cause 0, tuple 0), "
+                    "1 not compared (harness)")
+
+
+def test_run_refuses_reuse_without_keep():
+    proc = subprocess.run([sys.executable, str(CONFORMANCE / "run.py"), "--sglang", "0.5.23", "--reuse"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2 and "--reuse needs --keep" in proc.stderr
