@@ -23,10 +23,11 @@ from __future__ import annotations
 import os
 import re
 
+from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..model import InputProblem, Location, Val
 from .launch import Context, Found, build, launches, platform_of_image, yaml_word, names_for, seed_env
-from .shell import Env, Source, Unknown, Var, Word
+from .shell import Env, Source, SpanChain, Unknown, Var, Word
 
 POD_SPECS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "Pod": (("", ("spec",)),),
@@ -63,38 +64,61 @@ def _str(node: object) -> str:
 
 
 def expand_refs(word: Word, env: Env) -> Word:
-    """Kubernetes' ``$(VAR)`` expansion: ``$$`` is ``$``, an unknown reference stays as written."""
-    text, spans, unknown = [], [], list(word.unknown)
+    """Kubernetes' ``$(VAR)`` expansion: ``$$`` is ``$``, an unknown reference stays as written.
+    Text between references keeps its spans as they are (never a tuple per character)."""
     t = word.text
+    if "$" not in t:
+        return word
+    text: list[str] = []
+    chunks: list = []
+    unknown = list(word.unknown)
+    size = len(t)  # at least: the word as written, then every value substituted
+    lit = 0  # where the literal text not yet taken starts
+
+    def flush(upto: int) -> None:
+        if upto > lit:
+            text.append(t[lit:upto])
+            chunks.append(word.spans[lit:upto])
+
     i = 0
-    while i < len(t):
+    while True:
+        i = t.find("$", i)
+        if i < 0:
+            break
         if t.startswith("$$", i):
+            flush(i)
             text.append("$")
-            spans.append(word.spans[i])
-            i += 2
+            chunks.append(word.spans[i : i + 1])
+            i = lit = i + 2
             continue
         m = _REF.match(t, i) if t.startswith("$(", i) else None
         if m is None:
-            text.append(t[i])
-            spans.append(word.spans[i])
             i += 1
             continue
         name, raw = m.group(1), m.group(0)
+        limits.current().reference(word.loc(i, m.end()))  # limits.MAX_REFERENCES
         var = env.get(name)
+        flush(i)
         if var is not None and var.value is not None:
+            size += len(var.value.text)
+            limits.current().expand(len(var.value.text), word.loc(i, m.end()))  # limits.MAX_EXPANSION
+            limits.current().word(size, word.loc(i, m.end()))
             text.append(var.value.text)
-            spans.extend(var.value.spans)
+            chunks.append(var.value.spans)
             unknown.extend(var.value.unknown)
         else:
             text.append(raw)
             ref_spans = word.spans[i : m.end()]
-            spans.extend(ref_spans)
-            where = ref_spans[0] if ref_spans and ref_spans[0] == ref_spans[-1] else None
-            if ref_spans and ref_spans[0] is not None and ref_spans[-1] is not None and ref_spans[0][0] is ref_spans[-1][0]:
-                where = (ref_spans[0][0], ref_spans[0][1], ref_spans[-1][2])
+            chunks.append(ref_spans)
+            first, last = (ref_spans[0], ref_spans[-1]) if len(ref_spans) else (None, None)
+            where = first if first == last else None
+            if first is not None and last is not None and first[0] is last[0]:
+                where = (first[0], first[1], last[2])
             reason = var.reason if var is not None else f"{name} is not in the container's env (Kubernetes leaves {raw} as written)"
             unknown.append(Unknown(raw, name, reason, where))
-        i = m.end()
+        i = lit = m.end()
+    flush(len(t))
+    spans = chunks[0] if len(chunks) == 1 else SpanChain(chunks)
     return Word("".join(text), spans, word.whole, unknown, word.quoted)
 
 

@@ -25,11 +25,14 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import ChainMap
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .. import limits
 from ..loading import FileCache, Mapping, Pair, Scalar, Sequence, SourceFile, read_text
 from ..model import InputError, InputProblem, Location, Val
+from ..report.escape import one_line
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
 from .kinds import SHELLS
@@ -39,6 +42,8 @@ from .shell import (
     Env,
     ShellSyntaxError,
     Source,
+    SpanChain,
+    SpanRun,
     Var,
     Walker,
     Word,
@@ -279,9 +284,11 @@ def _launches(argv: list[Word], env: Env, ctx: Context, depth: int) -> list[Laun
         if i < len(argv) and argv[i].text.startswith("-m"):
             module, rest = (argv[i].text[2:], i + 1) if argv[i].text != "-m" else ((argv[i + 1].text if i + 1 < len(argv) else ""), i + 2)
             if module == "sglang.launch_server" or module in DYNAMO_MODULES:
+                limits.current().deployment(argv[0].location)
                 return [Launch(f"{head} -m {module}", argv[rest:], False, env, argv[0].location, whole)]
         return []
     if head == "sglang" and len(argv) > 1 and argv[1].text == "serve":
+        limits.current().deployment(argv[0].location)
         return [Launch("sglang serve", argv[2:], True, env, argv[0].location, whole)]
     return []
 
@@ -740,7 +747,8 @@ def script_launches(src: Source, env: Env, ctx: Context, chars: Chars | None = N
         commands = lex(chars or Chars.of_source(src))
     except ShellSyntaxError as err:
         raise syntax_problem(err, src.path) from None
-    walker = Walker(env, os.path.basename(src.path), ctx.fallback, ctx.base_dir, read_file=ctx.read_file, opaque_reasons=ctx.opaque_reasons, unset_reason=ctx.unset_reason)  # type: ignore[arg-type]
+    sourcing = (os.path.realpath(src.path),) if os.path.isfile(src.path) else ()  # a script that sources itself
+    walker = Walker(env, os.path.basename(src.path), ctx.fallback, ctx.base_dir, read_file=ctx.read_file, opaque_reasons=ctx.opaque_reasons, unset_reason=ctx.unset_reason, sourcing=sourcing)  # type: ignore[arg-type]
     out: list[Launch] = []
     dynamic = None  # the first command run through a variable: where a launch may be assembled
     for cmd in walker.walk(commands):
@@ -800,9 +808,12 @@ def _instructions(src: Source) -> list[_Instruction]:
             i += 1
             continue
         start = src.starts[i] + (len(line) - len(line.lstrip()))
+        if len(out) >= limits.MAX_INSTRUCTIONS:
+            raise InputProblem(f"more than {limits.MAX_INSTRUCTIONS} instructions in {one_line(os.path.basename(src.path))} (the limit per Dockerfile)", Location(src.path, i + 1, 1, i + 1, 1))
         m = re.match(r"([A-Za-z]+)\s*", src.text[start : src.starts[i] + len(line)])
         keyword = m.group(1).upper() if m else ""
-        text, spans = "", []
+        pieces: list[str] = []
+        runs: list[SpanRun] = []  # a run of the file per line: never a tuple per character
         pos = start + (m.end() if m else 0)
         lineno = i
         while True:
@@ -810,8 +821,8 @@ def _instructions(src: Source) -> list[_Instruction]:
             seg = src.text[pos:end]
             if seg.rstrip().endswith("\\"):
                 cut = len(seg.rstrip()) - 1
-                text += seg[:cut]
-                spans += [(src, k, k + 1) for k in range(pos, pos + cut)]
+                pieces.append(seg[:cut])
+                runs.append(SpanRun(src, pos, pos + cut))
                 i += 1
                 while i < len(lines) and (not lines[i].strip() or lines[i].strip().startswith("#")):
                     i += 1
@@ -819,11 +830,12 @@ def _instructions(src: Source) -> list[_Instruction]:
                     break
                 pos = src.starts[i]
                 continue
-            text += seg
-            spans += [(src, k, k + 1) for k in range(pos, end)]
+            pieces.append(seg)
+            runs.append(SpanRun(src, pos, end))
             i += 1
             break
-        out.append(_Instruction(keyword, Chars(text, spans), lineno + 1))  # type: ignore[arg-type]
+        spans = runs[0] if len(runs) == 1 else SpanChain(runs)  # type: ignore[arg-type]
+        out.append(_Instruction(keyword, Chars("".join(pieces), spans), lineno + 1))  # type: ignore[arg-type]
     return out
 
 
@@ -847,7 +859,7 @@ def _json_array(chars: Chars) -> list[Word] | None:
         inner = chars.text[a + 1 : b - 1]
         whole = join_spans(chars.spans[a:b])
         spans = chars.spans[a + 1 : b - 1] if inner == value else [whole] * len(value)
-        words.append(Word(value, list(spans), whole, quoted=True))
+        words.append(Word(value, spans, whole, quoted=True))  # a slice: already its own sequence
         i = b
     return words
 
@@ -899,6 +911,7 @@ def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list
     global_args: Env = {}
     stages: dict[str, _Stage] = {}
     stage: _Stage | None = None
+    stage_count = 0
     for ins in _instructions(src):
         kw = ins.keyword
         if kw == "FROM":
@@ -909,9 +922,12 @@ def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list
             raws = [r for r in raws if not (r.literal() or "").startswith("--")]
             image = expand_one(raws[0], global_args, "not declared with ARG before FROM") if raws else None
             parent = stages.get(image.text.lower()) if image is not None and not image.unknown else None
+            stage_count += 1
+            if stage_count > limits.MAX_STAGES:
+                raise InputProblem(f"more than {limits.MAX_STAGES} FROM stages in {one_line(label)} (the limit per Dockerfile)", Location(src.path, ins.line, 1, ins.line, 1))
             stage = _Stage(image)
-            if parent is not None:
-                stage.env, stage.cmd, stage.entrypoint, stage.image_hint = dict(parent.env), parent.cmd, parent.entrypoint, parent.image_hint
+            if parent is not None:  # the parent's ENV under the stage's own (no copy per stage)
+                stage.env, stage.cmd, stage.entrypoint, stage.image_hint = ChainMap({}, *parent.env.maps) if isinstance(parent.env, ChainMap) else ChainMap({}, parent.env), parent.cmd, parent.entrypoint, parent.image_hint  # type: ignore[assignment]
             elif image is not None and not image.unknown and (p := platform_of_image(image.text)) is not None:
                 stage.image_hint = Val(p, f"base image {image.text}", image.loc())
             if len(raws) >= 3 and (raws[1].literal() or "").lower() == "as":
@@ -919,7 +935,7 @@ def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list
             continue
         if kw == "ARG":
             target = stage.args if stage is not None else global_args
-            build_env = {**global_args, **(stage.args if stage else {}), **(stage.env if stage else {})}
+            build_env = ChainMap({}, *([stage.env, stage.args] if stage else []), global_args)  # no copy per ARG line
             for name, var, _ in _assignments(ins, build_env, label, allow_bare=True):
                 if var is None:  # `ARG X` without a default: the global default, else given at build time
                     var = global_args.get(name) or Var(None, False, f"ARG {name} in {label}", f"ARG {name} has no default: its value is given at build time (--build-arg)")
@@ -928,7 +944,7 @@ def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list
         if stage is None:
             continue
         if kw == "ENV":
-            build_env = {**stage.args, **stage.env}
+            build_env = ChainMap({}, stage.env, stage.args)  # no copy per ENV line
             for name, var, _ in _assignments(ins, build_env, label, allow_bare=False):
                 if var is not None:
                     stage.env[name] = var
@@ -956,7 +972,7 @@ def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list
             argv += cmd[1]  # type: ignore[operator]
         else:
             chars: Chars = cmd[1]  # type: ignore[assignment]
-            argv += [Word.plain("/bin/sh"), Word.plain("-c"), Word(chars.text, list(chars.spans), join_spans([chars.spans[0], chars.spans[-1]]) if chars.spans else None)]
+            argv += [Word.plain("/bin/sh"), Word.plain("-c"), Word(chars.text, chars.spans, join_spans([chars.spans[0], chars.spans[-1]]) if chars.spans else None)]
     return (launches(argv, runtime, ctx) if argv else []), stage.image_hint
 
 
@@ -979,7 +995,8 @@ def read_commands(commands: list[str], files: FileCache, platform: Val, env: dic
     errors: list[InputError] = []
     for n, text in enumerate(commands, 1):
         label = "<command>" if len(commands) == 1 else f"--command[{n}]"
-        found = read_script(label, files, platform, env, text=text, label=label)
+        with limits.budget(label):
+            found = read_script(label, files, platform, env, text=text, label=label)
         if not found.any:
             errors.append(InputError(label, None, None, f"no SGLang launch command found in {label} (expected python -m sglang.launch_server ... or sglang serve ...)"))
         deployments.extend(found.deployments)
@@ -1008,9 +1025,12 @@ def yaml_word(node: Scalar, src: Source) -> Word:
     return Word(text, spans if spans is not None else [whole] * len(text), whole, quoted=node.quoted)  # type: ignore[arg-type]
 
 
-def _align(text: str, src: Source, start: int) -> list | None:
+def _align(text: str, src: Source, start: int) -> list | SpanRun | None:
     s = src.text
     head = s[start : start + 1]
+    j = start + 1 if head in ("'", '"') else start
+    if head not in ("|", ">") and "\n" not in text and s.startswith(text, j) and not (head == "'" and "'" in text) and not (head == '"' and "\\" in text):
+        return SpanRun(src, j, j + len(text))  # written as it reads, on one line: a run of the file
     indent: int | None = None
     if head and head in "|>":
         j = s.find("\n", start)

@@ -109,7 +109,7 @@ def _hub_config(model_id: str, revision: str | None, looked: list[str], server_e
         if os.path.isfile(ref_file) and os.path.getsize(ref_file) <= 100:
             try:
                 with open(ref_file, encoding="utf-8") as fh:
-                    found = fh.read().strip()
+                    found = fh.read(200).strip()  # a commit hash; never more
             except (OSError, UnicodeDecodeError):
                 found = ""
             if _COMMIT.match(found):  # a refs file holds a commit hash, nothing else is used
