@@ -53,8 +53,13 @@ class RunResult:
     skipped_why: dict[str, str] = field(default_factory=dict)  # a skipped file -> why, when not "not a deployment"
 
 
+# What a launch that is not swacheck's business still reports (Resolution.quiet).
+QUIET_RULES = {"": None, "no-pools": ("SWA306", "SWA307"), "unknown": ("SWA306", "SWA307"), "other": ()}
+
+
 def check(res: Resolution, ctx: Context, settings: Settings) -> list[Finding]:
-    return [f for rule in DEPLOYMENT_RULES if settings.rule_enabled(rule.CODE) for f in rule.check(res, ctx)]
+    allowed = QUIET_RULES.get(res.quiet)
+    return [f for rule in DEPLOYMENT_RULES if settings.rule_enabled(rule.CODE) and (allowed is None or rule.CODE in allowed) for f in rule.check(res, ctx)]
 
 
 def files_read(res: Resolution) -> list[str]:

@@ -700,11 +700,11 @@ def test_model_path_is_a_file(hostile):
 def test_model_path_missing(hostile, monkeypatch, tmp_path):
     hub = tmp_path / "hub"
     monkeypatch.setenv("HF_HUB_CACHE", str(hub))
-    run, _ = hostile({"server.yaml": EAGLE.replace("models/v4", "models/Nope")})
+    run, _ = hostile({"server.yaml": EAGLE.replace("models/v4", "models/DeepSeek-V4-Nope")})
     assert_input_error(
         run,
-        f"server.yaml:1:13: cannot find config.json for model 'models/Nope'; looked in: models/Nope/config.json, "
-        f"{hub}/models--models--Nope/snapshots/main/config.json; point at a local copy with --model-config models/Nope=PATH",
+        f"server.yaml:1:13: cannot find config.json for model 'models/DeepSeek-V4-Nope'; looked in: models/DeepSeek-V4-Nope/config.json, "
+        f"{hub}/models--models--DeepSeek-V4-Nope/snapshots/main/config.json; point at a local copy with --model-config models/DeepSeek-V4-Nope=PATH",
     )
 
 
@@ -747,9 +747,9 @@ def test_model_path_is_a_symlink_loop(hostile):
 
 
 def test_model_path_with_a_newline_is_quoted(hostile):
-    run, _ = hostile({"server.yaml": 'model-path: "evil\\nname"\n'})
+    run, _ = hostile({"server.yaml": 'model-path: "DeepSeek-V4-evil\\nname"\nspeculative-algorithm: EAGLE\n'})
     assert run.exit_code == 2 and "good" in names(run)
-    assert run.stderr.startswith("server.yaml:1:13: cannot find config.json for model 'evil\\nname'")
+    assert run.stderr.startswith("server.yaml:1:13: cannot find config.json for model 'DeepSeek-V4-evil\\nname'")
 
 
 # Text from the input (a model path, a key) was once embedded raw in messages: a CR or LF split the
@@ -757,7 +757,7 @@ def test_model_path_with_a_newline_is_quoted(hostile):
 @pytest.mark.parametrize(
     "text",
     [
-        'model-path: "evil\\n::error file=x::injected"\n',
+        'model-path: "DeepSeek-V4\\n::error file=x::injected"\nspeculative-algorithm: EAGLE\n',
         '"evil\\n::error file=x::injected": 1\n',
         '"a\\rb": 1\n',
     ],
@@ -1010,7 +1010,7 @@ def _github_overflow(tree, name: str, text: str):
 
 
 def test_github_annotations_escape_newlines(tree):
-    root = tree({"evil.yaml": 'model-path: "x\\n::error file=pwned.yaml::injected"\n'})
+    root = tree({"evil.yaml": 'model-path: "DeepSeek-V4-x\\n::error file=pwned.yaml::injected"\nspeculative-algorithm: EAGLE\n'})
     run = run_cli("--format", "github", "evil.yaml", cwd=root)
     assert run.exit_code == 2
     assert len(run.stdout.splitlines()) == 2  # the annotation and the summary line

@@ -137,15 +137,12 @@ def _special(path: str) -> str | None:
 
 
 def _is_launch_file(path: str) -> bool:
-    return kinds.is_script_path(path) or kinds.is_dockerfile_path(path)
+    return kinds.file_kind(path) is not None
 
 
 def _read_launch_file(cand: Candidate, files: FileCache, platform: Val, env: dict[str, Val]) -> launch.Found:
-    from . import launch
-
-    if kinds.is_dockerfile_path(cand.path):
-        return launch.read_dockerfile(cand.path, files, platform, env)
-    return launch.read_script(cand.path, files, platform, env)
+    kind = kinds.file_kind(cand.path) or kinds.kind_named("script")  # a file named explicitly with a shell #!
+    return kind.read(cand.path, files, platform, env)  # type: ignore[no-any-return]
 
 
 def _what(source: SourceFile) -> str:
@@ -189,7 +186,11 @@ def read_inputs(
                 text = stdin_text if cand.path == "-" else None
                 source = files.load(cand.path, text)
             except InputProblem as problem:
+                if _template(cand, files, stdin_text, False, result, ordered, platform, env):
+                    continue
                 result.errors.append(problem.to_error())
+                continue
+            if _template(cand, files, stdin_text, True, result, ordered, platform, env):
                 continue
             found = 0
             launch_kind = ""  # "a Kubernetes manifest" / "a Compose file" without an SGLang launch
@@ -206,7 +207,7 @@ def read_inputs(
                             referenced_servers.add(real(dep.server.file))
                         ordered.append((dep, False))
                         found += 1
-                    elif is_server_config(doc.root):
+                    elif is_server_config(doc.root, walked=not cand.explicit):
                         if source.raw_documents > 1:
                             raise InputProblem(
                                 "an SGLang server config must be a single YAML document (SGLang reads it with yaml.safe_load)",
@@ -217,16 +218,12 @@ def read_inputs(
                         dep = Deployment(stem, cand.path, doc.root.loc, platform, dict(env), server, duplicates=list(doc.duplicates))
                         ordered.append((dep, True))
                         found += 1
-                    elif kinds.is_manifest(doc.root) or kinds.is_compose(doc.root):
-                        from . import compose, kubernetes
-
-                        is_k8s = kinds.is_manifest(doc.root)
-                        reader = kubernetes.load_manifest if is_k8s else compose.load_compose
-                        launched = reader(doc, cand.path, files, platform, env)
+                    elif (kind := kinds.document_kind(doc.root)) is not None:
+                        launched = kind.read(doc, cand.path, files, platform, env)
                         ordered.extend((dep, False) for dep in launched.deployments)
                         result.errors.extend(launched.errors)
                         found += len(launched.deployments) + len(launched.errors)
-                        launch_kind = launch_kind or ("a Kubernetes manifest" if is_k8s else "a Compose file")
+                        launch_kind = launch_kind or kind.what
                 except InputProblem as problem:
                     result.errors.append(problem.to_error())
                     found += 1
@@ -258,6 +255,49 @@ def read_inputs(
         result.errors.extend(errors)
         result.files.extend(dict.fromkeys(d.file for d in deployments))
     return result
+
+
+class Skipped(str):
+    """A skipped file's path, with why it was skipped (``-v`` prints it)."""
+
+    reason: str = "not a deployment"
+
+    @classmethod
+    def of(cls, path: str, reason: str) -> "Skipped":
+        out = cls(path)
+        out.reason = reason
+        return out
+
+
+def _template(
+    cand: Candidate, files: FileCache, stdin_text: str | None, parses: bool, result: Inputs, ordered: list, platform: Val, env: dict[str, Val]
+) -> bool:
+    """A Helm/Jinja template (``templates.py``): not read. One that holds an SGLang launch is a
+    deployment that is not checked (SWA307 note, with the fix: render it first); any other is
+    skipped, with a note giving the fix when it was named explicitly (a pre-commit hook or a
+    shell glob names every YAML file: a chart's templates must not fail the run). True when
+    ``cand`` is one."""
+    from . import templates
+    from .types import unread
+
+    try:
+        text = (stdin_text or "") if cand.path == "-" else files.read(cand.path)
+    except InputProblem:
+        return False
+    what = templates.describe(cand.path, text, parses)
+    if what is None:
+        return False
+    if templates.mentions_sglang(text):
+        from ..model import Location
+
+        stem = os.path.splitext(os.path.basename(cand.path))[0]
+        ordered.append((unread(stem, cand.path, Location(cand.path, 1, 1, 1, 1), platform, env, f"{what} that mentions SGLang: not checked until rendered; {templates.fix_hint(cand.path)}"), False))
+        result.files.append(cand.path)
+    else:
+        result.skipped.append(Skipped.of(cand.path, what))
+        if cand.explicit:
+            result.notes.append(_skip_note(cand.path, f"{what}: not YAML until rendered; {templates.fix_hint(cand.path)}"))
+    return True
 
 
 def _skip_note(path: str, what: str) -> InputError:

@@ -29,7 +29,7 @@ from collections import ChainMap
 from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..model import InputProblem, Val
-from .launch import Context, Found, build, launches, load_text, platform_of_image, yaml_word, _names, _seed
+from .launch import Context, Found, build, launches, load_text, platform_of_image, yaml_word, names_for, seed_env
 from .shell import ShellSyntaxError, SpanChain, SpanRun, Chars, Env, Source, Unknown, Var, Word, split_words
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -330,7 +330,7 @@ def load_compose(doc: Document, path: str, files: FileCache, platform: Val, env:
     assert isinstance(services, Mapping)
     src = Source(path, files.load(path).text)
     base_dir = os.path.dirname(path) or "."
-    fallback = _seed(env)
+    fallback = seed_env(env)
     unset = "not set in the project's .env file (Compose takes it from the shell that runs docker compose; give it with --env)"
     variables: Env = dict(fallback)
     dotenv = os.path.normpath(os.path.join(base_dir, ".env"))
@@ -356,7 +356,7 @@ def load_compose(doc: Document, path: str, files: FileCache, platform: Val, env:
             continue
         hint = _gpu_platform(service)
         dups = [d for d in doc.duplicates if (service.loc.line, service.loc.column) <= (d.again.line, d.again.column) <= (service.loc.end_line, service.loc.end_column)]
-        for launch, dep_name in zip(items, _names(f"compose/{service_name}", len(items))):
+        for launch, dep_name in zip(items, names_for(f"compose/{service_name}", len(items))):
             try:
                 found.deployments.append(build(launch, dep_name, path, base_dir, files, platform, env, hint, service.loc, dups))
             except InputProblem as problem:

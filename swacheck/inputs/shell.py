@@ -342,7 +342,15 @@ class Opaque:
     span: Span | None
 
 
-Part = Lit | Param | Opaque
+@dataclass(slots=True)
+class ArrayLit:
+    """A bash array literal ``NAME=(a "b c" $D)`` (or ``NAME+=(...)``): its unexpanded items."""
+
+    items: list["RawWord"]
+    span: Span | None
+
+
+Part = Lit | Param | Opaque | ArrayLit
 
 
 @dataclass(slots=True)
@@ -363,15 +371,15 @@ class RawWord:
             return None
         m = _ASSIGN.match(first.text)
         if m is None:
-            return None
+            return None  # `NAME+=value` is returned as name "NAME+": an append (Walker.assign)
         n = m.end()
         rest: list[Part] = []
         if n < len(first.text):
             rest.append(Lit(first.text[n:], first.spans[n:], False))
         rest.extend(self.parts[1:])
-        name_span = join_spans(first.spans[: n - 1])
+        name_span = join_spans(first.spans[: m.end(1)])
         value_spans = [s for p in rest for s in _part_spans(p)]
-        return m.group(1), RawWord(rest, join_spans([value_spans[0], value_spans[-1]]) if value_spans else None), name_span
+        return m.group(1) + m.group(2), RawWord(rest, join_spans([value_spans[0], value_spans[-1]]) if value_spans else None), name_span
 
 
 def _part_spans(p: Part) -> list[Span | None]:
@@ -380,7 +388,8 @@ def _part_spans(p: Part) -> list[Span | None]:
     return [p.span]
 
 
-_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
+_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
+_ARRAY_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -395,6 +404,7 @@ class RawCommand:
 # --------------------------------------------------------------------------- lexer
 
 _MAX_NESTING = 50
+_HEREDOC_LAUNCH = re.compile(r"sglang\.launch_server|sglang\s+serve|dynamo\.sglang")
 # characters the lexer takes as they are in any context, a run at a time (a character-at-a-time
 # loop made a 5 MB script take seconds): none that quotes, escapes, expands, ends a word or a
 # ${...}, or starts a `\` continuation
@@ -422,6 +432,8 @@ class _Lexer:
         self.n = len(self.t)
         self.expand = expand  # False: `$` and backquotes are plain characters (Compose command strings)
         self.depth = 0  # ${X:-${Y:-...}} nesting
+        self.depth_heredoc = 0
+        self.heredoc_commands: list[RawCommand] = []  # from heredoc bodies, added after their command
         self.word_start = 0  # where the word being lexed starts (limits.MAX_WORD)
 
     # -- helpers
@@ -483,6 +495,8 @@ class _Lexer:
                 if heredocs:
                     self.skip_heredocs(heredocs)
                     heredocs = []
+                    out.extend(self.heredoc_commands)
+                    self.heredoc_commands = []
                 continue
             if c == "#":
                 end = self.t.find("\n", self.i)
@@ -506,6 +520,12 @@ class _Lexer:
                 finish()
                 continue
             word = self.word()
+            if (
+                self.t.startswith("(", self.i)
+                and _ARRAY_START.fullmatch(word.literal() or "")
+                and (all(w.assignment() for w in words) or (words[0].literal() or "") in ("declare", "typeset", "local", "readonly", "export"))
+            ):
+                word = self.array(word)  # NAME=( ... ), NAME+=( ... )
             last_end = self.i
             lexed += 1
             if lexed == 1000:  # limits.MAX_WORDS, counted a thousand at a time
@@ -520,6 +540,33 @@ class _Lexer:
             budget.words(lexed, self.span_location_of_last(out))
         return out
 
+    def array(self, name: RawWord) -> RawWord:
+        """``NAME=( ... )``: the items up to the matching ``)`` (newlines and comments allowed)."""
+        open_at = self.i
+        self.i += 1
+        items: list[RawWord] = []
+        while True:
+            if self.i >= self.n:
+                raise self.fail("unterminated array (...)", open_at)
+            if self.continuation():
+                continue
+            c = self.t[self.i]
+            if c in " \t\r\n":
+                self.i += 1
+                continue
+            if c == "#":
+                while self.i < self.n and self.t[self.i] != "\n":
+                    self.i += 1
+                continue
+            if c == ")":
+                self.i += 1
+                break
+            if c in ";&|(<>":
+                raise self.fail(f"unexpected {c!r} in an array (...)", self.i)
+            items.append(self.word())
+        end = self.s[self.i - 1]
+        whole = (name.span[0], name.span[1], end[2]) if name.span is not None and end is not None and name.span[0] is end[0] else name.span
+        return RawWord(name.parts + [ArrayLit(items, self.span(open_at, self.i))], whole)
     @staticmethod
     def span_location_of_last(commands: list[RawCommand]) -> Location | None:
         return span_location(commands[-1].words[-1].span) if commands and commands[-1].words else None
@@ -537,13 +584,25 @@ class _Lexer:
 
     def skip_heredocs(self, heredocs: list[tuple[str, bool]]) -> None:
         for delim, strip_tabs in heredocs:
+            body_start = self.i
+            body_end = self.n
             while self.i < self.n:
                 end = self.t.find("\n", self.i)
                 end = self.n if end < 0 else end
                 line = self.t[self.i : end]
+                line_start = self.i
                 self.i = min(end + 1, self.n)
                 if (line.lstrip("\t") if strip_tabs else line).rstrip("\r") == delim:
+                    body_end = line_start
                     break
+            if _HEREDOC_LAUNCH.search(self.t, body_start, body_end) and self.depth_heredoc < 4:
+                # a script written by a heredoc (`cat > run.sh <<EOF`): its launch lines count
+                sub = _Lexer(Chars(self.t[body_start:body_end], self.s[body_start:body_end]), self.expand)
+                sub.depth_heredoc = self.depth_heredoc + 1
+                try:
+                    self.heredoc_commands.extend(sub.commands())
+                except ShellSyntaxError:
+                    pass
 
     # -- words
 
@@ -772,6 +831,10 @@ class _Lexer:
         if t.startswith("}", self.i):
             self.i += 1
             return Param(name, "", None, quoted, self.span(start, self.i), t[start : self.i])
+        sub = re.match(r"\[(@|\*|\d+)\]\}", t[self.i : self.i + 24])
+        if sub is not None:  # ${ARR[@]}, ${ARR[*]}, ${ARR[0]}
+            self.i += sub.end()
+            return Param(name, f"[{sub.group(1)}]", None, quoted, self.span(start, self.i), t[start : self.i])
         op = next((o for o in (":-", ":=", ":+", ":?", "-", "=", "+", "?") if t.startswith(o, self.i)), None)
         if op is None:  # ${X%suffix}, ${X/a/b}, ${X:1:2}, ...: computed at run time
             self.i = self.matching(self.i, "{", "}")
@@ -824,6 +887,7 @@ class Var:
     origin: str = ""  # "export in decode.sh", "Dockerfile ENV", "--env"
     reason: str = ""  # why the value is unknown
     where: Location | None = None  # for an unknown value: what makes it unknown
+    items: list[Word] | None = None  # a bash array's elements (``value`` is the first)
 
     @property
     def location(self) -> Location | None:
@@ -905,6 +969,19 @@ def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -
         elif isinstance(part, Opaque):
             f.add(part.raw, [part.span] * len(part.raw), part.quoted)
             f.unknown.append(Unknown(part.raw, part.raw, part.reason, part.span))
+        elif isinstance(part, ArrayLit):
+            f.add("(...)", [part.span] * 5, False)
+            f.unknown.append(Unknown("(...)", "(...)", "an array where a word is expected", part.span))
+        elif part.op.startswith("[") and (items := _elements(part, env, unset_reason)) is not None:
+            for k, item in enumerate(items):  # "${A[@]}": one field per element
+                if k:
+                    f.end()
+                if part.quoted:
+                    f.add(item.text, item.spans, True)
+                    f.started = True
+                    f.unknown.extend(item.unknown)
+                else:
+                    f.add_split(item)
         else:
             limits.current().reference(span_location(part.span))  # limits.MAX_REFERENCES
             value = _param(part, env, unset_reason)
@@ -927,6 +1004,33 @@ def expand_one(raw: RawWord, env: Env, unset_reason: str = "") -> Word:
     """An assignment value or other single word: expanded, never split."""
     words = expand(raw, env, unset_reason, split=False)
     return words[0] if words else Word("", [], raw.span)
+
+
+def _elements(p: Param, env: Env, unset_reason: str) -> list[Word] | None:
+    """The words ``${A[@]}`` / ``${A[*]}`` / ``${A[N]}`` give; None: not an array reference."""
+    var = env.get(p.name)
+    index = p.op[1:-1]
+    if var is None:
+        return []  # an unset array is empty (arrays are never exported)
+    if var.value is None and var.items is None:
+        return [Word(p.raw, [p.span] * len(p.raw), p.span, [_unknown_var(p.name, p.raw, var, p.span, unset_reason)])]
+    items = var.items if var.items is not None else [var.value]  # type: ignore[list-item]
+    if index == "@":
+        return [_copy(w) for w in items]
+    if index == "*":
+        if not items:
+            return []
+        text, spans, unknown = [], [], []
+        for k, w in enumerate(items):
+            if k:
+                text.append(" ")
+                spans.append(None)
+            text.append(w.text)
+            spans.extend(w.spans)
+            unknown.extend(w.unknown)
+        return [Word("".join(text), spans, p.span, unknown, True)]
+    k = int(index)
+    return [_copy(items[k])] if k < len(items) else []
 
 
 def _param(p: Param, env: Env, unset_reason: str) -> Word:
@@ -1013,7 +1117,19 @@ class Walker:
             self.env.setdefault(name, var)
 
     def assign(self, name: str, var: Var) -> None:
-        if var.value is None and name in self.fallback:
+        if name.endswith("+"):  # NAME+=value / NAME+=(items): append to what NAME holds
+            name = name[:-1]
+            old = self.env.get(name)
+            if old is not None and (old.value is not None or old.items is not None) and (var.value is not None or var.items is not None):
+                if var.items is not None or old.items is not None:
+                    items = list(old.items if old.items is not None else [old.value]) + list(var.items if var.items is not None else [var.value])  # type: ignore[list-item]
+                    var = Var(items[0] if items else Word("", [], None), old.exported, var.origin, items=items)
+                else:
+                    a, b = old.value, var.value
+                    var = Var(Word(a.text + b.text, a.spans + b.spans, a.whole, a.unknown + b.unknown, a.quoted or b.quoted), old.exported, var.origin)  # type: ignore[union-attr]
+            elif old is not None and old.value is None and old.items is None:
+                var = Var(None, old.exported, var.origin, old.reason, old.where)
+        if var.value is None and var.items is None and name in self.fallback:
             var = self.fallback[name]
         old = self.env.get(name)
         if old is not None and old.exported or self.allexport or name in self.exported_names:
@@ -1032,6 +1148,9 @@ class Walker:
             w.unknown = [Unknown(u.shown, u.name, self.opaque_reasons.get(u.shown, u.reason), u.span) for u in w.unknown]
 
     def value_var(self, raw: RawWord, origin: str) -> Var:
+        if raw.parts and isinstance(raw.parts[-1], ArrayLit):  # NAME=(a b c)
+            items = [w for item in raw.parts[-1].items for w in self.expand(item)]
+            return Var(items[0] if items else Word("", [], raw.span), origin=origin, items=items)
         word = expand_one(raw, self.env, self.unset_reason)
         self._explain([word])
         if word.unknown:
