@@ -291,11 +291,20 @@ def drop_lone_partners(unit: RunResult, partners: set[str]) -> None:
     named PD server) only when they are paired with a named server; the rest were not asked for."""
     if not partners:
         return
+
+    def named(r: DeploymentResult) -> bool:
+        return real(r.deployment.file) not in partners
+
+    # a pair of two partners was not asked for either: only pairs with a named server count
+    unit.pairs = [p for p in unit.pairs if named(p.prefill) or named(p.decode)]
     paired = {id(r) for p in unit.pairs for r in (p.prefill, p.decode)}
-    kept = [r for r in unit.results if real(r.deployment.file) not in partners or id(r) in paired]
+    kept = [r for r in unit.results if named(r) or id(r) in paired]
     if len(kept) == len(unit.results):
         return
     keep = {id(r) for r in kept}
+    for r in unit.results:  # a dropped partner's pair findings went to its decode side: gone with it
+        if id(r) not in keep:
+            r.findings = []
     unit.results = kept
     unit.alone = [(r, why) for r, why in unit.alone if id(r) in keep]
     files = {real(r.deployment.file) for r in kept}

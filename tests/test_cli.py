@@ -286,6 +286,23 @@ def test_a_named_pd_servers_partner_is_checked_and_other_siblings_are_not_inputs
         assert sorted(d["file"] for d in run.deployments) == ["d/decode.yaml", "d/prefill.yaml"]
 
 
+def test_a_named_servers_folder_reports_no_pair_of_two_servers_that_were_not_named(tree):
+    """Naming one prefill server in a folder of many PD pairs checks it and its partner only:
+    a broken pair of two other files there is not the named file's business."""
+    pd = "swacheck: 1\nname: {name}\nplatform: rocm\n{env}server:\n  model-path: ../models/v4\n  disaggregation-mode: {role}\n  speculative-algorithm: EAGLE\n  speculative-num-steps: 3\n  speculative-eagle-topk: 1\n"
+    unified = "env:\n  SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton\n"
+    root = tree({
+        "d/a-prefill.yaml": pd.format(name="a-prefill", env="", role="prefill"),
+        "d/a-decode.yaml": pd.format(name="a-decode", env="", role="decode"),
+        "d/b-prefill.yaml": pd.format(name="b-prefill", env="", role="prefill"),
+        "d/b-decode.yaml": pd.format(name="b-decode", env=unified, role="decode"),  # b's pair is broken
+    })
+    run = run_cli("--format", "json", "d/a-prefill.yaml", cwd=root)
+    assert run.exit_code == 0, run.stdout
+    assert sorted(d["file"] for d in run.deployments) == ["d/a-decode.yaml", "d/a-prefill.yaml"]
+    assert run_cli("--format", "json", "d/b-decode.yaml", cwd=root).exit_code == 1  # and the broken pair is found when named
+
+
 def test_verbose_does_not_list_a_server_config_read_through_its_deployment_file_as_skipped():
     run = run_cli("-v", "--color", "never", "examples/rocm-unified", cwd=ROOT)
     assert "skipped examples/rocm-unified/sglang-decode.yaml" not in run.stdout
