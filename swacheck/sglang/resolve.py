@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..inputs import Arg, Deployment, ModelRef
-from ..loading import Mapping, Scalar, kind_name
+from ..loading import Mapping, Scalar, Sequence, kind_name
 from ..model import InputProblem, Location, Val
 from . import flags
 from .models import ModelConfig, ModelStore
@@ -108,6 +108,17 @@ def _ref_val(ref: ModelRef | None, role: str) -> Val | None:
     return Val(ref.path if ref.path is not None else "(inline mapping)", f"{role}.model_config", ref.location)
 
 
+def _merger_text(node: Any, item: bool = False) -> str:
+    """The text SGLang's --config merger hands argparse for one value: ``str(value)``, JSON for a
+    mapping, ``true``/``false`` for a boolean (a list item: ``str(item)``, so ``True``)."""
+    if isinstance(node, Mapping):
+        return json.dumps(node.plain())
+    value = node.value if isinstance(node, Scalar) else node
+    if isinstance(value, bool) and not item:
+        return "true" if value else "false"
+    return str(value)
+
+
 def _default(value: Any, why: str) -> Val:
     return Val(value, f"SGLang default ({why})")
 
@@ -119,6 +130,7 @@ class _Resolver:
         self.profile = profile
         self.events: list[Event] = []
         self.values: dict[str, Val] = {}
+        self._bad_seen: set[int] = set()
 
     # ---------------------------------------------------------------- reading args
 
@@ -132,14 +144,57 @@ class _Resolver:
     def arg(self, name: str) -> Arg | None:
         return self.dep.server.get(name)
 
-    def _bad(self, arg: Arg, expected: str) -> None:
+    def _bad(self, arg: Arg, expected: str, said: str = "", node: Any = None) -> None:
+        if id(arg.pair) in self._bad_seen:  # one refusal per value (check_values ran first)
+            return
+        self._bad_seen.add(id(arg.pair))
+        node = node if node is not None else arg.node
         self.event(
             "bad-value",
-            f"{arg.written}: SGLang's argument parser rejects {kind_name(arg.node)}; expected {expected}",
+            f"{arg.written}: SGLang's argument parser rejects {kind_name(node)}; expected {expected}" + (f" ({said})" if said else ""),
             arg,
-            location=arg.value_loc,
+            location=node.loc,
             expected=expected,
         )
+
+    def check_values(self) -> None:
+        """argparse's type and choices check of every value, not only those the resolver reads.
+
+        The ``--config`` merger (``srt/utils/server_args_config_parser.py`` ``_convert_config_to_args``,
+        unchanged 0.5.17-0.5.23) emits ``--KEY str(value)`` (a list: ``--KEY item ...``, a mapping:
+        its JSON, a boolean of a valued option: ``true``/``false``); a store_true key is emitted
+        bare for ``true``, dropped for ``false``, and for any other value becomes ``--KEY VALUE``,
+        which argparse refuses: ``error: unrecognized arguments: VALUE``.
+        """
+        table = flags.options(self.profile)
+        for arg in self.dep.server.entries:
+            option = table.get(arg.written) if arg.how == "exact" else flags.match(arg.written, self.profile).option
+            if arg.how not in ("exact", "prefix") or option is None:
+                continue
+            node = arg.node
+            if arg.kind == "store_true":
+                if arg.cli or isinstance(arg.value, bool) or arg.value == []:
+                    continue
+                emitted = [_merger_text(i, True) for i in node.items] if isinstance(node, Sequence) else [_merger_text(node)]
+                said = f"--{arg.written} {' '.join(emitted)}: error: unrecognized arguments: {' '.join(emitted)}"
+                self._bad(arg, "true or false", f"SGLang's --config loader passes it on as {said}")
+            elif arg.kind in ("store", "store-list"):
+                if isinstance(node, Sequence):
+                    if arg.kind != "store-list":
+                        continue  # a list for a one-value option: the resolver's "a single value"
+                    items = list(node.items)
+                else:
+                    items = [node]
+                for item in items:
+                    if not isinstance(item, (Scalar, Mapping)):
+                        continue
+                    refusal = flags.value_refusal(option, _merger_text(item, item is not node))
+                    if refusal is not None:
+                        expected = refusal[0]
+                        if option.choices and isinstance(item, Scalar) and item.value is None and not arg.cli:
+                            expected += " (quote 'null': an unquoted YAML null reaches SGLang as the text None)"
+                        self._bad(arg, expected, f"argparse: error: {refusal[1]}", item)
+                        break
 
     def typed_arg(self, name: str) -> Val | None:
         """A value as argparse reads the text the --config merger emits for it.
@@ -294,6 +349,7 @@ class _Resolver:
         platform = dep.platform
         v["platform"] = platform
         self.check_keys()
+        self.check_values()
 
         # parallel hook: --enable-dp-attention means attn_dp_size = dp_size, dp_size = 1
         # (srt/arg_groups/parallel_hook.py handle_deprecated_dp_attention). In a --config file
