@@ -484,6 +484,10 @@ class _Resolver:
         if topk is not None:
             v["speculative_eagle_topk"] = topk
 
+        if not no_server:
+            self.pipeline_speculative(algo, pd_mode, attn_dp, platform)
+            self.prefill_complete(pd_mode, attn_dp)
+
         # memory pool configuration (kv_cache_configurator.py resolve_max_num_reqs) ---
         per_worker_value = mrr.value // max(1, attn_dp.value)
         per_worker = Val(
@@ -553,6 +557,8 @@ class _Resolver:
             if ref is None and self.arg("speculative-draft-model-path") is None and dep.target_model is not None:
                 ref = dep.target_model
             draft_model = self.model(ref, draft_path, "draft", draft_rev)
+            if algo == "DSPARK" and ref is None and self.arg("speculative-draft-model-path") is None:
+                self.dspark_draft_missing(target_model, spec_arg, model_path)
             if algo == "DSPARK":
                 draft_tokens = self.dspark_draft_tokens(draft_model, ndt)
             draft_page = page
@@ -568,6 +574,8 @@ class _Resolver:
         if draft_tokens is not None:
             v["speculative_num_draft_tokens"] = draft_tokens
 
+        self.online_compress_mtp(target_model, draft, platform)
+
         mode = "unified" if target.unified.value else "paged"
         checked = pd and draft is not None and profile.has_dsv4_block and not (is_npu and profile.npu_skips_block)
         skip = ""
@@ -580,6 +588,178 @@ class _Resolver:
                 seen.add(id(pool.model))
                 duplicates.extend(pool.model.duplicates)
         return Resolution(dep, profile, v, self.events, mode, skip, target, draft, pd, checked, duplicates)
+
+    def _plain_int(self, name: str, default: int) -> int:
+        """An integer argument for a condition (a bad value is SWA304's: the default then)."""
+        arg = self.arg(name)
+        if arg is None or not isinstance(arg.node, Scalar):
+            return default
+        try:
+            return int(str(arg.node.value).strip())
+        except ValueError:
+            return default
+
+    def _env_on(self, name: str) -> bool:
+        val = self.dep.env.get(name)
+        return val is not None and val.value.lower() in ("1", "true", "yes", "y")
+
+    def pipeline_speculative(self, algo: str | None, pd_mode: str, attn_dp: Val, platform: Val) -> None:
+        """pp-size > 1 with speculative decoding, per release (``SGLangProfile.pp_spec`` cites the code)."""
+        pp = self._plain_int("pp-size", 1)
+        if algo is None or pp <= 1:
+            return
+        prof = self.profile
+        arg = self.arg("pp-size")
+        where = f"pp-size {pp} with speculative-algorithm {algo}"
+        if algo == "DSPARK" and prof.dspark_pp == "pp1":
+            self.event("pp-spec-refused", f"{where}: ValueError: Currently DSpark speculative decoding only supports pp_size == 1. (speculative hook)", arg)
+            return
+        if algo == "DSPARK" and prof.dspark_pp == "prefill" and pd_mode != "prefill":
+            self.event(
+                "pp-spec-refused",
+                f"{where} on a {'decode' if pd_mode == 'decode' else 'non-PD'} server: ValueError: DSpark pipeline parallelism "
+                "requires PD prefill; decode and non-disaggregated serving require pp_size == 1. (speculative hook)",
+                arg,
+            )
+            return
+        if prof.pp_spec == "refused" or (prof.pp_spec == "npu-prefill" and platform.value != "npu"):
+            self.event("pp-spec-refused", f"{where}: AssertionError: Pipeline parallelism is not compatible with overlap schedule, speculative decoding", arg)
+        elif prof.pp_spec == "npu-prefill":
+            if algo != "EAGLE" or self.flag_value("enable-multi-layer-eagle"):
+                self.event("pp-spec-refused", f"{where}: AssertionError: Pipeline parallelism currently only supports EAGLE (non-multi-layer) speculative decoding", arg)
+            elif pd_mode != "prefill":
+                self.event(
+                    "pp-spec-refused",
+                    f"{where}: AssertionError: NPU PP + speculative decoding (MTP) is only supported on prefill nodes (disaggregation-mode=prefill)",
+                    arg,
+                )
+        elif algo == "DSPARK":  # prefill-only: a PD prefill server
+            if self._env_on("SGLANG_ENABLE_PP_SPEC"):
+                self.event("pp-spec-refused", f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC does not support DSPARK PD prefill", arg)
+        elif self.flag_value("enable-multi-layer-eagle"):
+            self.event("pp-spec-refused", f"{where}: AssertionError: Pipeline parallelism currently only supports EAGLE (non-multi-layer) speculative decoding", arg)
+        elif self._env_on("SGLANG_ENABLE_PP_SPEC"):
+            if pd_mode != "null":
+                self.event("pp-spec-refused", f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with --disaggregation-mode", arg)
+            elif self.flag_value("speculative-adaptive"):
+                self.event("pp-spec-refused", f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with --speculative-adaptive", arg)
+            elif attn_dp.value > 1:
+                self.event("pp-spec-refused", f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with attention DP", arg)
+        elif pd_mode != "prefill":
+            self.event(
+                "pp-spec-refused",
+                f"{where} on a {'decode' if pd_mode == 'decode' else 'non-PD'} server: AssertionError: PP + speculative decoding (MTP) "
+                "is only supported on prefill nodes (disaggregation-mode=prefill)",
+                arg,
+            )
+
+    def flag_value(self, name: str) -> bool:
+        arg = self.arg(name)
+        return arg is not None and arg.value is True
+
+    def prefill_complete(self, pd_mode: str, attn_dp: Val) -> None:
+        """``--disaggregation-decode-allocation-policy prefill_complete`` and what it does not support.
+
+        ``_validate_prefill_complete`` (``arg_groups/pd_disaggregation_hook.py`` 0.5.23:199-242,
+        0.5.22:205-248; the option appears in 0.5.22): one ``ValueError`` listing every unsupported
+        feature. swacheck lists those a server config decides; the environment-driven ones
+        (staging buffers, the Rust bootstrap registry) and PD multiplexing are not read.
+        """
+        arg = self.arg("disaggregation-decode-allocation-policy")
+        if arg is None or not isinstance(arg.node, Scalar) or str(arg.node.value) != "prefill_complete" or arg.how not in ("exact", "prefix"):
+            return
+        unsupported = []
+        if pd_mode not in ("prefill", "decode"):
+            unsupported.append("aggregated serving")
+        backend = self.arg("disaggregation-transfer-backend")
+        if backend is not None and isinstance(backend.node, Scalar) and str(backend.node.value) not in ("mooncake", "mooncake_tcp"):
+            unsupported.append("transfer backends other than Mooncake")
+        if any(self._plain_int(n, 1) != 1 for n in ("pp-size", "attn-cp-size", "dcp-size")):
+            unsupported.append("pipeline or attention context parallelism")
+        # attn_dp_size = dp_size if enable_dp_attention else 1; tp_size must equal it. Reported
+        # only without attention DP (tp-size > 1), where that reading is certain.
+        if attn_dp.value <= 1 and self._plain_int("tp-size", 1) > 1:
+            unsupported.append("attention tensor parallelism greater than one")
+        if self.flag_value("enable-pd-role-switch"):
+            unsupported.append("runtime PD role switching")
+        if self.flag_value("enable-hisparse"):
+            unsupported.append("HiSparse")
+        threshold = self.arg("disaggregation-decode-host-receive-threshold")
+        if threshold is not None and isinstance(threshold.node, Scalar):
+            try:
+                if float(str(threshold.node.value)) < 1:
+                    unsupported.append("decode host KV buffering")
+            except ValueError:
+                pass
+        if pd_mode == "decode" and (self.flag_value("disaggregation-decode-enable-radix-cache") or self.flag_value("enable-hierarchical-cache")):
+            unsupported.append("decode radix cache or decode HiCache")
+        if unsupported:
+            self.event(
+                "prefill-complete-refused",
+                "ValueError: --disaggregation-decode-allocation-policy prefill_complete does not yet support " + ", ".join(unsupported),
+                arg,
+                location=arg.value_loc,
+            )
+
+    def online_compress_mtp(self, target: ModelConfig | None, draft: "Pool | None", platform: Val) -> None:
+        """``SGLANG_OPT_USE_ONLINE_COMPRESS=1`` with speculative decoding on CUDA: the DSV4 pool asserts.
+
+        ``get_compress_state_ring_size`` (``mem_cache/deepseek_v4_memory_pool.py`` 0.5.23:72-74,
+        0.5.22:62-64, 0.5.20:48-50, 0.5.17:41-43): ``ONLINE_C128 = not _is_hip and
+        SGLANG_OPT_USE_ONLINE_COMPRESS``; a c128 layer of a speculative server raises
+        ``AssertionError: online c128 does not support MTP`` unless
+        ``SGLANG_EXPERIMENTAL_ONLINE_C128_MTP`` is on. Reported when the target's config.json
+        lists a compression ratio of 128.
+        """
+        env = self.dep.env
+        on = env.get("SGLANG_OPT_USE_ONLINE_COMPRESS")
+        if draft is None or platform.value != "cuda" or on is None or on.value.lower() not in ("1", "true", "yes", "y"):
+            return
+        mtp = env.get("SGLANG_EXPERIMENTAL_ONLINE_C128_MTP")
+        if mtp is not None and mtp.value.lower() in ("1", "true", "yes", "y"):
+            return
+        ratios = target.get("compress_ratios") if target is not None else None
+        if ratios is None or not isinstance(ratios.value, list) or 128 not in ratios.value:
+            return
+        self.event(
+            "online-compress-mtp",
+            "SGLANG_OPT_USE_ONLINE_COMPRESS=1 with speculative decoding: AssertionError: online c128 does not support MTP "
+            "(building the DSV4 pool, mem_cache/deepseek_v4_memory_pool.py get_compress_state_ring_size)",
+            location=on.location,
+            env=on,
+        )
+
+    def dspark_draft_missing(self, target: ModelConfig | None, spec_arg: Arg | None, model_path: Val | None) -> None:
+        """DSPARK with no draft path: SGLang's speculative hook needs a draft bundled in the target.
+
+        ``_handle_dspark`` (``arg_groups/speculative_hook.py``, 0.5.23:720-755, 0.5.17:313-323)
+        defaults the draft to the target checkpoint only when its config.json has a non-null
+        ``dspark_block_size``, ``dspark_markov_rank``, ``dspark_noise_token_id`` or
+        ``dspark_target_layer_ids`` (``dspark_config.checkpoint_bundles_dspark_draft``); 0.5.23
+        also takes a ``dspark/`` subfolder of a local checkpoint that holds a config.json.
+        Otherwise: ``ValueError: DSpark dense speculative decoding requires setting
+        --speculative-draft-model-path.`` Reported only when swacheck read the target's config.json.
+        """
+        if target is None or target.private or spec_arg is None:
+            return
+        keys = ("dspark_block_size", "dspark_markov_rank", "dspark_noise_token_id", "dspark_target_layer_ids")
+        if any((val := target.get(k)) is not None and val.value is not None for k in keys):
+            return
+        if self.profile.dspark_subfolder:
+            import os  # only here: whether a local checkpoint folder ships a dspark/ draft
+
+            path = model_path.value if model_path is not None and isinstance(model_path.value, str) else None
+            folder = os.path.join(self.dep.server.base_dir, path) if path else None
+            if folder is None or not os.path.isdir(folder):
+                return  # a Hub id or an inline config: SGLang would look for dspark/config.json on the Hub
+            if os.path.isfile(os.path.join(folder, "dspark", "config.json")):
+                return
+        self.event(
+            "dspark-draft-missing",
+            f"speculative-algorithm DSPARK without speculative-draft-model-path, and {target.label} bundles no DSpark draft "
+            "(no dspark_* key" + (", no dspark/ subfolder" if self.profile.dspark_subfolder else "") + ")",
+            spec_arg,
+        )
 
     def dspark_draft_tokens(self, draft_model: ModelConfig | None, ndt: Val | None) -> Val:
         """gamma + 1, gamma from --speculative-dspark-block-size, the draft checkpoint, or 7."""
