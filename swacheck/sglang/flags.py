@@ -222,11 +222,13 @@ def value_refusal(option: Option, text: str) -> tuple[str, str] | None:
             return "a number", f"argument {flag}: invalid float value: {text!r}"
         return "an integer (or 1k, 1M, 1Ki, ...)", f"argument {flag}: Invalid integer value: {text.strip()!r}"
     if option.choices:
-        if option.type in ("int", "float"):
-            conv = int if option.type == "int" else float
-            allowed = [conv(c) for c in option.choices]
-        else:
-            value, allowed = text, list(option.choices)
+        conv = int if option.type == "int" else float if option.type == "float" else None
+        try:
+            allowed: list = [conv(c) for c in option.choices] if conv is not None else list(option.choices)
+        except ValueError:  # a table row swacheck cannot convert: compare the text
+            allowed = list(option.choices)
+        if conv is None or not all(isinstance(a, conv) for a in allowed):
+            value = text
         if value not in allowed:
             listed = ", ".join(repr(c) for c in allowed)
             return "one of " + ", ".join(option.choices), f"argument {flag}: invalid choice: {value!r} (choose from {listed})"
