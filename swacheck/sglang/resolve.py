@@ -319,6 +319,8 @@ class _Resolver:
         if model is None:
             raise InputProblem(f"no model config for the {role} pool: give model-path or {role}.model_config", self.dep.location)
         val = model.int_field("sliding_window")
+        if val is None and model.model_type == "deepseek_v4" and model.file is not None and not model.private:
+            raise _ModelConfigRefused(role, model)
         if val is None:
             raise InputProblem(
                 f"{model.label} has no 'sliding_window': swacheck reads the SWA window of a DeepSeek-V4 "
@@ -818,6 +820,33 @@ class _Resolver:
         return Resolution(self.dep, self.profile, self.values, self.events, "skipped", reason, pd=pd, duplicates=list(self.dep.duplicates))
 
 
+class _ModelConfigRefused(Exception):
+    """A checkpoint config SGLang's ``ModelConfig`` cannot load: the launch stops there."""
+
+    def __init__(self, role: str, model: ModelConfig):
+        super().__init__(role)
+        self.role, self.model = role, model
+
+
 def resolve(dep: Deployment, models: ModelStore, profile: SGLangProfile = DEFAULT) -> Resolution:
     """Resolve one deployment. Raises :class:`InputProblem` when a needed input is missing."""
-    return _Resolver(dep, models, profile).run()
+    resolver = _Resolver(dep, models, profile)
+    try:
+        return resolver.run()
+    except _ModelConfigRefused as refused:
+        # A model_type deepseek_v4 config.json without sliding_window: SGLang's config class
+        # (utils/hf_transformers/common.py _DeepseekV4ConfigAlias) has no default for it and
+        # ModelConfig's DSV4 branch reads it (configs/model_config.py 0.5.23:1425, 0.5.22:1316,
+        # 0.5.20:1149, 0.5.17:880): the launch stops with an AttributeError, no pool is built.
+        model = refused.model
+        root = model.root.loc
+        resolver.event(
+            "model-config-refused",
+            f"{model.label} ({refused.role}) has no 'sliding_window': SGLang's ModelConfig fails: "
+            "AttributeError: '_DeepseekV4ConfigAlias' object has no attribute 'sliding_window'",
+            location=root,
+            role=refused.role,
+        )
+        pd = resolver.values.get("disaggregation_mode")
+        is_pd = (pd is not None and pd.value in ("prefill", "decode")) or dep.assume_pd
+        return resolver.skipped(f"SGLang cannot load the {refused.role} model config (no sliding_window): no pools to compare", is_pd)
