@@ -8,6 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from . import __version__
+from .limits import MAX_FILE_SIZE
 from .report.escape import print_error, terminal
 from .settings import FAIL_ON, FORMATS, Settings
 
@@ -146,7 +147,7 @@ def check(
     align_to: Annotated[Optional[str], typer.Option(help="Which side a geometry fix keeps: target (default; the draft follows) or draft.")] = None,
     color: Annotated[Optional[str], typer.Option(help="Colour: auto (default), always or never. NO_COLOR and FORCE_COLOR are honoured.")] = None,
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file; the summary line still goes to the terminal.")] = None,
-    max_file_size: Annotated[Optional[int], typer.Option(min=1, help="Refuse input files larger than this many bytes (default 10 MiB).")] = None,
+    max_file_size: Annotated[Optional[int], typer.Option(min=1, max=MAX_FILE_SIZE, help="Refuse input files larger than this many bytes (default 10 MiB, also the most).")] = None,
     fix: Annotated[bool, typer.Option("--fix", help="Apply the safe fixes in place (only the edited spans change), then check again.")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="Print the fixes as a unified diff; write nothing.")] = False,
     unsafe_fixes: Annotated[

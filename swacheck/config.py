@@ -26,6 +26,7 @@ import os
 import re
 from typing import Any
 
+from . import limits
 from .settings import FAIL_ON, FORMATS, Settings
 
 PLATFORMS = ("cuda", "rocm", "npu")
@@ -68,8 +69,15 @@ def read_config(path: str) -> tuple[str, dict[str, Any], str] | None:
     import tomllib  # only when there is a file to read
 
     try:
+        from .loading import special_kind
+
+        kind = special_kind(os.stat(path).st_mode)
+        if kind is not None:  # a FIFO or a device would block or never end
+            raise ConfigError(f"{_rel(path)}: is {kind}, not a regular file")
         with open(path, "rb") as fh:
-            raw = fh.read()
+            raw = fh.read(limits.MAX_FILE_SIZE + 1)
+        if len(raw) > limits.MAX_FILE_SIZE:
+            raise ConfigError(f"{_rel(path)}: file is more than {limits.MAX_FILE_SIZE} bytes, above the limit")
         data = tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{_rel(path)}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
@@ -147,6 +155,11 @@ def _convert(key: str, value: Any, where: str, base: str) -> Any:
     if key == "max-file-size":
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise ConfigError(f"{where}: max-file-size must be a positive integer, got {value!r}")
+        if value > limits.MAX_FILE_SIZE:  # a pull request must not raise a budget (limits.py)
+            raise ConfigError(
+                f"{where}: max-file-size {value} is above the hard maximum of {limits.MAX_FILE_SIZE} bytes; "
+                "a configuration can only lower it"
+            )
         return value
     if key in ("env", "model-config"):
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from .inputs import Candidate, Deployment, discover, read_inputs
-from .loading import FileCache
+from . import limits
+from .loading import FileCache, read_stdin
 from .model import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val, position_key
 from .pairing import ServerPair, find_pairs
 from .paths import find_root, forget as forget_paths, real
@@ -49,10 +50,16 @@ class RunResult:
     exit_code: int = 0
     pairs: list[ServerPair] = field(default_factory=list)
     alone: list[tuple[DeploymentResult, str]] = field(default_factory=list)  # PD servers left unpaired
+    skipped_why: dict[str, str] = field(default_factory=dict)  # a skipped file -> why, when not "not a deployment"
+
+
+# What a launch that is not swacheck's business still reports (Resolution.quiet).
+QUIET_RULES = {"": None, "no-pools": ("SWA306", "SWA307"), "unknown": ("SWA306", "SWA307"), "other": ()}
 
 
 def check(res: Resolution, ctx: Context, settings: Settings) -> list[Finding]:
-    return [f for rule in DEPLOYMENT_RULES if settings.rule_enabled(rule.CODE) for f in rule.check(res, ctx)]
+    allowed = QUIET_RULES.get(res.quiet)
+    return [f for rule in DEPLOYMENT_RULES if settings.rule_enabled(rule.CODE) and (allowed is None or rule.CODE in allowed) for f in rule.check(res, ctx)]
 
 
 def files_read(res: Resolution) -> list[str]:
@@ -166,17 +173,24 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     from .units import add_partners, plan
 
     forget_paths()
+    limits.start_run()
     named = [settings.stdin_filename if p == "-" and settings.stdin_filename else p for p in settings.paths]
     settings.root = settings.root or find_root(named)
-    candidates, totals.errors = discover(settings.paths, settings.exclude, settings.root)
+    candidates, totals.errors = discover(settings.paths, settings.exclude, settings.root, totals.skipped_why)
+    totals.skipped.extend(totals.skipped_why)
     files = FileCache(settings.max_file_size, settings.root)
     stdin_text = None
     if any(c.path == "-" for c in candidates):
         if settings.stdin_text is not None:
             stdin_text = settings.stdin_text
         else:
-            stdin_text = "" if sys.stdin is None or sys.stdin.closed else sys.stdin.read()
-        if settings.stdin_filename:  # checked as that file, from the text given
+            try:  # the one input that is not a regular file: read up to the size limit
+                stdin_text = read_stdin(sys.stdin, settings.max_file_size)
+            except InputProblem as problem:
+                totals.errors.append(problem.to_error())
+                candidates = [c for c in candidates if c.path != "-"]
+                stdin_text = ""
+        if settings.stdin_filename and any(c.path == "-" for c in candidates):  # checked as that file, from the text given
             files.provide(settings.stdin_filename, stdin_text)
             candidates = [Candidate(settings.stdin_filename, True) if c.path == "-" else c for c in candidates]
             stdin_text = None

@@ -124,15 +124,15 @@ def touches(spans: list[tuple[int, int, str]], shared: list[tuple[int, int]]) ->
 
 
 def _is_yaml(state: FileState) -> bool:
-    """Whether a file is read as YAML (not JSON, a launch script or a Dockerfile): where anchors
-    and aliases exist. A script's fixes are checked by the next round's re-check alone."""
+    """Whether a file is read as YAML (not JSON, a launch script, a Dockerfile or a doc -- the
+    file kinds of inputs/kinds.py): where anchors and aliases exist. A script's or a doc's fixes
+    are checked by the next round's re-check alone."""
     from .inputs import kinds
 
     path = state.path
     return not (
         path.lower().endswith(".json")
-        or kinds.is_script_path(path)
-        or kinds.is_dockerfile_path(path)
+        or kinds.file_kind(path) is not None
         or kinds.has_shell_shebang(state.original[:200])
     )
 

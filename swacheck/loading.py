@@ -15,11 +15,13 @@ import bisect
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 import yaml
 
+from . import limits
 from .model import InputProblem, Location
 from .report.escape import one_line
 from .paths import real
@@ -50,8 +52,8 @@ class _YamlLoader(_SafeLoader):  # type: ignore[misc, valid-type]
             return tag
         return super().resolve(kind, value, implicit)
 
-DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024  # bytes; a config file is a few KiB
-MAX_DEPTH = 200  # nesting levels; real configs use fewer than 10
+DEFAULT_MAX_FILE_SIZE = limits.MAX_FILE_SIZE  # bytes; a config file is a few KiB
+MAX_DEPTH = limits.MAX_NESTING  # nesting levels; real configs use fewer than 10
 
 
 # --------------------------------------------------------------------------- tree
@@ -98,24 +100,26 @@ class Sequence:
 
 Node = Scalar | Mapping | Sequence
 
-MAX_PLAIN_NODES = 100_000  # a config value has a few dozen; aliases could make it 9**10
+MAX_PLAIN_NODES = limits.MAX_PLAIN_NODES  # a config value has a few dozen; aliases could make it 9**10
 
 
 def _plain(node: "Node") -> Any:
     """Plain Python data for a subtree, refusing alias bombs (aliases share nodes, this expands them)."""
     budget = [MAX_PLAIN_NODES]
 
-    def walk(n: Node) -> Any:
+    def walk(n: Node, depth: int) -> Any:
         budget[0] -= 1
         if budget[0] < 0:
             raise InputProblem(f"this value expands to more than {MAX_PLAIN_NODES} items (YAML aliases?)", node.loc)
+        if depth > MAX_DEPTH:  # only an alias inside its own anchor gets here: the tree is at most MAX_DEPTH deep
+            raise InputProblem("this value contains itself (a YAML alias inside its own anchor)", node.loc)
         if isinstance(n, Scalar):
             return n.value
         if isinstance(n, Mapping):
-            return {k: walk(p.value) for k, p in n.pairs.items()}
-        return [walk(i) for i in n.items]
+            return {k: walk(p.value, depth + 1) for k, p in n.pairs.items()}
+        return [walk(i, depth + 1) for i in n.items]
 
-    return walk(node)
+    return walk(node, 0)
 
 
 @dataclass(slots=True)
@@ -143,7 +147,9 @@ class SourceFile:
     raw_documents: int = 1  # documents in the stream, empty ones included (yaml.safe_load wants 1)
 
 
-def kind_name(node: Node) -> str:
+def kind_name(node: Node | None) -> str:
+    if node is None:
+        return "nothing"
     if isinstance(node, Mapping):
         return "a mapping"
     if isinstance(node, Sequence):
@@ -171,18 +177,57 @@ CHECKED: dict[str, str] | None = None
 OVERLAY: dict[str, bytes] = {}
 
 
+def special_kind(mode: int) -> str | None:
+    """What a file that is not a regular file is, in a few words; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def not_regular(path: str, kind: str) -> InputProblem:
+    if kind == "a directory":
+        return InputProblem("is a directory, expected a file", file=path)
+    return InputProblem(f"is {kind}, not a regular file: swacheck reads only regular files (use - for standard input)", file=path)
+
+
 def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
-    """Read a file as UTF-8 text (a BOM is accepted), refusing binary and oversized files."""
+    """Read a regular file as UTF-8 text (a BOM is accepted), refusing binary and oversized files.
+
+    Only regular files are opened: a FIFO, a device or a socket (``/dev/zero``, ``/dev/stdin``,
+    a named pipe in a walked folder) is refused after a ``stat``, and the file is then opened
+    with ``O_NONBLOCK`` and checked again with ``fstat`` (it may have been swapped in between),
+    so no open or read can block. Every byte counts against the run's budget (``limits``).
+    """
     if OVERLAY and path != "-" and real(path) in OVERLAY:
         return decode(OVERLAY[real(path)], path)
+    max_size = min(max_size, limits.MAX_FILE_SIZE)
+    if "\0" in path:
+        raise InputProblem("no such file: the name holds a NUL byte, which no file name can", file=path)
     try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
+        kind = special_kind(os.stat(path).st_mode)
+        if kind is not None:
+            raise not_regular(path, kind)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            kind = special_kind(st.st_mode)
+            if kind is not None:
+                raise not_regular(path, kind)
+            size = st.st_size
             if size > max_size:
                 raise InputProblem(f"file is {size} bytes, above the {max_size}-byte limit (--max-file-size)", file=path)
-            # a regular file's size is known: never allocate max_size for a small file; a pipe
-            # or /dev/stdin reports 0, so it is read up to the limit
-            data = fh.read(size + 1 if size else max_size + 1)
+            limits.charge_read(size, path)
+            data = fh.read(size + 1)  # a regular file's size is known: never allocate more
     except InputProblem:
         raise
     except IsADirectoryError:
@@ -191,15 +236,31 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
         raise InputProblem("no such file", file=path) from None
     except PermissionError:
         raise InputProblem("permission denied", file=path) from None
-    except OSError as exc:
-        raise InputProblem(f"cannot read: {exc.strerror or exc}", file=path) from None
-    if len(data) > max_size:  # a pipe, or a file that grew
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputProblem(f"cannot read: {reason}", file=path) from None
+    if len(data) > max_size:  # a file that grew while it was read
         raise InputProblem(f"file is more than {max_size} bytes, above the limit (--max-file-size)", file=path)
     if CHECKED is not None and path != "-":
         import hashlib
 
         CHECKED.setdefault(real(path), hashlib.sha256(data).hexdigest())
     return decode(data, path)
+
+
+def read_stdin(stream, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:  # type: ignore[no-untyped-def]
+    """Standard input (``-``), read up to the size limit: the one input that is not a regular file."""
+    max_size = min(max_size, limits.MAX_FILE_SIZE)
+    if stream is None or stream.closed:
+        return ""
+    raw = getattr(stream, "buffer", None)
+    data = raw.read(max_size + 1) if raw is not None else stream.read(max_size + 1)
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    if len(data) > max_size:
+        raise InputProblem(f"standard input is more than {max_size} bytes, above the limit (--max-file-size)", file="-")
+    limits.charge_read(len(data), "-")
+    return decode(data, "-")
 
 
 def decode(data: bytes, path: str) -> str:
@@ -283,99 +344,180 @@ _SCALARS: dict[str, Any] = {
 _ODD_CHARS = ("\x85", "\u2028", "\u2029", "\ufeff")
 
 
+_ScalarEvent = yaml.ScalarEvent
+_SequenceStartEvent = yaml.SequenceStartEvent
+_MappingStartEvent = yaml.MappingStartEvent
+_AliasEvent = yaml.AliasEvent
+_ScalarNodeType = yaml.ScalarNode
+_CollectionEndEvents = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
 class _YamlConverter:
-    def __init__(self, path: str, lines: Lines, text: str):
+    """Builds the position-keeping tree straight from libyaml's events, as PyYAML's composer
+    would compose it (the same tags, anchors and aliases, the same errors), without ever holding
+    PyYAML's own node tree: a node costs only what swacheck keeps of it, and the file's node
+    count (``limits.MAX_YAML_NODES``) and nesting (``MAX_DEPTH``) are checked while it is read,
+    before anything is built for what lies beyond them."""
+
+    def __init__(self, path: str, lines: Lines, text: str, loader: Any):
         self.path = path
         self.lines = lines
+        self.loader = loader
         self.constructor = _SAFE()
-        self.memo: dict[int, Node] | None = {} if "*" in text else None  # aliases share nodes
+        self.anchors: dict[str, tuple[Node, Any]] = {}  # anchor -> (node, its start mark)
         self.duplicates: list[Duplicate] = []
+        self.nodes = 0  # in the whole file (every document)
+        self.max_nodes = limits.MAX_YAML_NODES
         if any(c in text for c in _ODD_CHARS):
             self.loc = self._loc_from_offsets  # type: ignore[method-assign]
 
-    def loc(self, node: yaml.Node) -> Location:
+    def loc(self, s: Any, e: Any) -> Location:
         """A scalar's span from libyaml's own line and column (a collection's end can differ at the
         end of a stream without a final line break, so collections use :meth:`_loc_from_offsets`)."""
-        s, e = node.start_mark, node.end_mark
         return Location(self.path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
 
-    def _loc_from_offsets(self, node: yaml.Node) -> Location:
-        return self.lines.loc(self.path, node.start_mark.index, node.end_mark.index)
+    def _loc_from_offsets(self, s: Any, e: Any) -> Location:
+        return self.lines.loc(self.path, s.index, e.index)
 
-    def scalar(self, node: yaml.ScalarNode) -> Scalar:
-        tag = node.tag
+    def count(self, mark: Any) -> None:
+        """Called once the file has more nodes than its budget."""
+        if self.nodes > limits.MAX_YAML_NODES:
+            raise InputProblem(
+                f"more than {limits.MAX_YAML_NODES} YAML nodes in this file (the limit per file)", self.loc(mark, mark)
+            )
+
+    def document(self) -> Node:
+        """The next document's root (the DOCUMENT-START event is next)."""
+        loader = self.loader
+        loader.get_event()  # DOCUMENT-START
+        root = self.node(loader.get_event(), 0)
+        loader.get_event()  # DOCUMENT-END
+        self.anchors = {}
+        return root
+
+    def _tag(self, event: Any, kind: Any) -> str:
+        tag = event.tag
+        if tag is None or tag == "!":
+            tag = self.loader.resolve(kind, event.value if kind is yaml.ScalarNode else None, event.implicit)
+        return tag
+
+    def _anchor(self, event: Any, node: Node) -> None:
+        anchor = event.anchor
+        if anchor is not None:
+            if anchor in self.anchors:
+                first = self.anchors[anchor][1]
+                raise InputProblem(
+                    f"invalid YAML: the anchor &{one_line(anchor)} is defined twice (first on line {self.loc(first, first).line})",
+                    self.loc(event.start_mark, event.start_mark),
+                )
+            self.anchors[anchor] = (node, event.start_mark)
+
+    def node(self, event: Any, depth: int) -> Node:
+        cls = type(event)
+        if cls is _AliasEvent:  # share the anchored node, never expand it
+            hit = self.anchors.get(event.anchor)
+            if hit is None:
+                raise yaml.composer.ComposerError(None, None, f"found undefined alias {event.anchor!r}", event.start_mark)
+            return hit[0]
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            self.count(event.start_mark)
+        if depth > MAX_DEPTH:
+            raise InputProblem(f"nested more than {MAX_DEPTH} levels deep", self.loc(event.start_mark, event.start_mark))
+        if cls is _ScalarEvent:
+            out: Node = self.scalar(event, self._tag(event, yaml.ScalarNode))
+            self._anchor(event, out)
+            return out
+        if cls is _SequenceStartEvent:
+            return self.sequence(event, depth)
+        return self.mapping(event, depth)
+
+    def scalar(self, event: Any, tag: str) -> Scalar:
         if tag not in _SCALARS:
-            raise InputProblem(f"unsupported YAML tag {tag!r}: swacheck reads plain data only", self.loc(node))
+            raise InputProblem(f"unsupported YAML tag {tag!r}: swacheck reads plain data only", self.loc(event.start_mark, event.end_mark))
         construct = _SCALARS[tag]
         if construct is None:
-            value: Any = node.value
+            value: Any = event.value
         else:
+            node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
             try:
                 value = construct(self.constructor, node)
-            except (yaml.YAMLError, ValueError, OverflowError) as exc:
-                raise InputProblem(f"bad {tag.rsplit(':', 1)[-1]} value {node.value!r}: {exc}", self.loc(node)) from None
-        return Scalar(value, self.loc(node), node.style in ("'", '"'))
+            except (yaml.YAMLError, ValueError, OverflowError, KeyError, IndexError, TypeError) as exc:
+                # PyYAML's constructors assume the implicit resolver chose the tag: an explicit
+                # `!!bool maybe` is a KeyError, `!!int ""` an IndexError
+                kind = tag.rsplit(":", 1)[-1]
+                why = f": {exc}" if isinstance(exc, (yaml.YAMLError, ValueError)) and str(exc) else ""
+                raise InputProblem(f"bad {kind} value {one_line(repr(event.value))}{why}", self.loc(event.start_mark, event.end_mark)) from None
+        return Scalar(value, self.loc(event.start_mark, event.end_mark), event.style in ("'", '"'))
 
-    def convert(self, node: yaml.Node, depth: int = 0) -> Node:
-        memo = self.memo
-        if memo is not None:
-            done = memo.get(id(node))
-            if done is not None:  # an alias: share the converted node, never expand it
-                return done
-        if depth > MAX_DEPTH:
-            raise InputProblem(f"nested more than {MAX_DEPTH} levels deep", self.loc(node))
-        cls = type(node)
-        if cls is yaml.ScalarNode:
-            out: Node = self.scalar(node)
-            if memo is not None:
-                memo[id(node)] = out
-            return out
-        if cls is yaml.SequenceNode:
-            if node.tag != _SEQ_TAG:
-                raise InputProblem(f"unsupported YAML tag {node.tag!r} on a list: swacheck reads plain data only", self.loc(node))
-            seq = Sequence(self._loc_from_offsets(node))
-            if memo is not None:
-                memo[id(node)] = seq
-            seq.items = [self.convert(child, depth + 1) for child in node.value]
-            return seq
-        if node.tag != _MAP_TAG:
-            raise InputProblem(f"unsupported YAML tag {node.tag!r} on a mapping: swacheck reads plain data only", self.loc(node))
-        mapping = Mapping(self._loc_from_offsets(node), flow=bool(node.flow_style))
-        if memo is not None:
-            memo[id(node)] = mapping
+    def sequence(self, start: Any, depth: int) -> Sequence:
+        tag = self._tag(start, yaml.SequenceNode)
+        if tag != _SEQ_TAG:
+            raise InputProblem(f"unsupported YAML tag {tag!r} on a list: swacheck reads plain data only", self.loc(start.start_mark, start.end_mark))
+        seq = Sequence(self.lines.loc(self.path, start.start_mark.index, start.start_mark.index))
+        self._anchor(start, seq)
+        items = seq.items
+        get = self.loader.get_event
+        while True:
+            event = get()
+            if type(event) is yaml.SequenceEndEvent:
+                break
+            items.append(self.node(event, depth + 1))
+        seq.loc = self._loc_from_offsets(start.start_mark, event.end_mark)
+        return seq
+
+    def mapping(self, start: Any, depth: int) -> Mapping:
+        tag = self._tag(start, yaml.MappingNode)
+        if tag != _MAP_TAG:
+            raise InputProblem(f"unsupported YAML tag {tag!r} on a mapping: swacheck reads plain data only", self.loc(start.start_mark, start.end_mark))
+        mapping = Mapping(self.lines.loc(self.path, start.start_mark.index, start.start_mark.index), flow=bool(start.flow_style))
+        self._anchor(start, mapping)
         pairs = mapping.pairs
-        for key_node, value_node in node.value:
-            key_tag = key_node.tag
-            if key_tag == _STR_TAG and type(key_node) is yaml.ScalarNode and depth < MAX_DEPTH:
-                name, key_loc = key_node.value, self.loc(key_node)  # the usual key: plain text
+        get = self.loader.get_event
+        resolve = self.loader.resolve
+        while True:
+            event = get()
+            if type(event) is yaml.MappingEndEvent:
+                break
+            if type(event) is _ScalarEvent and depth < MAX_DEPTH and event.anchor is None and (event.tag or resolve(_ScalarNodeType, event.value, event.implicit)) == _STR_TAG:
+                self.nodes += 1  # the usual key: plain text
+                if self.nodes > self.max_nodes:
+                    self.count(event.start_mark)
+                name, key_loc = event.value, self.loc(event.start_mark, event.end_mark)
             else:
-                if key_tag == _TAG + "merge":
-                    raise InputProblem("YAML merge keys (<<) are not supported", self.loc(key_node))
-                key = self.convert(key_node, depth + 1)
+                if type(event) is _ScalarEvent and self._tag(event, yaml.ScalarNode) == _TAG + "merge":
+                    raise InputProblem("YAML merge keys (<<) are not supported", self.loc(event.start_mark, event.end_mark))
+                key = self.node(event, depth + 1)
                 if not isinstance(key, Scalar) or isinstance(key.value, (list, dict)):
                     raise InputProblem("a mapping key must be a plain scalar", key.loc)
                 name = key.value if isinstance(key.value, str) else str(key.value)
                 key_loc = key.loc
-            value = self.convert(value_node, depth + 1)
+            value = self.node(get(), depth + 1)
             old = pairs.pop(name, None)
             if old is not None:
                 self.duplicates.append(Duplicate(name, old.key_loc, key_loc, old, mapping))
             pairs[name] = Pair(name, key_loc, value)
+        mapping.loc = self._loc_from_offsets(start.start_mark, event.end_mark)
         return mapping
 
 
 def parse_yaml(text: str, path: str, seen: list[int] | None = None) -> Iterator[Document]:
     """Yield the non-empty documents; ``seen[0]`` counts every document, empty ones included."""
     lines = Lines(text)
+    loader = _YamlLoader(text)
+    conv = _YamlConverter(path, lines, text, loader)
     try:
-        for index, root in enumerate(yaml.compose_all(text, Loader=_YamlLoader)):
+        loader.get_event()  # STREAM-START
+        index = 0
+        while not loader.check_event(yaml.StreamEndEvent):
+            conv.duplicates = []
+            tree = conv.document()
             if seen is not None:
                 seen[0] = index + 1
-            if isinstance(root, yaml.ScalarNode) and root.tag == "tag:yaml.org,2002:null" and not root.value:
+            index += 1
+            if isinstance(tree, Scalar) and tree.value is None and _empty_null(text, tree.loc, lines):
                 continue  # an empty document (e.g. a trailing `---`): nothing to check
-            conv = _YamlConverter(path, lines, text)
-            tree = conv.convert(root)
-            yield Document(tree, index, conv.duplicates)
+            yield Document(tree, index - 1, conv.duplicates)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -400,6 +542,13 @@ def parse_yaml(text: str, path: str, seen: list[int] | None = None) -> Iterator[
         raise InputProblem(f"invalid YAML: {exc}", file=path) from None
     except RecursionError:
         raise InputProblem(f"nested more than {MAX_DEPTH} levels deep", file=path) from None
+    finally:
+        loader.dispose()
+
+
+def _empty_null(text: str, loc: Location, lines: Lines) -> bool:
+    """Whether a null document root is written as nothing at all (an empty document)."""
+    return (loc.line, loc.column) == (loc.end_line, loc.end_column)
 
 
 # --------------------------------------------------------------------------- JSON
@@ -417,6 +566,7 @@ class _JsonParser:
         self.path = path
         self.lines = Lines(text)
         self.duplicates: list[Duplicate] = []
+        self.nodes = 0
 
     def loc(self, start: int, end: int) -> Location:
         return self.lines.loc(self.path, start, end)
@@ -440,6 +590,9 @@ class _JsonParser:
     def value(self, i: int, depth: int) -> tuple[Node, int]:
         if depth > MAX_DEPTH:
             raise self.fail(f"nested more than {MAX_DEPTH} levels deep", i)
+        self.nodes += 1
+        if self.nodes > limits.MAX_YAML_NODES:  # the same budget as YAML's: JSON is YAML
+            raise InputProblem(f"more than {limits.MAX_YAML_NODES} JSON values in this file (the limit per file)", self.loc(i, i))
         text = self.text
         ch = text[i : i + 1]
         if ch == "{":

@@ -17,7 +17,13 @@ def real(path: str) -> str:
     """``os.path.realpath(path)``, computed once per run; ``-`` (standard input) stays ``-``."""
     found = _real.get(path)
     if found is None:
-        found = _real[path] = path if path == "-" else os.path.realpath(path)
+        if path == "-":
+            found = path
+        elif "\0" in path:  # no file has this name (realpath would raise): reading it says so
+            found = os.path.abspath(path.replace("\0", "\\0"))
+        else:
+            found = os.path.realpath(path)
+        _real[path] = found
     return found
 
 

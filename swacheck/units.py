@@ -35,8 +35,8 @@ from .model import InputProblem
 from .paths import inside, real
 
 EXTENSIONS = (".yaml", ".yml", ".json")
-# text that can make a YAML document a Kubernetes manifest or a Compose file
-_LAUNCH_MARKS = ("apiVersion", "services")
+# text that can make a YAML document one of the launch kinds that may read other files
+_LAUNCH_MARKS = tuple(m for k in kinds.DOCUMENT_KINDS if k.refers for m in k.marks)
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -124,8 +124,8 @@ def plan(
     for c in list(candidates):
         if c.path == "-":
             text = stdin_text or ""
-        elif kinds.is_script_path(c.path) or kinds.is_dockerfile_path(c.path) or not c.path.lower().endswith(EXTENSIONS):
-            single = True  # a launch command may read any file with --config
+        elif (kind := kinds.file_kind(c.path)) is not None or not c.path.lower().endswith(EXTENSIONS):
+            single = single or kind is None or kind.refers  # a launch command may read any file with --config
             continue
         else:
             try:

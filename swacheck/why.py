@@ -820,6 +820,11 @@ def _read_log(path: str) -> tuple[Parse | None, str]:
         text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
         return parse_text(text), ""
     try:
+        from .loading import special_kind
+
+        kind = special_kind(os.stat(path).st_mode)
+        if kind is not None and kind != "a directory":  # a FIFO or a device would block or never end
+            return None, f"{path}: is {kind}, not a regular file: swacheck reads only regular files (use - for standard input)"
         with open(path, encoding="utf-8", errors="replace") as fh:
             return parse_lines(fh), ""
     except FileNotFoundError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 
@@ -243,14 +244,26 @@ def test_installed_console_script_runs_on_examples():
     assert "SWA101" in proc.stdout and "Checked 22 deployments" in proc.stdout
 
 
-def test_a_pipe_named_on_the_command_line_is_read_once(tree):
-    """/dev/fd/N (bash process substitution) and /dev/stdin report size 0 and can be read once."""
+def test_a_pipe_named_on_the_command_line_is_refused_and_dash_reads_standard_input(tree):
+    """Only regular files are opened (issue 15): /dev/fd/N (bash process substitution) is a pipe,
+    refused with one line that names the way that works: ``-`` reads standard input."""
     root = tree({"server.yaml": EAGLE + "disaggregation-mode: prefill\n"})
     proc = subprocess.run(
-        ["bash", "-c", f'"{sys.executable}" -m swacheck --format json <(cat server.yaml)'],
+        ["bash", "-c", f'"{sys.executable}" -m swacheck --no-config --format json <(cat server.yaml)'],
         capture_output=True,
         text=True,
         cwd=root,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    [line] = proc.stderr.splitlines()
+    assert re.fullmatch(r"/dev/fd/\d+: is a FIFO \(named pipe\), not a regular file: swacheck reads only regular files \(use - for standard input\)", line)
+    proc = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m swacheck --no-config --format json - < server.yaml'],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["deployments"][0]["target"]["tuple"] == [256, 128, None]

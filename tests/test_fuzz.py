@@ -484,3 +484,101 @@ def test_random_server_configs(work, config, wrap, platform, unified, args):
         doc = {"swacheck": 1, "name": "fuzz", "platform": platform, "env": env, "server": "_fuzz_server.yaml"}
         (work / name).write_text(json.dumps(doc), encoding="utf-8")
     check_everything(work, name, *args)
+
+
+# --------------------------------------------------------------------------- (e) hostile shapes (issue 15)
+# Expansion chains, scripts that source each other (or themselves), odd YAML tags: the shapes
+# where a few hundred bytes once took gigabytes, hung, or crashed the run. Whatever the draw, the
+# contract of check_everything holds, and a budget that is passed is an input error, not a crash.
+
+LAUNCH_WORDS = "python -m sglang.launch_server --model-path models/v4 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1"
+
+
+@st.composite
+def expansion_chain(draw) -> list[list[int]]:
+    """Variable i is the concatenation of earlier variables (by index; -1 is the literal x)."""
+    steps = draw(st.integers(1, 24))
+    return [draw(st.lists(st.integers(-1, i - 1), min_size=1, max_size=3)) for i in range(steps)]
+
+
+def _chain_file(kind: str, chain: list[list[int]], quote: str) -> tuple[str, str]:
+    def ref(j: int, style: str) -> str:
+        if j < 0:
+            return "x"
+        return {"shell": "${V%d}", "k8s": "$(V%d)", "compose": "${V%d}", "docker": "${V%d}"}[style] % j
+
+    last = f"V{len(chain) - 1}"
+    if kind == "shell":
+        lines = ["#!/bin/sh"] + [f"V{i}={quote}{''.join(ref(j, 'shell') for j in refs)}{quote}" for i, refs in enumerate(chain)]
+        return "_fuzz_chain.sh", "\n".join(lines + [f'{LAUNCH_WORDS} --served-model-name "${{{last}}}"']) + "\n"
+    if kind == "docker":
+        lines = ["FROM lmsysorg/sglang:latest"] + [f"ARG V{i}={''.join(ref(j, 'docker') for j in refs)}" for i, refs in enumerate(chain)]
+        return "_fuzz_chain.Dockerfile", "\n".join(lines + [f"ENV NAME=${{{last}}}", f'CMD {LAUNCH_WORDS} --served-model-name "$NAME"']) + "\n"
+    if kind == "k8s":
+        env = [{"name": f"V{i}", "value": "".join(ref(j, "k8s") for j in refs)} for i, refs in enumerate(chain)]
+        words = LAUNCH_WORDS.split()
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [
+            {"name": "c", "image": "lmsysorg/sglang", "env": env, "command": words[:1], "args": words[1:] + ["--served-model-name", f"$({last})"]}]}}
+        return "_fuzz_chain.yaml", yaml.safe_dump(pod, sort_keys=False)
+    services = {"services": {"s": {"image": "lmsysorg/sglang", "environment": {f"V{i}": "".join(ref(j, "compose") for j in refs) for i, refs in enumerate(chain)},
+                                   "command": f"{LAUNCH_WORDS} --served-model-name ${{{last}}}"}}}
+    return "_fuzz_compose.yaml", yaml.safe_dump(services, sort_keys=False)
+
+
+@settings(max_examples=examples(0.5), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(chain=expansion_chain(), kind=st.sampled_from(["shell", "docker", "k8s", "compose"]), quote=st.sampled_from(['"', ""]))
+def test_expansion_chains(work, chain, kind, quote):
+    name, text = _chain_file(kind, chain, quote)
+    (work / name).write_text(text, encoding="utf-8")
+    try:
+        check_everything(work, name)
+    finally:
+        (work / name).unlink()
+
+
+@settings(max_examples=examples(0.5), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    graph=st.lists(st.lists(st.integers(0, 3), max_size=6), min_size=1, max_size=4),
+    launches=st.lists(st.booleans(), min_size=4, max_size=4),
+    guard=st.booleans(),
+)
+def test_scripts_that_source_each_other(work, graph, launches, guard):
+    """Script i sources the scripts graph[i] lists (itself too, in cycles, many times)."""
+    names = [f"_fuzz_src{i}.sh" for i in range(4)]
+    for i, name in enumerate(names):
+        lines = ["#!/bin/sh"]
+        for j in graph[i] if i < len(graph) else []:
+            lines.append(f'[ -n "$LOADED{j}" ] || . ./{names[j]}' if guard else f". ./{names[j]}")
+        if launches[i]:
+            lines.append(LAUNCH_WORDS)
+        (work / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    try:
+        check_everything(work, names[0])
+    finally:
+        for name in names:
+            (work / name).unlink()
+
+
+ODD_TAGS = ["!!bool", "!!int", "!!float", "!!null", "!!str", "!!timestamp", "!!binary", "!!set", "!!omap", "!!seq", "!!map",
+            "!", "!foo", "!!python/none", "!!merge", "!<tag:yaml.org,2002:int>", "!!value", "!!yaml"]
+ODD_VALUES = st.sampled_from(["maybe", '""', "''", "0x", "0b", "0o8", "1_000", "-", ".", "~", "null", "yes", "1e400", "-.inf",
+                              ".nan", "2001-13-45", "[]", "{}", "[1, 2]", "{a: 1}", '"\\0"', "0:0:0", "+"]) | st.text(max_size=6)
+
+
+@settings(max_examples=examples(0.5), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    key=st.sampled_from(["model-path", "tp-size", "page-size", "enable-hisparse", "max-running-requests", "server", "platform", "env", "json-model-override-args"]),
+    tag=st.sampled_from(ODD_TAGS),
+    value=ODD_VALUES,
+    shape=st.sampled_from(["server", "deployment", "key"]),
+)
+def test_odd_tags(work, key, tag, value, shape):
+    base = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-num-steps: 3\nspeculative-eagle-topk: 1\n"
+    if shape == "key":
+        text = base + f"{tag} {value}: 1\n"
+    elif shape == "deployment":
+        text = f"swacheck: 1\nserver:\n  model-path: models/v4\n  {key}: {tag} {value}\n"
+    else:
+        text = base + f"{key}: {tag} {value}\n"
+    (work / "_fuzz_tags.yaml").write_text(text, encoding="utf-8")
+    check_everything(work, "_fuzz_tags.yaml")

@@ -517,18 +517,16 @@ def test_yaml_flow_nesting_10000_deep(hostile):
 
 def test_yaml_flow_nesting_unclosed_10000_deep(hostile):
     run, _ = hostile({"flow.yaml": "model-path: " + "{a: " * DEPTH + "\n"})
-    if yaml.__with_libyaml__:
-        assert_input_error(run, "flow.yaml:1:4009: invalid YAML: exceeded maximum nesting depth (while increasing flow level)")
-    else:  # pragma: no cover
-        assert_one_error_line(run, "flow.yaml")
+    # swacheck reads the events as libyaml parses them: its own limit answers first, at the key of
+    # the mapping MAX_DEPTH levels down (once: libyaml's limit of 1000 flow levels, column 4009)
+    assert_input_error(run, f"flow.yaml:1:{13 + 4 * (MAX_DEPTH - 1) + 1}: nested more than {MAX_DEPTH} levels deep")
 
 
 def test_yaml_block_nesting_10000_deep(hostile):
     run, _ = hostile({"block.yaml": "model-path: models/v4\nnest:\n  " + "- " * DEPTH + "leaf\n"})
-    if yaml.__with_libyaml__:
-        assert_input_error(run, "block.yaml:3:1999: invalid YAML: exceeded maximum nesting depth (while increasing block level)")
-    else:  # pragma: no cover
-        assert_one_error_line(run, "block.yaml")
+    # swacheck's own limit answers first, at the list MAX_DEPTH + 1 levels down (once: libyaml's
+    # limit of 1000 block levels, column 1999)
+    assert_input_error(run, f"block.yaml:3:{3 + 2 * MAX_DEPTH}: nested more than {MAX_DEPTH} levels deep")
 
 
 def test_yaml_block_mapping_nesting_past_swachecks_limit(hostile):
@@ -708,11 +706,11 @@ def test_model_path_is_a_file(hostile):
 def test_model_path_missing(hostile, monkeypatch, tmp_path):
     hub = tmp_path / "hub"
     monkeypatch.setenv("HF_HUB_CACHE", str(hub))
-    run, _ = hostile({"server.yaml": EAGLE.replace("models/v4", "models/Nope")})
+    run, _ = hostile({"server.yaml": EAGLE.replace("models/v4", "models/DeepSeek-V4-Nope")})
     assert_input_error(
         run,
-        f"server.yaml:1:13: cannot find config.json for model 'models/Nope'; looked in: models/Nope/config.json, "
-        f"{hub}/models--models--Nope/snapshots/main/config.json; point at a local copy with --model-config models/Nope=PATH",
+        f"server.yaml:1:13: cannot find config.json for model 'models/DeepSeek-V4-Nope'; looked in: models/DeepSeek-V4-Nope/config.json, "
+        f"{hub}/models--models--DeepSeek-V4-Nope/snapshots/main/config.json; point at a local copy with --model-config models/DeepSeek-V4-Nope=PATH",
     )
 
 
@@ -755,9 +753,9 @@ def test_model_path_is_a_symlink_loop(hostile):
 
 
 def test_model_path_with_a_newline_is_quoted(hostile):
-    run, _ = hostile({"server.yaml": 'model-path: "evil\\nname"\n'})
+    run, _ = hostile({"server.yaml": 'model-path: "DeepSeek-V4-evil\\nname"\nspeculative-algorithm: EAGLE\n'})
     assert run.exit_code == 2 and "good" in names(run)
-    assert run.stderr.startswith("server.yaml:1:13: cannot find config.json for model 'evil\\nname'")
+    assert run.stderr.startswith("server.yaml:1:13: cannot find config.json for model 'DeepSeek-V4-evil\\nname'")
 
 
 # Text from the input (a model path, a key) was once embedded raw in messages: a CR or LF split the
@@ -765,7 +763,7 @@ def test_model_path_with_a_newline_is_quoted(hostile):
 @pytest.mark.parametrize(
     "text",
     [
-        'model-path: "evil\\n::error file=x::injected"\n',
+        'model-path: "DeepSeek-V4\\n::error file=x::injected"\nspeculative-algorithm: EAGLE\n',
         '"evil\\n::error file=x::injected": 1\n',
         '"a\\rb": 1\n',
     ],
@@ -1018,7 +1016,7 @@ def _github_overflow(tree, name: str, text: str):
 
 
 def test_github_annotations_escape_newlines(tree):
-    root = tree({"evil.yaml": 'model-path: "x\\n::error file=pwned.yaml::injected"\n'})
+    root = tree({"evil.yaml": 'model-path: "DeepSeek-V4-x\\n::error file=pwned.yaml::injected"\nspeculative-algorithm: EAGLE\n'})
     run = run_cli("--format", "github", "evil.yaml", cwd=root)
     assert run.exit_code == 2
     assert len(run.stdout.splitlines()) == 2  # the annotation and the summary line

@@ -72,9 +72,12 @@ def test_redirections_and_their_targets_are_dropped():
     assert argv("echo 2 >x") == [["echo", "2"]]  # `2 >x`: the 2 is an argument, not an IO number
 
 
-def test_heredoc_bodies_are_skipped():
-    text = "cat > c.yaml <<EOF\nmodel-path: x\npython3 -m sglang.launch_server\nEOF\necho after\ncat <<-'X'\n\tbody\n\tX\n"
+def test_heredoc_bodies_are_skipped_unless_they_hold_a_launch():
+    text = "cat > c.yaml <<EOF\nmodel-path: x\nEOF\necho after\ncat <<-'X'\n\tbody\n\tX\n"
     assert argv(text) == [["cat"], ["echo", "after"], ["cat"]]
+    # a script written by a heredoc: its launch lines are read, after the command that writes it
+    text = "cat > run.sh <<EOF\npython3 -m sglang.launch_server\nEOF\necho after\n"
+    assert argv(text) == [["cat"], ["python3", "-m", "sglang.launch_server"], ["echo", "after"]]
 
 
 def test_reserved_words_and_compound_commands():
@@ -517,10 +520,10 @@ def test_dockerfile_exec_form_entrypoint_and_cmd(lint):
 
 
 def test_dockerfile_exec_form_does_not_expand_variables(lint):
-    dockerfile = 'FROM x\nENV M=models/v4\nCMD ["python3", "-m", "sglang.launch_server", "--model-path", "$M"]\n'
+    dockerfile = 'FROM x\nENV M=models/v4\nCMD ["python3", "-m", "sglang.launch_server", "--model-path", "$M", "--speculative-algorithm", "EAGLE"]\n'
     run = lint({"Dockerfile": dockerfile})
-    assert run.exit_code == 2
-    assert "cannot find config.json for model '$M'" in run.data["errors"][0]["message"]
+    assert run.exit_code == 0  # '$M' names no model swacheck knows: a note, not an error
+    assert "config.json for model '$M' not found" in run.data["deployments"][0]["skip_reason"]
 
 
 def test_dockerfile_exec_form_sh_c(lint):

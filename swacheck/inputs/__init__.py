@@ -17,10 +17,12 @@ launch is skipped like any other file that is not a deployment.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..loading import FileCache, Mapping, SourceFile, kind_name
+from .. import limits
+from ..loading import FileCache, Mapping, SourceFile, kind_name, not_regular, special_kind
 from ..model import InputError, InputProblem, Val
 from ..report.escape import one_line
 from ..paths import real, remember_real
@@ -63,8 +65,14 @@ class Inputs:
     notes: list[InputError] = field(default_factory=list)  # why each file named explicitly was skipped
 
 
-def discover(paths: list[str], exclude: tuple[str, ...] = (), root: str | None = None) -> tuple[list[Candidate], list[InputError]]:
+def discover(
+    paths: list[str], exclude: tuple[str, ...] = (), root: str | None = None, special: dict[str, str] | None = None
+) -> tuple[list[Candidate], list[InputError]]:
     """Expand directories (sorted, hidden folders skipped, symlinked folders not followed).
+
+    Only regular files are candidates: a FIFO, device or socket found while walking is left out
+    (``special`` receives it and why, for ``-v``), and one named explicitly is an input error,
+    so nothing can make the run block on an open or a read.
 
     A file that lies in ``root`` as named but outside it once symbolic links are followed (a
     link a pull request added, to ``/proc/self/environ`` say) is an input error and never read.
@@ -95,9 +103,23 @@ def discover(paths: list[str], exclude: tuple[str, ...] = (), root: str | None =
                 for name in sorted(filenames):
                     if (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) and name not in exclude:
                         path = os.path.normpath(os.path.join(dirpath, name))
-                        add(path, False, None if os.path.islink(path) else remember_real(path, os.path.join(real_dir, name)))
+                        try:
+                            mode = os.lstat(path).st_mode  # the one stat a walked file costs
+                        except OSError:
+                            mode = stat.S_IFREG  # gone since the walk: reading it says so
+                        link = stat.S_ISLNK(mode)
+                        kind = _special(path) if link else special_kind(mode)
+                        if kind is not None:
+                            if special is not None:
+                                special[path] = f"{kind}, not a regular file"
+                            continue
+                        add(path, False, None if link else remember_real(path, os.path.join(real_dir, name)))
         elif os.path.exists(raw):
-            add(raw, True)
+            kind = _special(raw)
+            if kind is not None:
+                errors.append(not_regular(raw, kind).to_error())
+            else:
+                add(raw, True)
         elif os.path.lexists(raw):
             errors.append(InputError(raw, None, None, "a symbolic link that leads nowhere (broken, or a loop)"))
         else:
@@ -105,16 +127,22 @@ def discover(paths: list[str], exclude: tuple[str, ...] = (), root: str | None =
     return out, errors
 
 
+def _special(path: str) -> str | None:
+    """What ``path`` is when it is not a regular file (symbolic links followed); None when it is,
+    or when it cannot be stat'ed (reading it reports why)."""
+    try:
+        return special_kind(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return None
+
+
 def _is_launch_file(path: str) -> bool:
-    return kinds.is_script_path(path) or kinds.is_dockerfile_path(path)
+    return kinds.file_kind(path) is not None
 
 
 def _read_launch_file(cand: Candidate, files: FileCache, platform: Val, env: dict[str, Val]) -> launch.Found:
-    from . import launch
-
-    if kinds.is_dockerfile_path(cand.path):
-        return launch.read_dockerfile(cand.path, files, platform, env)
-    return launch.read_script(cand.path, files, platform, env)
+    kind = kinds.file_kind(cand.path) or kinds.kind_named("script")  # a file named explicitly with a shell #!
+    return kind.read(cand.path, files, platform, env)  # type: ignore[no-any-return]
 
 
 def _what(source: SourceFile) -> str:
@@ -142,71 +170,73 @@ def read_inputs(
     ordered: list[tuple[Deployment, bool]] = []  # (deployment, is a standalone server config)
     referenced_servers: set[str] = set()
     for cand in candidates:
-        if cand.path != "-" and (_is_launch_file(cand.path) or (cand.explicit and _shell_script(cand.path, files))):
-            launched = _read_launch_file(cand, files, platform, env)
-            ordered.extend((dep, False) for dep in launched.deployments)
-            result.errors.extend(launched.errors)
-            if launched.deployments:
-                result.files.append(cand.path)
-            if not launched.any:
-                result.skipped.append(cand.path)
-                if cand.explicit:
-                    result.notes.append(_skip_note(cand.path, "no SGLang launch command (python -m sglang.launch_server or sglang serve)"))
-            continue
-        try:
-            text = stdin_text if cand.path == "-" else None
-            source = files.load(cand.path, text)
-        except InputProblem as problem:
-            result.errors.append(problem.to_error())
-            continue
-        found = 0
-        launch_kind = ""  # "a Kubernetes manifest" / "a Compose file" without an SGLang launch
-        for doc in source.documents:
+        with limits.budget(cand.path):  # the file's own budgets (limits.py)
+            if cand.path != "-" and (_is_launch_file(cand.path) or (cand.explicit and _shell_script(cand.path, files))):
+                launched = _read_launch_file(cand, files, platform, env)
+                ordered.extend((dep, False) for dep in launched.deployments)
+                result.errors.extend(launched.errors)
+                if launched.deployments:
+                    result.files.append(cand.path)
+                if not launched.any:
+                    result.skipped.append(cand.path)
+                    if cand.explicit:
+                        result.notes.append(_skip_note(cand.path, "no SGLang launch command (python -m sglang.launch_server or sglang serve)"))
+                continue
             try:
-                if is_deployment_file(doc.root) and "pairs" in doc.root.pairs:  # type: ignore[union-attr]
-                    load_pairs(doc.root, cand.path, files)  # type: ignore[arg-type]  # its errors; units.plan took the pairs
-                    found += 1
-                elif is_deployment_file(doc.root):
-                    dep = load_deployment(doc.root, cand.path, doc.index, files, platform, env)  # type: ignore[arg-type]
-                    dep.duplicates[:0] = doc.duplicates
-                    if dep.server.file and dep.server.file != cand.path:
-                        referenced_servers.add(real(dep.server.file))
-                    ordered.append((dep, False))
-                    found += 1
-                elif is_server_config(doc.root):
-                    if source.raw_documents > 1:
-                        raise InputProblem(
-                            "an SGLang server config must be a single YAML document (SGLang reads it with yaml.safe_load)",
-                            doc.root.loc,
-                        )
-                    stem = os.path.splitext(os.path.basename(cand.path))[0]
-                    server = load_server_args(doc.root, cand.path)
-                    dep = Deployment(stem, cand.path, doc.root.loc, platform, dict(env), server, duplicates=list(doc.duplicates))
-                    ordered.append((dep, True))
-                    found += 1
-                elif kinds.is_manifest(doc.root) or kinds.is_compose(doc.root):
-                    from . import compose, kubernetes
-
-                    is_k8s = kinds.is_manifest(doc.root)
-                    reader = kubernetes.load_manifest if is_k8s else compose.load_compose
-                    launched = reader(doc, cand.path, files, platform, env)
-                    ordered.extend((dep, False) for dep in launched.deployments)
-                    result.errors.extend(launched.errors)
-                    found += len(launched.deployments) + len(launched.errors)
-                    launch_kind = launch_kind or ("a Kubernetes manifest" if is_k8s else "a Compose file")
+                text = stdin_text if cand.path == "-" else None
+                source = files.load(cand.path, text)
             except InputProblem as problem:
+                if _template(cand, files, stdin_text, False, result, ordered, platform, env):
+                    continue
                 result.errors.append(problem.to_error())
-                found += 1
-        if found:
-            result.files.append(cand.path)
-            continue
-        result.skipped.append(cand.path)
-        if cand.explicit and launch_kind:
-            result.notes.append(_skip_note(cand.path, f"{launch_kind} in which no container or service runs python -m sglang.launch_server or sglang serve"))
-        elif cand.explicit:
-            result.notes.append(
-                _skip_note(cand.path, f"{_what(source)}, not an SGLang server config (a 'model-path' key) or a swacheck deployment file ('swacheck: 1')")
-            )
+                continue
+            if _template(cand, files, stdin_text, True, result, ordered, platform, env):
+                continue
+            found = 0
+            launch_kind = ""  # "a Kubernetes manifest" / "a Compose file" without an SGLang launch
+            for doc in source.documents:
+                try:
+                    if is_deployment_file(doc.root) and "pairs" in doc.root.pairs:  # type: ignore[union-attr]
+                        load_pairs(doc.root, cand.path, files)  # type: ignore[arg-type]  # its errors; units.plan took the pairs
+                        found += 1
+                    elif is_deployment_file(doc.root):
+                        limits.current().deployment(doc.root.loc)
+                        dep = load_deployment(doc.root, cand.path, doc.index, files, platform, env)  # type: ignore[arg-type]
+                        dep.duplicates[:0] = doc.duplicates
+                        if dep.server.file and dep.server.file != cand.path:
+                            referenced_servers.add(real(dep.server.file))
+                        ordered.append((dep, False))
+                        found += 1
+                    elif is_server_config(doc.root, walked=not cand.explicit):
+                        if source.raw_documents > 1:
+                            raise InputProblem(
+                                "an SGLang server config must be a single YAML document (SGLang reads it with yaml.safe_load)",
+                                doc.root.loc,
+                            )
+                        stem = os.path.splitext(os.path.basename(cand.path))[0]
+                        server = load_server_args(doc.root, cand.path)
+                        dep = Deployment(stem, cand.path, doc.root.loc, platform, dict(env), server, duplicates=list(doc.duplicates))
+                        ordered.append((dep, True))
+                        found += 1
+                    elif (kind := kinds.document_kind(doc.root)) is not None:
+                        launched = kind.read(doc, cand.path, files, platform, env)
+                        ordered.extend((dep, False) for dep in launched.deployments)
+                        result.errors.extend(launched.errors)
+                        found += len(launched.deployments) + len(launched.errors)
+                        launch_kind = launch_kind or kind.what
+                except InputProblem as problem:
+                    result.errors.append(problem.to_error())
+                    found += 1
+            if found:
+                result.files.append(cand.path)
+                continue
+            result.skipped.append(cand.path)
+            if cand.explicit and launch_kind:
+                result.notes.append(_skip_note(cand.path, f"{launch_kind} in which no container or service runs python -m sglang.launch_server or sglang serve"))
+            elif cand.explicit:
+                result.notes.append(
+                    _skip_note(cand.path, f"{_what(source)}, not an SGLang server config (a 'model-path' key) or a swacheck deployment file ('swacheck: 1')")
+                )
     # A server config that a deployment file in this run points at is checked through that
     # deployment (with its platform and env), not a second time on its own.
     dropped: set[str] = set()
@@ -225,6 +255,49 @@ def read_inputs(
         result.errors.extend(errors)
         result.files.extend(dict.fromkeys(d.file for d in deployments))
     return result
+
+
+class Skipped(str):
+    """A skipped file's path, with why it was skipped (``-v`` prints it)."""
+
+    reason: str = "not a deployment"
+
+    @classmethod
+    def of(cls, path: str, reason: str) -> "Skipped":
+        out = cls(path)
+        out.reason = reason
+        return out
+
+
+def _template(
+    cand: Candidate, files: FileCache, stdin_text: str | None, parses: bool, result: Inputs, ordered: list, platform: Val, env: dict[str, Val]
+) -> bool:
+    """A Helm/Jinja template (``templates.py``): not read. One that holds an SGLang launch is a
+    deployment that is not checked (SWA307 note, with the fix: render it first); any other is
+    skipped, with a note giving the fix when it was named explicitly (a pre-commit hook or a
+    shell glob names every YAML file: a chart's templates must not fail the run). True when
+    ``cand`` is one."""
+    from . import templates
+    from .types import unread
+
+    try:
+        text = (stdin_text or "") if cand.path == "-" else files.read(cand.path)
+    except InputProblem:
+        return False
+    what = templates.describe(cand.path, text, parses)
+    if what is None:
+        return False
+    if templates.mentions_sglang(text):
+        from ..model import Location
+
+        stem = os.path.splitext(os.path.basename(cand.path))[0]
+        ordered.append((unread(stem, cand.path, Location(cand.path, 1, 1, 1, 1), platform, env, f"{what} that mentions SGLang: not checked until rendered; {templates.fix_hint(cand.path)}"), False))
+        result.files.append(cand.path)
+    else:
+        result.skipped.append(Skipped.of(cand.path, what))
+        if cand.explicit:
+            result.notes.append(_skip_note(cand.path, f"{what}: not YAML until rendered; {templates.fix_hint(cand.path)}"))
+    return True
 
 
 def _skip_note(path: str, what: str) -> InputError:

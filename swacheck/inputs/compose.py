@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections import ChainMap
 
+from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..model import InputProblem, Val
-from .launch import Context, Found, build, launches, load_text, platform_of_image, yaml_word, _names, _seed
-from .shell import ShellSyntaxError, Chars, Env, Source, Unknown, Var, Word, split_words
+from .launch import Context, Found, build, launches, load_text, platform_of_image, yaml_word, names_for, seed_env
+from .shell import ShellSyntaxError, SpanChain, SpanRun, Chars, Env, Source, Unknown, Var, Word, split_words
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -36,76 +38,110 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # --------------------------------------------------------------------------- interpolation
 
 
-def interpolate(word: Word, variables: Env, unset: str, marks: dict[int, Unknown] | None = None) -> Word:
+_MAX_NESTING = 50  # ${A:-${B:-...}} levels, as in shell.py
+
+
+def interpolate(word: Word, variables: Env, unset: str, marks: dict[int, Unknown] | None = None, depth: int = 0) -> Word:
     """Compose's interpolation of one string, keeping each character's origin.
 
     ``marks`` receives, for each character of an unknown expansion, the id of its span: the
-    words the string is split into afterwards find their unknowns by it.
+    words the string is split into afterwards find their unknowns by it. Text between
+    expansions keeps its spans as they are (a run of the file), never a tuple per character.
     """
     t = word.text
+    if "$" not in t:
+        return word
+    closing: dict[int, int] | None = None  # computed when a ${NAME...} needs it
     text: list[str] = []
-    spans: list = []
+    chunks: list = []
     unknown: list[Unknown] = list(word.unknown)
+    size = [len(t)]
+    lit = 0  # where the literal text not yet taken starts
+
+    def flush(upto: int) -> None:
+        if upto > lit:
+            text.append(t[lit:upto])
+            chunks.append(word.spans[lit:upto])
 
     def emit(w: Word) -> None:
+        if w.text:  # limits.MAX_EXPANSION / MAX_WORD
+            size[0] += len(w.text)
+            limits.current().expand(len(w.text), w.location)
+            limits.current().word(size[0], word.location)
         text.append(w.text)
         if w.unknown and marks is not None:
             fresh = [(s[0], s[1], s[2]) if s is not None else None for s in w.spans]
             for s in fresh:
                 if s is not None:
                     marks[id(s)] = w.unknown[0]
-            spans.extend(fresh)
+            chunks.append(fresh)
         else:
-            spans.extend(w.spans)
+            chunks.append(w.spans)
         unknown.extend(w.unknown)
 
     i = 0
-    while i < len(t):
+    while True:
+        found = _DOLLAR.search(t, i)  # `$$`, `${NAME` or `$NAME`: any other `$` is plain text
+        if found is None:
+            break
+        i = found.start()
         if t.startswith("$$", i):
+            flush(i)
             text.append("$")
-            spans.append(word.spans[i])
+            chunks.append(word.spans[i : i + 1])
             i += 2
+            lit = i
             continue
         if t.startswith("${", i):
-            end = _closing(t, i + 2)
+            if closing is None:
+                closing = _closings(t)
+            end = closing.get(i, -1)
             m = _NAME.match(t, i + 2)
+            limits.current().reference(word.loc(i, i + 2))  # limits.MAX_REFERENCES, closed or not
             if end < 0 or m is None:
-                text.append(t[i])
-                spans.append(word.spans[i])
-                i += 1
+                i += 1  # a `$` that starts nothing: plain text
                 continue
             name = m.group(0)
             rest = t[m.end() : end]
             op = next((o for o in (":-", ":+", ":?", "-", "+", "?") if rest.startswith(o)), "")
             if rest and not op:
                 raise InputProblem(f"invalid interpolation format {t[i:end + 1]!r}", word.loc(i, end + 1))
-            arg = interpolate(word.sub(m.end() + len(op), end), variables, unset, marks) if op else None
+            if op and depth >= _MAX_NESTING:
+                raise InputProblem(f"${{...}} nested more than {_MAX_NESTING} levels deep", word.loc(i, end + 1))
+            arg = interpolate(word.sub(m.end() + len(op), end), variables, unset, marks, depth + 1) if op else None
+            flush(i)
             emit(_lookup(name, op, arg, variables, word.sub(i, end + 1), unset))
-            i = end + 1
+            i = lit = end + 1
             continue
-        if t.startswith("$", i) and (m := _NAME.match(t, i + 1)):
+        if m := _NAME.match(t, i + 1):
+            limits.current().reference(word.loc(i, m.end()))
+            flush(i)
             emit(_lookup(m.group(0), "", None, variables, word.sub(i, m.end()), unset))
-            i = m.end()
+            i = lit = m.end()
             continue
-        text.append(t[i])
-        spans.append(word.spans[i])
         i += 1
+    flush(len(t))
+    spans = chunks[0] if len(chunks) == 1 else SpanChain(chunks)
     return Word("".join(text), spans, word.whole, unknown, word.quoted)
 
 
-def _closing(t: str, i: int) -> int:
-    depth = 1
-    while i < len(t):
-        if t.startswith("${", i):
-            depth += 1
-            i += 2
-            continue
-        if t[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
+def _closings(t: str) -> dict[int, int]:
+    """For each ``${`` in ``t``, the index of the ``}`` that closes it (-1: none), in one pass
+    (looking for each one's end separately took quadratic time on ``${${${...``)."""
+    out: dict[int, int] = {}
+    opened: list[int] = []
+    for m in _BRACES.finditer(t):
+        if m.group() == "${":
+            opened.append(m.start())
+        elif opened:
+            out[opened.pop()] = m.start()
+    for j in opened:
+        out[j] = -1
+    return out
+
+
+_BRACES = re.compile(r"\$\{|\}")
+_DOLLAR = re.compile(r"\$(?:\$|\{[A-Za-z_]|[A-Za-z_])")
 
 
 def _lookup(name: str, op: str, arg: Word | None, variables: Env, raw: Word, unset: str) -> Word:
@@ -168,12 +204,12 @@ def parse_env_file(src: Source, variables: Env, unset: str) -> Env:
         if quote and raw.find(quote, 1) > 0:
             close = raw.find(quote, 1)
             inner = raw[1:close]
-            word = Word(inner, [(src, vstart + 1 + k, vstart + 2 + k) for k in range(len(inner))], (src, vstart, vstart + close + 1), quoted=True)
+            word = Word(inner, SpanRun(src, vstart + 1, vstart + 1 + len(inner)), (src, vstart, vstart + close + 1), quoted=True)  # type: ignore[arg-type]
         else:
             value = re.split(r"\s+#", raw, maxsplit=1)[0].rstrip()
-            word = Word(value, [(src, vstart + k, vstart + k + 1) for k in range(len(value))], (src, vstart, vstart + len(value)))
+            word = Word(value, SpanRun(src, vstart, vstart + len(value)), (src, vstart, vstart + len(value)))  # type: ignore[arg-type]
         if quote != "'":
-            word = interpolate(word, {**variables, **out}, unset)
+            word = interpolate(word, ChainMap(out, variables), unset)  # type: ignore[arg-type]  # no copy per line
         origin = f"{name} in {os.path.basename(src.path)}"
         out[name] = Var(word, True, origin) if not word.unknown else Var(None, True, origin, word.unknown[0].reason, word.unknown[0].location)
     return out
@@ -294,10 +330,10 @@ def load_compose(doc: Document, path: str, files: FileCache, platform: Val, env:
     assert isinstance(services, Mapping)
     src = Source(path, files.load(path).text)
     base_dir = os.path.dirname(path) or "."
-    fallback = _seed(env)
+    fallback = seed_env(env)
     unset = "not set in the project's .env file (Compose takes it from the shell that runs docker compose; give it with --env)"
     variables: Env = dict(fallback)
-    dotenv = os.path.join(base_dir, ".env")
+    dotenv = os.path.normpath(os.path.join(base_dir, ".env"))
     label = os.path.basename(path)
     try:
         if os.path.isfile(dotenv) and files.is_readable_reference(dotenv):
@@ -320,7 +356,7 @@ def load_compose(doc: Document, path: str, files: FileCache, platform: Val, env:
             continue
         hint = _gpu_platform(service)
         dups = [d for d in doc.duplicates if (service.loc.line, service.loc.column) <= (d.again.line, d.again.column) <= (service.loc.end_line, service.loc.end_column)]
-        for launch, dep_name in zip(items, _names(f"compose/{service_name}", len(items))):
+        for launch, dep_name in zip(items, names_for(f"compose/{service_name}", len(items))):
             try:
                 found.deployments.append(build(launch, dep_name, path, base_dir, files, platform, env, hint, service.loc, dups))
             except InputProblem as problem:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
+from typing import Callable
 
 from ..loading import Mapping, Scalar
 
@@ -45,3 +47,88 @@ def is_compose(root: object) -> bool:
     if not isinstance(root, Mapping) or (services := root.get("services")) is None or not isinstance(services.value, Mapping):
         return False
     return any(isinstance(p.value, Mapping) and any(k in p.value.pairs for k in SERVICE_KEYS) for p in services.value.pairs.values())
+
+
+# --------------------------------------------------------------------------- the input-kind registry
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One kind of input that can hold SGLang launches.
+
+    ``path``: recognises a file by its name (walked folders, units); ``document``: recognises a
+    parsed YAML document. ``reader`` is ``"module:function"``, imported only when a file of the
+    kind is found; file readers take ``(path, files, platform, env)``, document readers
+    ``(doc, path, files, platform, env)``, and both return a ``launch.Found``. ``refers``: the
+    kind may read other files (``--config``, ``. FILE``), so a run holding one is one unit.
+    ``marks``: text one of which a document of the kind must contain (the units' fast path).
+    ``what``: how to name it in a message.
+    """
+
+    name: str
+    what: str
+    reader: str
+    path: Callable[[str], bool] | None = None
+    document: Callable[[object], bool] | None = None
+    refers: bool = True
+    marks: tuple[str, ...] = ()
+
+    def read(self, *args):  # type: ignore[no-untyped-def]
+        import importlib
+
+        module, _, func = self.reader.partition(":")
+        return getattr(importlib.import_module(module, __package__), func)(*args)
+
+
+def is_markdown_path(path: str) -> bool:
+    return path.lower().endswith((".md", ".mdx", ".markdown", ".rst"))
+
+
+def is_srt_slurm(root: object) -> bool:
+    """An srt-slurm recipe: ``backend: {sglang_config: {...}}`` (``type: sglang`` when given)."""
+    if not isinstance(root, Mapping) or (backend := root.get("backend")) is None or not isinstance(backend.value, Mapping):
+        return False
+    kind = backend.value.get("type")
+    if kind is not None and not (isinstance(kind.value, Scalar) and str(kind.value.value).lower() == "sglang"):
+        return False
+    return "sglang_config" in backend.value.pairs
+
+
+def is_skypilot(root: object) -> bool:
+    """A SkyPilot task: a ``run`` (or ``setup``) shell script next to SkyPilot's own keys."""
+    if not isinstance(root, Mapping):
+        return False
+    scripts = [root.pairs[k] for k in ("run", "setup") if k in root.pairs]
+    if not scripts or not all(isinstance(p.value, Scalar) for p in scripts):
+        return False
+    return any(k in root.pairs for k in ("resources", "num_nodes", "envs", "file_mounts", "workdir", "service", "secrets", "name"))
+
+
+# File kinds, matched by name in this order. (SGLang server configs and swacheck deployment
+# files are the two YAML/JSON kinds of ``inputs/__init__.py``; they come before the document
+# kinds below.)
+FILE_KINDS: tuple[Kind, ...] = (
+    Kind("dockerfile", "a Dockerfile", ".launch:read_dockerfile", path=is_dockerfile_path),
+    Kind("script", "a shell script", ".launch:read_script", path=is_script_path),
+    Kind("markdown", "a document (Markdown/MDX/reStructuredText)", ".markdown:read_doc", path=is_markdown_path),
+)
+# Document kinds, tried in this order on every YAML document that is neither a deployment file
+# nor an SGLang server config.
+DOCUMENT_KINDS: tuple[Kind, ...] = (
+    Kind("srt-slurm", "an srt-slurm recipe", ".srt_slurm:load_recipe", document=is_srt_slurm, refers=False, marks=("sglang_config",)),
+    Kind("skypilot", "a SkyPilot task", ".skypilot:load_task", document=is_skypilot, marks=("run", "setup")),
+    Kind("kubernetes", "a Kubernetes manifest", ".kubernetes:load_manifest", document=is_manifest, marks=("apiVersion",)),
+    Kind("compose", "a Compose file", ".compose:load_compose", document=is_compose, marks=("services",)),
+)
+
+
+def file_kind(path: str) -> Kind | None:
+    return next((k for k in FILE_KINDS if k.path is not None and k.path(path)), None)
+
+
+def document_kind(root: object) -> Kind | None:
+    return next((k for k in DOCUMENT_KINDS if k.document is not None and k.document(root)), None)
+
+
+def kind_named(name: str) -> Kind:
+    return next(k for k in FILE_KINDS + DOCUMENT_KINDS if k.name == name)

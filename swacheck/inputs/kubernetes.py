@@ -23,10 +23,11 @@ from __future__ import annotations
 import os
 import re
 
+from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..model import InputProblem, Location, Val
-from .launch import Context, Found, build, launches, platform_of_image, yaml_word, _names, _seed
-from .shell import Env, Source, Unknown, Var, Word
+from .launch import Context, Found, build, launches, platform_of_image, yaml_word, names_for, seed_env
+from .shell import Env, Source, SpanChain, Unknown, Var, Word
 
 POD_SPECS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "Pod": (("", ("spec",)),),
@@ -63,38 +64,61 @@ def _str(node: object) -> str:
 
 
 def expand_refs(word: Word, env: Env) -> Word:
-    """Kubernetes' ``$(VAR)`` expansion: ``$$`` is ``$``, an unknown reference stays as written."""
-    text, spans, unknown = [], [], list(word.unknown)
+    """Kubernetes' ``$(VAR)`` expansion: ``$$`` is ``$``, an unknown reference stays as written.
+    Text between references keeps its spans as they are (never a tuple per character)."""
     t = word.text
+    if "$" not in t:
+        return word
+    text: list[str] = []
+    chunks: list = []
+    unknown = list(word.unknown)
+    size = len(t)  # at least: the word as written, then every value substituted
+    lit = 0  # where the literal text not yet taken starts
+
+    def flush(upto: int) -> None:
+        if upto > lit:
+            text.append(t[lit:upto])
+            chunks.append(word.spans[lit:upto])
+
     i = 0
-    while i < len(t):
+    while True:
+        i = t.find("$", i)
+        if i < 0:
+            break
         if t.startswith("$$", i):
+            flush(i)
             text.append("$")
-            spans.append(word.spans[i])
-            i += 2
+            chunks.append(word.spans[i : i + 1])
+            i = lit = i + 2
             continue
         m = _REF.match(t, i) if t.startswith("$(", i) else None
         if m is None:
-            text.append(t[i])
-            spans.append(word.spans[i])
             i += 1
             continue
         name, raw = m.group(1), m.group(0)
+        limits.current().reference(word.loc(i, m.end()))  # limits.MAX_REFERENCES
         var = env.get(name)
+        flush(i)
         if var is not None and var.value is not None:
+            size += len(var.value.text)
+            limits.current().expand(len(var.value.text), word.loc(i, m.end()))  # limits.MAX_EXPANSION
+            limits.current().word(size, word.loc(i, m.end()))
             text.append(var.value.text)
-            spans.extend(var.value.spans)
+            chunks.append(var.value.spans)
             unknown.extend(var.value.unknown)
         else:
             text.append(raw)
             ref_spans = word.spans[i : m.end()]
-            spans.extend(ref_spans)
-            where = ref_spans[0] if ref_spans and ref_spans[0] == ref_spans[-1] else None
-            if ref_spans and ref_spans[0] is not None and ref_spans[-1] is not None and ref_spans[0][0] is ref_spans[-1][0]:
-                where = (ref_spans[0][0], ref_spans[0][1], ref_spans[-1][2])
+            chunks.append(ref_spans)
+            first, last = (ref_spans[0], ref_spans[-1]) if len(ref_spans) else (None, None)
+            where = first if first == last else None
+            if first is not None and last is not None and first[0] is last[0]:
+                where = (first[0], first[1], last[2])
             reason = var.reason if var is not None else f"{name} is not in the container's env (Kubernetes leaves {raw} as written)"
             unknown.append(Unknown(raw, name, reason, where))
-        i = m.end()
+        i = lit = m.end()
+    flush(len(t))
+    spans = chunks[0] if len(chunks) == 1 else SpanChain(chunks)
     return Word("".join(text), spans, word.whole, unknown, word.quoted)
 
 
@@ -195,46 +219,85 @@ def _within(dup, loc: Location) -> bool:  # type: ignore[no-untyped-def]
 
 
 def load_manifest(doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]) -> Found:
-    """The SGLang containers of one manifest document."""
+    """The SGLang containers of one manifest document (any kind: ``containers.py`` finds the
+    containers of custom resources)."""
     found = Found()
     root = doc.root
     assert isinstance(root, Mapping)
     kind = _str(_at(root, ("kind",)))
     if kind not in POD_SPECS:
-        return found
+        from .containers import load_custom
+
+        return load_custom(doc, path, files, platform, env)
     name = _str(_at(root, ("metadata", "name"))) or "unnamed"
     src = Source(path, files.load(path).text)
-    base_dir = os.path.dirname(path) or "."
-    fallback = _seed(env)
-    label = os.path.basename(path)
     for role, spec_path in POD_SPECS[kind]:
         containers = _at(root, spec_path + ("containers",))
         if not isinstance(containers, Sequence):
             continue
         for container in containers.items:
-            if not isinstance(container, Mapping):
-                continue
-            cname = _str(_at(container, ("name",))) or "container"
-            try:
-                cenv, unset = _container_env(container, src, fallback, label, kind)
-                argv = _argv(container, src, cenv)
-                # a $(VAR) Kubernetes leaves as written reaches `sh -c` as a command substitution
-                reasons = {u.shown: f"{u.reason}; the shell would then run it as a command" for w in argv for u in w.unknown}
-                reasons.update({f"$({n})": v.reason for n, v in cenv.items() if v.value is None})
-                ctx = Context(label, base_dir, fallback, opaque_reasons=reasons, unset_reason=unset)
-                items = launches(argv, {**fallback, **cenv}, ctx) if argv else []
-            except InputProblem as problem:
-                found.errors.append(problem.to_error())
-                continue
-            stem = "/".join(p for p in (kind, name, role, cname) if p)
-            hint = _gpu_platform(container)
-            gpu = gpu_of_pod(_at(root, spec_path))
-            dups = [d for d in doc.duplicates if _within(d, container.loc)]
-            for launch, dep_name in zip(items, _names(stem, len(items))):
-                try:
-                    dep = build(launch, dep_name, path, base_dir, files, platform, env, hint, container.loc, dups)
-                    dep.gpu = gpu
-                    found.deployments.append(dep)
-                except InputProblem as problem:
-                    found.errors.append(problem.to_error())
+            if isinstance(container, Mapping):
+                stem = f"{kind}/{name}/{role}" if role else f"{kind}/{name}"
+                read_container(found, container, stem, kind, doc, path, src, files, platform, env, gpu=gpu_of_pod(_at(root, spec_path)))
     return found
+
+
+def read_container(
+    found: Found,
+    container: Mapping,
+    stem: str,
+    kind: str,
+    doc: Document,
+    path: str,
+    src: Source,
+    files: FileCache,
+    platform: Val,
+    env: dict[str, Val],
+    outer_env: Sequence | None = None,
+    outer_hint: Val | None = None,
+    gpu: Val | None = None,
+) -> int:
+    """The SGLang launches of one container spec, added to ``found``; returns how many.
+    ``outer_env``: an ``env``-style list an operator adds to the container (Dynamo's ``envs``);
+    ``outer_hint``: the platform the resources around the container say; ``gpu``: the GPU the
+    pod's node selector names (``gpu_of_pod``)."""
+    base_dir = os.path.dirname(path) or "."
+    fallback = seed_env(env)
+    label = os.path.basename(path)
+    cname = _str(_at(container, ("name",))) or "container"
+    try:
+        cenv: Env = {}
+        if outer_env is not None:
+            cenv, _ = _container_env(Mapping(outer_env.loc, {"env": _pair("env", outer_env)}), src, fallback, label, kind)
+        own, unset = _container_env(container, src, {**fallback, **cenv}, label, kind)
+        cenv.update(own)
+        argv = _argv(container, src, cenv)
+        # a $(VAR) Kubernetes leaves as written reaches `sh -c` as a command substitution
+        reasons = {u.shown: f"{u.reason}; the shell would then run it as a command" for w in argv for u in w.unknown}
+        reasons.update({f"$({n})": v.reason for n, v in cenv.items() if v.value is None})
+        ctx = Context(label, base_dir, fallback, opaque_reasons=reasons, unset_reason=unset)
+        items = launches(argv, {**fallback, **cenv}, ctx) if argv else []
+    except InputProblem as problem:
+        found.errors.append(problem.to_error())
+        return 1
+    hint = _gpu_platform(container) or outer_hint
+    dups = [d for d in doc.duplicates if _within(d, container.loc)]
+    for launch, dep_name in zip(items, names_for(f"{stem}/{cname}", len(items))):
+        try:
+            dep = build(launch, dep_name, path, base_dir, files, platform, env, hint, container.loc, dups)
+            dep.gpu = gpu
+            found.deployments.append(dep)
+        except InputProblem as problem:
+            found.errors.append(problem.to_error())
+    return len(items)
+
+
+def _pair(key: str, node: Sequence):  # type: ignore[no-untyped-def]
+    from ..loading import Pair
+
+    return Pair(key, node.loc, node)
+
+
+def gpu_platform(node: Mapping) -> Val | None:
+    """The platform the GPU resources (or the image) of a container-like mapping say."""
+    return _gpu_platform(node)

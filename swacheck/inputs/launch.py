@@ -25,11 +25,14 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import ChainMap
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .. import limits
 from ..loading import FileCache, Mapping, Pair, Scalar, Sequence, SourceFile, read_text
 from ..model import InputError, InputProblem, Location, Val
+from ..report.escape import one_line
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
 from .kinds import SHELLS
@@ -39,6 +42,8 @@ from .shell import (
     Env,
     ShellSyntaxError,
     Source,
+    SpanChain,
+    SpanRun,
     Var,
     Walker,
     Word,
@@ -48,7 +53,7 @@ from .shell import (
     span_location,
     syntax_problem,
 )
-from .types import Arg, Deployment, ServerArgs
+from .types import Arg, Deployment, ServerArgs, unread
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +79,15 @@ class LaunchDeployment(Deployment):
 # --------------------------------------------------------------------------- 1. recognise
 
 PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
+# NVIDIA Dynamo's SGLang worker: SGLang's ServerArgs flags plus Dynamo's own (dynamo/sglang/args.py
+# adds ServerArgs.add_cli_args to its parser); the older per-role modules took the same flags.
+DYNAMO_MODULES = ("dynamo.sglang", "dynamo.sglang.worker", "dynamo.sglang.decode_worker")
 WRAPPERS = {"exec", "nohup", "time", "command"}
+# Wrappers with options of their own, followed by the command they run.
+SCANNED_WRAPPERS = {"numactl", "taskset", "timeout", "setsid", "stdbuf", "srun", "nice", "ionice", "chrt", "sudo", "nsys", "apptainer", "singularity"}
+RUNNERS = {"uv": ("run",), "conda": ("run",), "mamba": ("run",), "micromamba": ("run",), "pixi": ("run",), "poetry": ("run",), "pipenv": ("run",)}
+_LAUNCH_MODULE = re.compile(r"sglang\.launch_server|dynamo\.sglang(\.worker|\.decode_worker)?")
+_MENTIONS_LAUNCH = re.compile(r"sglang\.launch_server|sglang\s+serve|dynamo\.sglang")
 _PY_FLAGS_WITH_VALUE = {"-X", "-W"}
 _ENV_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 
@@ -89,7 +102,8 @@ class Launch:
     env: Env
     location: Location | None  # the program word
     whole: Location | None  # the whole command
-    hint: Val | None = None  # the platform the launching container's image says (`docker run IMAGE ...`)
+    hint: Val | None = None  # the platform the command says (`docker run` of a ROCm image)
+    unread: str = ""  # a launch found but not readable: why (a deployment that is not checked)
 
 
 @dataclass(slots=True)
@@ -108,12 +122,34 @@ def _base(word: Word) -> str:
     return os.path.basename(word.text)
 
 
+def _program_at(argv: list[Word], start: int) -> int | None:
+    """The index of the first word from ``start`` that starts a command swacheck follows."""
+    for j in range(start, len(argv)):
+        w = argv[j]
+        if w.unknown:
+            if j + 2 < len(argv) and argv[j + 1].text == "-m" and _LAUNCH_MODULE.fullmatch(argv[j + 2].text):
+                return j  # "$PY" -m sglang.launch_server
+            continue
+        b = _base(w)
+        if b == "sglang":
+            if j + 1 < len(argv) and argv[j + 1].text == "serve":
+                return j
+            continue  # `uv run --with sglang ...`
+        if PYTHON.fullmatch(b) or b in ("env", "docker", "podman", "eval") or b in SHELLS or b in WRAPPERS or b in SCANNED_WRAPPERS or b in RUNNERS:
+            return j
+    return None
+
+
 def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[Launch]:
     """The SGLang launches one command runs (several when it is ``sh -c`` of a script)."""
     argv = list(argv)
     env = dict(env)
+    hint: Val | None = None
     while argv:
         if argv[0].unknown:
+            if len(argv) > 2 and argv[1].text == "-m" and _LAUNCH_MODULE.fullmatch(argv[2].text):
+                argv = [Word("python3", argv[0].spans, argv[0].whole, [], argv[0].quoted)] + argv[1:]  # "$PY" -m sglang.launch_server
+                break
             return []
         head = _base(argv[0])
         if head in WRAPPERS:
@@ -124,34 +160,48 @@ def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[L
         if head == "env":
             argv = _strip_env(argv[1:], env, ctx)
             continue
+        if head in SCANNED_WRAPPERS or (head in RUNNERS and len(argv) > 1 and argv[1].text in RUNNERS[head]):
+            # numactl/taskset/timeout/srun ... OPTIONS CMD, uv run / conda run OPTIONS CMD:
+            # the command is the first word that starts one (their options never do)
+            j = _program_at(argv, 2 if head in RUNNERS else 1)
+            if j is None:
+                return []
+            argv = argv[j:]
+            continue
+        if head in ("docker", "podman", "nerdctl") and (run := 2 if len(argv) > 1 and argv[1].text == "run" else 3 if len(argv) > 2 and argv[1].text == "container" and argv[2].text == "run" else 0):
+            argv, env, hint = _docker_run(argv[run:], env, ctx)
+            if not argv:
+                return []  # no image, or an image without a command: its entrypoint is not in the files
+            continue
+        if head == "eval" and depth <= 4:
+            text = " ".join(w.text for w in argv[1:])
+            spans: list = []
+            for k, w in enumerate(argv[1:]):
+                if k:
+                    spans.append(w.whole)
+                spans.extend(s if s is not None else w.whole for s in w.spans)
+            if any(w.unknown for w in argv[1:]):
+                if _MENTIONS_LAUNCH.search(text):
+                    return [_unread(argv, env, "launch assembled at runtime; not evaluated (eval of text only known when the script runs)")]
+                return []
+            try:
+                commands = lex(Chars(text, spans))
+            except ShellSyntaxError:
+                return []
+            walker = Walker(dict(env), ctx.label, ctx.fallback, ctx.base_dir, read_file=None, opaque_reasons=ctx.opaque_reasons, unset_reason=ctx.unset_reason)
+            return [launch for cmd in walker.walk(commands) for launch in launches(cmd.argv, cmd.env, ctx, depth + 1)]
         break
     if not argv:
         return []
-    head = _base(argv[0])
-    if head in SHELLS:
-        return _shell_c(argv, env, ctx, depth)
-    if head in ("docker", "podman") and depth <= 4:
-        inner = _docker_run(argv, ctx)
-        if inner is None:
-            return []
-        found = launches(inner[0], inner[1], ctx, depth + 1)
-        if inner[2] is not None:
-            for launch in found:
-                launch.hint = launch.hint or inner[2]
-        return found
-    whole = _command_location(argv)
-    if PYTHON.fullmatch(head):
-        i = 1
-        while i < len(argv) and argv[i].text.startswith("-") and not argv[i].text.startswith("-m"):
-            i += 2 if argv[i].text in _PY_FLAGS_WITH_VALUE else 1
-        if i < len(argv) and argv[i].text.startswith("-m"):
-            module, rest = (argv[i].text[2:], i + 1) if argv[i].text != "-m" else ((argv[i + 1].text if i + 1 < len(argv) else ""), i + 2)
-            if module == "sglang.launch_server":
-                return [Launch(f"{head} -m sglang.launch_server", argv[rest:], False, env, argv[0].location, whole)]
-        return []
-    if head == "sglang" and len(argv) > 1 and argv[1].text == "serve":
-        return [Launch("sglang serve", argv[2:], True, env, argv[0].location, whole)]
-    return []
+    found = _launches(argv, env, ctx, depth)
+    if hint is not None:
+        for launch in found:
+            launch.hint = launch.hint or hint
+    return found
+
+
+def _unread(argv: list[Word], env: Env, reason: str) -> Launch:
+    return Launch("", [], False, env, argv[0].location, _command_location(argv), unread=reason)
 
 
 # `docker run` options that take no value; every other option takes one (`-e K=V`, `-v A:B`, ...)
@@ -162,16 +212,16 @@ _DOCKER_FLAGS = {
 }
 
 
-def _docker_run(argv: list[Word], ctx: Context) -> tuple[list[Word], Env, Val | None] | None:
-    """``docker run [OPTIONS] IMAGE [COMMAND...]``: the command and the container's environment
-    (only its ``-e``/``--env`` variables: the host's environment is not the container's)."""
-    i = 1
-    if i < len(argv) and argv[i].text == "container":
-        i += 1
-    if i >= len(argv) or argv[i].text != "run":
-        return None
-    i += 1
-    env: Env = {}
+def _docker_run(argv: list[Word], env: Env, ctx: Context) -> tuple[list[Word], Env, Val | None]:
+    """``docker run [OPTIONS] IMAGE [COMMAND ...]`` (after ``run``): the command, the container's
+    environment and the platform the image name (or ``--device /dev/kfd``) says. The container's
+    environment is only its ``-e``/``--env`` variables (``-e NAME`` copies NAME from the
+    environment docker runs in: the script's exported variables); ``--entrypoint`` comes before
+    the command."""
+    cenv: Env = dict(ctx.fallback)
+    entrypoint: list[Word] = []
+    hint: Val | None = None
+    i = 0
     while i < len(argv):
         word = argv[i]
         t = word.text
@@ -182,37 +232,65 @@ def _docker_run(argv: list[Word], ctx: Context) -> tuple[list[Word], Env, Val | 
             break
         name, has_value = (t.split("=", 1)[0], True) if t.startswith("--") and "=" in t else (t, False)
         value: Word | None = None
-        if name in ("-e", "--env"):
-            if has_value:
-                value = word.sub(len(name) + 1)
-            elif i + 1 < len(argv):
-                value = argv[i + 1]
-                i += 1
+        if has_value:
+            value = word.sub(len(name) + 1)
         elif t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
-            value = word.sub(2)  # -eKEY=VALUE
-        elif name not in _DOCKER_FLAGS and not has_value:
-            i += 1  # the option's value
+            name, value = "-e", word.sub(2)  # -eKEY=VALUE
+        elif name not in _DOCKER_FLAGS:
+            if i + 1 >= len(argv):
+                return [], cenv, None
+            i += 1
+            value = argv[i]
         i += 1
-        if value is not None:
+        if value is None:
+            continue
+        if name in ("-e", "--env"):
             m = _ENV_ASSIGN.match(value.text)
-            if m is None:  # `-e NAME`: taken from the host when the container starts
-                if not value.unknown and value.text:
-                    env[value.text] = Var(None, True, f"docker run -e {value.text} in {ctx.label}", "copied from the host's environment when the container starts", value.location)
+            if m is None:  # `-e NAME`: copied from the environment docker runs in
+                if value.text and not value.unknown:
+                    known = env.get(value.text)
+                    cenv[value.text] = known if known is not None and known.exported else Var(
+                        None, True, f"docker run -e {value.text} in {ctx.label}", "set only at run time: copied from the environment docker runs in", value.location
+                    )
                 continue
-            var_value = value.sub(m.end())
-            key = m.group(1)
+            key, var_value = m.group(1), value.sub(m.end())
             if var_value.unknown and key in ctx.fallback:
-                env[key] = ctx.fallback[key]
+                cenv[key] = ctx.fallback[key]
             elif var_value.unknown:
-                env[key] = Var(None, True, f"docker run -e {key}=... in {ctx.label}", _reasons(var_value), var_value.unknown[0].location)
+                cenv[key] = Var(None, True, f"docker run -e {key}=... in {ctx.label}", _reasons(var_value), var_value.unknown[0].location)
             else:
-                env[key] = Var(var_value, True, f"docker run -e {key}=... in {ctx.label}")
-    if i + 1 >= len(argv):
-        return None  # no image, or an image without a command: its entrypoint is not in the files
+                cenv[key] = Var(var_value, True, f"docker run -e {key}=... in {ctx.label}")
+        elif name == "--entrypoint":
+            entrypoint = [value]
+        elif name == "--device" and "/dev/kfd" in value.text:
+            hint = Val("rocm", "docker run --device /dev/kfd", value.location)
+    if i >= len(argv):
+        return [], cenv, None
     image = argv[i]
-    p = platform_of_image(image.text) if not image.unknown else None
-    hint = Val(p, f"docker run image {image.text}", image.location) if p else None
-    return argv[i + 1 :], env, hint
+    if hint is None and not image.unknown and (p := platform_of_image(image.text)) is not None:
+        hint = Val(p, f"docker run image {image.text}", image.location)
+    return entrypoint + argv[i + 1 :], cenv, hint
+
+
+def _launches(argv: list[Word], env: Env, ctx: Context, depth: int) -> list[Launch]:
+    head = _base(argv[0])
+    if head in SHELLS:
+        return _shell_c(argv, env, ctx, depth)
+    whole = _command_location(argv)
+    if PYTHON.fullmatch(head):
+        i = 1
+        while i < len(argv) and argv[i].text.startswith("-") and not argv[i].text.startswith("-m"):
+            i += 2 if argv[i].text in _PY_FLAGS_WITH_VALUE else 1
+        if i < len(argv) and argv[i].text.startswith("-m"):
+            module, rest = (argv[i].text[2:], i + 1) if argv[i].text != "-m" else ((argv[i + 1].text if i + 1 < len(argv) else ""), i + 2)
+            if module == "sglang.launch_server" or module in DYNAMO_MODULES:
+                limits.current().deployment(argv[0].location)
+                return [Launch(f"{head} -m {module}", argv[rest:], False, env, argv[0].location, whole)]
+        return []
+    if head == "sglang" and len(argv) > 1 and argv[1].text == "serve":
+        limits.current().deployment(argv[0].location)
+        return [Launch("sglang serve", argv[2:], True, env, argv[0].location, whole)]
+    return []
 
 
 def _strip_env(argv: list[Word], env: Env, ctx: Context) -> list[Word]:
@@ -255,6 +333,8 @@ def _shell_c(argv: list[Word], env: Env, ctx: Context, depth: int) -> list[Launc
     while i < len(argv):
         t = argv[i].text
         if t.startswith("-") and not t.startswith("--") and "c" in t[1:]:
+            if i + 1 < len(argv) and argv[i + 1].text == "--":  # `bash -lc -- SCRIPT`
+                i += 1
             if i + 1 >= len(argv):
                 return []
             script = argv[i + 1]
@@ -332,6 +412,18 @@ class Parsed:
     entries: list[Arg] = field(default_factory=list)
     unresolved: list[Unresolved] = field(default_factory=list)
     config: tuple[Word, Location | None] | None = None  # `--config FILE`: the file word, the flag
+    escaped_blank: Word | None = None  # a `\ ` word: argparse gets ' ' and SGLang exits
+
+
+def _escaped_blank(w: Word) -> bool:
+    """A word that is only a backslash-escaped space or tab, as a backslash + trailing spaces leave."""
+    if w.text.strip() or not w.text or w.whole is None:
+        return False
+    src, a, b = w.whole
+    return src.text[a:b].startswith("\\")
+
+
+_SINGLE_DASH = re.compile(r"-([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(=.*)?")
 
 
 def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
@@ -345,6 +437,10 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
         w = words[i]
         t = w.text
         if not _is_option(w):
+            if _escaped_blank(w):  # `--flag x \ ` at a line's end: reported by SWA306 (pitfalls.py)
+                out.escaped_blank = w
+                i += 1
+                continue
             if w.unknown:  # "$@", $EXTRA_ARGS: could hold any arguments
                 out.unresolved.append(_unresolved("arguments", "", w))
             elif expect_model:
@@ -361,6 +457,13 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
         dashes = 2 if t.startswith("--") else 1
         name, eq, _ = t[dashes:].partition("=")
         key_loc = (w.loc(dashes, dashes + len(name)) if name else w.loc()) or nowhere
+        if dashes == 1 and len(name) > 1 and not w.unknown and flags.match(name, profile).option is not None:
+            # `-tp-size 8`: argparse exits on it (unrecognized arguments); SWA306 says so, with
+            # the right fix, and the words are not taken for the option they resemble
+            i += 1
+            while not eq and i < len(words) and not _is_option(words[i]):
+                i += 1
+            continue
         if any(u.shown in t[: dashes + len(name)] for u in w.unknown):  # `--$FLAG ...`: which option is unknown
             out.unresolved.append(_unresolved("arguments", "", w))
             i += 1
@@ -516,7 +619,12 @@ def build(
     profile: SGLangProfile = DEFAULT,
 ) -> LaunchDeployment:
     """One launch -> a deployment. Raises :class:`InputProblem` when it cannot be resolved."""
+    if launch.unread:
+        return unread(name, file, launch.whole or location, platform, default_env, launch.unread)  # type: ignore[return-value]
+    hint = hint or launch.hint
     parsed = parse_args(launch, profile)
+    if launch.program.endswith(DYNAMO_MODULES):  # Dynamo's own flags are not SGLang's to refuse
+        parsed.entries = [a for a in parsed.entries if a.how != "unknown"]
     unresolved = list(parsed.unresolved)
     cli_names = {a.name for a in parsed.entries}
     dups = list(duplicates or [])
@@ -539,6 +647,13 @@ def build(
             ]
     entries = file_entries + parsed.entries
     args = {a.name: a for a in entries}
+    notes: list = []
+    for w in launch.args:  # `-tp-size 8`: argparse reads a single-dash word as short options
+        m = _SINGLE_DASH.fullmatch(w.text)
+        if m and not w.unknown and len(m.group(1)) > 1 and flags.match(m.group(1), profile).option is not None:
+            notes.append(("pitfall:single-dash", f"{w.text.split('=')[0]} has a single dash: SGLang's options are spelt with two (--{m.group(1)}); argparse exits with 'unrecognized arguments'", w.loc(0, len(m.group(1)) + 1)))
+    if parsed.escaped_blank is not None:
+        notes.append(("pitfall:trailing-space", "'\\' is followed by trailing spaces: argparse gets ' ' as an argument and SGLang exits (unrecognized arguments), and the command ends at this line", parsed.escaped_blank.location))
     for u in unresolved:
         if u.kind == "argument" and u.name == "model-path":
             raise _model_path_problem(u)
@@ -566,6 +681,7 @@ def build(
         duplicates=dups,
         unresolved=unresolved,
         command=launch.program,
+        notes=notes,
     )
 
 
@@ -594,13 +710,17 @@ def load_text(files: FileCache, path: str, text: str | None = None, reference: b
     return Source(path, files.remember(path, SourceFile(path, text, [], "text")).text)
 
 
-def _names(stem: str, count: int) -> list[str]:
+def names_for(stem: str, count: int) -> list[str]:
+    """Deployment names for ``count`` launches of one place: ``stem``, ``stem[1]``, ..."""
     return [stem if i == 0 else f"{stem}[{i}]" for i in range(count)]
 
 
-def _seed(env: dict[str, Val]) -> Env:
+def seed_env(env: dict[str, Val]) -> Env:
     """swacheck's --env as exported variables a script starts with."""
     return {k: Var(Word.plain(str(v.value)), True, "--env") for k, v in env.items()}
+
+
+_names, _seed = names_for, seed_env  # the names other modules once imported
 
 
 def _collect(
@@ -627,8 +747,24 @@ def script_launches(src: Source, env: Env, ctx: Context, chars: Chars | None = N
         commands = lex(chars or Chars.of_source(src))
     except ShellSyntaxError as err:
         raise syntax_problem(err, src.path) from None
-    walker = Walker(env, os.path.basename(src.path), ctx.fallback, ctx.base_dir, read_file=ctx.read_file, opaque_reasons=ctx.opaque_reasons, unset_reason=ctx.unset_reason)  # type: ignore[arg-type]
-    return [launch for cmd in walker.walk(commands) for launch in launches(cmd.argv, cmd.env, ctx)]
+    sourcing = (os.path.realpath(src.path),) if os.path.isfile(src.path) else ()  # a script that sources itself
+    walker = Walker(env, os.path.basename(src.path), ctx.fallback, ctx.base_dir, read_file=ctx.read_file, opaque_reasons=ctx.opaque_reasons, unset_reason=ctx.unset_reason, sourcing=sourcing)  # type: ignore[arg-type]
+    out: list[Launch] = []
+    dynamic = None  # the first command run through a variable: where a launch may be assembled
+    for cmd in walker.walk(commands):
+        found = launches(cmd.argv, cmd.env, ctx)
+        if found:
+            out.extend(found)
+        elif cmd.argv and (cmd.argv[0].unknown or _base(cmd.argv[0]) == "eval"):
+            if _MENTIONS_LAUNCH.search(" ".join(w.text for w in cmd.argv)):
+                out.append(_unread(cmd.argv, cmd.env, "launch assembled at runtime; not evaluated"))
+            elif dynamic is None:
+                dynamic = cmd
+    text = chars.text if chars is not None else src.text
+    if not out and dynamic is not None and _MENTIONS_LAUNCH.search(text):
+        shown = dynamic.argv[0].unknown[0].shown if dynamic.argv[0].unknown else dynamic.argv[0].text
+        out.append(_unread(dynamic.argv, dynamic.env, f"launch assembled at runtime; not evaluated ({shown} is only known when the script runs)"))
+    return out
 
 
 def read_script(path: str, files: FileCache, platform: Val, env: dict[str, Val], text: str | None = None, label: str | None = None) -> Found:
@@ -644,6 +780,9 @@ def read_script(path: str, files: FileCache, platform: Val, env: dict[str, Val],
         return found
     stem = label if label is not None else os.path.splitext(os.path.basename(path))[0]
     _collect(found, items, stem, src.path, base_dir, files, platform, env)
+    from .pitfalls import attach
+
+    attach(found.deployments, Chars.of_source(src))
     return found
 
 
@@ -669,9 +808,12 @@ def _instructions(src: Source) -> list[_Instruction]:
             i += 1
             continue
         start = src.starts[i] + (len(line) - len(line.lstrip()))
+        if len(out) >= limits.MAX_INSTRUCTIONS:
+            raise InputProblem(f"more than {limits.MAX_INSTRUCTIONS} instructions in {one_line(os.path.basename(src.path))} (the limit per Dockerfile)", Location(src.path, i + 1, 1, i + 1, 1))
         m = re.match(r"([A-Za-z]+)\s*", src.text[start : src.starts[i] + len(line)])
         keyword = m.group(1).upper() if m else ""
-        text, spans = "", []
+        pieces: list[str] = []
+        runs: list[SpanRun] = []  # a run of the file per line: never a tuple per character
         pos = start + (m.end() if m else 0)
         lineno = i
         while True:
@@ -679,8 +821,8 @@ def _instructions(src: Source) -> list[_Instruction]:
             seg = src.text[pos:end]
             if seg.rstrip().endswith("\\"):
                 cut = len(seg.rstrip()) - 1
-                text += seg[:cut]
-                spans += [(src, k, k + 1) for k in range(pos, pos + cut)]
+                pieces.append(seg[:cut])
+                runs.append(SpanRun(src, pos, pos + cut))
                 i += 1
                 while i < len(lines) and (not lines[i].strip() or lines[i].strip().startswith("#")):
                     i += 1
@@ -688,11 +830,12 @@ def _instructions(src: Source) -> list[_Instruction]:
                     break
                 pos = src.starts[i]
                 continue
-            text += seg
-            spans += [(src, k, k + 1) for k in range(pos, end)]
+            pieces.append(seg)
+            runs.append(SpanRun(src, pos, end))
             i += 1
             break
-        out.append(_Instruction(keyword, Chars(text, spans), lineno + 1))  # type: ignore[arg-type]
+        spans = runs[0] if len(runs) == 1 else SpanChain(runs)  # type: ignore[arg-type]
+        out.append(_Instruction(keyword, Chars("".join(pieces), spans), lineno + 1))  # type: ignore[arg-type]
     return out
 
 
@@ -716,7 +859,7 @@ def _json_array(chars: Chars) -> list[Word] | None:
         inner = chars.text[a + 1 : b - 1]
         whole = join_spans(chars.spans[a:b])
         spans = chars.spans[a + 1 : b - 1] if inner == value else [whole] * len(value)
-        words.append(Word(value, list(spans), whole, quoted=True))
+        words.append(Word(value, spans, whole, quoted=True))  # a slice: already its own sequence
         i = b
     return words
 
@@ -768,6 +911,7 @@ def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list
     global_args: Env = {}
     stages: dict[str, _Stage] = {}
     stage: _Stage | None = None
+    stage_count = 0
     for ins in _instructions(src):
         kw = ins.keyword
         if kw == "FROM":
@@ -778,9 +922,12 @@ def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list
             raws = [r for r in raws if not (r.literal() or "").startswith("--")]
             image = expand_one(raws[0], global_args, "not declared with ARG before FROM") if raws else None
             parent = stages.get(image.text.lower()) if image is not None and not image.unknown else None
+            stage_count += 1
+            if stage_count > limits.MAX_STAGES:
+                raise InputProblem(f"more than {limits.MAX_STAGES} FROM stages in {one_line(label)} (the limit per Dockerfile)", Location(src.path, ins.line, 1, ins.line, 1))
             stage = _Stage(image)
-            if parent is not None:
-                stage.env, stage.cmd, stage.entrypoint, stage.image_hint = dict(parent.env), parent.cmd, parent.entrypoint, parent.image_hint
+            if parent is not None:  # the parent's ENV under the stage's own (no copy per stage)
+                stage.env, stage.cmd, stage.entrypoint, stage.image_hint = ChainMap({}, *parent.env.maps) if isinstance(parent.env, ChainMap) else ChainMap({}, parent.env), parent.cmd, parent.entrypoint, parent.image_hint  # type: ignore[assignment]
             elif image is not None and not image.unknown and (p := platform_of_image(image.text)) is not None:
                 stage.image_hint = Val(p, f"base image {image.text}", image.loc())
             if len(raws) >= 3 and (raws[1].literal() or "").lower() == "as":
@@ -788,7 +935,7 @@ def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list
             continue
         if kw == "ARG":
             target = stage.args if stage is not None else global_args
-            build_env = {**global_args, **(stage.args if stage else {}), **(stage.env if stage else {})}
+            build_env = ChainMap({}, *([stage.env, stage.args] if stage else []), global_args)  # no copy per ARG line
             for name, var, _ in _assignments(ins, build_env, label, allow_bare=True):
                 if var is None:  # `ARG X` without a default: the global default, else given at build time
                     var = global_args.get(name) or Var(None, False, f"ARG {name} in {label}", f"ARG {name} has no default: its value is given at build time (--build-arg)")
@@ -797,7 +944,7 @@ def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list
         if stage is None:
             continue
         if kw == "ENV":
-            build_env = {**stage.args, **stage.env}
+            build_env = ChainMap({}, stage.env, stage.args)  # no copy per ENV line
             for name, var, _ in _assignments(ins, build_env, label, allow_bare=False):
                 if var is not None:
                     stage.env[name] = var
@@ -825,7 +972,7 @@ def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list
             argv += cmd[1]  # type: ignore[operator]
         else:
             chars: Chars = cmd[1]  # type: ignore[assignment]
-            argv += [Word.plain("/bin/sh"), Word.plain("-c"), Word(chars.text, list(chars.spans), join_spans([chars.spans[0], chars.spans[-1]]) if chars.spans else None)]
+            argv += [Word.plain("/bin/sh"), Word.plain("-c"), Word(chars.text, chars.spans, join_spans([chars.spans[0], chars.spans[-1]]) if chars.spans else None)]
     return (launches(argv, runtime, ctx) if argv else []), stage.image_hint
 
 
@@ -848,7 +995,8 @@ def read_commands(commands: list[str], files: FileCache, platform: Val, env: dic
     errors: list[InputError] = []
     for n, text in enumerate(commands, 1):
         label = "<command>" if len(commands) == 1 else f"--command[{n}]"
-        found = read_script(label, files, platform, env, text=text, label=label)
+        with limits.budget(label):
+            found = read_script(label, files, platform, env, text=text, label=label)
         if not found.any:
             errors.append(InputError(label, None, None, f"no SGLang launch command found in {label} (expected python -m sglang.launch_server ... or sglang serve ...)"))
         deployments.extend(found.deployments)
@@ -877,9 +1025,12 @@ def yaml_word(node: Scalar, src: Source) -> Word:
     return Word(text, spans if spans is not None else [whole] * len(text), whole, quoted=node.quoted)  # type: ignore[arg-type]
 
 
-def _align(text: str, src: Source, start: int) -> list | None:
+def _align(text: str, src: Source, start: int) -> list | SpanRun | None:
     s = src.text
     head = s[start : start + 1]
+    j = start + 1 if head in ("'", '"') else start
+    if head not in ("|", ">") and "\n" not in text and s.startswith(text, j) and not (head == "'" and "'" in text) and not (head == '"' and "\\" in text):
+        return SpanRun(src, j, j + len(text))  # written as it reads, on one line: a run of the file
     indent: int | None = None
     if head and head in "|>":
         j = s.find("\n", start)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from ..loading import Mapping
+from ..loading import Mapping, Scalar
 from ..model import InputProblem
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
@@ -33,8 +33,22 @@ def server_args_from_mapping(mapping: Mapping, file: str, base_dir: str, profile
 MODEL_KEYS = ("model-path", "model_path", "model")
 
 
-def is_server_config(root: object) -> bool:
-    return isinstance(root, Mapping) and any(k in root.pairs for k in MODEL_KEYS)
+def is_server_config(root: object, walked: bool = False) -> bool:
+    """A mapping with a scalar model key. ``model: {path: ...}`` (srt-slurm recipes, harness
+    tables) is never SGLang's ``--model``. In a walk, a document whose only model key is the
+    short ``model`` is taken for a server config only when most of its other keys are SGLang
+    options as written (not abbreviations): a benchmark matrix with ``model:``, ``tasks:``,
+    ``batch_size:`` is not a server config."""
+    if not isinstance(root, Mapping):
+        return False
+    keys = [k for k in MODEL_KEYS if k in root.pairs]
+    if not keys or not all(isinstance(root.pairs[k].value, Scalar) for k in keys):
+        return False
+    if walked and keys == ["model"]:
+        others = [k for k in root.pairs if k != "model"]
+        known = sum(1 for k in others if flags.match(k, DEFAULT).how in ("exact", "underscore"))
+        return 2 * known > len(others) or not others
+    return True
 
 
 def load_server_args(root: object, file: str) -> ServerArgs:

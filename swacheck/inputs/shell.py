@@ -26,9 +26,12 @@ import bisect
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from collections.abc import Sequence as SequenceABC
+from typing import Callable, Iterable, Sequence
 
+from .. import limits
 from ..model import InputProblem, Location
+from ..report.escape import one_line
 
 # --------------------------------------------------------------------------- positions
 
@@ -60,12 +63,165 @@ class Source:
 Span = tuple[Source, int, int]
 
 
+class SpanRun(SequenceABC):
+    """The spans of consecutive characters ``start:stop`` of one source, one per character, made
+    only when asked for: a script's words cost their text, not a tuple per character (a 5 MB
+    script once took a gigabyte). Behaves as the list ``[(src, i, i + 1) for i in range(start, stop)]``
+    (slices of it are runs too); immutable, so it is shared, never copied."""
+
+    __slots__ = ("src", "start", "stop")
+
+    def __init__(self, src: "Source", start: int, stop: int):
+        self.src, self.start, self.stop = src, start, max(start, stop)
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        n = self.stop - self.start
+        if isinstance(index, slice):
+            a, b, step = index.indices(n)
+            if step == 1:
+                return SpanRun(self.src, self.start + a, self.start + max(a, b))
+            return [(self.src, self.start + k, self.start + k + 1) for k in range(a, b, step)]
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("span index out of range")
+        k = self.start + index
+        return (self.src, k, k + 1)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        src = self.src
+        return ((src, k, k + 1) for k in range(self.start, self.stop))
+
+    def __add__(self, other):  # type: ignore[no-untyped-def]
+        return list(self) + list(other)
+
+    def __radd__(self, other):  # type: ignore[no-untyped-def]
+        return list(other) + list(self)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SpanRun):
+            return (other.src, other.start, other.stop) == (self.src, self.start, self.stop) or (len(self) == 0 == len(other))
+        if isinstance(other, (list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SpanRun({self.src.path!r}, {self.start}, {self.stop})"
+
+
+class SpanChain(SequenceABC):
+    """Sequences of spans one after another, as one (a Dockerfile instruction continued over
+    lines: a :class:`SpanRun` per line). Indexing finds the part by bisection; a slice within one
+    part is a slice of it, across parts a list."""
+
+    __slots__ = ("parts", "offsets", "n")
+
+    def __init__(self, parts: list[Sequence[Span | None]]):
+        self.parts = [p for p in parts if len(p)]
+        self.offsets: list[int] = []
+        n = 0
+        for p in self.parts:
+            self.offsets.append(n)
+            n += len(p)
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        if isinstance(index, slice):
+            a, b, step = index.indices(self.n)
+            if step == 1 and a < b:
+                k = bisect.bisect_right(self.offsets, a) - 1
+                if b <= self.offsets[k] + len(self.parts[k]):
+                    return self.parts[k][a - self.offsets[k] : b - self.offsets[k]]
+            return [self[i] for i in range(a, b, step)]
+        if index < 0:
+            index += self.n
+        if not 0 <= index < self.n:
+            raise IndexError("span index out of range")
+        k = bisect.bisect_right(self.offsets, index) - 1
+        return self.parts[k][index - self.offsets[k]]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for p in self.parts:
+            yield from p
+
+    def __add__(self, other):  # type: ignore[no-untyped-def]
+        return list(self) + list(other)
+
+    def __radd__(self, other):  # type: ignore[no-untyped-def]
+        return list(other) + list(self)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, SpanRun, SpanChain)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _SpanBuilder:
+    """The spans of a literal being lexed: a :class:`SpanRun` while its characters are consecutive
+    characters of a run (the usual case), else a list."""
+
+    __slots__ = ("s", "first", "n", "items")
+
+    def __init__(self, s: Sequence[Span | None]):
+        self.s = s
+        self.first = 0
+        self.n = 0
+        self.items: list[Span | None] | None = None
+
+    def add(self, i: int) -> None:
+        """The character at lexer index ``i``."""
+        if self.items is None:
+            if self.n == 0:
+                self.first, self.n = i, 1
+                return
+            if i == self.first + self.n:
+                self.n += 1
+                return
+            self.items = list(self.s[self.first : self.first + self.n])
+        self.items.append(self.s[i])
+
+    def add_range(self, i: int, j: int) -> None:
+        """The characters at lexer indexes ``i:j``."""
+        if self.items is None:
+            if self.n == 0:
+                self.first, self.n = i, j - i
+                return
+            if i == self.first + self.n:
+                self.n += j - i
+                return
+            self.items = list(self.s[self.first : self.first + self.n])
+        self.items.extend(self.s[i:j])
+
+    def add_span(self, span: Span | None) -> None:
+        """A character whose span is not one lexer character (an escape)."""
+        if self.items is None:
+            self.items = list(self.s[self.first : self.first + self.n]) if self.n else []
+        self.items.append(span)
+
+    def take(self) -> Sequence[Span | None]:
+        out = self.s[self.first : self.first + self.n] if self.items is None else self.items
+        self.first, self.n, self.items = 0, 0, None
+        return out
+
+
 def span_location(span: Span | None) -> Location | None:
     return span[0].location(span[1], span[2]) if span is not None else None
 
 
 def join_spans(spans: Iterable[Span | None]) -> Span | None:
     """The span from the first to the last character, when they are in order in one source."""
+    if isinstance(spans, SpanRun):  # consecutive characters: no need to look at each
+        return (spans.src, spans.start, spans.stop) if len(spans) else None
     items = [s for s in spans]
     if not items or any(s is None for s in items):
         return None
@@ -88,11 +244,14 @@ class Chars:
     @classmethod
     def of_source(cls, src: Source, start: int = 0, end: int | None = None) -> "Chars":
         end = len(src.text) if end is None else end
-        return cls(src.text[start:end], [(src, i, i + 1) for i in range(start, end)])
+        return cls(src.text[start:end], SpanRun(src, start, end))  # type: ignore[arg-type]
 
     @classmethod
     def of_word(cls, word: "Word") -> "Chars":
         """A word's text to tokenise again (``sh -c``); characters from nowhere point at the word."""
+        spans = word.spans
+        if isinstance(spans, SpanRun) or isinstance(spans, SpanChain) and all(isinstance(p, SpanRun) for p in spans.parts):
+            return cls(word.text, spans)  # positions of characters of the file: none is missing
         return cls(word.text, [s if s is not None else word.whole for s in word.spans])
 
 
@@ -183,7 +342,15 @@ class Opaque:
     span: Span | None
 
 
-Part = Lit | Param | Opaque
+@dataclass(slots=True)
+class ArrayLit:
+    """A bash array literal ``NAME=(a "b c" $D)`` (or ``NAME+=(...)``): its unexpanded items."""
+
+    items: list["RawWord"]
+    span: Span | None
+
+
+Part = Lit | Param | Opaque | ArrayLit
 
 
 @dataclass(slots=True)
@@ -204,15 +371,15 @@ class RawWord:
             return None
         m = _ASSIGN.match(first.text)
         if m is None:
-            return None
+            return None  # `NAME+=value` is returned as name "NAME+": an append (Walker.assign)
         n = m.end()
         rest: list[Part] = []
         if n < len(first.text):
             rest.append(Lit(first.text[n:], first.spans[n:], False))
         rest.extend(self.parts[1:])
-        name_span = join_spans(first.spans[: n - 1])
+        name_span = join_spans(first.spans[: m.end(1)])
         value_spans = [s for p in rest for s in _part_spans(p)]
-        return m.group(1), RawWord(rest, join_spans([value_spans[0], value_spans[-1]]) if value_spans else None), name_span
+        return m.group(1) + m.group(2), RawWord(rest, join_spans([value_spans[0], value_spans[-1]]) if value_spans else None), name_span
 
 
 def _part_spans(p: Part) -> list[Span | None]:
@@ -221,7 +388,8 @@ def _part_spans(p: Part) -> list[Span | None]:
     return [p.span]
 
 
-_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
+_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
+_ARRAY_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -236,7 +404,15 @@ class RawCommand:
 # --------------------------------------------------------------------------- lexer
 
 _MAX_NESTING = 50
+_HEREDOC_LAUNCH = re.compile(r"sglang\.launch_server|sglang\s+serve|dynamo\.sglang")
+# characters the lexer takes as they are in any context, a run at a time (a character-at-a-time
+# loop made a 5 MB script take seconds): none that quotes, escapes, expands, ends a word or a
+# ${...}, or starts a `\` continuation
+_PLAIN_RUN = re.compile(r"""[^ \t\r\n;&|()<>\\'"$`}]+""")
+_PLAIN_RUN_UNEXPANDED = re.compile(r"""[^ \t\r\n;&|()<>\\'"}]+""")  # `$` and backquotes are plain too
+_DQUOTE_RUN = re.compile(r"""[^"\\$`]+""")
 _OPERATORS = ("&&", "||", ";;", "&>>", "&>", ">>", "<<<", "<<-", "<<", "<&", ">&", "<>", ">|", ";", "&", "|", "(", ")", "<", ">")
+_OPERATOR_START = frozenset(o[0] for o in _OPERATORS)
 _REDIRECTS = {"&>>", "&>", ">>", "<<<", "<<-", "<<", "<&", ">&", "<>", ">|", "<", ">"}
 _SEPARATORS = {"&&", "||", ";;", ";", "&", "|", "(", ")", "\n"}
 
@@ -256,6 +432,9 @@ class _Lexer:
         self.n = len(self.t)
         self.expand = expand  # False: `$` and backquotes are plain characters (Compose command strings)
         self.depth = 0  # ${X:-${Y:-...}} nesting
+        self.depth_heredoc = 0
+        self.heredoc_commands: list[RawCommand] = []  # from heredoc bodies, added after their command
+        self.word_start = 0  # where the word being lexed starts (limits.MAX_WORD)
 
     # -- helpers
 
@@ -291,6 +470,8 @@ class _Lexer:
         heredocs: list[tuple[str, bool]] = []
         redirect_target = False
         last_end = -1
+        budget = limits.current()
+        lexed = 0
 
         def finish() -> None:
             nonlocal words
@@ -314,12 +495,14 @@ class _Lexer:
                 if heredocs:
                     self.skip_heredocs(heredocs)
                     heredocs = []
+                    out.extend(self.heredoc_commands)
+                    self.heredoc_commands = []
                 continue
             if c == "#":
-                while self.i < self.n and self.t[self.i] != "\n":
-                    self.i += 1
+                end = self.t.find("\n", self.i)
+                self.i = self.n if end < 0 else end
                 continue
-            op = next((o for o in _OPERATORS if self.t.startswith(o, self.i)), None)
+            op = next((o for o in _OPERATORS if self.t.startswith(o, self.i)), None) if c in _OPERATOR_START else None
             if op is not None:
                 start = self.i
                 self.i += len(op)
@@ -337,13 +520,56 @@ class _Lexer:
                 finish()
                 continue
             word = self.word()
+            if (
+                self.t.startswith("(", self.i)
+                and _ARRAY_START.fullmatch(word.literal() or "")
+                and (all(w.assignment() for w in words) or (words[0].literal() or "") in ("declare", "typeset", "local", "readonly", "export"))
+            ):
+                word = self.array(word)  # NAME=( ... ), NAME+=( ... )
             last_end = self.i
+            lexed += 1
+            if lexed == 1000:  # limits.MAX_WORDS, counted a thousand at a time
+                budget.words(lexed, span_location(word.span))
+                lexed = 0
             if redirect_target:
                 redirect_target = False
                 continue
             words.append(word)
         finish()
+        if lexed:
+            budget.words(lexed, self.span_location_of_last(out))
         return out
+
+    def array(self, name: RawWord) -> RawWord:
+        """``NAME=( ... )``: the items up to the matching ``)`` (newlines and comments allowed)."""
+        open_at = self.i
+        self.i += 1
+        items: list[RawWord] = []
+        while True:
+            if self.i >= self.n:
+                raise self.fail("unterminated array (...)", open_at)
+            if self.continuation():
+                continue
+            c = self.t[self.i]
+            if c in " \t\r\n":
+                self.i += 1
+                continue
+            if c == "#":
+                while self.i < self.n and self.t[self.i] != "\n":
+                    self.i += 1
+                continue
+            if c == ")":
+                self.i += 1
+                break
+            if c in ";&|(<>":
+                raise self.fail(f"unexpected {c!r} in an array (...)", self.i)
+            items.append(self.word())
+        end = self.s[self.i - 1]
+        whole = (name.span[0], name.span[1], end[2]) if name.span is not None and end is not None and name.span[0] is end[0] else name.span
+        return RawWord(name.parts + [ArrayLit(items, self.span(open_at, self.i))], whole)
+    @staticmethod
+    def span_location_of_last(commands: list[RawCommand]) -> Location | None:
+        return span_location(commands[-1].words[-1].span) if commands and commands[-1].words else None
 
     def heredoc_delimiter(self) -> str | None:
         while self.i < self.n and self.t[self.i] in " \t":
@@ -358,33 +584,53 @@ class _Lexer:
 
     def skip_heredocs(self, heredocs: list[tuple[str, bool]]) -> None:
         for delim, strip_tabs in heredocs:
+            body_start = self.i
+            body_end = self.n
             while self.i < self.n:
                 end = self.t.find("\n", self.i)
                 end = self.n if end < 0 else end
                 line = self.t[self.i : end]
+                line_start = self.i
                 self.i = min(end + 1, self.n)
                 if (line.lstrip("\t") if strip_tabs else line).rstrip("\r") == delim:
+                    body_end = line_start
                     break
+            if _HEREDOC_LAUNCH.search(self.t, body_start, body_end) and self.depth_heredoc < 4:
+                # a script written by a heredoc (`cat > run.sh <<EOF`): its launch lines count
+                sub = _Lexer(Chars(self.t[body_start:body_end], self.s[body_start:body_end]), self.expand)
+                sub.depth_heredoc = self.depth_heredoc + 1
+                try:
+                    self.heredoc_commands.extend(sub.commands())
+                except ShellSyntaxError:
+                    pass
 
     # -- words
 
+    def too_long(self) -> None:
+        """A single word longer than a word may become by expansion (limits.MAX_WORD): said
+        before its characters cost more (an escape or a ``$'...'`` character is an object each)."""
+        raise InputProblem(
+            f"a word is more than {limits.MAX_WORD} characters long here (the limit on one word)", span_location(self.span(self.word_start, self.word_start + 1))
+        )
+
     def word(self) -> RawWord:
-        start = self.i
+        start = self.word_start = self.i
         parts = self.parts(stop=lambda c: c in " \t\r\n;&|()<>")
         return RawWord(parts, self.span(start, self.i))
 
     def parts(self, stop: Callable[[str], bool]) -> list[Part]:
         parts: list[Part] = []
         lit: list[str] = []
-        lit_spans: list[Span | None] = []
+        lit_spans = _SpanBuilder(self.s)
 
         def flush() -> None:
             if lit:
-                parts.append(Lit("".join(lit), list(lit_spans), False))
+                parts.append(Lit("".join(lit), lit_spans.take(), False))  # type: ignore[arg-type]
                 lit.clear()
-                lit_spans.clear()
 
         while self.i < self.n:
+            if self.i - self.word_start > limits.MAX_WORD:
+                self.too_long()
             if self.continuation():
                 continue
             c = self.t[self.i]
@@ -397,7 +643,7 @@ class _Lexer:
                     self.i += 2
                 else:
                     lit.append(c)
-                    lit_spans.append(self.s[self.i])
+                    lit_spans.add(self.i)
                     self.i += 1
                 continue
             if c == "'":
@@ -427,9 +673,11 @@ class _Lexer:
                     flush()
                     parts.append(part)
                     continue
-            lit.append(c)
-            lit_spans.append(self.s[self.i])
-            self.i += 1
+            m = (_PLAIN_RUN if self.expand else _PLAIN_RUN_UNEXPANDED).match(self.t, self.i)  # plain characters, a run at a time
+            end = m.end() if m else self.i + 1
+            lit.append(self.t[self.i : end])
+            lit_spans.add_range(self.i, end)
+            self.i = end
         flush()
         return parts
 
@@ -438,15 +686,16 @@ class _Lexer:
         self.i += 1
         parts: list[Part] = []
         lit: list[str] = []
-        lit_spans: list[Span | None] = []
+        lit_spans = _SpanBuilder(self.s)
 
         def flush() -> None:
             if lit:
-                parts.append(Lit("".join(lit), list(lit_spans), True))
+                parts.append(Lit("".join(lit), lit_spans.take(), True))  # type: ignore[arg-type]
                 lit.clear()
-                lit_spans.clear()
 
         while True:
+            if self.i - self.word_start > limits.MAX_WORD:
+                self.too_long()
             if self.i >= self.n:
                 raise self.fail("unterminated double quote", open_at)
             if self.continuation():
@@ -457,7 +706,7 @@ class _Lexer:
                 break
             if c == "\\" and self.i + 1 < self.n and self.t[self.i + 1] in '$`"\\':
                 lit.append(self.t[self.i + 1])
-                lit_spans.append(self.span(self.i, self.i + 2))
+                lit_spans.add_span(self.span(self.i, self.i + 2))
                 self.i += 2
                 continue
             if self.expand and c in "$`":
@@ -466,9 +715,11 @@ class _Lexer:
                     flush()
                     parts.append(part)
                     continue
-            lit.append(c)
-            lit_spans.append(self.s[self.i])
-            self.i += 1
+            m = _DQUOTE_RUN.match(self.t, self.i)
+            end = m.end() if m else self.i + 1
+            lit.append(self.t[self.i : end])
+            lit_spans.add_range(self.i, end)
+            self.i = end
         flush()
         if not parts:  # "" is an empty word, not no word
             parts.append(Lit("", [], True))
@@ -481,6 +732,8 @@ class _Lexer:
         spans: list[Span | None] = []
         escapes = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "v": "\v"}
         while True:
+            if self.i - self.word_start > limits.MAX_WORD:
+                self.too_long()
             if self.i >= self.n:
                 raise self.fail("unterminated $'...' string", start)
             c = self.t[self.i]
@@ -578,6 +831,10 @@ class _Lexer:
         if t.startswith("}", self.i):
             self.i += 1
             return Param(name, "", None, quoted, self.span(start, self.i), t[start : self.i])
+        sub = re.match(r"\[(@|\*|\d+)\]\}", t[self.i : self.i + 24])
+        if sub is not None:  # ${ARR[@]}, ${ARR[*]}, ${ARR[0]}
+            self.i += sub.end()
+            return Param(name, f"[{sub.group(1)}]", None, quoted, self.span(start, self.i), t[start : self.i])
         op = next((o for o in (":-", ":=", ":+", ":?", "-", "=", "+", "?") if t.startswith(o, self.i)), None)
         if op is None:  # ${X%suffix}, ${X/a/b}, ${X:1:2}, ...: computed at run time
             self.i = self.matching(self.i, "{", "}")
@@ -630,6 +887,7 @@ class Var:
     origin: str = ""  # "export in decode.sh", "Dockerfile ENV", "--env"
     reason: str = ""  # why the value is unknown
     where: Location | None = None  # for an unknown value: what makes it unknown
+    items: list[Word] | None = None  # a bash array's elements (``value`` is the first)
 
     @property
     def location(self) -> Location | None:
@@ -654,14 +912,19 @@ class _Fields:
         self.raw = raw
         self.out: list[Word] = []
         self.text: list[str] = []
-        self.spans: list[Span | None] = []
+        self.spans: list[Sequence[Span | None]] = []  # one chunk per part: a lone run stays a run
         self.unknown: list[Unknown] = []
         self.quoted = False
         self.started = False  # a quoted part, even empty, makes a field
+        self.size = 0  # characters in the current field (limits.MAX_WORD)
 
     def add(self, text: str, spans: list[Span | None], quoted: bool) -> None:
+        self.size += len(text)
+        if self.size > limits.MAX_WORD:
+            limits.current().word(self.size, span_location(self.raw.span))
         self.text.append(text)
-        self.spans.extend(spans if len(spans) == len(text) else [spans[0] if spans else None] * len(text))
+        if text:
+            self.spans.append(spans if len(spans) == len(text) else [spans[0] if spans else None] * len(text))
         if quoted:
             self.quoted = self.started = True
         elif text:
@@ -687,8 +950,10 @@ class _Fields:
 
     def end(self) -> None:
         if self.started or self.unknown:
-            self.out.append(Word("".join(self.text), self.spans, self.raw.span, self.unknown, self.quoted))
-        self.text, self.spans, self.unknown, self.quoted, self.started = [], [], [], False, False
+            chunks = self.spans
+            spans = chunks[0] if len(chunks) == 1 else [sp for chunk in chunks for sp in chunk]
+            self.out.append(Word("".join(self.text), spans, self.raw.span, self.unknown, self.quoted))  # type: ignore[arg-type]
+        self.text, self.spans, self.unknown, self.quoted, self.started, self.size = [], [], [], False, False, 0
 
 
 def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -> list[Word]:
@@ -704,8 +969,24 @@ def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -
         elif isinstance(part, Opaque):
             f.add(part.raw, [part.span] * len(part.raw), part.quoted)
             f.unknown.append(Unknown(part.raw, part.raw, part.reason, part.span))
+        elif isinstance(part, ArrayLit):
+            f.add("(...)", [part.span] * 5, False)
+            f.unknown.append(Unknown("(...)", "(...)", "an array where a word is expected", part.span))
+        elif part.op.startswith("[") and (items := _elements(part, env, unset_reason)) is not None:
+            for k, item in enumerate(items):  # "${A[@]}": one field per element
+                if k:
+                    f.end()
+                if part.quoted:
+                    f.add(item.text, item.spans, True)
+                    f.started = True
+                    f.unknown.extend(item.unknown)
+                else:
+                    f.add_split(item)
         else:
+            limits.current().reference(span_location(part.span))  # limits.MAX_REFERENCES
             value = _param(part, env, unset_reason)
+            if value.text and not value.unknown:  # what substitution costs: limits.MAX_EXPANSION
+                limits.current().expand(len(value.text), span_location(part.span))
             if part.quoted or not split or value.unknown:  # an unknown value is kept as one word
                 f.add(value.text, value.spans, True if part.quoted else False)
                 if part.quoted:
@@ -723,6 +1004,33 @@ def expand_one(raw: RawWord, env: Env, unset_reason: str = "") -> Word:
     """An assignment value or other single word: expanded, never split."""
     words = expand(raw, env, unset_reason, split=False)
     return words[0] if words else Word("", [], raw.span)
+
+
+def _elements(p: Param, env: Env, unset_reason: str) -> list[Word] | None:
+    """The words ``${A[@]}`` / ``${A[*]}`` / ``${A[N]}`` give; None: not an array reference."""
+    var = env.get(p.name)
+    index = p.op[1:-1]
+    if var is None:
+        return []  # an unset array is empty (arrays are never exported)
+    if var.value is None and var.items is None:
+        return [Word(p.raw, [p.span] * len(p.raw), p.span, [_unknown_var(p.name, p.raw, var, p.span, unset_reason)])]
+    items = var.items if var.items is not None else [var.value]  # type: ignore[list-item]
+    if index == "@":
+        return [_copy(w) for w in items]
+    if index == "*":
+        if not items:
+            return []
+        text, spans, unknown = [], [], []
+        for k, w in enumerate(items):
+            if k:
+                text.append(" ")
+                spans.append(None)
+            text.append(w.text)
+            spans.extend(w.spans)
+            unknown.extend(w.unknown)
+        return [Word("".join(text), spans, p.span, unknown, True)]
+    k = int(index)
+    return [_copy(items[k])] if k < len(items) else []
 
 
 def _param(p: Param, env: Env, unset_reason: str) -> Word:
@@ -761,7 +1069,7 @@ def _param(p: Param, env: Env, unset_reason: str) -> Word:
 
 
 def _copy(w: Word) -> Word:
-    return Word(w.text, list(w.spans), w.whole, list(w.unknown), w.quoted)
+    return Word(w.text, w.spans if isinstance(w.spans, SpanRun) else list(w.spans), w.whole, list(w.unknown), w.quoted)
 
 
 # --------------------------------------------------------------------------- walking a script
@@ -779,7 +1087,6 @@ class Command:
 
 _DECLARE = {"export", "declare", "typeset", "readonly", "local"}
 _RESERVED = {"!", "{", "}", "then", "else", "elif", "do", "if", "while", "until", "fi", "done", "esac"}
-_MAX_SOURCE_DEPTH = 4
 
 
 @dataclass(slots=True)
@@ -801,6 +1108,7 @@ class Walker:
     unset_reason: str = ""  # how to say that a variable is set nowhere: "not set in decode.sh ..."
 
     exported_names: set[str] = field(default_factory=set)  # `export NAME` before NAME is set
+    sourcing: tuple[str, ...] = ()  # real paths of the files being read, outermost first (cycles)
 
     def __post_init__(self) -> None:
         if not self.unset_reason:
@@ -809,7 +1117,19 @@ class Walker:
             self.env.setdefault(name, var)
 
     def assign(self, name: str, var: Var) -> None:
-        if var.value is None and name in self.fallback:
+        if name.endswith("+"):  # NAME+=value / NAME+=(items): append to what NAME holds
+            name = name[:-1]
+            old = self.env.get(name)
+            if old is not None and (old.value is not None or old.items is not None) and (var.value is not None or var.items is not None):
+                if var.items is not None or old.items is not None:
+                    items = list(old.items if old.items is not None else [old.value]) + list(var.items if var.items is not None else [var.value])  # type: ignore[list-item]
+                    var = Var(items[0] if items else Word("", [], None), old.exported, var.origin, items=items)
+                else:
+                    a, b = old.value, var.value
+                    var = Var(Word(a.text + b.text, a.spans + b.spans, a.whole, a.unknown + b.unknown, a.quoted or b.quoted), old.exported, var.origin)  # type: ignore[union-attr]
+            elif old is not None and old.value is None and old.items is None:
+                var = Var(None, old.exported, var.origin, old.reason, old.where)
+        if var.value is None and var.items is None and name in self.fallback:
             var = self.fallback[name]
         old = self.env.get(name)
         if old is not None and old.exported or self.allexport or name in self.exported_names:
@@ -828,6 +1148,9 @@ class Walker:
             w.unknown = [Unknown(u.shown, u.name, self.opaque_reasons.get(u.shown, u.reason), u.span) for u in w.unknown]
 
     def value_var(self, raw: RawWord, origin: str) -> Var:
+        if raw.parts and isinstance(raw.parts[-1], ArrayLit):  # NAME=(a b c)
+            items = [w for item in raw.parts[-1].items for w in self.expand(item)]
+            return Var(items[0] if items else Word("", [], raw.span), origin=origin, items=items)
         word = expand_one(raw, self.env, self.unset_reason)
         self._explain([word])
         if word.unknown:
@@ -904,8 +1227,14 @@ class Walker:
                     self.exported_names.add(lit)
 
     def source(self, raw: RawWord) -> Iterable[Command]:
-        """`. FILE`: read FILE (relative to the script's folder) when it exists; else nothing is known."""
-        if self.read_file is None or self.depth >= _MAX_SOURCE_DEPTH:
+        """`. FILE`: read FILE (relative to the script's folder) when it exists; else nothing is known.
+
+        A file that sources itself (directly or through others) would never finish in a shell,
+        and a chain deeper than ``limits.MAX_SOURCE_DEPTH`` or more than ``limits.MAX_SOURCES``
+        files sourced for one input are input errors: sourcing is where a few hundred bytes
+        could otherwise become an exponential number of commands.
+        """
+        if self.read_file is None:
             return
         word = expand_one(raw, self.env)
         if word.unknown or not word.text:
@@ -913,12 +1242,23 @@ class Walker:
         path = word.text if os.path.isabs(word.text) else os.path.normpath(os.path.join(self.base_dir, word.text))
         if not os.path.isfile(path):
             return
+        at = span_location(raw.span)
+        key = os.path.realpath(path)
+        if key in self.sourcing:
+            chain = [os.path.basename(p) for p in self.sourcing[self.sourcing.index(key) :]] + [os.path.basename(key)]
+            raise InputProblem(f"{one_line(chain[0])} sources itself ({one_line(' -> '.join(chain))}): the shell would never finish", at)
+        if self.depth >= limits.MAX_SOURCE_DEPTH:
+            raise InputProblem(f"sourced files nested more than {limits.MAX_SOURCE_DEPTH} deep (the limit)", at)
+        limits.current().source(at)
         try:
             src = self.read_file(path)
             commands = lex(Chars.of_source(src))
         except (InputProblem, ShellSyntaxError):
             return
-        inner = Walker(self.env, os.path.basename(path), self.fallback, os.path.dirname(path) or ".", self.allexport, self.read_file, self.depth + 1, self.opaque_reasons, self.unset_reason)
+        inner = Walker(
+            self.env, os.path.basename(path), self.fallback, os.path.dirname(path) or ".", self.allexport, self.read_file,
+            self.depth + 1, self.opaque_reasons, self.unset_reason, sourcing=(*self.sourcing, key),
+        )
         yield from inner.walk(commands)
         self.allexport = inner.allexport
 

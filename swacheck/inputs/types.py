@@ -86,3 +86,22 @@ class Deployment:
     duplicates: list[Duplicate] = field(default_factory=list)
     assume_pd: bool = False  # no server given: numbers copied from a PD launch's log
     gpu: Val | None = None  # the GPU the server runs on (deployment file gpu:, else --gpu); None: not given
+    # What the reader noticed about the text itself (rules SWA306/SWA307): (kind, message, where);
+    # kind is "pitfall" (a shell mistake that changes what SGLang receives) or "note".
+    notes: list[tuple[str, str, Location | None]] = field(default_factory=list)
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class UnreadDeployment(Deployment):
+    """A launch swacheck found but cannot read (assembled at run time, a template, a custom
+    resource whose launch it cannot find): resolved as not checked, reported by SWA307."""
+
+    reason: str = ""
+
+
+def unread(name: str, file: str, location: Location | None, platform: Val, env: dict[str, Val], reason: str) -> UnreadDeployment:
+    """A deployment that stands for a launch swacheck cannot read, so it is never a silent pass."""
+    import os
+
+    server = ServerArgs({}, None, file, os.path.dirname(file) or ".")
+    return UnreadDeployment(name, file, location, platform, dict(env), server, reason=reason)

@@ -296,7 +296,7 @@ class Stream:
             w.raw("\n")
         if self.settings.verbose:
             for path in totals.skipped:
-                w.line((f"skipped {path}: not a deployment", "dim"))
+                w.line((f"skipped {path}: {totals.skipped_why.get(path) or getattr(path, 'reason', 'not a deployment')}", "dim"))
         if not self.settings.quiet:
             w.line(*summary_line(totals))
         w.flush()

@@ -12,6 +12,7 @@ from . import swa400, swa401, swa402, swa403, swa404, swa405, swa406, swa407, sw
 from . import swa101, swa102, swa103, swa104, swa201, swa202, swa203, swa204, swa205, swa206, swa207, swa208, swa301, swa302, swa303, swa304, swa901, swa902
 from . import swa305
 from . import swa501, swa502, swa503, swa504, swa505, swa506
+from . import swa306, swa307
 from .base import Context
 
 # Rules with check(resolution, context), run on every deployment.
@@ -33,6 +34,8 @@ DEPLOYMENT_RULES: tuple[ModuleType, ...] = (
     swa303,
     swa304,
     swa305,
+    swa306,
+    swa307,
     swa501,
     swa502,
     swa503,

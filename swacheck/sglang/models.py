@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from ..loading import FileCache, Mapping, Scalar, kind_name
 from ..model import InputProblem, Location, Val
 
+HUB_ENV = ("HF_HUB_CACHE", "HF_HOME")  # the server's variables that move its hub cache
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
@@ -72,13 +73,23 @@ class ModelConfig:
         return Val(v.value, "config.json" if self.file else "inline model config", v.loc)
 
 
-def hub_cache_dirs() -> list[str]:
-    """Where this machine keeps downloaded hub models (swacheck's own environment)."""
+def hub_cache_dirs(server_env: dict[str, str] | None = None) -> list[str]:
+    """Where the hub cache is: the server's own ``HF_HUB_CACHE`` / ``HF_HOME`` first (as SGLang's
+    loader, huggingface_hub, would read them: from ``--env``, a deployment file's ``env``, the
+    launch's environment), then this machine's (swacheck's own environment)."""
+    out: list[str] = []
+    server_env = server_env or {}
+    if cache := server_env.get("HF_HUB_CACHE"):
+        out.append(cache)
+    elif home := server_env.get("HF_HOME"):
+        out.append(os.path.join(home, "hub"))
     if cache := os.environ.get("HF_HUB_CACHE"):
-        return [cache]
-    if home := os.environ.get("HF_HOME"):
-        return [os.path.join(home, "hub")]
-    return [os.path.join(os.path.expanduser("~"), ".cache", "huggingface", "hub")]
+        out.append(cache)
+    elif home := os.environ.get("HF_HOME"):
+        out.append(os.path.join(home, "hub"))
+    else:
+        out.append(os.path.join(os.path.expanduser("~"), ".cache", "huggingface", "hub"))
+    return list(dict.fromkeys(out))
 
 
 # a revision the hub cache can hold: a branch or tag name (no "..", no leading "/") or a commit
@@ -86,19 +97,19 @@ _REVISION = re.compile(r"^(?!.*\.\.)[A-Za-z0-9_][\w.\-/]{0,199}$")
 _COMMIT = re.compile(r"^[0-9a-f]{4,64}$")  # a commit hash (full or abbreviated)
 
 
-def _hub_config(model_id: str, revision: str | None, looked: list[str]) -> str | None:
+def _hub_config(model_id: str, revision: str | None, looked: list[str], server_env: dict[str, str] | None = None) -> str | None:
     org, name = model_id.split("/", 1)
     rev = revision or "main"
     if not _REVISION.match(rev):
         return None  # `--revision ../../x` must not steer a read (its content would be echoed)
-    for cache in hub_cache_dirs():
+    for cache in hub_cache_dirs(server_env):
         repo = os.path.join(cache, f"models--{org}--{name}")
         ref_file = os.path.join(repo, "refs", rev)
         commit = rev
         if os.path.isfile(ref_file) and os.path.getsize(ref_file) <= 100:
             try:
                 with open(ref_file, encoding="utf-8") as fh:
-                    found = fh.read().strip()
+                    found = fh.read(200).strip()  # a commit hash; never more
             except (OSError, UnicodeDecodeError):
                 found = ""
             if _COMMIT.match(found):  # a refs file holds a commit hash, nothing else is used
@@ -115,8 +126,10 @@ def locate(
     base_dir: str,
     mappings: dict[str, str],
     revision: str | None = None,
+    server_env: dict[str, str] | None = None,
 ) -> tuple[str | None, list[str]]:
-    """Return (config.json path or None, every place looked)."""
+    """Return (config.json path or None, every place looked). ``server_env``: the server's
+    ``HF_HUB_CACHE`` / ``HF_HOME``, looked in before this machine's hub cache."""
     looked: list[str] = []
     mapped = mappings.get(model_path) or mappings.get(model_path.rstrip("/"))
     if mapped:
@@ -132,10 +145,19 @@ def locate(
         if os.path.isfile(path):
             return path, looked
     if _HUB_ID.match(model_path) and not os.path.isabs(model_path):
-        found = _hub_config(model_path, revision, looked)
+        found = _hub_config(model_path, revision, looked, server_env)
         if found:
             return found, looked
     return None, looked
+
+
+class ModelNotFound(InputProblem):
+    """No config.json for a model path; ``mapped``: the user pointed ``--model-config`` at it."""
+
+    def __init__(self, message: str, location: Location | None, model_path: str, mapped: bool):
+        super().__init__(message, location)
+        self.model_path = model_path
+        self.mapped = mapped
 
 
 class ModelStore:
@@ -145,20 +167,23 @@ class ModelStore:
         self.files = files
         self.mappings = mappings
         self._configs: dict[str, ModelConfig] = {}
-        self._located: dict[tuple[str, str, str | None], tuple[str | None, list[str]]] = {}
+        self._located: dict[tuple, tuple[str | None, list[str]]] = {}
 
     def from_path(
-        self, model_path: str, base_dir: str, where: Location | None, revision: str | None = None
+        self, model_path: str, base_dir: str, where: Location | None, revision: str | None = None, server_env: dict[str, str] | None = None
     ) -> ModelConfig:
-        key = (model_path, os.path.abspath(base_dir), revision)
+        hub = tuple(sorted((k, v) for k, v in (server_env or {}).items() if k in HUB_ENV))
+        key = (model_path, os.path.abspath(base_dir), revision, hub)
         if key not in self._located:  # thousands of deployments share a handful of models
-            self._located[key] = locate(model_path, base_dir, self.mappings, revision)
+            self._located[key] = locate(model_path, base_dir, self.mappings, revision, dict(hub))
         path, looked = self._located[key]
         if path is None:
-            raise InputProblem(
+            raise ModelNotFound(
                 f"cannot find config.json for model {model_path!r}; looked in: {', '.join(looked)}; "
                 f"point at a local copy with --model-config {model_path}=PATH",
                 where,
+                model_path,
+                any(item.endswith("(--model-config)") for item in looked),
             )
         if (hit := self._configs.get(path)) is not None:
             return hit

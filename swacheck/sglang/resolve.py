@@ -29,10 +29,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..inputs import Arg, Deployment, ModelRef
+from ..inputs.types import UnreadDeployment
 from ..loading import Mapping, Scalar, Sequence, kind_name
 from ..model import InputProblem, Location, Val
 from . import flags
-from .models import ModelConfig, ModelStore
+from .applicable import not_applicable
+from .models import HUB_ENV, ModelConfig, ModelNotFound, ModelStore
 from .version import DEFAULT, SGLangProfile
 
 UNIFIED_BACKEND = "unified_kv_triton"
@@ -95,6 +97,9 @@ class Resolution:
     pd: bool = False
     checked_by_sglang: bool = False  # SGLang would run the DSV4 target/draft block
     duplicates: list = field(default_factory=list)  # duplicate keys in every file it read
+    # Not swacheck's business (sglang/applicable.py): "other" -- another model, no finding at
+    # all; "no-pools" / "unknown" -- only what the reader saw in the text (SWA306, SWA307).
+    quiet: str = ""
 
 
     def events_of(self, *kinds: str) -> list[Event]:
@@ -280,7 +285,8 @@ class _Resolver:
             return self.models.from_path(ref.path, ref.base_dir, ref.location)
         if path_val is None:
             return None
-        return self.models.from_path(path_val.value, self.dep.server.base_dir, path_val.location, revision.value if revision else None)
+        hub_env = {k: str(v.value) for k, v in self.dep.env.items() if k in HUB_ENV and v.value}  # the server's hub cache
+        return self.models.from_path(path_val.value, self.dep.server.base_dir, path_val.location, revision.value if revision else None, hub_env)
 
     def overrides(self) -> dict[str, Val]:
         """``json-model-override-args``: applied to the target's and the draft's model config."""
@@ -404,11 +410,26 @@ class _Resolver:
         # the target model: SGLang loads it at argument resolution ----------------
         revision = self.str_arg("revision")
         model_path = self.str_arg("model-path")
-        target_model = self.model(dep.target_model, model_path, "target", revision)
+        try:
+            target_model = self.model(dep.target_model, model_path, "target", revision)
+        except ModelNotFound as missing:
+            # Quiet on what isn't ours: a launch that cannot involve a DSV4 pool pair or PD pair
+            # needs no config.json (sglang/applicable.py).
+            speculative = self.arg("speculative-algorithm") is not None
+            why = not_applicable(dep, missing.model_path, missing.mapped, speculative, pd)
+            if why is None:
+                raise
+            if why[1]:
+                self.event("not-checked", why[0], location=missing.location)
+            res = self.skipped(why[0], pd)
+            res.quiet = "unknown" if why[1] else ("no-pools" if why[0].startswith("not applicable: no speculative") else "other")
+            return res
         tg, dg = dep.target_geometry, dep.draft_geometry
         if target_model is not None and not target_model.is_dsv4:
             archs = "not DeepseekV4ForCausalLM" if target_model.private else (", ".join(target_model.architectures) or "none")
-            return self.skipped(f"not a DeepSeek-V4 target (architectures: {archs})", pd)
+            res = self.skipped(f"not a DeepSeek-V4 target (architectures: {archs})", pd)
+            res.quiet = "other"
+            return res
         if target_model is None and not tg.values:
             raise InputProblem("the deployment names no model: give the server's model-path or target.model_config", dep.location)
 
@@ -830,6 +851,8 @@ class _ModelConfigRefused(Exception):
 
 def resolve(dep: Deployment, models: ModelStore, profile: SGLangProfile = DEFAULT) -> Resolution:
     """Resolve one deployment. Raises :class:`InputProblem` when a needed input is missing."""
+    if isinstance(dep, UnreadDeployment):  # a launch found but not readable: SWA307 says why
+        return Resolution(dep, profile, {"platform": dep.platform}, [Event("not-checked", dep.reason, dep.location)], "skipped", dep.reason)
     resolver = _Resolver(dep, models, profile)
     try:
         return resolver.run()

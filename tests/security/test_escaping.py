@@ -39,7 +39,7 @@ SWACHECK = [shutil.which("swacheck")] if shutil.which("swacheck") else [sys.exec
 ESC, BEL, C1_CSI, RLO, LRI = "\x1b", "\x07", "\x9b", "\u202e", "\u2066"
 HOSTILE_NAME = f"h{ESC}[31m\t{BEL}{C1_CSI}{RLO}{LRI}<img src=x onerror=alert(1)>|*`[link=file:/evil]x[/link]a[/x]b ##[stop-commands]t.yaml"
 HOSTILE_KEY = r'"k\e[2J\a\x9b\u202e\u2066\u2028[link=file:/x]y[/link]a[/x]b::error::z##[warning]w"'
-HOSTILE_VALUE = r'"models/gone\e]8;;file:/x\a\u202e"'
+HOSTILE_VALUE = r'"models/DeepSeek-V4-gone\e]8;;file:/x\a\u202e"'  # names DSV4: its missing config.json is an input error
 MODEL_DIR = "models/m|t`p*_<b>"  # a folder name that lands in table cells (the draft's source)
 NOT_UTF8 = b"bad\xff.yaml"
 
@@ -119,7 +119,7 @@ def test_human(hostile, colour):
     err = assert_clean(run.stderr)
     assert_shown_escaped(out)
     assert "[link=file:/evil]x[/link]a[/x]b" in out  # markup shown as text, not drawn
-    assert "models/gone\\x1b]8;;file:/x\\x07\\u202e" in err  # the value, escaped in the error line
+    assert "models/DeepSeek-V4-gone\\x1b]8;;file:/x\\x07\\u202e" in err  # the value, escaped in the error line
     assert_no_workflow_command(out + err)
 
 

@@ -180,11 +180,12 @@ def leaky(tmp_path_factory) -> tuple[Path, list[str]]:
     root = tmp_path_factory.mktemp("leaky")
     shutil.copytree(EXAMPLES / "models" / "DeepSeek-V4-Flash", root / "v4")
     shutil.copytree(EXAMPLES / "models" / "DeepSeek-V4-Flash-MTP-w256", root / "mtp")
-    eagle = "speculative-algorithm: EAGLE\nspeculative-num-steps: 3\nspeculative-eagle-topk: 1\n"
+    # dsv4-attn-backend: a DSV4-only flag, so a missing config.json is an input error (not a note)
+    eagle = "speculative-algorithm: EAGLE\nspeculative-num-steps: 3\nspeculative-eagle-topk: 1\ndsv4-attn-backend: auto\n"
     (root / "tok.env").write_text(f"TOKEN={GHP}\n")
     (root / "launch.sh").write_text(
         '. ./tok.env\npython -m sglang.launch_server --model-path "$TOKEN" --speculative-algorithm EAGLE '
-        "--speculative-num-steps 3 --speculative-eagle-topk 1\n"
+        "--speculative-num-steps 3 --speculative-eagle-topk 1 --dsv4-attn-backend auto\n"
     )
     (root / "pat.yaml").write_text(f"model-path: {PAT}\n{eagle}")
     (root / "header.yaml").write_text(f'model-path: "{AUTH_VALUE}"\n{eagle}')

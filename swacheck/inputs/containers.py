@@ -1,0 +1,141 @@
+"""Containers anywhere in a Kubernetes object: custom resources that wrap SGLang servers.
+
+Operators put pod templates and container specs in places of their own:
+
+- OME ``ClusterServingRuntime`` / ``ServingRuntime`` / ``InferenceService``:
+  ``spec.engineConfig`` / ``spec.decoderConfig`` (and their ``leader`` / ``worker``) with a
+  ``runner`` container and ``containers`` lists;
+- RBG ``RoleBasedGroup``: ``spec.roles[].template.spec.containers`` (also under
+  ``leaderWorkerPattern`` / ``standalonePattern`` templates);
+- AIBrix ``StormService``: ``spec.template.spec.roles[].template.spec.containers``;
+- NVIDIA Dynamo ``DynamoGraphDeployment``: ``spec.services.<NAME>.extraPodSpec.mainContainer``
+  (``envs`` of the service are the container's environment too); ``python3 -m dynamo.sglang``
+  takes SGLang's server flags (``launch.py``);
+- KServe ``LLMInferenceService``, ``LeaderWorkerSet`` variants, and any other object.
+
+A container is an item of a ``containers`` list, or a mapping under ``mainContainer``,
+``runner`` or ``container`` that has an ``image``, ``command`` or ``args``. Each is read as a
+Kubernetes container (``kubernetes.read_container``); its deployment is named after the object
+and the keys on the way (``RoleBasedGroup/NAME/prefill/CONTAINER``), so a role named
+``prefill``/``decode`` pairs by name (``pairing.py``) as well as by ``--disaggregation-mode``.
+GPU resources on an enclosing mapping (``resources.limits``) give the platform when the
+container has none.
+
+An object with containers of which none runs SGLang in a form swacheck can read, but that
+mentions SGLang (an SGLang image, a wrapper script), is a deployment that is not checked, with
+a note naming the object (SWA307): never a silent "0 deployments". An object without
+containers, or that never mentions SGLang, is not ours.
+"""
+
+from __future__ import annotations
+
+from ..loading import Document, FileCache, Mapping, Scalar, Sequence
+from ..model import Val
+from .kubernetes import gpu_of_pod, gpu_platform, read_container
+from .launch import Found
+from .shell import Source
+from .types import unread
+
+CONTAINER_KEYS = ("mainContainer", "runner", "container")
+SKIP_KEYS = {"initContainers", "ephemeralContainers", "status", "metadata", "readinessProbe", "livenessProbe", "startupProbe", "lifecycle"}
+# keys that say nothing about the role of what they hold
+STRUCTURAL = {
+    "spec", "template", "containers", "extraPodSpec", "mainContainer", "runner", "container", "podSpec", "podTemplate",
+    "leaderWorkerTemplate", "services", "roles", "components", "workload", "pattern", "leaderWorkerPattern",
+    "standalonePattern", "leaderWorkerSet",
+}
+_MAX_DEPTH = 40
+_MAX_NODES = 200_000
+
+
+def _label(key: str) -> str:
+    return {"leaderTemplate": "leader", "workerTemplate": "worker", "patchLeaderTemplate": "leader", "patchWorkerTemplate": "worker"}.get(key, key)
+
+
+def _name_of(node: object) -> str:
+    if isinstance(node, Mapping) and (p := node.get("name")) is not None and isinstance(p.value, Scalar) and p.value.value is not None:
+        return str(p.value.value)
+    return ""
+
+
+def _is_container(node: object) -> bool:
+    return isinstance(node, Mapping) and any(k in node.pairs for k in ("image", "command", "args"))
+
+
+def _mentions_sglang(node: object, budget: list[int]) -> bool:
+    stack = [node]
+    while stack and budget[0] > 0:
+        n = stack.pop()
+        budget[0] -= 1
+        if isinstance(n, Scalar):
+            if isinstance(n.value, str) and "sglang" in n.value.lower():
+                return True
+        elif isinstance(n, Mapping):
+            stack.extend(p.value for p in n.pairs.values())
+        elif isinstance(n, Sequence):
+            stack.extend(n.items)
+    return False
+
+
+def load_custom(doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]) -> Found:
+    found = Found()
+    root = doc.root
+    assert isinstance(root, Mapping)
+    kind = str(root.pairs["kind"].value.value)  # type: ignore[union-attr]
+    name = ""
+    meta = root.get("metadata")
+    if meta is not None:
+        name = _name_of(meta.value)
+    name = name or "unnamed"
+    containers: list[tuple[Mapping, list[str], Sequence | None, Val | None, Val | None]] = []
+    budget = [_MAX_NODES]
+
+    def walk(node: object, labels: list[str], envs: Sequence | None, hint: Val | None, depth: int) -> None:
+        if depth > _MAX_DEPTH or budget[0] <= 0:
+            return
+        budget[0] -= 1
+        if isinstance(node, Mapping):
+            if (e := node.get("envs")) is not None and isinstance(e.value, Sequence):
+                envs = e.value  # Dynamo: a service's env for its containers
+            if (r := node.get("resources")) is not None and isinstance(r.value, Mapping):
+                hint = gpu_platform(node) or hint
+            for key, pair in node.pairs.items():
+                if key in SKIP_KEYS:
+                    continue
+                child = pair.value
+                here = labels if key in STRUCTURAL else labels + [_label(key)]
+                if key == "containers" and isinstance(child, Sequence):
+                    gpu = gpu_of_pod(node)  # the pod spec that holds them
+                    for item in child.items:
+                        if isinstance(item, Mapping):
+                            containers.append((item, here, envs, hint, gpu))
+                elif key in CONTAINER_KEYS and _is_container(child):
+                    containers.append((child, here, envs, hint, gpu_of_pod(node)))  # type: ignore[arg-type]
+                else:
+                    walk(child, here, envs, hint, depth + 1)
+        elif isinstance(node, Sequence):
+            for i, item in enumerate(node.items):
+                walk(item, labels + [_name_of(item) or str(i)], envs, hint, depth + 1)
+
+    walk(root.pairs.get("spec").value if root.get("spec") else root, [], None, None, 0)  # type: ignore[union-attr]
+    if not containers:
+        return found
+    src = Source(path, files.load(path).text)
+    launched = 0
+    for container, labels, envs, hint, gpu in containers:
+        stem = "/".join([kind, name, *labels])
+        launched += read_container(found, container, stem, kind, doc, path, src, files, platform, env, envs, hint, gpu)
+    if launched == 0 and not found.errors and _mentions_sglang(root, [_MAX_NODES]):
+        n = len(containers)
+        found.deployments.append(
+            unread(
+                f"{kind}/{name}",
+                path,
+                root.loc,
+                platform,
+                env,
+                f"{kind} {name!r}: {n} container{'s' if n != 1 else ''} found, none runs python -m sglang.launch_server, "
+                "sglang serve or python -m dynamo.sglang in a form swacheck reads (a script inside the image, or a command the operator builds); not checked",
+            )
+        )
+    return found

@@ -1,0 +1,176 @@
+"""Hard limits: the budgets no input and no repository configuration can raise.
+
+swacheck runs on pull requests from strangers, so every file is hostile: a few hundred bytes
+must not be able to take gigabytes of memory, minutes of CPU, or the whole run with them.
+Each budget below, when exceeded, is ONE input error for the file that exceeded it
+(``file:line:col: message``, exit 2); the other files are still checked.
+
+| limit                   | hard maximum       | counted                                                        | may be lowered by               |
+|-------------------------|--------------------|----------------------------------------------------------------|---------------------------------|
+| ``MAX_FILE_SIZE``       | 10 MiB             | bytes of one file read (input, server config, sourced script,  | ``--max-file-size``,            |
+|                         |                    | env file, model ``config.json``, standard input)               | ``max-file-size`` in the config |
+| ``MAX_RUN_BYTES``       | 256 MiB            | bytes of every file read in one run                            | (fixed)                         |
+| ``MAX_NESTING``         | 200 levels         | YAML / JSON nesting of one document                            | (fixed)                         |
+| ``MAX_YAML_NODES``      | 250,000            | YAML nodes (scalars, lists, mappings) or JSON values of a file | (fixed)                         |
+| ``MAX_PLAIN_NODES``     | 100,000            | items a value swacheck reads expands to (YAML aliases)         | (fixed)                         |
+| ``MAX_WORD``            | 1 MiB (characters) | one shell word as written, or any word after variable          | (fixed)                         |
+|                         |                    | expansion (shell, Dockerfile, Kubernetes ``$(VAR)``, Compose)  |                                 |
+| ``MAX_EXPANSION``       | 16 MiB (characters)| characters that variable expansion substitutes in one file     | (fixed)                         |
+| ``MAX_SOURCE_DEPTH``    | 8                  | ``. FILE`` inside ``. FILE`` (a file that sources itself,      | (fixed)                         |
+|                         |                    | directly or through others, is an error at once)               |                                 |
+| ``MAX_SOURCES``         | 100                | ``. FILE`` / ``source FILE`` read while reading one file       | (fixed)                         |
+| ``MAX_WORDS``           | 100,000            | shell words of one file (with the files it sources and its     | (fixed)                         |
+|                         |                    | ``sh -c`` strings)                                             |                                 |
+| ``MAX_REFERENCES``      | 50,000             | variable references expanded for one file, known or not        | (fixed)                         |
+| ``MAX_STAGES``          | 100                | ``FROM`` stages of one Dockerfile                              | (fixed)                         |
+| ``MAX_INSTRUCTIONS``    | 10,000             | instructions of one Dockerfile                                 | (fixed)                         |
+| ``MAX_DEPLOYMENTS``     | 1,000              | deployments (launch commands, containers, services, documents) | (fixed)                         |
+|                         |                    | found in one file                                              |                                 |
+
+Real deployments stay far below every one of them: a launch script is a few KiB with a handful
+of variables, a manifest a few hundred nodes. A repository configuration may only *lower*
+``max-file-size``: a value above the hard maximum is a configuration error (exit 2) naming
+the setting, never silently used, so a pull request cannot raise a budget by editing
+``pyproject.toml``. The command line cannot raise it either.
+
+Only regular files are ever opened as inputs or as files an input refers to: FIFOs, devices
+and sockets (``server: /dev/zero``, ``/dev/stdin``, a FIFO in a walked folder) are refused
+without being opened for reading in a way that could block (``O_NONBLOCK``, then ``fstat``);
+``-`` is the only way to read standard input, and it is capped at ``MAX_FILE_SIZE`` too.
+
+Memory: with these budgets, peak RSS stays within ``100 MB + 30 x`` the bytes read
+(``tests/security/test_memory.py``; ``benchmarks/hostile.py`` prints the figures).
+
+The per-run counter (:func:`charge_read`) is reset by :func:`start_run` at the start of every
+run (``engine.run_units``); the per-file budgets are :class:`Budget` objects that
+``inputs.read_inputs`` installs with :func:`budget` while it reads one input file (and
+``launch.read_commands`` for each ``--command``), so a script's sourced files and sh -c strings
+are charged to it. YAML nodes, nesting and Dockerfile stages and instructions are counted by
+their readers directly.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from contextlib import contextmanager
+from typing import Iterator
+
+from .model import InputProblem, Location
+from .report.escape import one_line
+
+MiB = 1024 * 1024
+
+MAX_FILE_SIZE = 10 * MiB
+MAX_RUN_BYTES = 256 * MiB
+MAX_NESTING = 200
+MAX_YAML_NODES = 250_000
+MAX_PLAIN_NODES = 100_000
+MAX_WORD = 1 * MiB
+MAX_EXPANSION = 16 * MiB
+MAX_SOURCE_DEPTH = 8
+MAX_SOURCES = 100
+MAX_WORDS = 100_000
+MAX_DEPLOYMENTS = 1_000
+MAX_REFERENCES = 50_000
+MAX_STAGES = 100
+MAX_INSTRUCTIONS = 10_000
+
+
+# --------------------------------------------------------------------------- bytes read per run
+
+_run_bytes = [0]
+
+
+def start_run() -> None:
+    """A new run: nothing read yet."""
+    _run_bytes[0] = 0
+
+
+def charge_read(size: int, path: str) -> None:
+    """Count ``size`` bytes read from ``path``; an :class:`InputProblem` once the run is over budget."""
+    if _run_bytes[0] + size > MAX_RUN_BYTES:
+        raise InputProblem(
+            f"not read: this run has read {_run_bytes[0]} bytes, and this file would pass the limit of {MAX_RUN_BYTES} bytes per run",
+            file=path,
+        )
+    _run_bytes[0] += size
+
+
+# --------------------------------------------------------------------------- per-file budgets
+
+
+class Budget:
+    """What variable expansion, sourcing and launch finding may still spend on one file."""
+
+    __slots__ = ("path", "expanded", "sources", "deployments", "lexed", "references")
+
+    def __init__(self, path: str):
+        self.path = path
+        self.expanded = 0
+        self.sources = 0
+        self.deployments = 0
+        self.lexed = 0
+        self.references = 0
+
+    @property
+    def name(self) -> str:
+        return one_line(self.path) if self.path else "this input"
+
+    def expand(self, size: int, at: Location | None) -> None:
+        """``size`` characters substituted for a variable reference at ``at``, making a word of ``size``
+        characters at least."""
+        if size > MAX_WORD:
+            raise InputProblem(f"a variable expands to more than {MAX_WORD} characters here (the limit on one word)", at, file=self.path or None)
+        self.expanded += size
+        if self.expanded > MAX_EXPANSION:
+            raise InputProblem(
+                f"variable expansion passes {MAX_EXPANSION} characters in {self.name} here (the limit per file)", at, file=self.path or None
+            )
+
+    def word(self, size: int, at: Location | None) -> None:
+        """A word built by expansion is ``size`` characters long."""
+        if size > MAX_WORD:
+            raise InputProblem(f"a word expands to more than {MAX_WORD} characters here (the limit on one word)", at, file=self.path or None)
+
+    def reference(self, at: Location | None) -> None:
+        """One more variable reference expanded, known or not (each costs its bookkeeping)."""
+        self.references += 1
+        if self.references > MAX_REFERENCES:
+            raise InputProblem(f"more than {MAX_REFERENCES} variable references in {self.name} (the limit per file)", at, file=self.path or None)
+
+    def words(self, count: int, at: Location | None) -> None:
+        """``count`` more shell words lexed (a script, the files it sources, ``sh -c`` strings)."""
+        self.lexed += count
+        if self.lexed > MAX_WORDS:
+            raise InputProblem(f"more than {MAX_WORDS} shell words in {self.name} (the limit per file)", at, file=self.path or None)
+
+    def source(self, at: Location | None) -> None:
+        self.sources += 1
+        if self.sources > MAX_SOURCES:
+            raise InputProblem(f"more than {MAX_SOURCES} files sourced while reading {self.name} (the limit per file)", at, file=self.path or None)
+
+    def deployment(self, at: Location | None) -> None:
+        self.deployments += 1
+        if self.deployments > MAX_DEPLOYMENTS:
+            raise InputProblem(f"more than {MAX_DEPLOYMENTS} deployments in {self.name} (the limit per file)", at, file=self.path or None)
+
+
+_current: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("swacheck_budget", default=None)
+
+
+def current() -> Budget:
+    """The budget of the file being read; when none is installed, a fresh one for this call alone
+    (a word's limit still holds; per-file totals need :func:`budget`)."""
+    found = _current.get()
+    return found if found is not None else Budget("")
+
+
+@contextmanager
+def budget(path: str) -> Iterator[Budget]:
+    """Install a fresh :class:`Budget` for ``path`` while its launches are read."""
+    fresh = Budget(path)
+    token = _current.set(fresh)
+    try:
+        yield fresh
+    finally:
+        _current.reset(token)

@@ -1,0 +1,3 @@
+{{- define "sglang.fullname" -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- end }}
