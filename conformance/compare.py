@@ -25,6 +25,9 @@ CAUSES: dict[str, tuple[tuple[str, ...], str]] = {
     "SWA202": (("resolve", "validate"), r"(Assertion|Value)Error: .*(speculative|EAGLE|topk|DSPARK)"),
     "SWA204": (("pools", "setup"), r"NotImplementedError|FP8|fp8"),
     "SWA205": (("resolve", "validate", "pools"), r"kv.cache.dtype|attn.backend|attention.backend|dsv4"),
+    "SWA206": (("pools",), r"AssertionError: online c128 does not support MTP"),
+    "SWA207": (("resolve", "validate"), r"[Pp]ipeline|PP \+ speculative|SGLANG_ENABLE_PP_SPEC|prefill_complete"),
+    "SWA208": (("model",), r"AttributeError: .*sliding_window"),
     "SWA303": (("parse",), r".*"),
     "SWA503": (("pools",), r"AssertionError"),  # kv-cache-dtype bfloat16: the DSV4 pool's store_dtype assert
     "SWA304": (("parse", "resolve"), r".*"),

@@ -632,7 +632,10 @@ def test_max_running_requests_float_is_refused(lint):
     run, dep = mrr_run(lint, "128.0")
     assert run.stderr == "" and run.exit_code == 1
     (f,) = run.findings("SWA304")
-    assert f["message"] == "max-running-requests: SGLang's argument parser rejects the number 128.0; expected an integer"
+    assert f["message"] == (
+        "max-running-requests: SGLang's argument parser rejects the number 128.0; expected an integer"
+        " (argparse: error: argument --max-running-requests: invalid int value: '128.0')"
+    )
     assert (f["location"]["line"], f["location"]["column"]) == (6, 23)
 
 
@@ -640,7 +643,10 @@ def test_max_running_requests_true_is_refused_not_read_as_1(lint):
     run, dep = mrr_run(lint, "true")
     assert run.exit_code == 1
     (f,) = run.findings("SWA304")
-    assert f["message"] == "max-running-requests: SGLang's argument parser rejects the boolean true; expected an integer"
+    assert f["message"] == (
+        "max-running-requests: SGLang's argument parser rejects the boolean true; expected an integer"
+        " (argparse: error: argument --max-running-requests: invalid int value: 'true')"
+    )
     assert dep["target"]["pages"] != pages_for(1)  # not the geometry of max-running-requests 1
     assert dep["target"]["tuple"] == [128, 131, pages_for(256)]  # the DSV4 default instead
 

@@ -64,7 +64,7 @@ def test_examples_parse_and_count():
     assert_counts_consistent(root)
     suites = root.findall("testsuite")
     assert len(suites) == 21  # one per file that holds deployments (a manifest holds two)
-    assert counts(root) == (22, 10, 0)  # 22 deployments, 10 error findings (one of a PD pair), no input error
+    assert counts(root) == (22, 11, 0)  # 22 deployments, 11 error findings (one of a PD pair), no input error
     by_name = {s.get("name"): s for s in suites}
     case = by_name["examples/rocm-draft-window/prefill.yaml"].find("testcase")
     assert case.get("name") == "v4-flash-prefill-rocm-w256-draft"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from . import swa400, swa401, swa402, swa403, swa404, swa405, swa406, swa407, swa408, swa409, swa410
-from . import swa101, swa102, swa103, swa104, swa201, swa202, swa203, swa204, swa205, swa301, swa302, swa303, swa304, swa901, swa902
+from . import swa101, swa102, swa103, swa104, swa201, swa202, swa203, swa204, swa205, swa206, swa207, swa208, swa301, swa302, swa303, swa304, swa901, swa902
 from . import swa305
 from . import swa501, swa502, swa503, swa504, swa505, swa506
 from . import swa306, swa307
@@ -26,6 +26,9 @@ DEPLOYMENT_RULES: tuple[ModuleType, ...] = (
     swa203,
     swa204,
     swa205,
+    swa206,
+    swa207,
+    swa208,
     swa301,
     swa302,
     swa303,

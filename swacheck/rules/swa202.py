@@ -13,7 +13,12 @@ model hook does (`srt/arg_groups/deepseek_v4_hook.py`):
 - with `EAGLE` and top-k given, `speculative-num-steps` must be given too: the speculative
   hook's automatic (steps, top-k, draft tokens) choice asserts that top-k and draft tokens are
   both unset (`speculative_hook.py:1159-1163`, a bare `AssertionError`), unless
-  `speculative-adaptive` is on.
+  `speculative-adaptive` is on;
+- with `DSPARK` and no `speculative-draft-model-path`, the target checkpoint must bundle the
+  draft: a `dspark_*` key in its config.json (or, in 0.5.23, a `dspark/` subfolder with its own
+  config.json); else the speculative hook raises
+  `ValueError: DSpark dense speculative decoding requires setting --speculative-draft-model-path.`
+  (`speculative_hook.py` 0.5.23:752, 0.5.22:677, 0.5.20:588, 0.5.17:320).
 
 ## Why it matters
 
@@ -61,6 +66,10 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     mapping = arg_mapping(res)
     server = res.deployment.server
+    for event in res.events_of("dspark-draft-missing"):
+        fix = Fix("Add speculative-draft-model-path: the DSpark draft checkpoint (SGLang has no default draft for this target).")
+        message = f"{event.message}: ValueError: DSpark dense speculative decoding requires setting --speculative-draft-model-path."
+        yield finding_for_event(rule, event, fix, message=message, field="speculative-draft-model-path")
     for event in res.events_of("algorithm-refused", "eagle-topk-missing", "eagle-topk-refused", "eagle-steps-missing"):
         arg = event.arg
         if event.kind == "algorithm-refused":

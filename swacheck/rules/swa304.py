@@ -3,10 +3,15 @@
 ## What it does
 
 SGLang's `--config` loader turns each value into command-line text (`str(value)`) and
-argparse parses it, so this rule checks the values swacheck reads with the same types:
-integers (`"128"` is fine, `128.0`, `true` and `null` are not), choices
-(`disaggregation-mode` is one of `null`, `prefill`, `decode`, case-sensitive; an unquoted YAML
-`null` reaches SGLang as the text `None`), `json-model-override-args` must be a JSON object.
+argparse parses it, so this rule checks every value, of any flag of the release's table, with
+argparse's own types and choices: integers (`"128"` is fine, `128.0`, `eight`, `true` and
+`null` are not), floats (`mem-fraction-static: high`), `human_readable_int` (`1k`, `1Ki`),
+choices (`disaggregation-mode` is one of `null`, `prefill`, `decode`, case-sensitive; an
+unquoted YAML `null` reaches SGLang as the text `None`), each item of a list flag; the same on
+a command line. A store_true flag in a `--config` file takes only a YAML boolean: the loader
+passes any other value on after the flag (`trust-remote-code: "true"` becomes
+`--trust-remote-code true`) and argparse stops with `unrecognized arguments: true`.
+`json-model-override-args` must be a JSON object.
 It also reports `dp-size` > 1 together with `attn-dp-size` > 1, which SGLang's parallel hook
 refuses (`srt/arg_groups/parallel_hook.py`); sizes below 1 (SGLang divides by them); and a
 `max-running-requests` that leaves a worker no request: SGLang before 0.5.23 stops with
@@ -14,14 +19,16 @@ refuses (`srt/arg_groups/parallel_hook.py`); sizes below 1 (SGLang divides by th
 
 ## Why it matters
 
-argparse exits with `error: argument --page-size: invalid int value: '256.0'` (or SGLang
-raises `ValueError`) and the server never starts.
+argparse exits with `error: argument --page-size: invalid int value: '256.0'` (or
+`unrecognized arguments: true`, or SGLang raises `ValueError`) and the server never starts.
 
 ## Example
 
 ```yaml
 max-running-requests: 64.0
 disaggregation-mode: Decode
+tp-size: eight
+trust-remote-code: "true"
 ```
 
 ## Fix

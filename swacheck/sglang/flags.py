@@ -178,3 +178,58 @@ def replacement(name: str, profile: SGLangProfile) -> tuple[tuple[str, str], ...
     if entries and all(k in table and table[k].kind == "store" and v in table[k].choices for k, v in entries):
         return entries
     return None
+
+
+# ``human_readable_int`` (srt/utils/common.py, SGLang 0.5.23:3394): an integer, or a number with
+# an SI (k, M, G, T; decimals allowed) or IEC (Ki, Mi, Gi, Ti; integers only) suffix.
+_HUMAN_INT = r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)"
+
+
+def _convert(typ: str, text: str) -> tuple[bool, object]:
+    """argparse's ``type(text)`` for the types swacheck can run itself; (False, None) when it raises."""
+    import re
+
+    try:
+        if typ == "int":
+            return True, int(text)
+        if typ == "float":
+            return True, float(text)
+        if typ == "human_readable_int":
+            m = re.fullmatch(_HUMAN_INT, text.strip())
+            if m:
+                return ("." not in m.group(1) or not m.group(2).endswith("i")), None
+            return True, int(text.strip())
+    except ValueError:
+        return False, None
+    return True, text
+
+
+def value_refusal(option: Option, text: str) -> tuple[str, str] | None:
+    """``(expected, what argparse prints)`` when argparse refuses ``text`` for ``option``, else None.
+
+    The ``--config`` merger hands argparse ``str(value)`` (``srt/utils/server_args_config_parser.py``,
+    ``_add_scalar_arg``/``_add_list_arg``, the same in 0.5.17-0.5.23); argparse calls the option's
+    ``type`` on it, then checks ``choices`` against the converted value. Only the types swacheck
+    can reproduce exactly are checked (int, float, human_readable_int, and choices of any type);
+    the JSON types are left to the resolver (``json-model-override-args``).
+    """
+    flag = "--" + option.canonical
+    ok, value = _convert(option.type, text)
+    if not ok:
+        if option.type == "int":
+            return "an integer", f"argument {flag}: invalid int value: {text!r}"
+        if option.type == "float":
+            return "a number", f"argument {flag}: invalid float value: {text!r}"
+        return "an integer (or 1k, 1M, 1Ki, ...)", f"argument {flag}: Invalid integer value: {text.strip()!r}"
+    if option.choices:
+        conv = int if option.type == "int" else float if option.type == "float" else None
+        try:
+            allowed: list = [conv(c) for c in option.choices] if conv is not None else list(option.choices)
+        except ValueError:  # a table row swacheck cannot convert: compare the text
+            allowed = list(option.choices)
+        if conv is None or not all(isinstance(a, conv) for a in allowed):
+            value = text
+        if value not in allowed:
+            listed = ", ".join(repr(c) for c in allowed)
+            return "one of " + ", ".join(option.choices), f"argument {flag}: invalid choice: {value!r} (choose from {listed})"
+    return None

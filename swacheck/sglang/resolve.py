@@ -30,7 +30,7 @@ from typing import Any
 
 from ..inputs import Arg, Deployment, ModelRef
 from ..inputs.types import UnreadDeployment
-from ..loading import Mapping, Scalar, kind_name
+from ..loading import Mapping, Scalar, Sequence, kind_name
 from ..model import InputProblem, Location, Val
 from . import flags
 from .applicable import not_applicable
@@ -113,6 +113,17 @@ def _ref_val(ref: ModelRef | None, role: str) -> Val | None:
     return Val(ref.path if ref.path is not None else "(inline mapping)", f"{role}.model_config", ref.location)
 
 
+def _merger_text(node: Any, item: bool = False) -> str:
+    """The text SGLang's --config merger hands argparse for one value: ``str(value)``, JSON for a
+    mapping, ``true``/``false`` for a boolean (a list item: ``str(item)``, so ``True``)."""
+    if isinstance(node, Mapping):
+        return json.dumps(node.plain())
+    value = node.value if isinstance(node, Scalar) else node
+    if isinstance(value, bool) and not item:
+        return "true" if value else "false"
+    return str(value)
+
+
 def _default(value: Any, why: str) -> Val:
     return Val(value, f"SGLang default ({why})")
 
@@ -124,6 +135,7 @@ class _Resolver:
         self.profile = profile
         self.events: list[Event] = []
         self.values: dict[str, Val] = {}
+        self._bad_seen: set[int] = set()
 
     # ---------------------------------------------------------------- reading args
 
@@ -137,14 +149,57 @@ class _Resolver:
     def arg(self, name: str) -> Arg | None:
         return self.dep.server.get(name)
 
-    def _bad(self, arg: Arg, expected: str) -> None:
+    def _bad(self, arg: Arg, expected: str, said: str = "", node: Any = None) -> None:
+        if id(arg.pair) in self._bad_seen:  # one refusal per value (check_values ran first)
+            return
+        self._bad_seen.add(id(arg.pair))
+        node = node if node is not None else arg.node
         self.event(
             "bad-value",
-            f"{arg.written}: SGLang's argument parser rejects {kind_name(arg.node)}; expected {expected}",
+            f"{arg.written}: SGLang's argument parser rejects {kind_name(node)}; expected {expected}" + (f" ({said})" if said else ""),
             arg,
-            location=arg.value_loc,
+            location=node.loc,
             expected=expected,
         )
+
+    def check_values(self) -> None:
+        """argparse's type and choices check of every value, not only those the resolver reads.
+
+        The ``--config`` merger (``srt/utils/server_args_config_parser.py`` ``_convert_config_to_args``,
+        unchanged 0.5.17-0.5.23) emits ``--KEY str(value)`` (a list: ``--KEY item ...``, a mapping:
+        its JSON, a boolean of a valued option: ``true``/``false``); a store_true key is emitted
+        bare for ``true``, dropped for ``false``, and for any other value becomes ``--KEY VALUE``,
+        which argparse refuses: ``error: unrecognized arguments: VALUE``.
+        """
+        table = flags.options(self.profile)
+        for arg in self.dep.server.entries:
+            option = table.get(arg.written) if arg.how == "exact" else flags.match(arg.written, self.profile).option
+            if arg.how not in ("exact", "prefix") or option is None:
+                continue
+            node = arg.node
+            if arg.kind == "store_true":
+                if arg.cli or isinstance(arg.value, bool) or arg.value == []:
+                    continue
+                emitted = [_merger_text(i, True) for i in node.items] if isinstance(node, Sequence) else [_merger_text(node)]
+                said = f"--{arg.written} {' '.join(emitted)}: error: unrecognized arguments: {' '.join(emitted)}"
+                self._bad(arg, "true or false", f"SGLang's --config loader passes it on as {said}")
+            elif arg.kind in ("store", "store-list"):
+                if isinstance(node, Sequence):
+                    if arg.kind != "store-list":
+                        continue  # a list for a one-value option: the resolver's "a single value"
+                    items = list(node.items)
+                else:
+                    items = [node]
+                for item in items:
+                    if not isinstance(item, (Scalar, Mapping)):
+                        continue
+                    refusal = flags.value_refusal(option, _merger_text(item, item is not node))
+                    if refusal is not None:
+                        expected = refusal[0]
+                        if option.choices and isinstance(item, Scalar) and item.value is None and not arg.cli:
+                            expected += " (quote 'null': an unquoted YAML null reaches SGLang as the text None)"
+                        self._bad(arg, expected, f"argparse: error: {refusal[1]}", item)
+                        break
 
     def typed_arg(self, name: str) -> Val | None:
         """A value as argparse reads the text the --config merger emits for it.
@@ -270,6 +325,8 @@ class _Resolver:
         if model is None:
             raise InputProblem(f"no model config for the {role} pool: give model-path or {role}.model_config", self.dep.location)
         val = model.int_field("sliding_window")
+        if val is None and model.model_type == "deepseek_v4" and model.file is not None and not model.private:
+            raise _ModelConfigRefused(role, model)
         if val is None:
             raise InputProblem(
                 f"{model.label} has no 'sliding_window': swacheck reads the SWA window of a DeepSeek-V4 "
@@ -300,6 +357,7 @@ class _Resolver:
         platform = dep.platform
         v["platform"] = platform
         self.check_keys()
+        self.check_values()
 
         # parallel hook: --enable-dp-attention means attn_dp_size = dp_size, dp_size = 1
         # (srt/arg_groups/parallel_hook.py handle_deprecated_dp_attention). In a --config file
@@ -449,6 +507,10 @@ class _Resolver:
         if topk is not None:
             v["speculative_eagle_topk"] = topk
 
+        if not no_server:
+            self.pipeline_speculative(algo, pd_mode, attn_dp, platform)
+            self.prefill_complete(pd_mode, attn_dp)
+
         # memory pool configuration (kv_cache_configurator.py resolve_max_num_reqs) ---
         per_worker_value = mrr.value // max(1, attn_dp.value)
         per_worker = Val(
@@ -518,6 +580,8 @@ class _Resolver:
             if ref is None and self.arg("speculative-draft-model-path") is None and dep.target_model is not None:
                 ref = dep.target_model
             draft_model = self.model(ref, draft_path, "draft", draft_rev)
+            if algo == "DSPARK" and ref is None and self.arg("speculative-draft-model-path") is None:
+                self.dspark_draft_missing(target_model, spec_arg, model_path)
             if algo == "DSPARK":
                 draft_tokens = self.dspark_draft_tokens(draft_model, ndt)
             draft_page = page
@@ -533,6 +597,8 @@ class _Resolver:
         if draft_tokens is not None:
             v["speculative_num_draft_tokens"] = draft_tokens
 
+        self.online_compress_mtp(target_model, draft, platform)
+
         mode = "unified" if target.unified.value else "paged"
         checked = pd and draft is not None and profile.has_dsv4_block and not (is_npu and profile.npu_skips_block)
         skip = ""
@@ -545,6 +611,178 @@ class _Resolver:
                 seen.add(id(pool.model))
                 duplicates.extend(pool.model.duplicates)
         return Resolution(dep, profile, v, self.events, mode, skip, target, draft, pd, checked, duplicates)
+
+    def _plain_int(self, name: str, default: int) -> int:
+        """An integer argument for a condition (a bad value is SWA304's: the default then)."""
+        arg = self.arg(name)
+        if arg is None or not isinstance(arg.node, Scalar):
+            return default
+        try:
+            return int(str(arg.node.value).strip())
+        except ValueError:
+            return default
+
+    def _env_on(self, name: str) -> bool:
+        val = self.dep.env.get(name)
+        return val is not None and val.value.lower() in ("1", "true", "yes", "y")
+
+    def pipeline_speculative(self, algo: str | None, pd_mode: str, attn_dp: Val, platform: Val) -> None:
+        """pp-size > 1 with speculative decoding, per release (``SGLangProfile.pp_spec`` cites the code)."""
+        pp = self._plain_int("pp-size", 1)
+        if algo is None or pp <= 1:
+            return
+        prof = self.profile
+        arg = self.arg("pp-size")
+        where = f"pp-size {pp} with speculative-algorithm {algo}"
+        if algo == "DSPARK" and prof.dspark_pp == "pp1":
+            self.event("pp-spec-refused", f"{where}: ValueError: Currently DSpark speculative decoding only supports pp_size == 1. (speculative hook)", arg)
+            return
+        if algo == "DSPARK" and prof.dspark_pp == "prefill" and pd_mode != "prefill":
+            self.event(
+                "pp-spec-refused",
+                f"{where} on a {'decode' if pd_mode == 'decode' else 'non-PD'} server: ValueError: DSpark pipeline parallelism "
+                "requires PD prefill; decode and non-disaggregated serving require pp_size == 1. (speculative hook)",
+                arg,
+            )
+            return
+        if prof.pp_spec == "refused" or (prof.pp_spec == "npu-prefill" and platform.value != "npu"):
+            self.event("pp-spec-refused", f"{where}: AssertionError: Pipeline parallelism is not compatible with overlap schedule, speculative decoding", arg)
+        elif prof.pp_spec == "npu-prefill":
+            if algo != "EAGLE" or self.flag_value("enable-multi-layer-eagle"):
+                self.event("pp-spec-refused", f"{where}: AssertionError: Pipeline parallelism currently only supports EAGLE (non-multi-layer) speculative decoding", arg)
+            elif pd_mode != "prefill":
+                self.event(
+                    "pp-spec-refused",
+                    f"{where}: AssertionError: NPU PP + speculative decoding (MTP) is only supported on prefill nodes (disaggregation-mode=prefill)",
+                    arg,
+                )
+        elif algo == "DSPARK":  # prefill-only: a PD prefill server
+            if self._env_on("SGLANG_ENABLE_PP_SPEC"):
+                self.event("pp-spec-refused", f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC does not support DSPARK PD prefill", arg)
+        elif self.flag_value("enable-multi-layer-eagle"):
+            self.event("pp-spec-refused", f"{where}: AssertionError: Pipeline parallelism currently only supports EAGLE (non-multi-layer) speculative decoding", arg)
+        elif self._env_on("SGLANG_ENABLE_PP_SPEC"):
+            if pd_mode != "null":
+                self.event("pp-spec-refused", f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with --disaggregation-mode", arg)
+            elif self.flag_value("speculative-adaptive"):
+                self.event("pp-spec-refused", f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with --speculative-adaptive", arg)
+            elif attn_dp.value > 1:
+                self.event("pp-spec-refused", f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with attention DP", arg)
+        elif pd_mode != "prefill":
+            self.event(
+                "pp-spec-refused",
+                f"{where} on a {'decode' if pd_mode == 'decode' else 'non-PD'} server: AssertionError: PP + speculative decoding (MTP) "
+                "is only supported on prefill nodes (disaggregation-mode=prefill)",
+                arg,
+            )
+
+    def flag_value(self, name: str) -> bool:
+        arg = self.arg(name)
+        return arg is not None and arg.value is True
+
+    def prefill_complete(self, pd_mode: str, attn_dp: Val) -> None:
+        """``--disaggregation-decode-allocation-policy prefill_complete`` and what it does not support.
+
+        ``_validate_prefill_complete`` (``arg_groups/pd_disaggregation_hook.py`` 0.5.23:199-242,
+        0.5.22:205-248; the option appears in 0.5.22): one ``ValueError`` listing every unsupported
+        feature. swacheck lists those a server config decides; the environment-driven ones
+        (staging buffers, the Rust bootstrap registry) and PD multiplexing are not read.
+        """
+        arg = self.arg("disaggregation-decode-allocation-policy")
+        if arg is None or not isinstance(arg.node, Scalar) or str(arg.node.value) != "prefill_complete" or arg.how not in ("exact", "prefix"):
+            return
+        unsupported = []
+        if pd_mode not in ("prefill", "decode"):
+            unsupported.append("aggregated serving")
+        backend = self.arg("disaggregation-transfer-backend")
+        if backend is not None and isinstance(backend.node, Scalar) and str(backend.node.value) not in ("mooncake", "mooncake_tcp"):
+            unsupported.append("transfer backends other than Mooncake")
+        if any(self._plain_int(n, 1) != 1 for n in ("pp-size", "attn-cp-size", "dcp-size")):
+            unsupported.append("pipeline or attention context parallelism")
+        # attn_dp_size = dp_size if enable_dp_attention else 1; tp_size must equal it. Reported
+        # only without attention DP (tp-size > 1), where that reading is certain.
+        if attn_dp.value <= 1 and self._plain_int("tp-size", 1) > 1:
+            unsupported.append("attention tensor parallelism greater than one")
+        if self.flag_value("enable-pd-role-switch"):
+            unsupported.append("runtime PD role switching")
+        if self.flag_value("enable-hisparse"):
+            unsupported.append("HiSparse")
+        threshold = self.arg("disaggregation-decode-host-receive-threshold")
+        if threshold is not None and isinstance(threshold.node, Scalar):
+            try:
+                if float(str(threshold.node.value)) < 1:
+                    unsupported.append("decode host KV buffering")
+            except ValueError:
+                pass
+        if pd_mode == "decode" and (self.flag_value("disaggregation-decode-enable-radix-cache") or self.flag_value("enable-hierarchical-cache")):
+            unsupported.append("decode radix cache or decode HiCache")
+        if unsupported:
+            self.event(
+                "prefill-complete-refused",
+                "ValueError: --disaggregation-decode-allocation-policy prefill_complete does not yet support " + ", ".join(unsupported),
+                arg,
+                location=arg.value_loc,
+            )
+
+    def online_compress_mtp(self, target: ModelConfig | None, draft: "Pool | None", platform: Val) -> None:
+        """``SGLANG_OPT_USE_ONLINE_COMPRESS=1`` with speculative decoding on CUDA: the DSV4 pool asserts.
+
+        ``get_compress_state_ring_size`` (``mem_cache/deepseek_v4_memory_pool.py`` 0.5.23:72-74,
+        0.5.22:62-64, 0.5.20:48-50, 0.5.17:41-43): ``ONLINE_C128 = not _is_hip and
+        SGLANG_OPT_USE_ONLINE_COMPRESS``; a c128 layer of a speculative server raises
+        ``AssertionError: online c128 does not support MTP`` unless
+        ``SGLANG_EXPERIMENTAL_ONLINE_C128_MTP`` is on. Reported when the target's config.json
+        lists a compression ratio of 128.
+        """
+        env = self.dep.env
+        on = env.get("SGLANG_OPT_USE_ONLINE_COMPRESS")
+        if draft is None or platform.value != "cuda" or on is None or on.value.lower() not in ("1", "true", "yes", "y"):
+            return
+        mtp = env.get("SGLANG_EXPERIMENTAL_ONLINE_C128_MTP")
+        if mtp is not None and mtp.value.lower() in ("1", "true", "yes", "y"):
+            return
+        ratios = target.get("compress_ratios") if target is not None else None
+        if ratios is None or not isinstance(ratios.value, list) or 128 not in ratios.value:
+            return
+        self.event(
+            "online-compress-mtp",
+            "SGLANG_OPT_USE_ONLINE_COMPRESS=1 with speculative decoding: AssertionError: online c128 does not support MTP "
+            "(building the DSV4 pool, mem_cache/deepseek_v4_memory_pool.py get_compress_state_ring_size)",
+            location=on.location,
+            env=on,
+        )
+
+    def dspark_draft_missing(self, target: ModelConfig | None, spec_arg: Arg | None, model_path: Val | None) -> None:
+        """DSPARK with no draft path: SGLang's speculative hook needs a draft bundled in the target.
+
+        ``_handle_dspark`` (``arg_groups/speculative_hook.py``, 0.5.23:720-755, 0.5.17:313-323)
+        defaults the draft to the target checkpoint only when its config.json has a non-null
+        ``dspark_block_size``, ``dspark_markov_rank``, ``dspark_noise_token_id`` or
+        ``dspark_target_layer_ids`` (``dspark_config.checkpoint_bundles_dspark_draft``); 0.5.23
+        also takes a ``dspark/`` subfolder of a local checkpoint that holds a config.json.
+        Otherwise: ``ValueError: DSpark dense speculative decoding requires setting
+        --speculative-draft-model-path.`` Reported only when swacheck read the target's config.json.
+        """
+        if target is None or target.private or spec_arg is None:
+            return
+        keys = ("dspark_block_size", "dspark_markov_rank", "dspark_noise_token_id", "dspark_target_layer_ids")
+        if any((val := target.get(k)) is not None and val.value is not None for k in keys):
+            return
+        if self.profile.dspark_subfolder:
+            import os  # only here: whether a local checkpoint folder ships a dspark/ draft
+
+            path = model_path.value if model_path is not None and isinstance(model_path.value, str) else None
+            folder = os.path.join(self.dep.server.base_dir, path) if path else None
+            if folder is None or not os.path.isdir(folder):
+                return  # a Hub id or an inline config: SGLang would look for dspark/config.json on the Hub
+            if os.path.isfile(os.path.join(folder, "dspark", "config.json")):
+                return
+        self.event(
+            "dspark-draft-missing",
+            f"speculative-algorithm DSPARK without speculative-draft-model-path, and {target.label} bundles no DSpark draft "
+            "(no dspark_* key" + (", no dspark/ subfolder" if self.profile.dspark_subfolder else "") + ")",
+            spec_arg,
+        )
 
     def dspark_draft_tokens(self, draft_model: ModelConfig | None, ndt: Val | None) -> Val:
         """gamma + 1, gamma from --speculative-dspark-block-size, the draft checkpoint, or 7."""
@@ -603,8 +841,35 @@ class _Resolver:
         return Resolution(self.dep, self.profile, self.values, self.events, "skipped", reason, pd=pd, duplicates=list(self.dep.duplicates))
 
 
+class _ModelConfigRefused(Exception):
+    """A checkpoint config SGLang's ``ModelConfig`` cannot load: the launch stops there."""
+
+    def __init__(self, role: str, model: ModelConfig):
+        super().__init__(role)
+        self.role, self.model = role, model
+
+
 def resolve(dep: Deployment, models: ModelStore, profile: SGLangProfile = DEFAULT) -> Resolution:
     """Resolve one deployment. Raises :class:`InputProblem` when a needed input is missing."""
     if isinstance(dep, UnreadDeployment):  # a launch found but not readable: SWA307 says why
         return Resolution(dep, profile, {"platform": dep.platform}, [Event("not-checked", dep.reason, dep.location)], "skipped", dep.reason)
-    return _Resolver(dep, models, profile).run()
+    resolver = _Resolver(dep, models, profile)
+    try:
+        return resolver.run()
+    except _ModelConfigRefused as refused:
+        # A model_type deepseek_v4 config.json without sliding_window: SGLang's config class
+        # (utils/hf_transformers/common.py _DeepseekV4ConfigAlias) has no default for it and
+        # ModelConfig's DSV4 branch reads it (configs/model_config.py 0.5.23:1425, 0.5.22:1316,
+        # 0.5.20:1149, 0.5.17:880): the launch stops with an AttributeError, no pool is built.
+        model = refused.model
+        root = model.root.loc
+        resolver.event(
+            "model-config-refused",
+            f"{model.label} ({refused.role}) has no 'sliding_window': SGLang's ModelConfig fails: "
+            "AttributeError: '_DeepseekV4ConfigAlias' object has no attribute 'sliding_window'",
+            location=root,
+            role=refused.role,
+        )
+        pd = resolver.values.get("disaggregation_mode")
+        is_pd = (pd is not None and pd.value in ("prefill", "decode")) or dep.assume_pd
+        return resolver.skipped(f"SGLang cannot load the {refused.role} model config (no sliding_window): no pools to compare", is_pd)

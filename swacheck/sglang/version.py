@@ -85,6 +85,22 @@ class SGLangProfile:
     # 0.5.12 refuses DeepSeek-V4 under PD with pipeline parallelism:
     # "V4 PD disaggregation requires pp_size=1" (deepseek_v4_hook.py:54-59); gone in 0.5.13
     pd_pp_refused: bool = False
+    # DSPARK without --speculative-draft-model-path: the speculative hook takes the target
+    # checkpoint when its config.json carries a dspark_* key, else (0.5.23 only) a `dspark/`
+    # subfolder with its own config.json, else raises (`arg_groups/speculative_hook.py` _handle_dspark:
+    # 0.5.23:752, 0.5.22:677, 0.5.21:654, 0.5.20:588, 0.5.19:407, 0.5.18:338, 0.5.17:320)
+    dspark_subfolder: bool = False
+    # pp-size > 1 with speculative decoding. "refused": any algorithm (server_args.py 0.5.12:7253,
+    # 0.5.17:8723, 0.5.18:9161; arg_groups/validation_hook.py 0.5.19:54); "npu-prefill": the same
+    # except NPU EAGLE on a prefill server (validation_hook.py 0.5.20:62-85); "prefill-only":
+    # EAGLE only on a prefill server unless SGLANG_ENABLE_PP_SPEC (then only without PD),
+    # DSPARK only on a prefill server (validation_hook.py check_pipeline_parallel_compat
+    # 0.5.21:38-83, 0.5.22:118-165, 0.5.23:119-166)
+    pp_spec: str = "prefill-only"
+    # DSPARK's own pp check in the speculative hook (runs before validation): "pp1" (0.5.17:307 -
+    # 0.5.20:567 "Currently DSpark speculative decoding only supports pp_size == 1."), "prefill"
+    # (0.5.21:632, 0.5.22:655, 0.5.23:716), "" (not read)
+    dspark_pp: str = "prefill"
     # the same in every release read (0.5.14 - 0.5.23):
     msg_draft_ratios: str = "DSV4 draft state transfer expects SWA-only NextN layers"
     msg_unified_mode: str = "DSV4 target and draft pools must use the same unified-KV mode"
@@ -117,6 +133,7 @@ _V0_5_23 = SGLangProfile(
     trtllm_pd_assert=True,
     args_file="server-args-0.5.23.tsv",
     kv_bf16_assert_at="deepseek_v4_memory_pool.py:321",
+    dspark_subfolder=True,
 )
 _V0_5_22 = replace(
     _V0_5_23,
@@ -127,6 +144,7 @@ _V0_5_22 = replace(
     extra_slots_floor_one=False,
     per_worker_floor_one=False,
     args_file="server-args-0.5.22.tsv",
+    dspark_subfolder=False,
 )
 _V0_5_21 = replace(
     _V0_5_22,
@@ -138,12 +156,14 @@ _V0_5_21 = replace(
     args_file="server-args-0.5.21.tsv",
     kv_bf16_assert_at="deepseek_v4_memory_pool.py (0.5.20:137, 0.5.22:285)",
 )
-_V0_5_20 = replace(_V0_5_21, version="0.5.20", args_file="server-args-0.5.20.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:137")
-_V0_5_19 = replace(_V0_5_20, version="0.5.19", fp8_pd="absent", trtllm_pd_assert=False, args_file="server-args-0.5.19.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:125")
+_V0_5_20 = replace(
+    _V0_5_21, version="0.5.20", args_file="server-args-0.5.20.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:137", pp_spec="npu-prefill", dspark_pp="pp1"
+)
+_V0_5_19 = replace(_V0_5_20, version="0.5.19", pp_spec="refused", fp8_pd="absent", trtllm_pd_assert=False, args_file="server-args-0.5.19.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:125")
 _V0_5_18 = replace(_V0_5_19, version="0.5.18", args_file="server-args-0.5.18.tsv", dsv4_fp4_auto_sm=(12,))
 _V0_5_17 = replace(_V0_5_18, version="0.5.17", npu_skips_block=True, args_file="server-args-0.5.17.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:117")
 _V0_5_16 = replace(
-    _V0_5_17, version="0.5.16", dcp_draft_page_scale=False, args_file="server-args-0.5.16.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:117"
+    _V0_5_17, version="0.5.16", dspark_pp="", dcp_draft_page_scale=False, args_file="server-args-0.5.16.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:117"
 )
 _V0_5_15_POST1 = replace(
     _V0_5_16,

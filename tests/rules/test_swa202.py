@@ -21,9 +21,60 @@ def test_eagle_with_explicit_topk_1_and_steps_passes(lint):
 
 
 def test_dspark_is_accepted(lint):
-    run = lint({"server.yaml": "model-path: models/v4\nspeculative-algorithm: DSPARK\n"})
+    run = lint({"server.yaml": "model-path: models/v4\nspeculative-algorithm: DSPARK\nspeculative-draft-model-path: models/v4\n"})
     assert run.exit_code == 0
     assert "SWA202" not in run.codes()
+
+
+DSPARK_NO_DRAFT = (
+    "ValueError: DSpark dense speculative decoding requires setting --speculative-draft-model-path."
+)
+
+
+@pytest.mark.parametrize("version", ["0.5.17", "0.5.20", "0.5.22", "0.5.23"])
+def test_dspark_without_a_draft_path_on_a_checkpoint_without_a_draft_is_refused(lint, version):
+    # speculative_hook.py _handle_dspark: 0.5.23:752, 0.5.22:677, 0.5.20:588, 0.5.17:320
+    run = lint({"server.yaml": "model-path: models/v4\nspeculative-algorithm: DSPARK\n"}, "--sglang-version", version)
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["message"].endswith(DSPARK_NO_DRAFT)
+    assert ("no dspark/ subfolder" in f["message"]) == (version == "0.5.23")
+    assert loc(f) == ("server.yaml", 2, 1)
+    assert f["fix"]["edits"] == []
+
+
+@pytest.mark.parametrize("version", ["0.5.17", "0.5.23"])
+@pytest.mark.parametrize("key", ["dspark_block_size: 7", "dspark_target_layer_ids: [1, 2]"])
+def test_dspark_with_a_draft_bundled_in_the_target_passes(lint, version, key):
+    import json
+
+    from conftest import V4_FLASH
+
+    config = json.loads(V4_FLASH)
+    name, value = key.split(": ")
+    config[name] = json.loads(value)
+    files = {"models/v4/config.json": json.dumps(config), "server.yaml": "model-path: models/v4\nspeculative-algorithm: DSPARK\n"}
+    run = lint(files, "--sglang-version", version)
+    assert "SWA202" not in run.codes(), run.stdout
+
+
+def test_a_null_dspark_key_bundles_nothing(lint):
+    import json
+
+    from conftest import V4_FLASH
+
+    config = dict(json.loads(V4_FLASH), dspark_markov_rank=None)
+    files = {"models/v4/config.json": json.dumps(config), "server.yaml": "model-path: models/v4\nspeculative-algorithm: DSPARK\n"}
+    assert only(lint(files))["message"].endswith(DSPARK_NO_DRAFT)
+
+
+@pytest.mark.parametrize(("version", "refused"), [("0.5.22", True), ("0.5.23", False)])
+def test_a_dspark_subfolder_is_a_draft_only_from_0_5_23(lint, version, refused):
+    from conftest import V4_FLASH
+
+    files = {"models/v4/dspark/config.json": V4_FLASH, "server.yaml": "model-path: models/v4\nspeculative-algorithm: DSPARK\n"}
+    run = lint(files, "--sglang-version", version)
+    assert bool(run.findings("SWA202")) == refused
 
 
 def test_adaptive_eagle_may_leave_out_num_steps(lint):
@@ -62,7 +113,8 @@ def test_nextn_is_an_error_under_pd_too(lint):
 
 @pytest.mark.parametrize(("written", "fixed"), [("eagle", "EAGLE"), ("nextn", "EAGLE"), ("dspark", "DSPARK")])
 def test_algorithm_is_case_sensitive(lint, written, fixed):
-    run = lint({"server.yaml": EAGLE.replace("EAGLE", written)})
+    # a draft path: DSPARK without one on this checkpoint is refused too (the next refusal)
+    run = lint({"server.yaml": EAGLE.replace("EAGLE", written) + "speculative-draft-model-path: models/v4\n"})
     assert run.exit_code == 1
     f = only(run)
     assert f["message"].startswith(f"speculative-algorithm {written!r} is not supported for DeepSeek-V4: {ALGO}")

@@ -44,7 +44,7 @@ def test_ring_uses_steps_plus_one_not_the_configured_count(lint):
 
 
 def test_dspark_draft_tokens_are_not_reported(lint):
-    run = lint({"server.yaml": "model-path: models/v4\nspeculative-algorithm: DSPARK\nspeculative-num-draft-tokens: 4\n"})
+    run = lint({"server.yaml": "model-path: models/v4\nspeculative-algorithm: DSPARK\nspeculative-draft-model-path: models/v4\nspeculative-num-draft-tokens: 4\n"})
     assert "SWA203" not in run.codes()
 
 

@@ -27,7 +27,10 @@ def test_float_for_an_int_flag_is_refused_at_the_value(lint):
     assert run.exit_code == 1
     f = only(run)
     assert f["severity"] == "error"
-    assert f["message"] == "page-size: SGLang's argument parser rejects the number 256.0; expected an integer"
+    assert f["message"] == (
+        "page-size: SGLang's argument parser rejects the number 256.0; expected an integer"
+        " (argparse: error: argument --page-size: invalid int value: '256.0')"
+    )
     assert loc(f) == ("server.yaml", 5, 12)
     assert f["fix"] == {"description": "Give page-size an integer.", "safe": True, "edits": []}
 
@@ -36,13 +39,19 @@ def test_boolean_for_an_int_flag_is_refused(lint):
     run = lint({"server.yaml": EAGLE + "max-running-requests: true\n"})
     assert run.exit_code == 1
     f = only(run)
-    assert f["message"] == "max-running-requests: SGLang's argument parser rejects the boolean true; expected an integer"
+    assert f["message"] == (
+        "max-running-requests: SGLang's argument parser rejects the boolean true; expected an integer"
+        " (argparse: error: argument --max-running-requests: invalid int value: 'true')"
+    )
     assert loc(f) == ("server.yaml", 5, 23)
 
 
 def test_null_for_an_int_flag_is_refused(lint):
     run = lint({"server.yaml": EAGLE + "max-running-requests: null\n"})
-    assert only(run)["message"] == "max-running-requests: SGLang's argument parser rejects null; expected an integer"
+    assert only(run)["message"] == (
+        "max-running-requests: SGLang's argument parser rejects null; expected an integer"
+        " (argparse: error: argument --max-running-requests: invalid int value: 'None')"
+    )
 
 
 def test_list_for_a_single_value_flag_is_refused(lint):
@@ -56,6 +65,7 @@ def test_choice_is_case_sensitive(lint):
     f = only(run)
     assert f["message"] == (
         "disaggregation-mode: SGLang's argument parser rejects the string 'Decode'; expected one of null, prefill, decode"
+        " (argparse: error: argument --disaggregation-mode: invalid choice: 'Decode' (choose from 'null', 'prefill', 'decode'))"
     )
     assert loc(f) == ("server.yaml", 5, 22)
     assert run.deployments[0]["pd"] is False  # the refused value does not count as PD
@@ -109,3 +119,101 @@ def test_attn_dp_size_1_with_dp_size_2_passes(lint):
     run = lint({"server.yaml": EAGLE + "dp-size: 2\nattn-dp-size: 1\n"})
     assert run.exit_code == 0
     assert "SWA304" not in run.codes()
+
+
+# --- every flag's type and choices, not only the flags the resolver reads (issue 14) ---------
+RELEASES = ("0.5.17", "0.5.20", "0.5.22", "0.5.23")
+
+
+@pytest.mark.parametrize("version", RELEASES)
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("tp-size: eight", "tp-size: SGLang's argument parser rejects the string 'eight'; expected an integer"
+         " (argparse: error: argument --tp-size: invalid int value: 'eight')"),
+        ("tensor-parallel-size: 8.0", "tensor-parallel-size: SGLang's argument parser rejects the number 8.0; expected an integer"
+         " (argparse: error: argument --tp-size: invalid int value: '8.0')"),
+        ("mem-fraction-static: high", "mem-fraction-static: SGLang's argument parser rejects the string 'high'; expected a number"
+         " (argparse: error: argument --mem-fraction-static: invalid float value: 'high')"),
+        ("max-total-tokens: 1.5Ki", "max-total-tokens: SGLang's argument parser rejects the string '1.5Ki'; expected an integer"
+         " (or 1k, 1M, 1Ki, ...) (argparse: error: argument --max-total-tokens: Invalid integer value: '1.5Ki')"),
+    ],
+)
+def test_any_flag_of_the_wrong_type_is_refused(lint, version, line, message):
+    run = lint({"server.yaml": EAGLE + line + "\n"}, "--sglang-version", version)
+    assert run.exit_code == 1
+    f = only(run)
+    assert f["message"] == message
+    assert loc(f) == ("server.yaml", 5, line.index(":") + 3)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["tp-size: '8'", "tp-size: ' 8 '", "mem-fraction-static: 0.85", "mem-fraction-static: '1e-1'", "mem-fraction-static: 1",
+     "max-total-tokens: 25.6k", "max-total-tokens: 1Ki", "trust-remote-code: true", "trust-remote-code: false",
+     "enable-metrics: []"],
+)
+def test_values_argparse_takes_pass_for_every_flag(lint, line):
+    run = lint({"server.yaml": EAGLE + line + "\n"})
+    assert run.exit_code == 0, run.stdout
+    assert "SWA304" not in run.codes()
+
+
+@pytest.mark.parametrize(("version", "code"), [("0.5.17", "SWA303"), ("0.5.20", "SWA303"), ("0.5.22", "SWA304"), ("0.5.23", "SWA304")])
+def test_a_choice_of_a_flag_read_by_no_resolver_is_checked_per_release(lint, version, code):
+    # --disaggregation-decode-allocation-policy (choices early, prefill_complete) appears in 0.5.22
+    run = lint({"server.yaml": EAGLE + "disaggregation-decode-allocation-policy: eager\n"}, "--sglang-version", version)
+    assert run.exit_code == 1
+    f = only(run, code)
+    if code == "SWA304":
+        assert f["message"].endswith(
+            "(argparse: error: argument --disaggregation-decode-allocation-policy: invalid choice: 'eager' "
+            "(choose from 'early', 'prefill_complete'))"
+        )
+    else:
+        assert "unknown server argument 'disaggregation-decode-allocation-policy'" in f["message"]
+
+
+def test_int_choices_compare_the_converted_value(lint):
+    # argparse converts first (type=int), then checks choices: '02' is 2
+    assert lint({"server.yaml": EAGLE + "dsa-triton-union: '02'\n"}).exit_code == 0
+    f = only(lint({"server.yaml": EAGLE + "dsa-triton-union: 3\n"}))
+    assert f["message"].endswith("invalid choice: 3 (choose from 0, 2, 4))")
+
+
+def test_each_item_of_a_list_flag_is_typed(lint):
+    run = lint({"server.yaml": EAGLE + "cuda-graph-bs-decode: [1, 2, four]\n"})
+    f = only(run)
+    assert f["message"].startswith("cuda-graph-bs-decode: SGLang's argument parser rejects the string 'four'; expected an integer")
+    assert loc(f) == ("server.yaml", 5, 30)
+
+
+def test_wrong_type_on_a_command_line_is_refused(lint):
+    compose = (
+        "services:\n  sglang:\n    image: lmsysorg/sglang:v0.5.23\n    command: >-\n"
+        "      python -m sglang.launch_server --model-path models/v4 --speculative-algorithm EAGLE\n"
+        "      --speculative-num-steps 3 --speculative-eagle-topk 1 --tp-size eight\n"
+    )
+    run = lint({"docker-compose.yml": compose})
+    f = only(run)
+    assert f["message"].endswith("(argparse: error: argument --tp-size: invalid int value: 'eight')")
+
+
+@pytest.mark.parametrize("version", RELEASES)
+@pytest.mark.parametrize(
+    ("line", "emitted"),
+    [('trust-remote-code: "true"', "true"), ("enable-metrics: 1", "1"), ("enable-metrics: null", "None"),
+     ("enable-metrics: [yes, no]", "True False")],
+)
+def test_store_true_flag_with_a_value_in_a_config_file_is_refused(lint, version, line, emitted):
+    # the merger (server_args_config_parser.py _convert_config_to_args, same 0.5.17-0.5.23) emits a
+    # store_true key bare only for a YAML boolean; any other value follows it as an argument
+    run = lint({"server.yaml": EAGLE + line + "\n"}, "--sglang-version", version)
+    assert run.exit_code == 1
+    f = only(run)
+    key = line.split(":")[0]
+    assert f["message"].endswith(
+        f"expected true or false (SGLang's --config loader passes it on as --{key} {emitted}: "
+        f"error: unrecognized arguments: {emitted})"
+    )
+    assert f["fix"]["description"] == f"Give {key} true or false."

@@ -1,0 +1,57 @@
+"""SWA208 model-config-refused: a DeepSeek-V4 checkpoint config.json SGLang cannot load.
+
+## What it does
+
+Reports a target or draft `config.json` with `"model_type": "deepseek_v4"` and no
+`sliding_window` (and no `sliding_window` in `json-model-override-args`). SGLang's config class
+for that model type (`utils/hf_transformers/common.py` `_DeepseekV4ConfigAlias`) has no default
+for it and `ModelConfig`'s DeepSeek-V4 branch reads it (`configs/model_config.py` 0.5.23:1425,
+0.5.22:1316, 0.5.20:1149, 0.5.17:880). swacheck then has no window to compute pools from:
+the deployment is reported as skipped with this error. A config of another or no `model_type`
+without `sliding_window` stays an input error (SGLang's failure there depends on transformers).
+
+## Why it matters
+
+The launch stops while loading the model config with
+`AttributeError: '_DeepseekV4ConfigAlias' object has no attribute 'sliding_window'`,
+typically because the draft checkpoint is not the one the target needs (an MTP head exported
+without its config, or a truncated config.json).
+
+## Example
+
+```yaml
+model-path: models/DeepSeek-V4-Flash
+speculative-draft-model-path: models/mtp-without-window   # its config.json has no sliding_window
+speculative-algorithm: EAGLE
+speculative-num-steps: 3
+speculative-eagle-topk: 1
+```
+
+## Fix
+
+Point the path at the right checkpoint, or add the checkpoint's `sliding_window` to its
+config.json.
+
+Fix safety: none — no automatic fix: only you know the checkpoint's window.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterator
+
+from ..model import Finding, Fix
+from ..sglang.resolve import Resolution
+from .base import Context, finding_for_event
+
+CODE = "SWA208"
+NAME = "model-config-refused"
+SEVERITY = "error"
+SUMMARY = "a deepseek_v4 config.json without sliding_window: SGLang's ModelConfig fails with AttributeError"
+FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
+
+
+def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+    for event in res.events_of("model-config-refused"):
+        fix = Fix(f"Point the {event.data['role']} model path at the checkpoint you mean, or give its config.json the model's sliding_window.")
+        yield finding_for_event(sys.modules[__name__], event, fix, field="sliding_window")
