@@ -26,6 +26,7 @@ texts are kept for the check, so no file is read twice) and only the texts that 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from .inputs import Candidate, kinds
@@ -35,8 +36,15 @@ from .model import InputProblem
 from .paths import inside, real
 
 EXTENSIONS = (".yaml", ".yml", ".json")
-# text that can make a YAML document one of the launch kinds that may read other files
-_LAUNCH_MARKS = tuple(m for k in kinds.DOCUMENT_KINDS if k.refers for m in k.marks)
+# a key that can make a YAML document one of the launch kinds that may read other files, written
+# as a key (at a line's start, after a list dash, or inside a flow mapping): a bare substring
+# test took every server config with `max-running-requests` for a SkyPilot task (`run`), and a
+# walk of a repository became a single unit
+_LAUNCH_KEYS = re.compile(
+    r"(?m)(?:^[ \t]*(?:-[ \t]+)?|[{,][ \t]*)[\"']?(?:"
+    + "|".join(re.escape(m) for k in kinds.DOCUMENT_KINDS if k.refers for m in k.marks)
+    + r")[\"']?[ \t]*:"
+)
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -132,7 +140,7 @@ def plan(
                 text = files.read(c.path)
             except InputProblem:
                 continue  # reported when its unit is checked
-        if any(mark in text for mark in _LAUNCH_MARKS):
+        if _LAUNCH_KEYS.search(text):
             single = True
         if "swacheck" not in text and "\\" not in text:  # a key can also be spelt with escapes
             continue

@@ -161,3 +161,19 @@ def test_the_report_file_inside_the_checked_folder_is_not_read_as_an_input(tree,
     assert first.exit_code == again.exit_code == 0, again.stderr
     assert first.stderr == again.stderr == ""
     assert (root / "report.json").stat().st_size > 0
+
+
+def test_server_configs_whose_keys_contain_a_launch_kinds_mark_stay_in_their_own_units(tree):
+    """`max-running-requests`, `speculative-num-steps: 3 # setup` hold `run`/`setup`, SkyPilot's
+    keys, as text; only a key makes a document a launch kind that may read any file."""
+    server = "model-path: ../models/v4\nmax-running-requests: 64\n# run this with setup.sh\n"
+    root = tree({"a/s.yaml": server, "b/s.yaml": server})
+    assert len(_plan(root, ["a/s.yaml", "b/s.yaml"]).units) == 2
+    root = tree({"c/task.yaml": "resources: {accelerators: H100:8}\nrun: |\n  python -m sglang.launch_server --model-path m\n"})
+    assert len(_plan(root, ["a/s.yaml", "b/s.yaml", "c/task.yaml"]).units) == 1  # a SkyPilot task: one unit
+
+
+@pytest.mark.parametrize("text", ["apiVersion: v1\nkind: Pod\n", "items:\n  - apiVersion: v1\n", '{"services": {}}', "services:\n  a: {}\n"])
+def test_a_launch_kinds_key_makes_the_run_one_unit(tree, text):
+    root = tree({"a/s.yaml": "model-path: ../models/v4\n", "b/k.yaml": text})
+    assert len(_plan(root, ["a/s.yaml", "b/k.yaml"]).units) == 1

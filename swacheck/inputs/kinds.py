@@ -61,7 +61,8 @@ class Kind:
     kind is found; file readers take ``(path, files, platform, env)``, document readers
     ``(doc, path, files, platform, env)``, and both return a ``launch.Found``. ``refers``: the
     kind may read other files (``--config``, ``. FILE``), so a run holding one is one unit.
-    ``marks``: text one of which a document of the kind must contain (the units' fast path).
+    ``marks``: keys one of which a document of the kind must hold (the units' fast path looks
+    for them written as keys).
     ``what``: how to name it in a message.
     """
 
