@@ -14,7 +14,7 @@ from typing import Any
 
 from ..inputs import Arg
 from ..loading import Scalar
-from ..model import Edit, Location, Val
+from ..model import Edit, Finding, Fix, Location, Val
 from ..sglang import checkpoint as ckpt
 from ..sglang.gpus import Gpu, lookup
 from ..sglang.resolve import Resolution
@@ -140,6 +140,12 @@ def gib(n: float) -> str:
 
 
 @lru_cache(maxsize=None)
+def unknown_gpu_finding(code: str, gpu_val: Val, needs: str, at: Location | None, field: str) -> Finding:
+    """The note of a GPU-dependent rule when the GPU given is not in the table: what the rule
+    would need, never a guess."""
+    return Finding(code, "note", f"{unknown_gpu_note(str(gpu_val.value))}: {needs}", gpu_val.location or at, Fix("Name a GPU swacheck knows with --gpu."), field=field)
+
+
 def unknown_gpu_note(name: str) -> str:
     from ..sglang.gpus import known_names
 

@@ -166,14 +166,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 field="moe-runner-backend",
             )
             return
-        yield Finding(
-            CODE,
-            "note",
-            f"{pf.unknown_gpu_note(str(gpu_val.value))}: {how} with DeepSeek-V4 FP4 experts needs a Blackwell (SM100) GPU: {problem}",
-            gpu_val.location or pf.where(res, runner_arg),
-            Fix("Name a GPU swacheck knows with --gpu."),
-            field="moe-runner-backend",
-        )
+        yield pf.unknown_gpu_finding(CODE, gpu_val, f"{how} with DeepSeek-V4 FP4 experts needs a Blackwell (SM100) GPU: {problem}", pf.where(res, runner_arg), "moe-runner-backend")
         return
     best = _best(sm, profile)
     gpu_text = f" on {gpu.name} ({gpu.arch_text})" if gpu is not None else ""

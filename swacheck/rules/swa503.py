@@ -92,14 +92,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         return
     how = "kv-cache-dtype fp8_e4m3" if dtype == "fp8_e4m3" else "the default KV cache dtype fp8_e4m3 (kv-cache-dtype auto on DeepSeek-V4)"
     if gpu is None:
-        yield Finding(
-            CODE,
-            "note",
-            f"{pf.unknown_gpu_note(str(gpu_val.value))}: {how} needs FP8 (e4m3) support, SM89 or later",
-            gpu_val.location or pf.where(res, a),
-            Fix("Name a GPU swacheck knows with --gpu."),
-            field="kv-cache-dtype",
-        )
+        yield pf.unknown_gpu_finding(CODE, gpu_val, f"{how} needs FP8 (e4m3) support, SM89 or later", pf.where(res, a), "kv-cache-dtype")
         return
     if gpu.sm is not None and gpu.sm < 89:
         related = (Related(gpu_val.location, "the GPU is named here"),) if gpu_val.location else ()

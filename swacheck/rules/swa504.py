@@ -93,15 +93,8 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     if ck is None or ck.weight_bytes is None:
         return
     if gpu is None:
-        yield Finding(
-            CODE,
-            "note",
-            f"{pf.unknown_gpu_note(str(gpu_val.value))}: the memory check needs the GPU's memory "
-            f"(the weights are {pf.gib(ck.weight_bytes.value)} in all)",
-            gpu_val.location or pf.where(res, None),
-            Fix("Name a GPU swacheck knows with --gpu."),
-            field="mem-fraction-static",
-        )
+        needs = f"the memory check needs the GPU's memory (the weights are {pf.gib(ck.weight_bytes.value)} in all)"
+        yield pf.unknown_gpu_finding(CODE, gpu_val, needs, pf.where(res, None), "mem-fraction-static")
         return
     tp = pf.integer(res, "tp-size", 1)
     pp = pf.integer(res, "pp-size", 1)
