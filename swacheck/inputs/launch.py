@@ -253,13 +253,8 @@ def _docker_run(argv: list[Word], env: Env, ctx: Context) -> tuple[list[Word], E
                         None, True, f"docker run -e {value.text} in {ctx.label}", "set only at run time: copied from the environment docker runs in", value.location
                     )
                 continue
-            key, var_value = m.group(1), value.sub(m.end())
-            if var_value.unknown and key in ctx.fallback:
-                cenv[key] = ctx.fallback[key]
-            elif var_value.unknown:
-                cenv[key] = Var(None, True, f"docker run -e {key}=... in {ctx.label}", _reasons(var_value), var_value.unknown[0].location)
-            else:
-                cenv[key] = Var(var_value, True, f"docker run -e {key}=... in {ctx.label}")
+            key = m.group(1)
+            cenv[key] = _assigned(key, value.sub(m.end()), ctx, f"docker run -e {key}=... in {ctx.label}")
         elif name == "--entrypoint":
             entrypoint = [value]
         elif name == "--device" and "/dev/kfd" in value.text:
@@ -311,14 +306,8 @@ def _strip_env(argv: list[Word], env: Env, ctx: Context) -> list[Word]:
         elif t.startswith("-"):
             argv = argv[2:] if t in ("-C", "--chdir", "-S", "--split-string") else argv[1:]
         elif (m := _ENV_ASSIGN.match(t)) is not None:
-            value = argv[0].sub(m.end())
             name = m.group(1)
-            if value.unknown and name in ctx.fallback:
-                env[name] = ctx.fallback[name]
-            elif value.unknown:
-                env[name] = Var(None, True, f"env {name}=... in {ctx.label}", _reasons(value), value.unknown[0].location)
-            else:
-                env[name] = Var(value, True, f"env {name}=... in {ctx.label}")
+            env[name] = _assigned(name, argv[0].sub(m.end()), ctx, f"env {name}=... in {ctx.label}")
             argv = argv[1:]
         else:
             return argv
@@ -363,6 +352,16 @@ def _shell_c(argv: list[Word], env: Env, ctx: Context, depth: int) -> list[Launc
 
 def _reasons(word: Word) -> str:
     return "; ".join(f"{u.shown}: {u.reason}" for u in word.unknown)
+
+
+def _assigned(name: str, value: Word, ctx: Context, origin: str) -> Var:
+    """The variable a ``NAME=VALUE`` word of a wrapper (``env``, ``docker run -e``) sets: an
+    unknown value falls back to swacheck's ``--env`` when it names the variable."""
+    if value.unknown and name in ctx.fallback:
+        return ctx.fallback[name]
+    if value.unknown:
+        return Var(None, True, origin, _reasons(value), value.unknown[0].location)
+    return Var(value, True, origin)
 
 
 def _command_location(argv: list[Word]) -> Location | None:
