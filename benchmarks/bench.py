@@ -53,7 +53,10 @@ RSS_LIMIT_MB = 200.0
 # name -> (source example, sliding_window)
 MODELS = {
     "DeepSeek-V4-Flash": ("DeepSeek-V4-Flash", 128),  # the published target
-    "DeepSeek-V4-Flash-MTP": ("DeepSeek-V4-Flash-MTP-w256", 128),  # a separately published draft, matching
+    "DeepSeek-V4-Flash-MTP": (
+        "DeepSeek-V4-Flash-MTP-w256",
+        128,
+    ),  # a separately published draft, matching
     "DeepSeek-V4-Flash-MTP-w256": ("DeepSeek-V4-Flash-MTP-w256", 256),  # the mismatching draft
     "DeepSeek-V4-Flash-w256": ("DeepSeek-V4-Flash", 256),  # a long-window fine-tune
 }
@@ -95,7 +98,9 @@ class Service:
 
 def plan_service(rng: random.Random, index: int, room: int) -> Service:
     r = rng.random()
-    verdict = "pass" if r < 0.8 else "draft-window" if r < 0.9 else "nextn" if r < 0.95 else "bad-key"
+    verdict = (
+        "pass" if r < 0.8 else "draft-window" if r < 0.9 else "nextn" if r < 0.95 else "bad-key"
+    )
     pd = room >= 2 and (verdict == "draft-window" or rng.random() < 0.85)
     if verdict == "draft-window" and not pd:
         verdict = "nextn"  # the last slot of the tree: a draft mismatch only fails under PD
@@ -112,7 +117,13 @@ def plan_service(rng: random.Random, index: int, room: int) -> Service:
     steps = rng.choice([1, 2, 3, 3, 3])
     bad = ""
     if verdict == "bad-key":
-        bad = rng.choice(["enable-dp-attention: true  # pre-0.5.22 habit", "page_size: 256", f"speculative-num-setps: {steps}"])
+        bad = rng.choice(
+            [
+                "enable-dp-attention: true  # pre-0.5.22 habit",
+                "page_size: 256",
+                f"speculative-num-setps: {steps}",
+            ]
+        )
     return Service(
         index=index,
         verdict=verdict,
@@ -153,8 +164,12 @@ def server_config(rng: random.Random, s: Service, role: str, up: str) -> str:
     lines.append(f"mem-fraction-static: {rng.choice(['0.8', '0.82', '0.85', '0.88'])}")
     if s.bad:
         lines.append(s.bad)
-    lines.append("# MTP speculative decoding (the draft is the checkpoint's NextN layer unless a path is set)")
-    lines.append("speculative-algorithm: NEXTN" if s.verdict == "nextn" else "speculative-algorithm: EAGLE")
+    lines.append(
+        "# MTP speculative decoding (the draft is the checkpoint's NextN layer unless a path is set)"
+    )
+    lines.append(
+        "speculative-algorithm: NEXTN" if s.verdict == "nextn" else "speculative-algorithm: EAGLE"
+    )
     if not s.bad.startswith("speculative-num-setps:"):  # the typo replaces the real key
         lines.append(f"speculative-num-steps: {s.steps}")
     if s.verdict != "nextn":
@@ -191,25 +206,40 @@ def generate(root: Path, n: int, seed: int) -> tuple[dict[str, int], Path | None
     """
     rng = random.Random(seed)
     write_models(root)
-    stats = {"deployments": 0, "files": 0, "pass": 0, "draft-window": 0, "nextn": 0, "bad-key": 0, "deployment-files": 0, "pd-pairs": 0}
+    stats = {
+        "deployments": 0,
+        "files": 0,
+        "pass": 0,
+        "draft-window": 0,
+        "nextn": 0,
+        "bad-key": 0,
+        "deployment-files": 0,
+        "pd-pairs": 0,
+    }
     first_pass: Path | None = None
     manifest: dict[str, str] = {}
     index = 0
     while stats["deployments"] < n:
         s = plan_service(rng, index, n - stats["deployments"])
-        batch = f"deploy/batch-{stats['deployments'] // PER_FOLDER:03d}"  # a pair stays in one folder
+        batch = (
+            f"deploy/batch-{stats['deployments'] // PER_FOLDER:03d}"  # a pair stays in one folder
+        )
         folder = root / batch
         (folder / "sglang" if s.kind == "deployment" else folder).mkdir(parents=True, exist_ok=True)
         stem = f"dsv4-{s.cluster}-{index:05d}"
         for role in s.roles:
             name = f"{stem}-{role}" if role else stem
             if s.kind == "deployment":
-                (folder / "sglang" / f"{name}.yaml").write_text(server_config(rng, s, role, "../../../"), encoding="utf-8")
+                (folder / "sglang" / f"{name}.yaml").write_text(
+                    server_config(rng, s, role, "../../../"), encoding="utf-8"
+                )
                 (folder / f"{name}.yaml").write_text(deployment_file(s, name), encoding="utf-8")
                 stats["files"] += 2
                 stats["deployment-files"] += 1
             else:
-                (folder / f"{name}.yaml").write_text(server_config(rng, s, role, "../../"), encoding="utf-8")
+                (folder / f"{name}.yaml").write_text(
+                    server_config(rng, s, role, "../../"), encoding="utf-8"
+                )
                 stats["files"] += 1
                 if first_pass is None and s.verdict == "pass" and role:
                     first_pass = folder / f"{name}.yaml"
@@ -258,8 +288,14 @@ def bench_env(pycache: Path) -> dict[str, str]:
     env["NO_COLOR"] = "1"
     env["PYTHONPYCACHEPREFIX"] = str(pycache)
     for k in (
-        "FORCE_COLOR", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "PYTHONDONTWRITEBYTECODE",
-        "PYTHONPROFILEIMPORTTIME", "PYTHONTRACEMALLOC", "PYTHONDEVMODE", "PYTHONWARNINGS",
+        "FORCE_COLOR",
+        "GITHUB_ACTIONS",
+        "GITHUB_STEP_SUMMARY",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONPROFILEIMPORTTIME",
+        "PYTHONTRACEMALLOC",
+        "PYTHONDEVMODE",
+        "PYTHONWARNINGS",
     ):
         env.pop(k, None)
     return env
@@ -280,21 +316,39 @@ TIME_BIN = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 def run_once(r: Runs, env: dict[str, str], record: bool = True) -> int:
     """Run one child; time it from spawn to reap; take its peak RSS from GNU time (else wait4)."""
-    with open(r.stdout or os.devnull, "wb") as out, tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as rss:
+    with (
+        open(r.stdout or os.devnull, "wb") as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.NamedTemporaryFile("r") as rss,
+    ):
         cmd = [TIME_BIN, "-f", "%M", "-o", rss.name, *r.cmd] if TIME_BIN else r.cmd
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=r.cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            cmd, cwd=r.cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL
+        )
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - t0
         proc.returncode = code = os.waitstatus_to_exitcode(status)
         if code not in r.ok_codes:
             err.seek(0)
             tail = err.read()[-2000:].decode("utf-8", "replace")
-            raise SystemExit(f"{r.label}: `{' '.join(r.cmd)}` (in {r.cwd}) exited {code}, expected {r.ok_codes}:\n{tail}")
-        lines = [l for l in rss.read().splitlines() if l.strip()]  # "Command exited with non-zero status 1" first
-        rss_kb = int(lines[-1]) if TIME_BIN and lines and lines[-1].strip().isdigit() else usage.ru_maxrss
+            raise SystemExit(
+                f"{r.label}: `{' '.join(r.cmd)}` (in {r.cwd}) exited {code}, expected {r.ok_codes}:\n{tail}"
+            )
+        lines = [
+            l for l in rss.read().splitlines() if l.strip()
+        ]  # "Command exited with non-zero status 1" first
+        rss_kb = (
+            int(lines[-1])
+            if TIME_BIN and lines and lines[-1].strip().isdigit()
+            else usage.ru_maxrss
+        )
     if record:
-        print(f"    {r.label:<36} {elapsed:8.3f} s  {rss_kb / 1024:6.0f} MB", file=sys.stderr, flush=True)
+        print(
+            f"    {r.label:<36} {elapsed:8.3f} s  {rss_kb / 1024:6.0f} MB",
+            file=sys.stderr,
+            flush=True,
+        )
         r.times.append(elapsed)
         r.rss_kb.append(rss_kb)  # kilobytes
     return code
@@ -323,7 +377,12 @@ def swacheck_cmd(python: str) -> list[str]:
 def find_yamllint(python: str, given: str | None) -> list[str] | None:
     if given:
         return [given]
-    for cand in (sibling_script(python, "yamllint"), sibling_script(sys.executable, "yamllint"), shutil.which("yamllint"), "/tmp/bench-peers/bin/yamllint"):
+    for cand in (
+        sibling_script(python, "yamllint"),
+        sibling_script(sys.executable, "yamllint"),
+        shutil.which("yamllint"),
+        "/tmp/bench-peers/bin/yamllint",
+    ):
         if cand and os.path.isfile(cand):
             return [cand]
     return None
@@ -344,7 +403,9 @@ def verify_verdicts(out_json: Path, stats: dict[str, int], manifest: dict[str, s
     """Check swacheck's JSON report against what was generated; return a one-line summary."""
     data = json.loads(out_json.read_text(encoding="utf-8"))
     s = data["summary"]
-    failing = sum(1 for d in data["deployments"] if any(f["severity"] == "error" for f in d["findings"]))
+    failing = sum(
+        1 for d in data["deployments"] if any(f["severity"] == "error" for f in d["findings"])
+    )
     codes: dict[str, int] = {}
     for d in data["deployments"]:
         for f in d["findings"]:
@@ -365,10 +426,15 @@ def verify_verdicts(out_json: Path, stats: dict[str, int], manifest: dict[str, s
             if len(problems) > 10:
                 break
     if problems:
-        raise SystemExit("generated tree is not what the benchmark means to measure: " + "; ".join(problems))
+        raise SystemExit(
+            "generated tree is not what the benchmark means to measure: " + "; ".join(problems)
+        )
     code_text = ", ".join(f"{c} {n}" for c, n in sorted(codes.items()))
     pairs = len(data.get("pairs") or [])
-    return f"{s['deployments']} deployments in {s['files']} files, {pairs} PD pairs found, {failing} failing as generated ({code_text})"
+    return (
+        f"{s['deployments']} deployments in {s['files']} files, {pairs} PD pairs "
+        f"found, {failing} failing as generated ({code_text})"
+    )
 
 
 # ----------------------------------------------------------------------------- report
@@ -380,11 +446,33 @@ def fmt_s(t: float) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", default="2000,20000", help="deployment counts, comma-separated (default 2000,20000)")
-    ap.add_argument("--repeat", "-r", type=int, default=5, help="timed runs per command (default 5); the median and min are reported")
-    ap.add_argument("--keep", metavar="DIR", help="generate into DIR and keep it (default: a temporary directory, removed)")
-    ap.add_argument("--python", default=sys.executable, help="interpreter with swacheck installed (default: this one)")
-    ap.add_argument("--yamllint", metavar="PATH", help="yamllint executable (default: next to --python, on PATH, or /tmp/bench-peers/bin)")
+    ap.add_argument(
+        "--sizes",
+        default="2000,20000",
+        help="deployment counts, comma-separated (default 2000,20000)",
+    )
+    ap.add_argument(
+        "--repeat",
+        "-r",
+        type=int,
+        default=5,
+        help="timed runs per command (default 5); the median and min are reported",
+    )
+    ap.add_argument(
+        "--keep",
+        metavar="DIR",
+        help="generate into DIR and keep it (default: a temporary directory, removed)",
+    )
+    ap.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter with swacheck installed (default: this one)",
+    )
+    ap.add_argument(
+        "--yamllint",
+        metavar="PATH",
+        help="yamllint executable (default: next to --python, on PATH, or /tmp/bench-peers/bin)",
+    )
     ap.add_argument("--no-yamllint", action="store_true", help="skip the yamllint lines")
     ap.add_argument("--seed", type=int, default=20240611, help="seed of the generated mix")
     args = ap.parse_args()
@@ -392,7 +480,9 @@ def main() -> int:
     if not sizes or args.repeat < 1:
         ap.error("give at least one size and --repeat >= 1")
     if not (EXAMPLE_MODELS / "DeepSeek-V4-Flash" / "config.json").is_file():
-        ap.error(f"cannot find {EXAMPLE_MODELS}/DeepSeek-V4-Flash/config.json (run from a swacheck checkout)")
+        ap.error(
+            f"cannot find {EXAMPLE_MODELS}/DeepSeek-V4-Flash/config.json (run from a swacheck checkout)"
+        )
 
     python = args.python
     sw = swacheck_cmd(python)
@@ -411,19 +501,46 @@ def main() -> int:
 def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore[no-untyped-def]
     cpu = ""
     try:
-        cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "")
+        cpu = next(
+            (
+                l.split(":", 1)[1].strip()
+                for l in open("/proc/cpuinfo")
+                if l.startswith("model name")
+            ),
+            "",
+        )
     except OSError:
         pass
     print("swacheck benchmark")
     print(f"  machine   : {platform.platform()}; nproc {os.cpu_count()}; {cpu}")
-    print(f"  python    : {output([python, '-c', 'import sys; print(sys.version.split()[0], sys.executable)'])}")
+    print(
+        f"  python    : {output([python, '-c', 'import sys; print(sys.version.split()[0], sys.executable)'])}"
+    )
     print(f"  swacheck  : {output([*sw, '--version'])}  ({' '.join(sw)})")
     yaml_probe = "import yaml; print(yaml.__version__, 'with libyaml' if yaml.__with_libyaml__ else 'WITHOUT libyaml')"
     print(f"  PyYAML    : {output([python, '-c', yaml_probe])}")
-    print(f"  yamllint  : {output([*yl, '--version']) + '  (' + yl[0] + ')' if yl else 'skipped (not found; pip install yamllint into a peer venv, or --yamllint PATH)'}")
-    print(f"  runs      : {args.repeat} timed runs per command after one warm-up, interleaved; median and min wall time")
-    print(f"  peak RSS  : {'GNU time %M of each child (' + TIME_BIN + ', adds ~1 ms to every run)' if TIME_BIN else 'os.wait4 ru_maxrss: an UPPER BOUND, it includes this process peak (no /usr/bin/time)'}")
-    print(f"  env       : NO_COLOR=1, .pyc cached under {env['PYTHONPYCACHEPREFIX']}; load average at start {loadavg()}")
+    print(
+        "  yamllint  : "
+        + (
+            f"{output([*yl, '--version'])}  ({yl[0]})"
+            if yl
+            else "skipped (not found; pip install yamllint into a peer venv, or --yamllint PATH)"
+        )
+    )
+    print(
+        f"  runs      : {args.repeat} timed runs per command after one warm-up, interleaved; median and min wall time"
+    )
+    print(
+        "  peak RSS  : "
+        + (
+            f"GNU time %M of each child ({TIME_BIN}, adds ~1 ms to every run)"
+            if TIME_BIN
+            else "os.wait4 ru_maxrss: an UPPER BOUND, it includes this process peak (no /usr/bin/time)"
+        )
+    )
+    print(
+        f"  env       : NO_COLOR=1, .pyc cached under {env['PYTHONPYCACHEPREFIX']}; load average at start {loadavg()}"
+    )
     print(f"  trees in  : {base}{'  (kept)' if args.keep else '  (removed at the end)'}")
     for anc in [base, *base.parents]:
         for name in ("swacheck.toml", "pyproject.toml"):
@@ -447,16 +564,24 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
         print(
             f"generated {n:,} deployments in {time.perf_counter() - t0:.1f} s: {stats['files']:,} YAML files "
             f"({stats['bytes'] / 1e6:.1f} MB, {stats['deployment-files']:,} of them swacheck deployment files), "
-            f"~{PER_FOLDER} per folder, {stats['pd-pairs']:,} PD prefill/decode pairs, 4 model config.json; planned {stats['pass']:,} pass, "
+            f"~{PER_FOLDER} per folder, {stats['pd-pairs']:,} PD prefill/decode pairs, "
+            f"4 model config.json; planned {stats['pass']:,} pass, "
             f"{stats['draft-window']:,} draft-window, {stats['nextn']:,} NEXTN, {stats['bad-key']:,} bad key"
         )
         g = {
             "floor": Runs("floor (libyaml + json.load)", floor_cmd, root),
-            "json": Runs("swacheck --format json -o", [*sw, "--format", "json", "--output", str(root / "out.json"), "deploy"], root, ok_codes=(1,)),
+            "json": Runs(
+                "swacheck --format json -o",
+                [*sw, "--format", "json", "--output", str(root / "out.json"), "deploy"],
+                root,
+                ok_codes=(1,),
+            ),
             "human": Runs("swacheck (human) > /dev/null", [*sw, "deploy"], root, ok_codes=(1,)),
         }
         if yl:
-            g["yamllint"] = Runs("yamllint -d relaxed", [*yl, "-d", "relaxed", "deploy"], root, ok_codes=(0, 1))
+            g["yamllint"] = Runs(
+                "yamllint -d relaxed", [*yl, "-d", "relaxed", "deploy"], root, ok_codes=(0, 1)
+            )
         groups[n] = g
         run_once(g["json"], env, record=False)
         print(f"  check     : {verify_verdicts(root / 'out.json', stats, manifest)}")
@@ -469,10 +594,16 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
     small = trees[sizes[0]]
     one = ones[sizes[0]]
     if one is None:
-        raise SystemExit("the smallest tree holds no passing server config for the one-file cold start")
+        raise SystemExit(
+            "the smallest tree holds no passing server config for the one-file cold start"
+        )
     one_rel = str(one.relative_to(small))
     cold = {
-        "import": Runs('python -c "import typer, yaml, rich.table"', [python, "-c", "import typer, yaml, rich.table"], small),
+        "import": Runs(
+            'python -c "import typer, yaml, rich.table"',
+            [python, "-c", "import typer, yaml, rich.table"],
+            small,
+        ),
         "version": Runs("swacheck --version", [*sw, "--version"], small),
         "one": Runs("swacheck ONE_FILE > /dev/null", [*sw, one_rel], small, ok_codes=(0,)),
     }
@@ -482,18 +613,35 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
     big = sizes[-1]
     counts_file = base / "load-counts.json"
     subprocess.run(
-        [python, str(HERE / "count_loads.py"), str(counts_file), "--format", "json", "--output", str(trees[big] / "out-counted.json"), "deploy"],
-        cwd=trees[big], env=env, stdout=subprocess.DEVNULL, check=False,
+        [
+            python,
+            str(HERE / "count_loads.py"),
+            str(counts_file),
+            "--format",
+            "json",
+            "--output",
+            str(trees[big] / "out-counted.json"),
+            "deploy",
+        ],
+        cwd=trees[big],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        check=False,
     )
     counted = json.loads(counts_file.read_text(encoding="utf-8"))
     loads = counted["load_file"]
     cfg_loads = {p: c for p, c in loads.items() if os.path.basename(p) == "config.json"}
-    cfg_parses = {p: c for p, c in counted["parse_json"].items() if os.path.basename(p) == "config.json"}
+    cfg_parses = {
+        p: c for p, c in counted["parse_json"].items() if os.path.basename(p) == "config.json"
+    }
     max_cfg = max(cfg_loads.values(), default=0)
     max_any = max(loads.values(), default=0)
 
     # ------------------------------------------------------------------ tables
-    print(f"{'measurement':<44}{'deployments':>12}{'median':>12}{'min':>12}{'peak RSS':>11}{'vs floor':>10}{'yamllint/x':>11}")
+    print(
+        f"{'measurement':<44}{'deployments':>12}{'median':>12}{'min':>12}"
+        f"{'peak RSS':>11}{'vs floor':>10}{'yamllint/x':>11}"
+    )
     print("-" * 112)
     for n in sizes:
         g = groups[n]
@@ -503,16 +651,29 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
             if r is None:
                 continue
             vs_floor = f"{r.median / floor:9.2f}x"
-            vs_yl = f"{g['yamllint'].median / r.median:10.1f}x" if "yamllint" in g and key != "yamllint" else " " * 11
-            print(f"{r.label:<44}{n:>12,}{fmt_s(r.median):>12}{fmt_s(r.best):>12}{r.rss_mb:>8.0f} MB{vs_floor:>10}{vs_yl:>11}")
+            vs_yl = (
+                f"{g['yamllint'].median / r.median:10.1f}x"
+                if "yamllint" in g and key != "yamllint"
+                else " " * 11
+            )
+            print(
+                f"{r.label:<44}{n:>12,}{fmt_s(r.median):>12}{fmt_s(r.best):>12}{r.rss_mb:>8.0f} "
+                f"MB{vs_floor:>10}{vs_yl:>11}"
+            )
         print()
     for r in cold.values():
-        print(f"{r.label:<44}{'1 file' if r is cold['one'] else '-':>12}{fmt_s(r.median):>12}{fmt_s(r.best):>12}{r.rss_mb:>8.0f} MB")
+        print(
+            f"{r.label:<44}{'1 file' if r is cold['one'] else '-':>12}"
+            f"{fmt_s(r.median):>12}{fmt_s(r.best):>12}{r.rss_mb:>8.0f} MB"
+        )
     print(f"  (ONE_FILE = {one_rel}; {max(args.repeat, 10)} runs each)")
     print()
     print(
-        f"parses per file, in process at {big:,} deployments: {len(loads):,} files through load_file, max {max_any} per file; "
-        f"{len(cfg_loads)} config.json loaded (max {max_cfg} per file), json parsed {sum(cfg_parses.values())} times for them; exit {counted['exit_code']}"
+        f"parses per file, in process at {big:,} deployments: {len(loads):,} files "
+        f"through load_file, max {max_any} per file; "
+        f"{len(cfg_loads)} config.json loaded (max {max_cfg} per file), json "
+        f"parsed {sum(cfg_parses.values())} times for them; exit "
+        f"{counted['exit_code']}"
     )
     print()
 
@@ -522,30 +683,78 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
         g = groups[n]
         for key in ("json", "human"):
             ratio = g[key].median / g["floor"].median
-            checks.append((f"{n:,}: {key} vs libyaml floor", f"{ratio:.2f}x", f"<= {FLOOR_FACTOR:g}x", ratio <= FLOOR_FACTOR))
+            checks.append(
+                (
+                    f"{n:,}: {key} vs libyaml floor",
+                    f"{ratio:.2f}x",
+                    f"<= {FLOOR_FACTOR:g}x",
+                    ratio <= FLOOR_FACTOR,
+                )
+            )
             if "yamllint" in g:
                 speed = g["yamllint"].median / g[key].median
-                checks.append((f"{n:,}: {key} speed-up over yamllint", f"{speed:.1f}x", f">= {YAMLLINT_FACTOR:g}x", speed >= YAMLLINT_FACTOR))
+                checks.append(
+                    (
+                        f"{n:,}: {key} speed-up over yamllint",
+                        f"{speed:.1f}x",
+                        f">= {YAMLLINT_FACTOR:g}x",
+                        speed >= YAMLLINT_FACTOR,
+                    )
+                )
     if len(sizes) > 1:
         lo, hi = sizes[0], sizes[-1]
         limit = LINEAR_SLACK * hi / lo
         for key in ("json", "human"):
             growth = groups[hi][key].median / groups[lo][key].median
-            checks.append((f"linear growth {key}: t({hi:,}) / t({lo:,})", f"{growth:.2f}x", f"<= {limit:.3g}x", growth <= limit))
-    checks.append((f"config.json parses per run ({big:,} deployments)", f"max {max_cfg} (over {len(cfg_loads)} files)", "== 1", max_cfg == 1 and len(cfg_loads) == len(MODELS)))
+            checks.append(
+                (
+                    f"linear growth {key}: t({hi:,}) / t({lo:,})",
+                    f"{growth:.2f}x",
+                    f"<= {limit:.3g}x",
+                    growth <= limit,
+                )
+            )
+    checks.append(
+        (
+            f"config.json parses per run ({big:,} deployments)",
+            f"max {max_cfg} (over {len(cfg_loads)} files)",
+            "== 1",
+            max_cfg == 1 and len(cfg_loads) == len(MODELS),
+        )
+    )
     ratio = cold["one"].median / cold["import"].median
-    checks.append(("cold start: one file vs bare import line", f"{ratio:.2f}x", f"<= {COLD_FACTOR:g}x", ratio <= COLD_FACTOR))
+    checks.append(
+        (
+            "cold start: one file vs bare import line",
+            f"{ratio:.2f}x",
+            f"<= {COLD_FACTOR:g}x",
+            ratio <= COLD_FACTOR,
+        )
+    )
     for key in ("json", "human"):
         mb = groups[big][key].rss_mb
-        checks.append((f"peak RSS {key} at {big:,}", f"{mb:.0f} MB", f"< {RSS_LIMIT_MB:g} MB", mb < RSS_LIMIT_MB))
+        checks.append(
+            (
+                f"peak RSS {key} at {big:,}",
+                f"{mb:.0f} MB",
+                f"< {RSS_LIMIT_MB:g} MB",
+                mb < RSS_LIMIT_MB,
+            )
+        )
     print(f"{'target':<52}{'value':>26}{'limit':>12}   result")
     print("-" * 100)
     for name, value, limit, ok in checks:
         print(f"{name:<52}{value:>26}{limit:>12}   {'PASS' if ok else 'FAIL'}")
     failed = sum(not ok for *_, ok in checks)
     print()
-    print(f"{len(checks) - failed} of {len(checks)} targets met" + (f"; {failed} FAILED" if failed else ""))
-    print(f"load average at the end: {loadavg()} (on {os.cpu_count()} CPUs; other work on the machine inflates every line)")
+    print(
+        f"{len(checks) - failed} of {len(checks)} targets met"
+        + (f"; {failed} FAILED" if failed else "")
+    )
+    print(
+        f"load average at the end: {loadavg()} (on {os.cpu_count()} CPUs; other "
+        f"work on the machine inflates every line)"
+    )
     return 1 if failed else 0
 
 

@@ -17,11 +17,17 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import generate  # noqa: E402
+from bench import generate
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "swacheck", "--no-config", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "swacheck", "--no-config", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
 
 
 def main() -> int:
@@ -35,14 +41,22 @@ def main() -> int:
             generate(root, n, args.seed)
             summary = root / "summary.md"
             env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "CI_"))}
-            github = run(["--format", "github", "."], root, {**env, "GITHUB_STEP_SUMMARY": str(summary)})
+            github = run(
+                ["--format", "github", "."], root, {**env, "GITHUB_STEP_SUMMARY": str(summary)}
+            )
             text = summary.read_text(encoding="utf-8")
-            shown = text.count("\n### ") - text.count("\n### Input errors") - text.count("without findings")
+            shown = (
+                text.count("\n### ")
+                - text.count("\n### Input errors")
+                - text.count("without findings")
+            )
             human = run(["--color", "never", "."], root, env).stdout.count("\n")
             verbose = run(["--color", "never", "-v", "."], root, env).stdout.count("\n")
             last = github.stdout.strip().splitlines()[-1]
-            print(f"{n:>6} deployments: step summary {len(text.encode()):>9,} bytes (limit 1,048,576), "
-                  f"{shown} deployments with findings in full; human report {human:,} lines ({verbose:,} with -v)")
+            print(
+                f"{n:>6} deployments: step summary {len(text.encode()):>9,} bytes (limit 1,048,576), "
+                f"{shown} deployments with findings in full; human report {human:,} lines ({verbose:,} with -v)"
+            )
             print(f"       {last}")
     return 0
 

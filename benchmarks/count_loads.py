@@ -46,10 +46,13 @@ def main(argv: list[str]) -> int:
             continue
         try:
             importlib.import_module(info.name)
-        except Exception:  # noqa: BLE001 - a module under edit elsewhere must not stop the count
+        except Exception:
             pass
 
-    counts: dict[str, collections.Counter] = {"load_file": collections.Counter(), "parse_json": collections.Counter()}
+    counts: dict[str, collections.Counter] = {
+        "load_file": collections.Counter(),
+        "parse_json": collections.Counter(),
+    }
     path_args = {"load_file": 0, "parse_json": 1}  # load_file(path, ...), parse_json(text, path)
     for name, counter in counts.items():
         original = getattr(loading, name, None)
@@ -57,7 +60,9 @@ def main(argv: list[str]) -> int:
             continue
         wrapped = _counting(original, counter, path_args[name])
         for mod_name, mod in list(sys.modules.items()):
-            if (mod_name == "swacheck" or mod_name.startswith("swacheck.")) and getattr(mod, name, None) is original:
+            if (mod_name == "swacheck" or mod_name.startswith("swacheck.")) and getattr(
+                mod, name, None
+            ) is original:
                 setattr(mod, name, wrapped)
 
     from swacheck.cli import main as cli_main

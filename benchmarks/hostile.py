@@ -28,8 +28,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -41,11 +41,16 @@ speculative-num-steps: 3
 speculative-eagle-topk: 1
 speculative-num-draft-tokens: 4
 """
-LAUNCH = "python -m sglang.launch_server --model-path models/v4 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1"
+LAUNCH = (
+    "python -m sglang.launch_server --model-path models/v4 "
+    "--speculative-algorithm EAGLE --speculative-num-steps 3 "
+    "--speculative-eagle-topk 1"
+)
 
 
 # ----------------------------------------------------------------------------- attacks
 # name -> (description, writer(folder) -> the paths to check, relative to the folder)
+
 
 def _w(root: Path, name: str, content: str | bytes) -> None:
     p = root / name
@@ -60,7 +65,9 @@ def shell_doubling(root: Path) -> list[str]:
 
 
 def kubernetes_doubling(root: Path) -> list[str]:
-    env = ["        - {name: V0, value: x}"] + [f'        - {{name: V{i}, value: "$(V{i - 1})$(V{i - 1})"}}' for i in range(1, 41)]
+    env = ["        - {name: V0, value: x}"] + [
+        f'        - {{name: V{i}, value: "$(V{i - 1})$(V{i - 1})"}}' for i in range(1, 41)
+    ]
     args = ", ".join(f'"{a}"' for a in LAUNCH.split()[1:])
     text = f"""apiVersion: v1
 kind: Pod
@@ -81,12 +88,19 @@ spec:
 def compose_doubling(root: Path) -> list[str]:
     env = ["V0=x"] + [f"V{i}=${{V{i - 1}}}${{V{i - 1}}}" for i in range(1, 41)]
     _w(root, ".env", "\n".join(env) + "\n")
-    _w(root, "compose.yaml", f"services:\n  server:\n    image: lmsysorg/sglang:latest\n    command: {LAUNCH} --served-model-name ${{V40}}\n")
+    _w(
+        root,
+        "compose.yaml",
+        f"services:\n  server:\n    image: lmsysorg/sglang:latest\n    command: "
+        f"{LAUNCH} --served-model-name ${{V40}}\n",
+    )
     return ["compose.yaml"]
 
 
 def dockerfile_doubling(root: Path) -> list[str]:
-    lines = ["FROM lmsysorg/sglang:latest", "ARG A0=x"] + [f"ARG A{i}=${{A{i - 1}}}${{A{i - 1}}}" for i in range(1, 41)]
+    lines = ["FROM lmsysorg/sglang:latest", "ARG A0=x"] + [
+        f"ARG A{i}=${{A{i - 1}}}${{A{i - 1}}}" for i in range(1, 41)
+    ]
     lines += ["ENV NAME=${A40}", f'CMD {LAUNCH} --served-model-name "$NAME"']
     _w(root, "Dockerfile", "\n".join(lines) + "\n")
     return ["Dockerfile"]
@@ -122,7 +136,11 @@ def argv_script(root: Path) -> list[str]:
 def nested_flow_yaml(root: Path) -> list[str]:
     # a server config with a ~4 MB flow value of small nested lists (the issue's 3.9 MB)
     item = "[[1, [2, 3]], {a: [4]}]"
-    _w(root, "flow.yaml", SERVER + "json-model-override-args: " + "[" + ", ".join([item] * 170_000) + "]\n")
+    _w(
+        root,
+        "flow.yaml",
+        SERVER + "json-model-override-args: " + "[" + ", ".join([item] * 170_000) + "]\n",
+    )
     return ["flow.yaml"]
 
 
@@ -140,7 +158,11 @@ def kubernetes_list(root: Path) -> list[str]:
 
 
 def yaml_many_nodes(root: Path) -> list[str]:
-    _w(root, "nodes.yaml", SERVER + "json-model-override-args: [" + ",".join(["1"] * 4_000_000) + "]\n")
+    _w(
+        root,
+        "nodes.yaml",
+        SERVER + "json-model-override-args: [" + ",".join(["1"] * 4_000_000) + "]\n",
+    )
     return ["nodes.yaml"]
 
 
@@ -175,18 +197,28 @@ def server_fifo(root: Path) -> list[str]:
 
 def compose_nesting(root: Path) -> list[str]:
     nested = "${A:-" * 3000 + "x" + "}" * 3000
-    _w(root, "compose.yaml", f"services:\n  s:\n    image: x\n    command: {LAUNCH} --served-model-name {nested}\n")
+    _w(
+        root,
+        "compose.yaml",
+        f"services:\n  s:\n    image: x\n    command: {LAUNCH} --served-model-name {nested}\n",
+    )
     return ["compose.yaml"]
 
 
 def dockerfile_stages(root: Path) -> list[str]:
-    body = "FROM base AS s0\nENV A=1\n" + "".join(f"FROM s{i} AS s{i + 1}\nENV B{i}=$A\n" for i in range(20_000))
+    body = "FROM base AS s0\nENV A=1\n" + "".join(
+        f"FROM s{i} AS s{i + 1}\nENV B{i}=$A\n" for i in range(20_000)
+    )
     _w(root, "Dockerfile", body + f"CMD {LAUNCH}\n")
     return ["Dockerfile"]
 
 
 def env_references(root: Path) -> list[str]:
-    _w(root, "compose.yaml", f"services:\n  s:\n    image: x\n    command: {LAUNCH}\n    env_file: big.env\n")
+    _w(
+        root,
+        "compose.yaml",
+        f"services:\n  s:\n    image: x\n    command: {LAUNCH}\n    env_file: big.env\n",
+    )
     _w(root, "big.env", "A=" + "$B" * 200_000 + "\n")
     return ["compose.yaml"]
 
@@ -199,7 +231,7 @@ def odd_tags(root: Path) -> list[str]:
 
 
 ATTACKS: dict[str, tuple[str, Callable[[Path], list[str]], tuple[str, ...]]] = {
-    "shell-doubling": ("A=\"$A$A\" 40 times in a script", shell_doubling, ()),
+    "shell-doubling": ('A="$A$A" 40 times in a script', shell_doubling, ()),
     "k8s-doubling": ("$(V) doubling through 40 container env entries", kubernetes_doubling, ()),
     "compose-doubling": ("${V} doubling through 40 .env lines", compose_doubling, ()),
     "dockerfile-doubling": ("ARG A${i}=${A}${A} 40 times", dockerfile_doubling, ()),
@@ -214,11 +246,19 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], list[str]], tuple[str, ...]]] = {
     "fifo-named": ("a FIFO named on the command line", fifo_named, ()),
     "server-dev-stdin": ("server: /dev/stdin", server_dev_stdin, ()),
     "server-fifo": ("server: a FIFO inside the repository", server_fifo, ()),
-    "server-dev-zero": ("pyproject raises max-file-size, server: /dev/zero", server_dev_zero_raised, ("--with-config",)),
+    "server-dev-zero": (
+        "pyproject raises max-file-size, server: /dev/zero",
+        server_dev_zero_raised,
+        ("--with-config",),
+    ),
     "compose-nesting": ("${A:-${A:-...}} 3,000 deep in a Compose command", compose_nesting, ()),
-    "dockerfile-stages": ("20,000 Dockerfile stages, each inheriting the last", dockerfile_stages, ()),
+    "dockerfile-stages": (
+        "20,000 Dockerfile stages, each inheriting the last",
+        dockerfile_stages,
+        (),
+    ),
     "env-references": ("200,000 unknown $B in one .env line", env_references, ()),
-    "odd-tags": ("!!bool maybe, !!int \"\", a NUL in server:", odd_tags, ()),
+    "odd-tags": ('!!bool maybe, !!int "", a NUL in server:', odd_tags, ()),
 }
 
 
@@ -232,7 +272,9 @@ def input_size(root: Path) -> int:
     return total
 
 
-def run_one(name: str, python: str, timeout: float, keep: Path | None, memory_cap: int, repo: Path = REPO) -> dict:
+def run_one(
+    name: str, python: str, timeout: float, keep: Path | None, memory_cap: int, repo: Path = REPO
+) -> dict:
     desc, writer, flags = ATTACKS[name]
     base = Path(tempfile.mkdtemp(prefix=f"hostile-{name}-")) if keep is None else keep / name
     base.mkdir(parents=True, exist_ok=True)
@@ -250,18 +292,31 @@ def run_one(name: str, python: str, timeout: float, keep: Path | None, memory_ca
         env["PYTHONPATH"] = str(repo) + os.pathsep + env.get("PYTHONPATH", "")
         stdin = subprocess.PIPE  # an open pipe that never ends: what a CI step's stdin can be
         start = time.perf_counter()
+
         def cap() -> None:  # keep a blow-up from taking the machine down with it
             import resource
 
             resource.setrlimit(resource.RLIMIT_AS, (memory_cap, memory_cap))
 
-        proc = subprocess.Popen(args, cwd=base, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True, preexec_fn=cap)
+        proc = subprocess.Popen(
+            args,
+            cwd=base,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+            preexec_fn=cap,
+        )
         out: dict[str, bytes] = {}
 
         def drain(stream, key: str) -> None:  # type: ignore[no-untyped-def]
             out[key] = stream.read()
 
-        threads = [threading.Thread(target=drain, args=(proc.stdout, "out")), threading.Thread(target=drain, args=(proc.stderr, "err"))]
+        threads = [
+            threading.Thread(target=drain, args=(proc.stdout, "out")),
+            threading.Thread(target=drain, args=(proc.stderr, "err")),
+        ]
         for t in threads:
             t.start()
         timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
@@ -299,30 +354,55 @@ def run_one(name: str, python: str, timeout: float, keep: Path | None, memory_ca
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("attacks", nargs="*", help=f"which attacks (default all): {', '.join(ATTACKS)}")
-    ap.add_argument("--timeout", type=float, default=120.0, help="seconds before a run is killed (default 120)")
-    ap.add_argument("--python", default=sys.executable, help="the interpreter with swacheck importable")
-    ap.add_argument("--memory-cap", type=float, default=3.0, help="address-space cap of the child in GiB (default 3): a run that needs more dies with MemoryError")
-    ap.add_argument("--repo", type=Path, default=REPO, help="the swacheck checkout to run (put first on PYTHONPATH; default: this one), e.g. an older one to compare")
+    ap.add_argument(
+        "--timeout", type=float, default=120.0, help="seconds before a run is killed (default 120)"
+    )
+    ap.add_argument(
+        "--python", default=sys.executable, help="the interpreter with swacheck importable"
+    )
+    ap.add_argument(
+        "--memory-cap",
+        type=float,
+        default=3.0,
+        help="address-space cap of the child in GiB (default 3): a run that needs more dies with MemoryError",
+    )
+    ap.add_argument(
+        "--repo",
+        type=Path,
+        default=REPO,
+        help="the swacheck checkout to run (put first on PYTHONPATH; default: this one), e.g. an older one to compare",
+    )
     ap.add_argument("--keep", type=Path, help="write the trees here and keep them")
-    ap.add_argument("--json", action="store_true", help="print one JSON object per attack instead of the table")
+    ap.add_argument(
+        "--json", action="store_true", help="print one JSON object per attack instead of the table"
+    )
     opts = ap.parse_args()
     names = opts.attacks or list(ATTACKS)
     unknown = [n for n in names if n not in ATTACKS]
     if unknown:
         ap.error(f"unknown attack(s): {', '.join(unknown)}")
     if not opts.json:
-        print(f"{'attack':<20} {'input':>9} {'time':>8} {'peak RSS':>9} {'bound':>5} {'exit':>7} {'deps':>6}  first stderr line")
+        print(
+            f"{'attack':<20} {'input':>9} {'time':>8} {'peak RSS':>9} {'bound':>5} "
+            f"{'exit':>7} {'deps':>6}  first stderr line"
+        )
     for name in names:
-        row = run_one(name, opts.python, opts.timeout, opts.keep, int(opts.memory_cap * 2**30), opts.repo)
+        row = run_one(
+            name, opts.python, opts.timeout, opts.keep, int(opts.memory_cap * 2**30), opts.repo
+        )
         if opts.json:
             print(json.dumps(row), flush=True)
             continue
         first = row["stderr"][:110]
         print(
             f"{row['attack']:<20} {row['input_kb']:>7.1f}KB {row['seconds']:>7.2f}s {row['rss_mb']:>7.0f}MB "
-            f"{'ok' if row['bound_ok'] else 'OVER':>5} {row['exit']!s:>7} {row['deployments'] if row['deployments'] is not None else '-':>6}  {first}",
+            f"{'ok' if row['bound_ok'] else 'OVER':>5} {row['exit']!s:>7} "
+            f"{row['deployments'] if row['deployments'] is not None else '-':>6}  "
+            f"{first}",
             flush=True,
         )
     return 0

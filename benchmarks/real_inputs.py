@@ -45,13 +45,21 @@ def main() -> int:
         report = {}
         for _ in range(args.repeat):
             start = time.perf_counter()
-            proc = subprocess.run([exe, "--format", "json", "."], cwd=repo, capture_output=True, text=True)
+            proc = subprocess.run(
+                [exe, "--format", "json", "."], cwd=repo, capture_output=True, text=True
+            )
             times.append(time.perf_counter() - start)
             report = json.loads(proc.stdout)
         rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         s = report["summary"]
-        print(f"files {files}  deployments {s['deployments']}  errors {s['errors']}  notes {s['notes']}  input errors {s['input_errors']}")
-        print(f"wall median {sorted(times)[len(times) // 2]:.2f}s  min {min(times):.2f}s  peak RSS {rss:.0f} MiB  (exit {proc.returncode})")
+        print(
+            f"files {files}  deployments {s['deployments']}  errors {s['errors']}  "
+            f"notes {s['notes']}  input errors {s['input_errors']}"
+        )
+        print(
+            f"wall median {sorted(times)[len(times) // 2]:.2f}s  min {min(times):.2f}s "
+            f" peak RSS {rss:.0f} MiB  (exit {proc.returncode})"
+        )
     return 0
 
 

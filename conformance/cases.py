@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import copy
 import itertools
-import re
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,7 +84,7 @@ def _subst_obj(obj, values: dict):
 
 def _label(value) -> str:
     text = re.sub(r"[^A-Za-z0-9._=+-]+", "_", str(value)).strip("_")
-    return (text[:40] or "empty")
+    return text[:40] or "empty"
 
 
 def expand(doc: dict, *, name: str, file: str) -> list[Case]:
@@ -101,19 +101,23 @@ def expand(doc: dict, *, name: str, file: str) -> list[Case]:
     for combo in itertools.product(*(matrix[k] for k in keys)) if keys else [()]:
         # a matrix value is a scalar (its own label) or a one-key mapping {label: value}
         labels = {k: (next(iter(v)) if isinstance(v, dict) else v) for k, v in zip(keys, combo)}
-        values = {k: (next(iter(v.values())) if isinstance(v, dict) else v) for k, v in zip(keys, combo)}
+        values = {
+            k: (next(iter(v.values())) if isinstance(v, dict) else v) for k, v in zip(keys, combo)
+        }
         suffix = ",".join(f"{k}={_label(v)}" for k, v in labels.items())
         env = {str(k): _subst(str(v), values) for k, v in (doc.get("env") or {}).items()}
-        out.append(Case(
-            name=f"{name}[{suffix}]" if suffix else name,
-            file=file,
-            description=str(doc.get("description") or ""),
-            platform=_subst(str(doc.get("platform") or "cuda"), values),
-            env=env,
-            argv=[_subst(str(a), values) for a in doc.get("argv") or []],
-            models=_subst_obj(copy.deepcopy(doc.get("models") or {"target": {}}), values),
-            server=_subst(doc["server"], values),
-        ))
+        out.append(
+            Case(
+                name=f"{name}[{suffix}]" if suffix else name,
+                file=file,
+                description=str(doc.get("description") or ""),
+                platform=_subst(str(doc.get("platform") or "cuda"), values),
+                env=env,
+                argv=[_subst(str(a), values) for a in doc.get("argv") or []],
+                models=_subst_obj(copy.deepcopy(doc.get("models") or {"target": {}}), values),
+                server=_subst(doc["server"], values),
+            )
+        )
     return out
 
 
@@ -149,7 +153,9 @@ def materialize(case: Case, directory: Path) -> Path:
     for name, spec in case.models.items():
         folder = directory / "models" / name
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "config.json").write_text(json.dumps(model_config(spec), indent=2) + "\n", encoding="utf-8")
+        (folder / "config.json").write_text(
+            json.dumps(model_config(spec), indent=2) + "\n", encoding="utf-8"
+        )
     server = directory / "server.yaml"
     server.write_text(case.server, encoding="utf-8")
     return server

@@ -18,18 +18,42 @@ from dataclasses import dataclass
 
 # swacheck code -> (SGLang stages where that failure happens, regex over "Exception: message").
 CAUSES: dict[str, tuple[tuple[str, ...], str]] = {
-    "SWA101": (("setup",), r"RuntimeError: DSV4 target and draft pools must share SWA ring geometry"),
-    "SWA102": (("setup",), r"RuntimeError: DSV4 target and draft pools must share (paged )?SWA geometry"),
-    "SWA103": (("setup",), r"RuntimeError: DSV4 target and draft pools must use the same unified-KV mode"),
-    "SWA104": (("setup",), r"RuntimeError: DSV4 draft state transfer expects SWA-only NextN layers"),
-    "SWA202": (("resolve", "validate"), r"(Assertion|Value)Error: .*(speculative|EAGLE|topk|DSPARK)"),
+    "SWA101": (
+        ("setup",),
+        r"RuntimeError: DSV4 target and draft pools must share SWA ring geometry",
+    ),
+    "SWA102": (
+        ("setup",),
+        r"RuntimeError: DSV4 target and draft pools must share (paged )?SWA geometry",
+    ),
+    "SWA103": (
+        ("setup",),
+        r"RuntimeError: DSV4 target and draft pools must use the same unified-KV mode",
+    ),
+    "SWA104": (
+        ("setup",),
+        r"RuntimeError: DSV4 draft state transfer expects SWA-only NextN layers",
+    ),
+    "SWA202": (
+        ("resolve", "validate"),
+        r"(Assertion|Value)Error: .*(speculative|EAGLE|topk|DSPARK)",
+    ),
     "SWA204": (("pools", "setup"), r"NotImplementedError|FP8|fp8"),
-    "SWA205": (("resolve", "validate", "pools"), r"kv.cache.dtype|attn.backend|attention.backend|dsv4"),
+    "SWA205": (
+        ("resolve", "validate", "pools"),
+        r"kv.cache.dtype|attn.backend|attention.backend|dsv4",
+    ),
     "SWA206": (("pools",), r"AssertionError: online c128 does not support MTP"),
-    "SWA207": (("resolve", "validate"), r"[Pp]ipeline|PP \+ speculative|SGLANG_ENABLE_PP_SPEC|prefill_complete"),
+    "SWA207": (
+        ("resolve", "validate"),
+        r"[Pp]ipeline|PP \+ speculative|SGLANG_ENABLE_PP_SPEC|prefill_complete",
+    ),
     "SWA208": (("model",), r"AttributeError: .*sliding_window"),
     "SWA303": (("parse",), r".*"),
-    "SWA503": (("pools",), r"AssertionError"),  # kv-cache-dtype bfloat16: the DSV4 pool's store_dtype assert
+    "SWA503": (
+        ("pools",),
+        r"AssertionError",
+    ),  # kv-cache-dtype bfloat16: the DSV4 pool's store_dtype assert
     "SWA304": (("parse", "resolve"), r".*"),
 }
 
@@ -37,8 +61,8 @@ CAUSES: dict[str, tuple[tuple[str, ...], str]] = {
 @dataclass
 class Verdict:
     ok: bool
-    label: str          # short text for the table
-    detail: str = ""    # message
+    label: str  # short text for the table
+    detail: str = ""  # message
 
 
 @dataclass
@@ -54,18 +78,32 @@ class Row:
 
     @property
     def agrees(self) -> bool:
-        return not self.harness and self.verdict and self.cause is not False and self.tuple is not False
+        return (
+            not self.harness
+            and self.verdict
+            and self.cause is not False
+            and self.tuple is not False
+        )
 
 
 def sglang_verdict(result: dict | None) -> Verdict:
     if result is None:
-        return Verdict(False, "no result", "the SGLang driver produced no result (crash or timeout)")
+        return Verdict(
+            False, "no result", "the SGLang driver produced no result (crash or timeout)"
+        )
     if result.get("outcome") == "ok":
         return Verdict(True, "ok")
     if result.get("outcome") == "harness-error":
-        return Verdict(False, "harness error", f"{result.get('exception')}: {result.get('message')} at {result.get('where')}")
-    return Verdict(False, f"{result.get('stage')}:{result.get('exception')}",
-                   f"{result.get('exception')}: {result.get('message')}")
+        return Verdict(
+            False,
+            "harness error",
+            f"{result.get('exception')}: {result.get('message')} at {result.get('where')}",
+        )
+    return Verdict(
+        False,
+        f"{result.get('stage')}:{result.get('exception')}",
+        f"{result.get('exception')}: {result.get('message')}",
+    )
 
 
 def _deployment(report: dict) -> dict | None:
@@ -88,7 +126,9 @@ def swacheck_verdict(report: dict | None) -> Verdict:
         return Verdict(False, "input error", str(first.get("message")))
     errors = _errors(report)
     if errors:
-        return Verdict(False, ",".join(dict.fromkeys(f["code"] for f in errors)), errors[0].get("message", ""))
+        return Verdict(
+            False, ",".join(dict.fromkeys(f["code"] for f in errors)), errors[0].get("message", "")
+        )
     if not report.get("deployments"):
         return Verdict(False, "no deployment", "swacheck found no deployment in the file")
     return Verdict(True, "ok")
@@ -131,7 +171,10 @@ def tuple_agrees(result: dict, report: dict) -> tuple[bool | None, str]:
     dep = _deployment(report)
     if not result.get("target") or dep is None:
         return None, ""
-    mine = (_tuple((dep.get("target") or {}).get("tuple")), _tuple((dep.get("draft") or {}).get("tuple")))
+    mine = (
+        _tuple((dep.get("target") or {}).get("tuple")),
+        _tuple((dep.get("draft") or {}).get("tuple")),
+    )
     theirs = (_tuple(result.get("target")), _tuple(result.get("draft")))
     if mine[0] is None:
         return None, ""
@@ -139,7 +182,10 @@ def tuple_agrees(result: dict, report: dict) -> tuple[bool | None, str]:
         mine, theirs = (mine[0], None), (theirs[0], None)
     if mine == theirs:
         return True, ""
-    return False, f"tuples: swacheck target={mine[0]} draft={mine[1]}, SGLang target={theirs[0]} draft={theirs[1]}"
+    return (
+        False,
+        f"tuples: swacheck target={mine[0]} draft={mine[1]}, SGLang target={theirs[0]} draft={theirs[1]}",
+    )
 
 
 def compare(name: str, result: dict | None, report: dict | None) -> Row:
@@ -147,11 +193,24 @@ def compare(name: str, result: dict | None, report: dict | None) -> Row:
     # a missing result or report, or a failure of the harness itself, is never an agreement
     broken = result is None or report is None or result.get("outcome") == "harness-error"
     if broken:
-        return Row(name, sgl, swa, False, None, None, f"not compared: {sgl.detail or swa.detail}", harness=True)
+        return Row(
+            name,
+            sgl,
+            swa,
+            False,
+            None,
+            None,
+            f"not compared: {sgl.detail or swa.detail}",
+            harness=True,
+        )
     verdict = sgl.ok == swa.ok
     why = []
     if not verdict:
-        why.append(f"SGLang {sgl.label} ({sgl.detail})" if not sgl.ok else f"SGLang starts; swacheck {swa.label}: {swa.detail}")
+        why.append(
+            f"SGLang {sgl.label} ({sgl.detail})"
+            if not sgl.ok
+            else f"SGLang starts; swacheck {swa.label}: {swa.detail}"
+        )
     cause = None
     if not sgl.ok and not swa.ok and result is not None and report is not None:
         cause, reason = cause_agrees(result, report)
@@ -171,9 +230,20 @@ def _mark(value: bool | None) -> str:
 
 def table(rows: list[Row]) -> str:
     header = ("case", "SGLang", "swacheck", "verdict", "cause", "tuple")
-    body = [(r.case, r.sglang.label, r.swacheck.label, "n/a" if r.harness else _mark(r.verdict), _mark(r.cause),
-             _mark(r.tuple)) for r in rows]
-    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
+    body = [
+        (
+            r.case,
+            r.sglang.label,
+            r.swacheck.label,
+            "n/a" if r.harness else _mark(r.verdict),
+            _mark(r.cause),
+            _mark(r.tuple),
+        )
+        for r in rows
+    ]
+    widths = [
+        max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)
+    ]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(b, widths)) for b in body]
     for r in rows:
@@ -186,6 +256,8 @@ def summary(rows: list[Row], version: str) -> str:
     agree = sum(r.agrees for r in rows)
     broken = sum(r.harness for r in rows)
     compared = [r for r in rows if not r.harness]
-    return (f"SGLang {version}: {len(rows)} cases, {agree} agree, {len(compared) - agree} disagree "
-            f"(verdict {sum(not r.verdict for r in compared)}, cause {sum(r.cause is False for r in compared)}, "
-            f"tuple {sum(r.tuple is False for r in compared)}), {broken} not compared (harness)")
+    return (
+        f"SGLang {version}: {len(rows)} cases, {agree} agree, {len(compared) - agree} disagree "
+        f"(verdict {sum(not r.verdict for r in compared)}, cause {sum(r.cause is False for r in compared)}, "
+        f"tuple {sum(r.tuple is False for r in compared)}), {broken} not compared (harness)"
+    )

@@ -128,7 +128,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sglang", required=True, metavar="VERSION")
     ap.add_argument("-o", "--output", help="write the table here (default: standard output)")
-    ap.add_argument("--check", action="store_true", help="compare with swacheck/sglang/data/server-args-VERSION.tsv")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="compare with swacheck/sglang/data/server-args-VERSION.tsv",
+    )
     args = ap.parse_args(argv)
     if importlib.util.find_spec("sglang") is None:  # not in the release's environment yet
         sys.path.insert(0, str(HERE))
@@ -136,8 +140,11 @@ def main(argv=None) -> int:
 
         venv = envs.ensure_venv(args.sglang, log=lambda m: print(m, file=sys.stderr))
         env = dict(os.environ, PYTHONWARNINGS="ignore")
-        return subprocess.run([str(envs.python_of(venv)), __file__, *(argv if argv is not None else sys.argv[1:])],
-                              env=env, cwd="/").returncode
+        return subprocess.run(
+            [str(envs.python_of(venv)), __file__, *(argv if argv is not None else sys.argv[1:])],
+            env=env,
+            cwd="/",
+        ).returncode
     import logging
     import warnings
 
@@ -150,13 +157,26 @@ def main(argv=None) -> int:
     text = table(args.sglang)
     if args.check:
         shipped = (DATA / f"server-args-{args.sglang}.tsv").read_text(encoding="utf-8")
-        diff = list(difflib.unified_diff(shipped.splitlines(True), text.splitlines(True),
-                                         f"shipped/server-args-{args.sglang}.tsv", f"wheel/sglang-{args.sglang}"))
+        diff = list(
+            difflib.unified_diff(
+                shipped.splitlines(True),
+                text.splitlines(True),
+                f"shipped/server-args-{args.sglang}.tsv",
+                f"wheel/sglang-{args.sglang}",
+            )
+        )
         sys.stdout.writelines(diff)
         same = _as_sets(shipped) == _as_sets(text)
-        verdict = "identical" if not diff else ("identical but for the order of set-valued choices" if same else "differs")
-        print(f"{verdict}: {len(text.splitlines())} lines from the wheel, {len(shipped.splitlines())} shipped"
-              + (f" (set-valued choices: {', '.join(sorted(SET_CHOICES))})" if SET_CHOICES else ""), file=sys.stderr)
+        verdict = (
+            "identical"
+            if not diff
+            else ("identical but for the order of set-valued choices" if same else "differs")
+        )
+        print(
+            f"{verdict}: {len(text.splitlines())} lines from the wheel, {len(shipped.splitlines())} shipped"
+            + (f" (set-valued choices: {', '.join(sorted(SET_CHOICES))})" if SET_CHOICES else ""),
+            file=sys.stderr,
+        )
         return 0 if same else 1
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")

@@ -20,10 +20,34 @@ TORCH = "torch==2.13.0+cpu"  # the +cpu build: pip fails fast instead of pulling
 # What SGLang's import chain for argument resolution, ModelConfig, the KV pools and the PD
 # code needs (everything else is stubbed by sglang_driver.py or never imported).
 IMPORT_DEPS = (
-    "numpy", "msgspec", "psutil", "packaging", "requests", "pydantic", "orjson", "pybase64",
-    "pillow", "starlette", "pyzmq", "tqdm", "ipython", "aiohttp", "dill", "sentencepiece",
-    "einops", "gguf", "partial-json-parser", "openai", "transformers", "compressed-tensors",
-    "uvicorn", "fastapi", "opentelemetry-api", "prometheus-client", "pyyaml", "xgrammar",
+    "numpy",
+    "msgspec",
+    "psutil",
+    "packaging",
+    "requests",
+    "pydantic",
+    "orjson",
+    "pybase64",
+    "pillow",
+    "starlette",
+    "pyzmq",
+    "tqdm",
+    "ipython",
+    "aiohttp",
+    "dill",
+    "sentencepiece",
+    "einops",
+    "gguf",
+    "partial-json-parser",
+    "openai",
+    "transformers",
+    "compressed-tensors",
+    "uvicorn",
+    "fastapi",
+    "opentelemetry-api",
+    "prometheus-client",
+    "pyyaml",
+    "xgrammar",
 )
 # Pins that would drag torch or a GPU stack back in are not taken from the wheel.
 UNPINNED = {"openai", "sentencepiece", "numpy", "pydantic", "pillow", "fastapi", "uvicorn"}
@@ -46,9 +70,14 @@ def _norm(name: str) -> str:
 def wheel_pins(venv: Path, version: str) -> dict[str, str]:
     """``name -> requirement`` for the IMPORT_DEPS the installed sglang wheel pins."""
     out = subprocess.run(
-        [str(python_of(venv)), "-c",
-         "import importlib.metadata as m; print('\\n'.join(m.requires('sglang') or []))"],
-        check=True, capture_output=True, text=True,
+        [
+            str(python_of(venv)),
+            "-c",
+            "import importlib.metadata as m; print('\\n'.join(m.requires('sglang') or []))",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     wanted = {_norm(d) for d in IMPORT_DEPS}
     pins: dict[str, str] = {}

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,20 +36,33 @@ def swacheck_command() -> list[str]:
 
 def swacheck_version() -> str | None:
     try:
-        proc = subprocess.run([*swacheck_command(), "--version"], capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [*swacheck_command(), "--version"], capture_output=True, text=True, timeout=60
+        )
     except OSError:
         return None
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
 def run_swacheck(case: case_mod.Case, server: Path, version: str) -> dict | None:
-    cmd = [*swacheck_command(), "--format", "json", "--no-config", "--sglang-version", version,
-           "--platform", case.platform]
+    cmd = [
+        *swacheck_command(),
+        "--format",
+        "json",
+        "--no-config",
+        "--sglang-version",
+        version,
+        "--platform",
+        case.platform,
+    ]
     for key, value in sorted(case.env.items()):
         cmd += ["--env", f"{key}={value}"]
     # swacheck reads the launch command's extra arguments from --command; without any, the file alone
     if case.argv:
-        cmd += ["--command", " ".join(["python -m sglang.launch_server --config server.yaml", *case.argv])]
+        cmd += [
+            "--command",
+            " ".join(["python -m sglang.launch_server --config server.yaml", *case.argv]),
+        ]
     else:
         cmd.append(server.name)
     proc = subprocess.run(cmd, cwd=server.parent, capture_output=True, text=True, timeout=120)
@@ -61,18 +74,31 @@ def run_swacheck(case: case_mod.Case, server: Path, version: str) -> dict | None
         return None
 
 
-def run_sglang(venv: Path, version: str, jobs: list[tuple[case_mod.Case, Path]], fresh: bool, log) -> None:
+def run_sglang(
+    venv: Path, version: str, jobs: list[tuple[case_mod.Case, Path]], fresh: bool, log
+) -> None:
     by_platform: dict[str, list[dict]] = {}
     for case, directory in jobs:
         by_platform.setdefault(case.platform, []).append(
-            {"dir": str(directory), "env": case.env, "argv": case.argv})
+            {"dir": str(directory), "env": case.env, "argv": case.argv}
+        )
     for platform, items in sorted(by_platform.items()):
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
             json.dump(items, fh)
         log(f"SGLang {version}: {len(items)} {platform} case(s)")
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("SGLANG_", "SWACHECK_CONFORMANCE"))}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("SGLANG_", "SWACHECK_CONFORMANCE"))
+        }
         env.setdefault("PYTHONWARNINGS", "ignore")
-        cmd = [str(envs.python_of(venv)), str(HERE / "sglang_driver.py"), platform, version, fh.name]
+        cmd = [
+            str(envs.python_of(venv)),
+            str(HERE / "sglang_driver.py"),
+            platform,
+            version,
+            fh.name,
+        ]
         if fresh:
             cmd.append("--fresh")
         subprocess.run(cmd, env=env, check=False, cwd="/")
@@ -81,13 +107,22 @@ def run_sglang(venv: Path, version: str, jobs: list[tuple[case_mod.Case, Path]],
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sglang", required=True, metavar="VERSION", help="SGLang release, e.g. 0.5.23")
+    ap.add_argument(
+        "--sglang", required=True, metavar="VERSION", help="SGLang release, e.g. 0.5.23"
+    )
     ap.add_argument("--select", help="only cases whose name contains this text")
-    ap.add_argument("--fresh", action="store_true", help="one new interpreter per case instead of forking")
-    ap.add_argument("--keep", metavar="DIR", help="write the cases and both tools' outputs here and keep them")
+    ap.add_argument(
+        "--fresh", action="store_true", help="one new interpreter per case instead of forking"
+    )
+    ap.add_argument(
+        "--keep", metavar="DIR", help="write the cases and both tools' outputs here and keep them"
+    )
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
-    ap.add_argument("--reuse", action="store_true",
-                    help="with --keep: reuse SGLang's results already in DIR (re-run swacheck only)")
+    ap.add_argument(
+        "--reuse",
+        action="store_true",
+        help="with --keep: reuse SGLang's results already in DIR (re-run swacheck only)",
+    )
     ap.add_argument("cases", nargs="*", help="case files (default: conformance/cases/*.yaml)")
     args = ap.parse_args(argv)
 
@@ -140,9 +175,24 @@ def main(argv=None) -> int:
     print(compare.table(rows))
     print(compare.summary(rows, args.sglang))
     if args.json:
-        Path(args.json).write_text(json.dumps([
-            {"case": r.case, "sglang": r.sglang.__dict__, "swacheck": r.swacheck.__dict__, "verdict": r.verdict,
-             "cause": r.cause, "tuple": r.tuple, "why": r.why} for r in rows], indent=1) + "\n")
+        Path(args.json).write_text(
+            json.dumps(
+                [
+                    {
+                        "case": r.case,
+                        "sglang": r.sglang.__dict__,
+                        "swacheck": r.swacheck.__dict__,
+                        "verdict": r.verdict,
+                        "cause": r.cause,
+                        "tuple": r.tuple,
+                        "why": r.why,
+                    }
+                    for r in rows
+                ],
+                indent=1,
+            )
+            + "\n"
+        )
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0 if all(r.agrees for r in rows) else 1

@@ -117,8 +117,11 @@ class _Driver:
         return self
 
     def get_current_target(self):
-        return types.SimpleNamespace(backend=self.backend, arch=90 if self.backend == "cuda" else "gfx950",
-                                     warp_size=32 if self.backend == "cuda" else 64)
+        return types.SimpleNamespace(
+            backend=self.backend,
+            arch=90 if self.backend == "cuda" else "gfx950",
+            warp_size=32 if self.backend == "cuda" else 64,
+        )
 
 
 _DRIVER = _Driver()
@@ -251,8 +254,16 @@ def install_platform(platform: str, sglang_version: str):
     import sglang.srt.utils.common as common
 
     device = "cuda"
-    _rebind(common, "get_device", lambda device_id=None: device if device_id is None else f"{device}:{device_id}")
-    for name in ("get_device_memory_capacity", "get_nvgpu_memory_capacity", "get_amdgpu_memory_capacity"):
+    _rebind(
+        common,
+        "get_device",
+        lambda device_id=None: device if device_id is None else f"{device}:{device_id}",
+    )
+    for name in (
+        "get_device_memory_capacity",
+        "get_nvgpu_memory_capacity",
+        "get_amdgpu_memory_capacity",
+    ):
         _rebind(common, name, lambda *a, **k: None)
     capability = (9, 5) if platform == "rocm" else (9, 0)
     _rebind(common, "get_device_capability", lambda *a, **k: capability)
@@ -263,10 +274,21 @@ def install_platform(platform: str, sglang_version: str):
         override_platform = None
     if override_platform is not None:
         facts = (
-            dict(is_hip=True, is_cuda=False, device_sm=0, device_capability=(9, 5))  # gfx950
+            {
+                "is_hip": True,
+                "is_cuda": False,
+                "device_sm": 0,
+                "device_capability": (9, 5),
+            }  # gfx950
             if platform == "rocm"
-            else dict(is_cuda=True, is_hip=False, device_sm=90, device_capability=(9, 0), is_sm90=True,
-                      is_hopper_with_cuda_12_3=True)
+            else {
+                "is_cuda": True,
+                "is_hip": False,
+                "device_sm": 90,
+                "device_capability": (9, 0),
+                "is_sm90": True,
+                "is_hopper_with_cuda_12_3": True,
+            }
         )
         try:
             override_platform(**facts).install()
@@ -275,10 +297,14 @@ def install_platform(platform: str, sglang_version: str):
                 with contextlib.suppress(ValueError):
                     override_platform(**{key: value}).install()
     else:  # 0.5.17 and older: no platform override; answer the device queries directly
-        for name, value in (("is_cuda", platform == "cuda"), ("is_hip", platform == "rocm"),
-                            ("is_cuda_alike", True), ("is_sm90_supported", platform == "cuda"),
-                            ("get_device_sm", 90 if platform == "cuda" else 0)):
-            _rebind(common, name, (lambda v: (lambda *a, **k: v))(value))
+        for name, value in (
+            ("is_cuda", platform == "cuda"),
+            ("is_hip", platform == "rocm"),
+            ("is_cuda_alike", True),
+            ("is_sm90_supported", platform == "cuda"),
+            ("get_device_sm", 90 if platform == "cuda" else 0),
+        ):
+            _rebind(common, name, (lambda v: lambda *a, **k: v)(value))
 
 
 # --- reading SGLang's resolved values -------------------------------------------------------
@@ -304,10 +330,20 @@ def resolved(sa):
 
 
 RESOLVED_KEYS = (
-    "page_size", "max_running_requests", "speculative_algorithm", "speculative_num_steps",
-    "speculative_eagle_topk", "speculative_num_draft_tokens", "disaggregation_mode",
-    "disaggregation_decode_extra_slots", "kv_cache_dtype", "tp_size", "dp_size", "attn_dp_size",
-    "speculative_draft_model_path", "model_path",
+    "page_size",
+    "max_running_requests",
+    "speculative_algorithm",
+    "speculative_num_steps",
+    "speculative_eagle_topk",
+    "speculative_num_draft_tokens",
+    "disaggregation_mode",
+    "disaggregation_decode_extra_slots",
+    "kv_cache_dtype",
+    "tp_size",
+    "dp_size",
+    "attn_dp_size",
+    "speculative_draft_model_path",
+    "model_path",
 )
 
 
@@ -329,8 +365,17 @@ class Outcome(Exception):
 
 def run_case(case_dir: str, platform: str, sglang_version: str, extra_argv: list[str]) -> dict:
     """Run the stages for one case; ``install_platform`` has already run in this process."""
-    result: dict = {"stage": None, "outcome": "ok", "exception": None, "message": None,
-                    "resolved": {}, "target": None, "draft": None, "unified": None, "pd": False}
+    result: dict = {
+        "stage": None,
+        "outcome": "ok",
+        "exception": None,
+        "message": None,
+        "resolved": {},
+        "target": None,
+        "draft": None,
+        "unified": None,
+        "pd": False,
+    }
     os.chdir(case_dir)
     stage = "import"
     try:
@@ -343,7 +388,9 @@ def run_case(case_dir: str, platform: str, sglang_version: str, extra_argv: list
                 sa = prepare_server_args(["--config", "server.yaml", *extra_argv])
         except SystemExit as exc:  # argparse: "sglang serve: error: argument --x: ..."
             lines = [ln for ln in err.getvalue().splitlines() if "error:" in ln]
-            raise Outcome("parse", SystemExitError(lines[-1] if lines else f"exit {exc.code}")) from None
+            raise Outcome(
+                "parse", SystemExitError(lines[-1] if lines else f"exit {exc.code}")
+            ) from None
         stage = "resolve"
         if hasattr(sa, "resolve_once"):
             sa.resolve_once()
@@ -389,7 +436,7 @@ def run_case(case_dir: str, platform: str, sglang_version: str, extra_argv: list
         return result
     except Outcome as out:
         return _fail(result, out.stage, out.exc)
-    except BaseException as exc:  # noqa: BLE001 - every refusal is a result here
+    except BaseException as exc:
         return _fail(result, _stage_of(stage, exc), exc)
 
 
@@ -409,7 +456,8 @@ def _stage_of(stage, exc):
     if any("config_parser" in f or f.endswith("argparse.py") for f in files[-3:]):
         return "parse"
     if any("arg_groups" in f or "__post_init__" in f for f in files) or any(
-        fr.name in ("__post_init__", "run_resolution_pipeline") for fr in traceback.extract_tb(exc.__traceback__)
+        fr.name in ("__post_init__", "run_resolution_pipeline")
+        for fr in traceback.extract_tb(exc.__traceback__)
     ):
         return "resolve"
     return "parse"
@@ -417,17 +465,28 @@ def _stage_of(stage, exc):
 
 def _harness_fault(exc) -> bool:
     """A failure of this harness's stand-ins (stubbed GPU modules), not an SGLang refusal."""
-    if isinstance(exc, ImportError):  # a package this environment lacks, not a refusal of the config
+    if isinstance(
+        exc, ImportError
+    ):  # a package this environment lacks, not a refusal of the config
         return True
-    if isinstance(exc, HarnessLimit) or "_Dummy" in str(exc) or "_Meta" in str(exc) or "_Constexpr" in str(exc):
+    if (
+        isinstance(exc, HarnessLimit)
+        or "_Dummy" in str(exc)
+        or "_Meta" in str(exc)
+        or "_Constexpr" in str(exc)
+    ):
         return True
     frames = traceback.extract_tb(exc.__traceback__)
     return bool(frames) and frames[-1].filename == __file__ and not isinstance(exc, Outcome)
 
 
 def _fail(result, stage, exc):
-    result.update(stage=stage, outcome="harness-error" if _harness_fault(exc) else "error", exception=type(exc).__name__,
-                  message=str(exc).strip().splitlines()[0] if str(exc).strip() else "")
+    result.update(
+        stage=stage,
+        outcome="harness-error" if _harness_fault(exc) else "error",
+        exception=type(exc).__name__,
+        message=str(exc).strip().splitlines()[0] if str(exc).strip() else "",
+    )
     tb = traceback.extract_tb(exc.__traceback__)
     sgl = [fr for fr in tb if "/sglang/" in fr.filename]
     if sgl:
@@ -505,8 +564,12 @@ def build_pools(sa, get, models, platform, result):
     attn_dp = _attn_dp_size(get)
     result["resolved"]["attn_dp_size"] = attn_dp
     big = 1 << 40  # token capacity: memory never caps max_running_requests
-    ns = types.SimpleNamespace(model_config=target_cfg, attn_dp_size=attn_dp, mambaish_config=None,
-                               ps=types.SimpleNamespace(attn_dp_size=attn_dp))
+    ns = types.SimpleNamespace(
+        model_config=target_cfg,
+        attn_dp_size=attn_dp,
+        mambaish_config=None,
+        ps=types.SimpleNamespace(attn_dp_size=attn_dp),
+    )
     per_worker = kvc.KVCacheConfigurator.resolve_max_num_reqs(ns, big)
     result["resolved"]["max_num_reqs_per_worker"] = per_worker
     context_len = 4096
@@ -516,18 +579,32 @@ def build_pools(sa, get, models, platform, result):
 
         extra = int(get("disaggregation_decode_extra_slots") or 0)
         params = inspect.signature(DecodeReqToTokenPool.__init__).parameters
-        kwargs = dict(size=per_worker, max_context_len=context_len, device="cpu",
-                      enable_memory_saver=False, pre_alloc_size=extra)
+        kwargs = {
+            "size": per_worker,
+            "max_context_len": context_len,
+            "device": "cpu",
+            "enable_memory_saver": False,
+            "pre_alloc_size": extra,
+        }
         req = DecodeReqToTokenPool(**{k: v for k, v in kwargs.items() if k in params})
     else:
         params = inspect.signature(ReqToTokenPool.__init__).parameters
-        kwargs = dict(size=per_worker, max_context_len=context_len, device="cpu", enable_memory_saver=False)
+        kwargs = {
+            "size": per_worker,
+            "max_context_len": context_len,
+            "device": "cpu",
+            "enable_memory_saver": False,
+        }
         req = ReqToTokenPool(**{k: v for k, v in kwargs.items() if k in params})
     result["resolved"]["num_req_slots"] = int(req.req_to_token.shape[0])
 
     kv_dtype_name = str(get("kv_cache_dtype") or "auto")
-    kv_dtype = {"fp8_e4m3": torch.float8_e4m3fn, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
-                "auto": torch.bfloat16}.get(kv_dtype_name, torch.bfloat16)
+    kv_dtype = {
+        "fp8_e4m3": torch.float8_e4m3fn,
+        "bfloat16": torch.bfloat16,
+        "bf16": torch.bfloat16,
+        "auto": torch.bfloat16,
+    }.get(kv_dtype_name, torch.bfloat16)
     try:
         from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
@@ -540,26 +617,42 @@ def build_pools(sa, get, models, platform, result):
         n_layers = 1 if is_draft else int(cfg.num_hidden_layers)
         stand_in = types.SimpleNamespace(is_draft_worker=is_draft, pool_page_size=page)
         stand_in.__dict__.update(
-            model_config=cfg, page_size=page,
-            kv_cache_dtype=kv_dtype, kv_cache_dtype_str=kv_dtype_name, device="cpu",
-            spec_algorithm=spec_algo, server_args=sa, dtype=torch.bfloat16,
-            layer_info=types.SimpleNamespace(num_effective_layers=n_layers, start_layer=0, end_layer=n_layers),
-            start_layer=0, end_layer=n_layers, num_effective_layers=n_layers,
+            model_config=cfg,
+            page_size=page,
+            kv_cache_dtype=kv_dtype,
+            kv_cache_dtype_str=kv_dtype_name,
+            device="cpu",
+            spec_algorithm=spec_algo,
+            server_args=sa,
+            dtype=torch.bfloat16,
+            layer_info=types.SimpleNamespace(
+                num_effective_layers=n_layers, start_layer=0, end_layer=n_layers
+            ),
+            start_layer=0,
+            end_layer=n_layers,
+            num_effective_layers=n_layers,
         )
         # the configurator's own page arithmetic: a draft worker under DCP > 1 scales its pool page
         # (loc_space_scale); older releases without the property use the schedule's page size
         if isinstance(getattr(kvc.KVCacheConfigurator, "loc_space_scale", None), property):
             stand_in.loc_space_scale = kvc.KVCacheConfigurator.loc_space_scale.fget(stand_in)
             stand_in.pool_page_size = kvc.KVCacheConfigurator.pool_page_size.fget(stand_in)
-        result["resolved"]["draft_pool_page_size" if is_draft else "target_pool_page_size"] = stand_in.pool_page_size
-        budget = dict(
-            max_running_requests=per_worker, max_num_reqs=per_worker,
-            full_max_total_num_tokens=8192, swa_max_total_num_tokens=4096,
-            c4_max_total_num_tokens=2048, c128_max_total_num_tokens=256,
-            c4_state_pool_size=per_worker + 1, c128_state_pool_size=per_worker + 1,
-            c4_state_dtype=torch.float32, c128_state_dtype=torch.float32,
-            req_to_token_pool=req,
+        result["resolved"]["draft_pool_page_size" if is_draft else "target_pool_page_size"] = (
+            stand_in.pool_page_size
         )
+        budget = {
+            "max_running_requests": per_worker,
+            "max_num_reqs": per_worker,
+            "full_max_total_num_tokens": 8192,
+            "swa_max_total_num_tokens": 4096,
+            "c4_max_total_num_tokens": 2048,
+            "c128_max_total_num_tokens": 256,
+            "c4_state_pool_size": per_worker + 1,
+            "c128_state_pool_size": per_worker + 1,
+            "c4_state_dtype": torch.float32,
+            "c128_state_dtype": torch.float32,
+            "req_to_token_pool": req,
+        }
         fn = kvc.KVCacheConfigurator._build_dsv4_kv_pool
         params = inspect.signature(fn).parameters
         return fn(stand_in, **{k: v for k, v in budget.items() if k in params})
@@ -577,7 +670,9 @@ def build_pools(sa, get, models, platform, result):
         if "DeepseekV4" not in draft_arch:
             # production builds this draft's pool with another class (_init_pools dispatches on the
             # worker's own model config); this harness only builds DSV4 pools
-            raise HarnessLimit(f"the draft is not a DeepSeek-V4 checkpoint ({draft_arch}); its pool is not modelled")
+            raise HarnessLimit(
+                f"the draft is not a DeepSeek-V4 checkpoint ({draft_arch}); its pool is not modelled"
+            )
         draft = build(draft_cfg, True)
         result["draft"] = _geometry(draft, True)
     mapping = torch.zeros(8, dtype=torch.int64)
@@ -631,7 +726,9 @@ class _trace_geometry:
 def _child(job, platform, version, fresh):
     """Run one case with its environment and write its result next to it."""
     out_path = os.path.join(job["dir"], "sglang-result.json")
-    log = os.open(os.path.join(job["dir"], "sglang.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    log = os.open(
+        os.path.join(job["dir"], "sglang.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644
+    )
     os.dup2(log, 1)
     os.dup2(log, 2)
     os.environ.update(job.get("env") or {})
@@ -663,16 +760,19 @@ def main(argv):
             with open(single, "w") as fh:
                 json.dump(job, fh)
             try:
-                subprocess.run([sys.executable, os.path.abspath(__file__), "--one", platform, version, single],
-                               timeout=timeout, check=False)
+                subprocess.run(
+                    [sys.executable, os.path.abspath(__file__), "--one", platform, version, single],
+                    timeout=timeout,
+                    check=False,
+                )
             except subprocess.TimeoutExpired:
                 pass
         return
     install_platform(platform, version)
-    import sglang.srt.server_args  # noqa: F401  the expensive import, shared by every child
-
     import signal
     import time
+
+    import sglang.srt.server_args  # noqa: F401  the expensive import, shared by every child
 
     for job in jobs:
         sys.stdout.flush()

@@ -1,6 +1,6 @@
 """Dump the long options of an SGLang release's ``launch_server`` into swacheck's flag table.
 
-    python scripts/dump_server_args.py /path/to/unzipped/wheel/sglang 0.5.12 > swacheck/sglang/data/server-args-0.5.12.tsv
+    python scripts/dump_server_args.py WHEEL/sglang 0.5.12 > swacheck/sglang/data/server-args-0.5.12.tsv
 
 Run by hand on a released wheel (``pip download --no-deps sglang==X -d DIR`` and unzip); SGLang is
 never imported (it needs torch and a GPU stack). Instead ``ServerArgs.add_cli_args`` is taken out
@@ -34,12 +34,12 @@ class _Stub:
     def __init__(self, name: str = "stub"):
         self.__name__ = name
 
-    def __getattr__(self, item: str) -> "_Stub":
+    def __getattr__(self, item: str) -> _Stub:
         if item.startswith("__"):
             raise AttributeError(item)
         return _Stub(item)
 
-    def __call__(self, *args, **kwargs) -> "_Stub":
+    def __call__(self, *args, **kwargs) -> _Stub:
         return _Stub(self.__name__)
 
     def __iter__(self):
@@ -56,12 +56,31 @@ class _Stub:
 
 class _Namespace(dict):
     def __missing__(self, key: str):
-        if key in vars(__builtins__) if isinstance(__builtins__, type(sys)) else key in __builtins__:  # type: ignore[operator]
+        if (
+            key in vars(__builtins__)
+            if isinstance(__builtins__, type(sys))
+            else key in __builtins__
+        ):  # type: ignore[operator]
             raise KeyError(key)
         return _Stub(key)
 
 
-_STDLIB = {"argparse", "json", "os", "re", "logging", "dataclasses", "typing", "enum", "math", "random", "tempfile", "sys", "copy", "functools"}
+_STDLIB = {
+    "argparse",
+    "json",
+    "os",
+    "re",
+    "logging",
+    "dataclasses",
+    "typing",
+    "enum",
+    "math",
+    "random",
+    "tempfile",
+    "sys",
+    "copy",
+    "functools",
+}
 
 
 def _module_file(root: str, module: str) -> str | None:
@@ -89,7 +108,9 @@ def _import_from_sglang(node: ast.ImportFrom, root: str, ns: dict, depth: int) -
             ns[alias.asname or alias.name] = value
 
 
-def _load(path: str, root: str, depth: int = 0, need_cli: bool = True) -> tuple[_Namespace, ast.FunctionDef | None]:
+def _load(
+    path: str, root: str, depth: int = 0, need_cli: bool = True
+) -> tuple[_Namespace, ast.FunctionDef | None]:
     with open(path, encoding="utf-8") as fh:
         tree = ast.parse(fh.read(), path)
     ns = _Namespace(__name__="sglang_server_args_dump", __builtins__=__builtins__)
@@ -99,20 +120,31 @@ def _load(path: str, root: str, depth: int = 0, need_cli: bool = True) -> tuple[
             _import_from_sglang(node, root, ns, depth)
             continue
         if isinstance(node, ast.ClassDef) and node.name == "ServerArgs":
-            ns["__fields__"] = {i.target.id for i in node.body if isinstance(i, ast.AnnAssign) and isinstance(i.target, ast.Name)}
+            ns["__fields__"] = {
+                i.target.id
+                for i in node.body
+                if isinstance(i, ast.AnnAssign) and isinstance(i.target, ast.Name)
+            }
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name == "add_cli_args":
                     item.decorator_list = []
                     add_cli_args = item
             continue  # the dataclass itself: defaults are not needed
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
             if not all(n.split(".")[0] in _STDLIB for n in names):
                 continue
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.ClassDef, ast.FunctionDef, ast.Import, ast.ImportFrom)):
+        if isinstance(
+            node,
+            (ast.Assign, ast.AnnAssign, ast.ClassDef, ast.FunctionDef, ast.Import, ast.ImportFrom),
+        ):
             try:
-                exec(compile(ast.Module([node], []), path, "exec"), ns)  # noqa: S102 - the release's own source, by hand
-            except Exception:  # noqa: BLE001 - a constant built from an import: left a stub
+                exec(compile(ast.Module([node], []), path, "exec"), ns)
+            except Exception:
                 pass
     if add_cli_args is None and need_cli:
         raise SystemExit(f"{path}: no ServerArgs.add_cli_args")
@@ -122,12 +154,17 @@ def _load(path: str, root: str, depth: int = 0, need_cli: bool = True) -> tuple[
 def dump(package: str, version: str) -> str:
     ns, fn = _load(os.path.join(package, "srt", "server_args.py"), package)
     assert fn is not None
-    exec(compile(ast.Module([fn], []), "add_cli_args", "exec"), ns)  # noqa: S102
+    exec(compile(ast.Module([fn], []), "add_cli_args", "exec"), ns)
     parser = argparse.ArgumentParser(allow_abbrev=True)
     ns["add_cli_args"](parser)
     actions = [a for a in parser._actions if a.option_strings and "--help" not in a.option_strings]
     store_true = {a.dest for a in actions if isinstance(a, argparse._StoreTrueAction)}
-    refused = {a.dest: a for a in actions if not isinstance(a, (argparse._StoreTrueAction, argparse._StoreAction)) and "--config" not in a.option_strings}
+    refused = {
+        a.dest: a
+        for a in actions
+        if not isinstance(a, (argparse._StoreTrueAction, argparse._StoreAction))
+        and "--config" not in a.option_strings
+    }
     rows = []
     for a in actions:
         longs = [o[2:] for o in a.option_strings if o.startswith("--")]
@@ -149,8 +186,16 @@ def dump(package: str, version: str) -> str:
                 kind = "store-list"
             else:
                 kind = "store"
-            typ = getattr(a.type, "__name__", "-") if a.type is not None else ("-" if a.nargs == 0 else "str" if a.nargs is None else "-")
-            known = a.choices and not isinstance(a.choices, _Stub) and not any(isinstance(c, _Stub) for c in a.choices)
+            typ = (
+                getattr(a.type, "__name__", "-")
+                if a.type is not None
+                else ("-" if a.nargs == 0 else "str" if a.nargs is None else "-")
+            )
+            known = (
+                a.choices
+                and not isinstance(a.choices, _Stub)
+                and not any(isinstance(c, _Stub) for c in a.choices)
+            )
             choices = ",".join(str(c) for c in a.choices) if known else "-"
             rows.append((opt, canonical, kind, typ, choices))
     head = (

@@ -5,7 +5,16 @@ __version__ = "0.1.0"
 
 # The Python API (README "Python API"), imported on first use so that the command line's start
 # does not pay for it.
-__all__ = ["check", "check_text", "Report", "Finding", "Location", "Deployment", "InputError", "__version__"]
+__all__ = [
+    "check",
+    "check_text",
+    "Report",
+    "Finding",
+    "Location",
+    "Deployment",
+    "InputError",
+    "__version__",
+]
 
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]

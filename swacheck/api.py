@@ -19,8 +19,9 @@ command line. Nothing is printed and no file is written.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 __all__ = ["check", "check_text", "Report", "Finding", "Location", "Deployment", "InputError"]
 
@@ -73,7 +74,9 @@ class InputError:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}:{self.column or 1}" if self.line is not None else self.file
+        where = (
+            f"{self.file}:{self.line}:{self.column or 1}" if self.line is not None else self.file
+        )
         return f"{where}: {self.message}"
 
 
@@ -109,7 +112,9 @@ _FILE_OPTIONS = {
 _OTHER_OPTIONS = ("config", "root", "allow_empty")
 
 
-def check(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], **options: Any) -> Report:
+def check(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], **options: Any
+) -> Report:
     """Check files and directories, as ``swacheck check PATH...`` does."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -125,8 +130,10 @@ def check_text(text: str, filename: str, **options: Any) -> Report:
     return _run(["-"], text, os.fspath(filename), options)
 
 
-def _run(paths: list[str], text: str | None, filename: str | None, options: dict[str, Any]) -> Report:
-    from .config import ConfigError, KEYS, build_settings, convert
+def _run(
+    paths: list[str], text: str | None, filename: str | None, options: dict[str, Any]
+) -> Report:
+    from .config import KEYS, ConfigError, build_settings, convert
     from .engine import run, without_cyclic_gc
 
     unknown = [k for k in options if k not in _FILE_OPTIONS and k not in _OTHER_OPTIONS]
@@ -175,14 +182,35 @@ def _report(result: Any) -> Report:
         res = r.resolution
         own = []
         for f in r.findings:
-            finding = Finding(f.code, f.severity, f.message, _location(f.location), r.deployment.name, f.fix.description if f.fix else None)
+            finding = Finding(
+                f.code,
+                f.severity,
+                f.message,
+                _location(f.location),
+                r.deployment.name,
+                f.fix.description if f.fix else None,
+            )
             own.append(finding)
             findings.append((f, finding))
         tuples = []
         for pool in (res.target, res.draft):
-            mode = res.mode if res.mode != "skipped" or pool is None else ("unified" if pool.unified.value else "paged")
+            mode = (
+                res.mode
+                if res.mode != "skipped" or pool is None
+                else ("unified" if pool.unified.value else "paged")
+            )
             tuples.append(tuple(pool.tuple(mode, res.profile)) if pool is not None else None)
-        deployments.append(Deployment(r.deployment.file, r.deployment.name, res.mode, tuples[0], tuples[1], tuple(own)))
+        deployments.append(
+            Deployment(
+                r.deployment.file, r.deployment.name, res.mode, tuples[0], tuples[1], tuple(own)
+            )
+        )
     findings.sort(key=lambda pair: position_key(pair[0]))
     errors = tuple(InputError(e.file, e.line, e.column, e.message) for e in result.errors)
-    return Report(result.exit_code, tuple(f for _, f in findings), tuple(deployments), errors, tuple(result.skipped))
+    return Report(
+        result.exit_code,
+        tuple(f for _, f in findings),
+        tuple(deployments),
+        errors,
+        tuple(result.skipped),
+    )

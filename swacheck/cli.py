@@ -2,7 +2,7 @@
 
 import os
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from typer.core import TyperGroup
@@ -44,19 +44,21 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from .sglang.version import DEFAULT
+        from .sglang.version import DEFAULT, PROFILES
 
-        from .sglang.version import PROFILES
-
-        typer.echo(f"swacheck {__version__} (SGLang {DEFAULT.version} behaviour; knows {', '.join(PROFILES)})")
+        typer.echo(
+            f"swacheck {__version__} (SGLang {DEFAULT.version} behaviour; knows {', '.join(PROFILES)})"
+        )
         raise typer.Exit()
 
 
 @app.callback()
 def _root(
     version: Annotated[
-        Optional[bool],
-        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
+        bool | None,
+        typer.Option(
+            "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = None,
 ) -> None:
     pass
@@ -67,7 +69,9 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
     for item in values:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise typer.BadParameter(f"expected KEY=VALUE, got '{terminal(item)}'", param_hint=option)
+            raise typer.BadParameter(
+                f"expected KEY=VALUE, got '{terminal(item)}'", param_hint=option
+            )
         out[key] = value
     return out
 
@@ -78,7 +82,9 @@ def _settings(given: dict, no_config: bool, config: str | None = None) -> Settin
     from .config import ConfigError, build_settings
 
     if config is not None and no_config:
-        raise typer.BadParameter("--config and --no-config exclude each other", param_hint="--config")
+        raise typer.BadParameter(
+            "--config and --no-config exclude each other", param_hint="--config"
+        )
     try:
         return build_settings(given, use_config=not no_config, config_file=config)
     except ConfigError as exc:
@@ -106,7 +112,9 @@ def _gpu_name(value: str | None) -> str | None:
     if value is None:
         return None
     if not value.strip() or len(value) > 100:
-        raise typer.BadParameter("give a GPU name such as H100, H200, A100, B200 or MI355X", param_hint="--gpu")
+        raise typer.BadParameter(
+            "give a GPU name such as H100, H200, A100, B200 or MI355X", param_hint="--gpu"
+        )
     return value.strip()
 
 
@@ -119,57 +127,254 @@ def _choice(value: str, choices: tuple[str, ...], option: str) -> str:
 @app.command(epilog=EXIT_HELP)
 def check(
     paths: Annotated[
-        Optional[list[str]],
-        typer.Argument(metavar="PATH...", help="Files, directories (walked for *.yaml, *.yml, *.json, *.sh and Dockerfiles) or - for stdin.", show_default=False),
+        list[str] | None,
+        typer.Argument(
+            metavar="PATH...",
+            help="Files, directories (walked for *.yaml, *.yml, *.json, *.sh and Dockerfiles) or - for stdin.",
+            show_default=False,
+        ),
     ] = None,
     format: Annotated[
-        Optional[str], typer.Option("--format", "-f", "--output-format", help=f"Output format: {', '.join(FORMATS)} (default human; github under GitHub Actions).")
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            "--output-format",
+            help=f"Output format: {', '.join(FORMATS)} (default human; github under GitHub Actions).",
+        ),
     ] = None,
     platform: Annotated[
-        Optional[str], typer.Option(help="The server's platform: cuda, rocm or npu (default cuda; a deployment file's own platform wins).")
+        str | None,
+        typer.Option(
+            help="The server's platform: cuda, rocm or npu (default cuda; a deployment file's own platform wins)."
+        ),
     ] = None,
     env: Annotated[
-        list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="The server's environment (repeatable). swacheck never reads its own environment for this.")
+        list[str],
+        typer.Option(
+            "--env",
+            "-e",
+            metavar="KEY=VALUE",
+            help="The server's environment (repeatable). swacheck never reads its own environment for this.",
+        ),
     ] = [],
     gpu: Annotated[
-        Optional[str], typer.Option("--gpu", metavar="NAME", help="The GPU the servers run on (H100, H200, A100, B200, MI300X, ...) for the SWA5xx preflight rules; a deployment file's gpu: wins.")
+        str | None,
+        typer.Option(
+            "--gpu",
+            metavar="NAME",
+            help="The GPU the servers run on (H100, H200, A100, B200, MI300X, ...) for the "
+            "SWA5xx preflight rules; a deployment file's gpu: wins.",
+        ),
     ] = None,
     model_config: Annotated[
-        list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH (config.json or its folder) for model path ID (repeatable).")
+        list[str],
+        typer.Option(
+            "--model-config",
+            metavar="ID=PATH",
+            help="Use PATH (config.json or its folder) for model path ID (repeatable).",
+        ),
     ] = [],
-    select: Annotated[list[str], typer.Option(metavar="CODES", help="Only these rules: codes or prefixes, comma-separated or repeated (e.g. SWA1).")] = [],
-    extend_select: Annotated[list[str], typer.Option("--extend-select", metavar="CODES", help="Add these rules to the selected ones (the configuration file's select).")] = [],
-    ignore: Annotated[list[str], typer.Option(metavar="CODES", help="Skip these rules: codes or prefixes.")] = [],
-    exclude: Annotated[list[str], typer.Option("--exclude", metavar="NAMES", help="File or folder names to skip when walking directories (comma-separated or repeated; added to the configuration file's).")] = [],
-    sglang_version: Annotated[Optional[str], typer.Option("--sglang-version", metavar="X.Y.Z", help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).")] = None,
-    fail_on: Annotated[Optional[str], typer.Option(help="Lowest severity that makes the exit code 1: error (default), warning or note.")] = None,
-    exit_zero: Annotated[Optional[bool], typer.Option("--exit-zero", help="Exit 0 even when there are findings (input errors still exit 2).", show_default=False)] = None,
-    align_to: Annotated[Optional[str], typer.Option(help="Which side a geometry fix keeps: target (default; the draft follows) or draft.")] = None,
-    color: Annotated[Optional[str], typer.Option(help="Colour: auto (default), always or never. NO_COLOR and FORCE_COLOR are honoured.")] = None,
-    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file; the summary line still goes to the terminal.")] = None,
-    max_file_size: Annotated[Optional[int], typer.Option(min=1, max=MAX_FILE_SIZE, help="Refuse input files larger than this many bytes (default 10 MiB, also the most).")] = None,
-    fix: Annotated[bool, typer.Option("--fix", help="Apply the safe fixes in place (only the edited spans change), then check again.")] = False,
-    diff: Annotated[bool, typer.Option("--diff", help="Print the fixes as a unified diff; write nothing.")] = False,
+    select: Annotated[
+        list[str],
+        typer.Option(
+            metavar="CODES",
+            help="Only these rules: codes or prefixes, comma-separated or repeated (e.g. SWA1).",
+        ),
+    ] = [],
+    extend_select: Annotated[
+        list[str],
+        typer.Option(
+            "--extend-select",
+            metavar="CODES",
+            help="Add these rules to the selected ones (the configuration file's select).",
+        ),
+    ] = [],
+    ignore: Annotated[
+        list[str], typer.Option(metavar="CODES", help="Skip these rules: codes or prefixes.")
+    ] = [],
+    exclude: Annotated[
+        list[str],
+        typer.Option(
+            "--exclude",
+            metavar="NAMES",
+            help="File or folder names to skip when walking directories (comma-separated "
+            "or repeated; added to the configuration file's).",
+        ),
+    ] = [],
+    sglang_version: Annotated[
+        str | None,
+        typer.Option(
+            "--sglang-version",
+            metavar="X.Y.Z",
+            help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).",
+        ),
+    ] = None,
+    fail_on: Annotated[
+        str | None,
+        typer.Option(
+            help="Lowest severity that makes the exit code 1: error (default), warning or note."
+        ),
+    ] = None,
+    exit_zero: Annotated[
+        bool | None,
+        typer.Option(
+            "--exit-zero",
+            help="Exit 0 even when there are findings (input errors still exit 2).",
+            show_default=False,
+        ),
+    ] = None,
+    align_to: Annotated[
+        str | None,
+        typer.Option(
+            help="Which side a geometry fix keeps: target (default; the draft follows) or draft."
+        ),
+    ] = None,
+    color: Annotated[
+        str | None,
+        typer.Option(
+            help="Colour: auto (default), always or never. NO_COLOR and FORCE_COLOR are honoured."
+        ),
+    ] = None,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the report to this file; the summary line still goes to the terminal.",
+        ),
+    ] = None,
+    max_file_size: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=MAX_FILE_SIZE,
+            help="Refuse input files larger than this many bytes (default 10 MiB, also the most).",
+        ),
+    ] = None,
+    fix: Annotated[
+        bool,
+        typer.Option(
+            "--fix",
+            help="Apply the safe fixes in place (only the edited spans change), then check again.",
+        ),
+    ] = False,
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Print the fixes as a unified diff; write nothing.")
+    ] = False,
     unsafe_fixes: Annotated[
-        Optional[bool], typer.Option("--unsafe-fixes", help="With --fix or --diff, also apply fixes that change what the deployment runs or the resources it uses.", show_default=False)
+        bool | None,
+        typer.Option(
+            "--unsafe-fixes",
+            help="With --fix or --diff, also apply fixes that change what the deployment "
+            "runs or the resources it uses.",
+            show_default=False,
+        ),
     ] = None,
     fix_model_configs: Annotated[
-        bool, typer.Option("--fix-model-configs", help="With --fix, also edit model checkpoints' config.json files.")
+        bool,
+        typer.Option(
+            "--fix-model-configs",
+            help="With --fix, also edit model checkpoints' config.json files.",
+        ),
     ] = False,
-    no_config: Annotated[bool, typer.Option("--no-config", "--isolated", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).")] = False,
-    config: Annotated[Optional[str], typer.Option("--config", metavar="FILE", help="Read the settings from FILE (a swacheck.toml, or a pyproject.toml with [tool.swacheck]) instead of searching for one.")] = None,
-    stdin_filename: Annotated[Optional[str], typer.Option("--stdin-filename", metavar="NAME", help="Check standard input (-) as the file NAME: its name decides how it is read, its folder where referenced files are found.")] = None,
-    root: Annotated[Optional[str], typer.Option("--root", metavar="DIR", help="Read files that inputs refer to only inside DIR (default: the git top-level of the first path, else the working directory).")] = None,
-    show_settings: Annotated[bool, typer.Option("--show-settings", help="Print every effective setting and where it came from, then exit.")] = False,
-    show_pairs: Annotated[bool, typer.Option("--show-pairs", help="List the PD prefill/decode pairs found, and why, before the report.")] = False,
-    statistics: Annotated[bool, typer.Option("--statistics", help="Print how many findings each rule made instead of the report (with --output, the report goes to the file).")] = False,
-    baseline: Annotated[Optional[str], typer.Option("--baseline", metavar="FILE", help="Leave out the findings recorded in FILE (written by --write-baseline): only new findings are reported.")] = None,
-    write_baseline: Annotated[Optional[str], typer.Option("--write-baseline", metavar="FILE", help="Record every finding's fingerprint in FILE, then exit 0 (2 on input errors).")] = None,
-    allow_empty: Annotated[bool, typer.Option("--allow-empty", help="Exit 0, not 2, when no deployment is found (the pre-commit hook uses it).")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Full tables for passing deployments and agreeing PD pairs; also list files that hold no deployment.")] = False,
+    no_config: Annotated[
+        bool,
+        typer.Option(
+            "--no-config",
+            "--isolated",
+            help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).",
+        ),
+    ] = False,
+    config: Annotated[
+        str | None,
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="Read the settings from FILE (a swacheck.toml, or a pyproject.toml with "
+            "[tool.swacheck]) instead of searching for one.",
+        ),
+    ] = None,
+    stdin_filename: Annotated[
+        str | None,
+        typer.Option(
+            "--stdin-filename",
+            metavar="NAME",
+            help="Check standard input (-) as the file NAME: its name decides how it is "
+            "read, its folder where referenced files are found.",
+        ),
+    ] = None,
+    root: Annotated[
+        str | None,
+        typer.Option(
+            "--root",
+            metavar="DIR",
+            help="Read files that inputs refer to only inside DIR (default: the git "
+            "top-level of the first path, else the working directory).",
+        ),
+    ] = None,
+    show_settings: Annotated[
+        bool,
+        typer.Option(
+            "--show-settings",
+            help="Print every effective setting and where it came from, then exit.",
+        ),
+    ] = False,
+    show_pairs: Annotated[
+        bool,
+        typer.Option(
+            "--show-pairs",
+            help="List the PD prefill/decode pairs found, and why, before the report.",
+        ),
+    ] = False,
+    statistics: Annotated[
+        bool,
+        typer.Option(
+            "--statistics",
+            help="Print how many findings each rule made instead of the report (with "
+            "--output, the report goes to the file).",
+        ),
+    ] = False,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            metavar="FILE",
+            help="Leave out the findings recorded in FILE (written by --write-baseline): "
+            "only new findings are reported.",
+        ),
+    ] = None,
+    write_baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--write-baseline",
+            metavar="FILE",
+            help="Record every finding's fingerprint in FILE, then exit 0 (2 on input errors).",
+        ),
+    ] = None,
+    allow_empty: Annotated[
+        bool,
+        typer.Option(
+            "--allow-empty",
+            help="Exit 0, not 2, when no deployment is found (the pre-commit hook uses it).",
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Full tables for passing deployments and agreeing PD pairs; also list files that hold no deployment.",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only findings.")] = False,
     command: Annotated[
-        list[str], typer.Option("--command", metavar="COMMAND", help="Check a launch command given as text, e.g. \"python -m sglang.launch_server ...\" (repeatable).")
+        list[str],
+        typer.Option(
+            "--command",
+            metavar="COMMAND",
+            help='Check a launch command given as text, e.g. "python -m sglang.launch_server ..." (repeatable).',
+        ),
     ] = [],
 ) -> None:
     """Check deployments: print each one's target/draft geometry and every finding with its fix."""
@@ -193,23 +398,43 @@ def check(
     }
     settings = _settings(given, no_config, config)
     if exclude:
-        settings.exclude = (*settings.exclude, *(n.strip() for e in exclude for n in e.split(",") if n.strip()))
+        settings.exclude = (
+            *settings.exclude,
+            *(n.strip() for e in exclude for n in e.split(",") if n.strip()),
+        )
         settings.sources["exclude"] = "command line"
     settings.root = _root_dir(root)
-    if format is None and settings.sources.get("format") == "default" and os.environ.get("GITHUB_ACTIONS") == "true":
+    if (
+        format is None
+        and settings.sources.get("format") == "default"
+        and os.environ.get("GITHUB_ACTIONS") == "true"
+    ):
         settings.format, settings.sources["format"] = "github", "GITHUB_ACTIONS=true"
-    settings.paths, settings.output, settings.verbose, settings.quiet = list(paths or []), output, verbose, quiet
+    settings.paths, settings.output, settings.verbose, settings.quiet = (
+        list(paths or []),
+        output,
+        verbose,
+        quiet,
+    )
     settings.commands = list(command)
     settings.fix, settings.diff, settings.fix_model_configs = fix, diff, fix_model_configs
-    settings.show_pairs, settings.allow_empty, settings.statistics = show_pairs, allow_empty, statistics
+    settings.show_pairs, settings.allow_empty, settings.statistics = (
+        show_pairs,
+        allow_empty,
+        statistics,
+    )
     if baseline is not None:
         settings.baseline = _read_baseline(baseline)
     settings.write_baseline = write_baseline
     if stdin_filename is not None:
         if "-" not in settings.paths:
-            raise typer.BadParameter("needs - (standard input) among the paths", param_hint="--stdin-filename")
+            raise typer.BadParameter(
+                "needs - (standard input) among the paths", param_hint="--stdin-filename"
+            )
         if fix or diff:  # the edits would be made to the file on disk, not to the text read
-            raise typer.BadParameter("--fix and --diff cannot edit standard input", param_hint="--stdin-filename")
+            raise typer.BadParameter(
+                "--fix and --diff cannot edit standard input", param_hint="--stdin-filename"
+            )
         settings.stdin_filename = stdin_filename
     if fix and diff:
         raise typer.BadParameter("--fix and --diff exclude each other", param_hint="--diff")
@@ -220,7 +445,9 @@ def check(
             typer.echo(terminal(f"{key:<17} {value}  ({source})"))
         raise typer.Exit(0)
     if not settings.paths and not settings.commands:
-        raise typer.BadParameter("give at least one file or directory (or - for standard input)", param_hint="PATH...")
+        raise typer.BadParameter(
+            "give at least one file or directory (or - for standard input)", param_hint="PATH..."
+        )
     raise typer.Exit(run_check(settings))
 
 
@@ -234,7 +461,11 @@ def _read_baseline(path: str) -> frozenset[str]:
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
-        if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION or not isinstance(data.get("fingerprints"), dict):
+        if (
+            not isinstance(data, dict)
+            or data.get("version") != BASELINE_VERSION
+            or not isinstance(data.get("fingerprints"), dict)
+        ):
             raise ValueError("not a swacheck baseline (version 1, written by --write-baseline)")
     except OSError as exc:
         print_error(f"{path}: cannot read the baseline: {exc.strerror or exc}")
@@ -250,9 +481,15 @@ def _write_baseline(settings: Settings, totals, code: int) -> int:  # type: igno
     (the findings are accepted), 2 when an input could not be checked or the file written."""
     import json
 
-    from .report.escape import json_data  # messages and paths are input text: redacted like every output
+    from .report.escape import (
+        json_data,
+    )  # messages and paths are input text: redacted like every output
 
-    data = {"version": BASELINE_VERSION, "tool": "swacheck", "fingerprints": json_data(dict(sorted(totals.fingerprints.items())))}
+    data = {
+        "version": BASELINE_VERSION,
+        "tool": "swacheck",
+        "fingerprints": json_data(dict(sorted(totals.fingerprints.items()))),
+    }
     path = settings.write_baseline
     try:
         with open(path, "w", encoding="utf-8") as fh:
@@ -270,7 +507,9 @@ def _codes(values: list[str], option: str) -> tuple[str, ...] | None:
     codes = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
     for code in codes:
         if not code.startswith("SWA") or not code[3:].isdigit() and code != "SWA":
-            raise typer.BadParameter(f"{code!r} is not a rule code or prefix such as SWA1 or SWA101", param_hint=option)
+            raise typer.BadParameter(
+                f"{code!r} is not a rule code or prefix such as SWA1 or SWA101", param_hint=option
+            )
     return codes or None
 
 
@@ -380,7 +619,9 @@ def _deliver(settings: Settings, write, totals) -> bool:  # type: ignore[no-unty
 def print_pairs(result) -> None:  # type: ignore[no-untyped-def]
     """``--show-pairs``: each pair and why; each PD server left alone and why (to stderr)."""
     for pair in result.pairs:
-        print_error(f"pair: {pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode): {pair.how}")
+        print_error(
+            f"pair: {pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode): {pair.how}"
+        )
     for alone, why in result.alone:
         print_error(f"unpaired: {alone.deployment.file} ({alone.deployment.name}): {why}")
     if not result.pairs and not result.alone:
@@ -389,25 +630,116 @@ def print_pairs(result) -> None:  # type: ignore[no-untyped-def]
 
 @app.command("pair", epilog=EXIT_HELP)
 def pair_command(
-    prefill: Annotated[str, typer.Argument(metavar="PREFILL", help="The prefill server's config (or deployment file).")],
-    decode: Annotated[str, typer.Argument(metavar="DECODE", help="The decode server's config (or deployment file).")],
-    format: Annotated[Optional[str], typer.Option("--format", "-f", "--output-format", help=f"Output format: {', '.join(FORMATS)}.")] = None,
-    platform: Annotated[Optional[str], typer.Option(help="The servers' platform: cuda, rocm or npu.")] = None,
-    env: Annotated[list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="The servers' environment (repeatable).")] = [],
-    model_config: Annotated[list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH for model path ID (repeatable).")] = [],
-    fail_on: Annotated[Optional[str], typer.Option(help="Lowest severity that makes the exit code 1.")] = None,
-    select: Annotated[list[str], typer.Option(metavar="CODES", help="Only these rules: codes or prefixes, comma-separated or repeated.")] = [],
-    extend_select: Annotated[list[str], typer.Option("--extend-select", metavar="CODES", help="Add these rules to the selected ones.")] = [],
-    ignore: Annotated[list[str], typer.Option(metavar="CODES", help="Skip these rules: codes or prefixes.")] = [],
-    exit_zero: Annotated[Optional[bool], typer.Option("--exit-zero", help="Exit 0 even when there are findings (input errors still exit 2).", show_default=False)] = None,
-    color: Annotated[Optional[str], typer.Option(help="Colour: auto, always or never.")] = None,
-    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the report to this file; the summary line still goes to the terminal.")] = None,
-    sglang_version: Annotated[Optional[str], typer.Option("--sglang-version", metavar="X.Y.Z", help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).")] = None,
-    no_config: Annotated[bool, typer.Option("--no-config", "--isolated", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).")] = False,
-    config: Annotated[Optional[str], typer.Option("--config", metavar="FILE", help="Read the settings from FILE instead of searching for one.")] = None,
-    root: Annotated[Optional[str], typer.Option("--root", metavar="DIR", help="Read files that inputs refer to only inside DIR (default: the git top-level of the first path, else the working directory).")] = None,
-    statistics: Annotated[bool, typer.Option("--statistics", help="Print how many findings each rule made instead of the report.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Every compared value of the pair, not only those that differ.")] = False,
+    prefill: Annotated[
+        str,
+        typer.Argument(metavar="PREFILL", help="The prefill server's config (or deployment file)."),
+    ],
+    decode: Annotated[
+        str,
+        typer.Argument(metavar="DECODE", help="The decode server's config (or deployment file)."),
+    ],
+    format: Annotated[
+        str | None,
+        typer.Option(
+            "--format", "-f", "--output-format", help=f"Output format: {', '.join(FORMATS)}."
+        ),
+    ] = None,
+    platform: Annotated[
+        str | None, typer.Option(help="The servers' platform: cuda, rocm or npu.")
+    ] = None,
+    env: Annotated[
+        list[str],
+        typer.Option(
+            "--env", "-e", metavar="KEY=VALUE", help="The servers' environment (repeatable)."
+        ),
+    ] = [],
+    model_config: Annotated[
+        list[str],
+        typer.Option(
+            "--model-config", metavar="ID=PATH", help="Use PATH for model path ID (repeatable)."
+        ),
+    ] = [],
+    fail_on: Annotated[
+        str | None, typer.Option(help="Lowest severity that makes the exit code 1.")
+    ] = None,
+    select: Annotated[
+        list[str],
+        typer.Option(
+            metavar="CODES",
+            help="Only these rules: codes or prefixes, comma-separated or repeated.",
+        ),
+    ] = [],
+    extend_select: Annotated[
+        list[str],
+        typer.Option(
+            "--extend-select", metavar="CODES", help="Add these rules to the selected ones."
+        ),
+    ] = [],
+    ignore: Annotated[
+        list[str], typer.Option(metavar="CODES", help="Skip these rules: codes or prefixes.")
+    ] = [],
+    exit_zero: Annotated[
+        bool | None,
+        typer.Option(
+            "--exit-zero",
+            help="Exit 0 even when there are findings (input errors still exit 2).",
+            show_default=False,
+        ),
+    ] = None,
+    color: Annotated[str | None, typer.Option(help="Colour: auto, always or never.")] = None,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the report to this file; the summary line still goes to the terminal.",
+        ),
+    ] = None,
+    sglang_version: Annotated[
+        str | None,
+        typer.Option(
+            "--sglang-version",
+            metavar="X.Y.Z",
+            help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).",
+        ),
+    ] = None,
+    no_config: Annotated[
+        bool,
+        typer.Option(
+            "--no-config",
+            "--isolated",
+            help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).",
+        ),
+    ] = False,
+    config: Annotated[
+        str | None,
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="Read the settings from FILE instead of searching for one.",
+        ),
+    ] = None,
+    root: Annotated[
+        str | None,
+        typer.Option(
+            "--root",
+            metavar="DIR",
+            help="Read files that inputs refer to only inside DIR (default: the git "
+            "top-level of the first path, else the working directory).",
+        ),
+    ] = None,
+    statistics: Annotated[
+        bool,
+        typer.Option(
+            "--statistics", help="Print how many findings each rule made instead of the report."
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Every compared value of the pair, not only those that differ."
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only findings.")] = False,
 ) -> None:
     """Check a PD prefill server against its decode server (and each against its own draft)."""
@@ -428,7 +760,12 @@ def pair_command(
     settings = _settings(given, no_config, config)
     settings.root = _root_dir(root)
     settings.paths, settings.pairs = [prefill, decode], [(prefill, decode)]
-    settings.output, settings.statistics, settings.verbose, settings.quiet = output, statistics, verbose, quiet
+    settings.output, settings.statistics, settings.verbose, settings.quiet = (
+        output,
+        statistics,
+        verbose,
+        quiet,
+    )
     raise typer.Exit(run_check(settings))
 
 
@@ -439,16 +776,63 @@ Exit codes: 0 every deployment was explained (whatever its findings); 2 usage er
 input that cannot be read, parsed or resolved (printed as file:line:col: message).""",
 )
 def explain(
-    paths: Annotated[Optional[list[str]], typer.Argument(metavar="PATH...", help="Files or directories, as for check.", show_default=False)] = None,
-    format: Annotated[str, typer.Option("--format", "-f", "--output-format", help="human (a tree) or json.")] = "human",
-    glossary: Annotated[bool, typer.Option("--glossary", help="Print what the words in swacheck's reports mean (SWA, PD, MTP, ...) and exit.")] = False,
-    platform: Annotated[Optional[str], typer.Option(help="The server's platform: cuda, rocm or npu.")] = None,
-    env: Annotated[list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="The server's environment (repeatable).")] = [],
-    model_config: Annotated[list[str], typer.Option("--model-config", metavar="ID=PATH", help="Use PATH for model path ID (repeatable).")] = [],
-    color: Annotated[Optional[str], typer.Option(help="Colour: auto, always or never.")] = None,
-    sglang_version: Annotated[Optional[str], typer.Option("--sglang-version", metavar="X.Y.Z", help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).")] = None,
-    no_config: Annotated[bool, typer.Option("--no-config", "--isolated", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).")] = False,
-    root: Annotated[Optional[str], typer.Option("--root", metavar="DIR", help="Read files that inputs refer to only inside DIR (default: the git top-level of the first path, else the working directory).")] = None,
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="PATH...", help="Files or directories, as for check.", show_default=False
+        ),
+    ] = None,
+    format: Annotated[
+        str, typer.Option("--format", "-f", "--output-format", help="human (a tree) or json.")
+    ] = "human",
+    glossary: Annotated[
+        bool,
+        typer.Option(
+            "--glossary",
+            help="Print what the words in swacheck's reports mean (SWA, PD, MTP, ...) and exit.",
+        ),
+    ] = False,
+    platform: Annotated[
+        str | None, typer.Option(help="The server's platform: cuda, rocm or npu.")
+    ] = None,
+    env: Annotated[
+        list[str],
+        typer.Option(
+            "--env", "-e", metavar="KEY=VALUE", help="The server's environment (repeatable)."
+        ),
+    ] = [],
+    model_config: Annotated[
+        list[str],
+        typer.Option(
+            "--model-config", metavar="ID=PATH", help="Use PATH for model path ID (repeatable)."
+        ),
+    ] = [],
+    color: Annotated[str | None, typer.Option(help="Colour: auto, always or never.")] = None,
+    sglang_version: Annotated[
+        str | None,
+        typer.Option(
+            "--sglang-version",
+            metavar="X.Y.Z",
+            help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).",
+        ),
+    ] = None,
+    no_config: Annotated[
+        bool,
+        typer.Option(
+            "--no-config",
+            "--isolated",
+            help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).",
+        ),
+    ] = False,
+    root: Annotated[
+        str | None,
+        typer.Option(
+            "--root",
+            metavar="DIR",
+            help="Read files that inputs refer to only inside DIR (default: the git "
+            "top-level of the first path, else the working directory).",
+        ),
+    ] = None,
 ) -> None:
     """Show how every geometry number was derived: formula, inputs, and where each input came from."""
     from .engine import run
@@ -481,7 +865,9 @@ def explain(
 
 @app.command("rules")
 def list_rules(
-    format: Annotated[str, typer.Option("--format", "-f", "--output-format", help="text (default) or json.")] = "text",
+    format: Annotated[
+        str, typer.Option("--format", "-f", "--output-format", help="text (default) or json.")
+    ] = "text",
 ) -> None:
     """List every rule: code, name, default severity and what it checks."""
     from .rules import RULES
@@ -490,7 +876,16 @@ def list_rules(
     if format == "json":
         import json
 
-        data = [{"code": r.CODE, "name": r.NAME, "severity": r.SEVERITY, "summary": r.SUMMARY, "documentation": (r.__doc__ or "").strip()} for r in RULES]
+        data = [
+            {
+                "code": r.CODE,
+                "name": r.NAME,
+                "severity": r.SEVERITY,
+                "summary": r.SUMMARY,
+                "documentation": (r.__doc__ or "").strip(),
+            }
+            for r in RULES
+        ]
         typer.echo(json.dumps(data, indent=2))
         return
     width = max(len(r.NAME) for r in RULES)
@@ -499,7 +894,14 @@ def list_rules(
 
 
 @app.command("rule")
-def show_rule(code: Annotated[str, typer.Argument(metavar="CODE|NAME", help="A rule code or name, e.g. SWA101 or unified-ring-mismatch.")]) -> None:
+def show_rule(
+    code: Annotated[
+        str,
+        typer.Argument(
+            metavar="CODE|NAME", help="A rule code or name, e.g. SWA101 or unified-ring-mismatch."
+        ),
+    ],
+) -> None:
     """Print a rule's full documentation."""
     from .rules import BY_CODE, RULES, get
 
@@ -508,7 +910,9 @@ def show_rule(code: Annotated[str, typer.Argument(metavar="CODE|NAME", help="A r
     if rule is None:
         import difflib
 
-        near = difflib.get_close_matches(code.upper(), list(BY_CODE), n=1) or difflib.get_close_matches(code.lower(), list(by_name), n=1)
+        near = difflib.get_close_matches(
+            code.upper(), list(BY_CODE), n=1
+        ) or difflib.get_close_matches(code.lower(), list(by_name), n=1)
         hint = f"; did you mean {near[0]}?" if near else "; `swacheck rules` lists them"
         print_error(f"unknown rule {code!r}{hint}")
         raise typer.Exit(2)
@@ -524,7 +928,7 @@ a malformed tuple, a log or PATH that cannot be read.""",
 )
 def why_command(
     args: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Argument(
             metavar="TEXT [PATH...]",
             help="The error text (quoted), then deployment files or directories to match it against. "
@@ -532,14 +936,58 @@ def why_command(
             show_default=False,
         ),
     ] = None,
-    from_log: Annotated[Optional[str], typer.Option("--from-log", metavar="FILE", help="Read the error from a log file (- for standard input).")] = None,
-    format: Annotated[Optional[str], typer.Option("--format", "-f", help="Output format: human (default) or json.")] = None,
-    color: Annotated[Optional[str], typer.Option(help="Colour: auto (default), always or never.")] = None,
-    platform: Annotated[Optional[str], typer.Option(help="With PATHs: the server's platform, cuda, rocm or npu.")] = None,
-    env: Annotated[list[str], typer.Option("--env", "-e", metavar="KEY=VALUE", help="With PATHs: the server's environment (repeatable).")] = [],
-    model_config: Annotated[list[str], typer.Option("--model-config", metavar="ID=PATH", help="With PATHs: use PATH for model path ID (repeatable).")] = [],
-    no_config: Annotated[bool, typer.Option("--no-config", "--isolated", help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).")] = False,
-    root: Annotated[Optional[str], typer.Option("--root", metavar="DIR", help="Read files that inputs refer to only inside DIR (default: the git top-level of the first path, else the working directory).")] = None,
+    from_log: Annotated[
+        str | None,
+        typer.Option(
+            "--from-log",
+            metavar="FILE",
+            help="Read the error from a log file (- for standard input).",
+        ),
+    ] = None,
+    format: Annotated[
+        str | None,
+        typer.Option("--format", "-f", help="Output format: human (default) or json."),
+    ] = None,
+    color: Annotated[
+        str | None, typer.Option(help="Colour: auto (default), always or never.")
+    ] = None,
+    platform: Annotated[
+        str | None, typer.Option(help="With PATHs: the server's platform, cuda, rocm or npu.")
+    ] = None,
+    env: Annotated[
+        list[str],
+        typer.Option(
+            "--env",
+            "-e",
+            metavar="KEY=VALUE",
+            help="With PATHs: the server's environment (repeatable).",
+        ),
+    ] = [],
+    model_config: Annotated[
+        list[str],
+        typer.Option(
+            "--model-config",
+            metavar="ID=PATH",
+            help="With PATHs: use PATH for model path ID (repeatable).",
+        ),
+    ] = [],
+    no_config: Annotated[
+        bool,
+        typer.Option(
+            "--no-config",
+            "--isolated",
+            help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).",
+        ),
+    ] = False,
+    root: Annotated[
+        str | None,
+        typer.Option(
+            "--root",
+            metavar="DIR",
+            help="Read files that inputs refer to only inside DIR (default: the git "
+            "top-level of the first path, else the working directory).",
+        ),
+    ] = None,
 ) -> None:
     """Explain a DSV4 target/draft RuntimeError of a failed SGLang launch, and find the deployment that caused it."""
     from .why import run_why
@@ -555,7 +1003,9 @@ def why_command(
     text = None
     if from_log is None:
         if not items:
-            raise typer.BadParameter("give the error text (quoted), or --from-log FILE", param_hint="TEXT")
+            raise typer.BadParameter(
+                "give the error text (quoted), or --from-log FILE", param_hint="TEXT"
+            )
         text, items = items[0], items[1:]
     settings = _settings(given, no_config)
     settings.root = _root_dir(root)
@@ -567,19 +1017,32 @@ def why_command(
 
 # `swacheck PATHS...` (the common case) builds only the check command: typer inspects the
 # signature of every command it builds, and building all six cost ~10 ms of every start.
-_check_alone = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
+_check_alone = typer.Typer(
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 _check_alone.command(epilog=EXIT_HELP)(check)
 _WHOLE_APP = {"--help", "-h", "--version", "-V", "--install-completion", "--show-completion"}
 
 
 def command_names() -> list[str]:
-    return [info.name or (info.callback.__name__ if info.callback else "") for info in app.registered_commands]
+    return [
+        info.name or (info.callback.__name__ if info.callback else "")
+        for info in app.registered_commands
+    ]
 
 
 def mistyped_command(args: list[str]) -> str | None:
     """The command ``args[0]`` was probably meant to be, when it is no path and no command
     (``swacheck rulse``): taken for a path it would only say "no such file"."""
-    if not args or args[0] in command_names() or args[0].startswith("-") or os.path.lexists(args[0]):
+    if (
+        not args
+        or args[0] in command_names()
+        or args[0].startswith("-")
+        or os.path.lexists(args[0])
+    ):
         return None
     if "/" in args[0] or os.sep in args[0] or "." in args[0]:
         return None
@@ -600,7 +1063,9 @@ def app_for(args: list[str]) -> tuple[typer.Typer, str]:
 def main() -> None:
     meant = mistyped_command(sys.argv[1:])
     if meant is not None:
-        print_error(f"swacheck: {sys.argv[1]!r} is neither a command nor a file; did you mean `swacheck {meant}`?")
+        print_error(
+            f"swacheck: {sys.argv[1]!r} is neither a command nor a file; did you mean `swacheck {meant}`?"
+        )
         raise SystemExit(2)
     chosen, prog_name = app_for(sys.argv[1:])
     try:
@@ -609,5 +1074,7 @@ def main() -> None:
         print("swacheck: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
     except Exception as exc:  # a bug in swacheck: one line, never a traceback for the user
-        print_error(f"swacheck: internal error: {type(exc).__name__}: {exc} (please report it; exit 2)")
+        print_error(
+            f"swacheck: internal error: {type(exc).__name__}: {exc} (please report it; exit 2)"
+        )
         raise SystemExit(2) from None

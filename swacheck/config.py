@@ -77,10 +77,14 @@ def read_config(path: str) -> tuple[str, dict[str, Any], str] | None:
         with open(path, "rb") as fh:
             raw = fh.read(limits.MAX_FILE_SIZE + 1)
         if len(raw) > limits.MAX_FILE_SIZE:
-            raise ConfigError(f"{_rel(path)}: file is more than {limits.MAX_FILE_SIZE} bytes, above the limit")
+            raise ConfigError(
+                f"{_rel(path)}: file is more than {limits.MAX_FILE_SIZE} bytes, above the limit"
+            )
         data = tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{_rel(path)}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+        raise ConfigError(
+            f"{_rel(path)}: cannot read: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{_rel(path)}: invalid TOML: {exc}") from None
     text = raw.decode("utf-8")
@@ -126,8 +130,12 @@ def _where(text: str, key: str) -> str:
 def _codes(value: Any, where: str, key: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and re.fullmatch(r"SWA\d{0,3}", v.upper()) for v in value):
-        raise ConfigError(f"{where}: {key} must be a list of rule codes or prefixes such as \"SWA1\", got {value!r}")
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and re.fullmatch(r"SWA\d{0,3}", v.upper()) for v in value
+    ):
+        raise ConfigError(
+            f'{where}: {key} must be a list of rule codes or prefixes such as "SWA1", got {value!r}'
+        )
     return tuple(v.upper() for v in value)
 
 
@@ -136,17 +144,23 @@ def _convert(key: str, value: Any, where: str, base: str) -> Any:
         return _codes(value, where, key)
     if key in CHOICES:
         if value not in CHOICES[key]:
-            raise ConfigError(f"{where}: {key} must be one of {', '.join(CHOICES[key])}, got {value!r}")
+            raise ConfigError(
+                f"{where}: {key} must be one of {', '.join(CHOICES[key])}, got {value!r}"
+            )
         return value
     if key == "sglang-version":
         from .sglang.version import PROFILES
 
         if str(value).removeprefix("v") not in PROFILES:
-            raise ConfigError(f"{where}: sglang-version must be one of {', '.join(PROFILES)}, got {value!r}")
+            raise ConfigError(
+                f"{where}: sglang-version must be one of {', '.join(PROFILES)}, got {value!r}"
+            )
         return str(value).removeprefix("v")
     if key == "gpu":
         if not isinstance(value, str) or not value.strip() or len(value) > 100:
-            raise ConfigError(f"{where}: gpu must be a GPU name such as \"H100\" or \"MI355X\", got {value!r}")
+            raise ConfigError(
+                f'{where}: gpu must be a GPU name such as "H100" or "MI355X", got {value!r}'
+            )
         return value.strip()
     if key in ("exit-zero", "unsafe-fixes"):
         if not isinstance(value, bool):
@@ -169,12 +183,19 @@ def _convert(key: str, value: Any, where: str, base: str) -> Any:
         return dict(value)
     if key == "exclude":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{where}: exclude must be a list of file or folder names, got {value!r}")
+            raise ConfigError(
+                f"{where}: exclude must be a list of file or folder names, got {value!r}"
+            )
         return tuple(value)
     if key == "per-file-ignores":
         if not isinstance(value, dict):
-            raise ConfigError(f"{where}: per-file-ignores must be a table of glob = [codes], got {value!r}")
-        return {glob: _codes(codes, where, f"per-file-ignores {glob!r}") for glob, codes in value.items()}
+            raise ConfigError(
+                f"{where}: per-file-ignores must be a table of glob = [codes], got {value!r}"
+            )
+        return {
+            glob: _codes(codes, where, f"per-file-ignores {glob!r}")
+            for glob, codes in value.items()
+        }
     raise AssertionError(key)  # pragma: no cover - KEYS and this function list the same keys
 
 
@@ -183,11 +204,16 @@ def convert(key: str, value: Any, where: str, base: str) -> Any:
     return _convert(key, value, where, base)
 
 
-def build_settings(cli: dict[str, Any], cwd: str | None = None, use_config: bool = True, config_file: str | None = None) -> Settings:
+def build_settings(
+    cli: dict[str, Any],
+    cwd: str | None = None,
+    use_config: bool = True,
+    config_file: str | None = None,
+) -> Settings:
     """Defaults, then the config file (``config_file``, else the nearest one above ``cwd``), then
     the options given on the command line (not None)."""
     settings = Settings()
-    sources = {attr: "default" for attr in KEYS.values()}
+    sources = dict.fromkeys(KEYS.values(), "default")
     if config_file is not None:
         if not os.path.isfile(config_file):
             raise ConfigError(f"{config_file}: no such configuration file")
@@ -208,7 +234,11 @@ def build_settings(cli: dict[str, Any], cwd: str | None = None, use_config: bool
                 import difflib  # only for a misspelt setting
 
                 near = difflib.get_close_matches(key, list(KEYS), n=1)
-                hint = f"; did you mean {near[0]!r}?" if near else f"; known settings: {', '.join(KEYS)}"
+                hint = (
+                    f"; did you mean {near[0]!r}?"
+                    if near
+                    else f"; known settings: {', '.join(KEYS)}"
+                )
                 raise ConfigError(f"{where}: unknown setting {key!r}{hint}")
             setattr(settings, KEYS[key], _convert(key, value, where, base))
             sources[KEYS[key]] = _rel(path)
@@ -239,7 +269,9 @@ def describe(settings: Settings) -> list[tuple[str, str, str]]:
         elif isinstance(value, dict):
             shown = ", ".join(f"{k}={v}" for k, v in value.items()) if value else "(none)"
         elif value is None:
-            shown = "cuda (a deployment file's own platform wins)" if key == "platform" else "(none)"
+            shown = (
+                "cuda (a deployment file's own platform wins)" if key == "platform" else "(none)"
+            )
         else:
             shown = str(value).lower() if isinstance(value, bool) else str(value)
         rows.append((key, shown, settings.sources.get(attr, "default")))

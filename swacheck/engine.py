@@ -12,22 +12,23 @@ import fnmatch
 import gc
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
 
-from .inputs import Candidate, Deployment, discover, read_inputs
 from . import limits
+from .inputs import Candidate, Deployment, discover, read_inputs
 from .loading import FileCache, read_stdin
 from .model import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val, position_key
 from .pairing import ServerPair, find_pairs
-from .paths import find_root, forget as forget_paths, real
+from .paths import find_root, real
+from .paths import forget as forget_paths
 from .rules import DEPLOYMENT_RULES, PAIR_RULES, SUPPRESSION_RULES, Context, swa400
 from .settings import Settings
-from .suppress import Suppression, scan
 from .sglang.models import ModelStore
 from .sglang.resolve import Resolution, resolve
 from .sglang.version import PROFILES
+from .suppress import Suppression, scan
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -44,28 +45,46 @@ class RunResult:
     errors: list[InputError] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
-    notes: list[InputError] = field(default_factory=list)  # files named explicitly and skipped, and why
+    notes: list[InputError] = field(
+        default_factory=list
+    )  # files named explicitly and skipped, and why
     fingerprints: dict[str, dict[str, str]] = field(default_factory=dict)  # --write-baseline
     summary: Summary = field(default_factory=Summary)
     exit_code: int = 0
     pairs: list[ServerPair] = field(default_factory=list)
-    alone: list[tuple[DeploymentResult, str]] = field(default_factory=list)  # PD servers left unpaired
-    skipped_why: dict[str, str] = field(default_factory=dict)  # a skipped file -> why, when not "not a deployment"
+    alone: list[tuple[DeploymentResult, str]] = field(
+        default_factory=list
+    )  # PD servers left unpaired
+    skipped_why: dict[str, str] = field(
+        default_factory=dict
+    )  # a skipped file -> why, when not "not a deployment"
 
 
 # What a launch that is not swacheck's business still reports (Resolution.quiet).
-QUIET_RULES = {"": None, "no-pools": ("SWA306", "SWA307"), "unknown": ("SWA306", "SWA307"), "other": ()}
+QUIET_RULES = {
+    "": None,
+    "no-pools": ("SWA306", "SWA307"),
+    "unknown": ("SWA306", "SWA307"),
+    "other": (),
+}
 
 
 def check(res: Resolution, ctx: Context, settings: Settings) -> list[Finding]:
     allowed = QUIET_RULES.get(res.quiet)
-    return [f for rule in DEPLOYMENT_RULES if settings.rule_enabled(rule.CODE) and (allowed is None or rule.CODE in allowed) for f in rule.check(res, ctx)]
+    return [
+        f
+        for rule in DEPLOYMENT_RULES
+        if settings.rule_enabled(rule.CODE) and (allowed is None or rule.CODE in allowed)
+        for f in rule.check(res, ctx)
+    ]
 
 
 def files_read(res: Resolution) -> list[str]:
     """Every file one deployment was built from: where its findings and suppressions live."""
     dep = res.deployment
-    paths = [dep.file, dep.server.file] + [p.model.file for p in (res.target, res.draft) if p and p.model]
+    paths = [dep.file, dep.server.file] + [
+        p.model.file for p in (res.target, res.draft) if p and p.model
+    ]
     return list(dict.fromkeys(p for p in paths if p))
 
 
@@ -94,7 +113,10 @@ class _Filter:
     def ignored_by_config(self, finding: Finding) -> bool:
         if finding.location is None or not self.settings.per_file_ignores:
             return False
-        path = os.path.relpath(os.path.abspath(finding.location.file), os.path.abspath(self.settings.per_file_ignores_base))
+        path = os.path.relpath(
+            os.path.abspath(finding.location.file),
+            os.path.abspath(self.settings.per_file_ignores_base),
+        )
         path = path.replace(os.sep, "/")
         return any(
             fnmatch.fnmatch(path, glob) and any(finding.code.startswith(c) for c in codes)
@@ -127,7 +149,11 @@ class _Filter:
                 continue
             for rule in SUPPRESSION_RULES:
                 if self.settings.rule_enabled(rule.CODE):
-                    owner.findings.extend(f for f in rule.check_suppressions(suppressions, self.settings.rule_enabled) if not self.ignored_by_config(f))
+                    owner.findings.extend(
+                        f
+                        for f in rule.check_suppressions(suppressions, self.settings.rule_enabled)
+                        if not self.ignored_by_config(f)
+                    )
 
 
 @contextmanager
@@ -174,9 +200,14 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
 
     forget_paths()
     limits.start_run()
-    named = [settings.stdin_filename if p == "-" and settings.stdin_filename else p for p in settings.paths]
+    named = [
+        settings.stdin_filename if p == "-" and settings.stdin_filename else p
+        for p in settings.paths
+    ]
     settings.root = settings.root or find_root(named)
-    candidates, totals.errors = discover(settings.paths, settings.exclude, settings.root, totals.skipped_why)
+    candidates, totals.errors = discover(
+        settings.paths, settings.exclude, settings.root, totals.skipped_why
+    )
     totals.skipped.extend(totals.skipped_why)
     files = FileCache(settings.max_file_size, settings.root)
     stdin_text = None
@@ -190,17 +221,27 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
                 totals.errors.append(problem.to_error())
                 candidates = [c for c in candidates if c.path != "-"]
                 stdin_text = ""
-        if settings.stdin_filename and any(c.path == "-" for c in candidates):  # checked as that file, from the text given
+        if settings.stdin_filename and any(
+            c.path == "-" for c in candidates
+        ):  # checked as that file, from the text given
             files.provide(settings.stdin_filename, stdin_text)
-            candidates = [Candidate(settings.stdin_filename, True) if c.path == "-" else c for c in candidates]
+            candidates = [
+                Candidate(settings.stdin_filename, True) if c.path == "-" else c for c in candidates
+            ]
             stdin_text = None
-    if not settings.fix:  # --fix edits only what was named or walked, never a partner found beside it
+    if (
+        not settings.fix
+    ):  # --fix edits only what was named or walked, never a partner found beside it
         candidates = add_partners(candidates, files, settings.exclude)
     if settings.output:  # the report being written is never read as an input
         report = real(settings.output)
         candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]
     totals.summary.input_errors = len(totals.errors)
-    platform = Val(settings.platform, "--platform") if settings.platform else Val("cuda", "default platform (--platform)")
+    platform = (
+        Val(settings.platform, "--platform")
+        if settings.platform
+        else Val("cuda", "default platform (--platform)")
+    )
     env = {k: Val(v, f"--env {k}") for k, v in settings.env.items()}
     the_plan = plan(candidates, files, settings.pairs, bool(settings.commands), stdin_text)
     explicit = [*settings.pairs, *the_plan.pairs]
@@ -254,9 +295,16 @@ def check_pairs(result: RunResult, ctx: Context, explicit: list[tuple[str, str]]
     settings = result.settings
     result.pairs, result.alone, problems = find_pairs(result.results, explicit)
     result.errors.extend(problems)
-    result.notes.extend(InputError(p.decode.deployment.file, None, None, p.note) for p in result.pairs if p.note)
+    result.notes.extend(
+        InputError(p.decode.deployment.file, None, None, p.note) for p in result.pairs if p.note
+    )
     for pair in result.pairs:
-        pair.findings = [f for rule in PAIR_RULES if settings.rule_enabled(rule.CODE) for f in rule.check_pair(pair, ctx)]
+        pair.findings = [
+            f
+            for rule in PAIR_RULES
+            if settings.rule_enabled(rule.CODE)
+            for f in rule.check_pair(pair, ctx)
+        ]
         pair.decode.findings.extend(pair.findings)
     if settings.rule_enabled(swa400.CODE):
         for alone_result, why in result.alone:
@@ -275,7 +323,12 @@ def apply_baseline(unit: RunResult, totals: RunResult) -> None:
     for r, f, _, key in list(fingerprinted(unit, base)):
         if settings.write_baseline:
             file = repo_path(f.location.file if f.location else r.deployment.file, base)
-            totals.fingerprints[key] = {"code": f.code, "file": file, "deployment": r.deployment.name, "message": f.message}
+            totals.fingerprints[key] = {
+                "code": f.code,
+                "file": file,
+                "deployment": r.deployment.name,
+                "message": f.message,
+            }
         if key in known:
             dropped.add(id(f))
     if dropped:
@@ -302,7 +355,9 @@ def drop_lone_partners(unit: RunResult, partners: set[str]) -> None:
     if len(kept) == len(unit.results):
         return
     keep = {id(r) for r in kept}
-    for r in unit.results:  # a dropped partner's pair findings went to its decode side: gone with it
+    for (
+        r
+    ) in unit.results:  # a dropped partner's pair findings went to its decode side: gone with it
         if id(r) not in keep:
             r.findings = []
     unit.results = kept
@@ -323,10 +378,15 @@ def count(s: Summary, unit: RunResult) -> None:
         for f in r.findings:
             s.counts[f.severity] += 1
             s.by_code[f.code] = s.by_code.get(f.code, 0) + 1
-            if SEVERITY_RANK[f.severity] > SEVERITY_RANK[s.severity_of.get(f.code, "note")] or f.code not in s.severity_of:
+            if (
+                SEVERITY_RANK[f.severity] > SEVERITY_RANK[s.severity_of.get(f.code, "note")]
+                or f.code not in s.severity_of
+            ):
                 s.severity_of[f.code] = f.severity
     threshold = SEVERITY_RANK[unit.settings.fail_on]
-    s.failing = s.failing or any(SEVERITY_RANK[f.severity] >= threshold for r in unit.results for f in r.findings)
+    s.failing = s.failing or any(
+        SEVERITY_RANK[f.severity] >= threshold for r in unit.results for f in r.findings
+    )
 
 
 def finish(totals: RunResult) -> None:
@@ -334,12 +394,26 @@ def finish(totals: RunResult) -> None:
     input error (a mistyped folder or glob must not pass), unless ``allow_empty``."""
     s = totals.summary
     settings = totals.settings
-    if not s.deployments and not s.input_errors and not settings.allow_empty and (settings.paths or settings.commands):
+    if (
+        not s.deployments
+        and not s.input_errors
+        and not settings.allow_empty
+        and (settings.paths or settings.commands)
+    ):
         if len(settings.paths) == 1 and not settings.commands:
             where, what = settings.paths[0], ""
         else:
             n = len(settings.paths) + len(settings.commands)
             where, what = "swacheck", f" in {n} inputs"
-        totals.errors.append(InputError(where, None, None, f"no deployments found{what} (--allow-empty allows a run without any)"))
+        totals.errors.append(
+            InputError(
+                where,
+                None,
+                None,
+                f"no deployments found{what} (--allow-empty allows a run without any)",
+            )
+        )
         s.input_errors += 1
-    totals.exit_code = 2 if s.input_errors else (1 if s.failing and not totals.settings.exit_zero else 0)
+    totals.exit_code = (
+        2 if s.input_errors else (1 if s.failing and not totals.settings.exit_zero else 0)
+    )

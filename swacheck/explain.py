@@ -42,7 +42,17 @@ def node(name: str, val: Val, shown: dict[int, str] | None = None) -> dict[str, 
     }
     for n, v in val.inputs:
         if shown and id(v) in shown:
-            out["inputs"].append({"name": n, "value": v.value, "formula": None, "origin": None, "location": None, "see": shown[id(v)], "inputs": []})
+            out["inputs"].append(
+                {
+                    "name": n,
+                    "value": v.value,
+                    "formula": None,
+                    "origin": None,
+                    "location": None,
+                    "see": shown[id(v)],
+                    "inputs": [],
+                }
+            )
         else:
             out["inputs"].append(node(n, v, shown))
     return out
@@ -173,19 +183,45 @@ def render_human(result: RunResult, out: TextIO) -> None:
         if (pre := trace.get("preflight")) is not None:
             branch = root.add(cell("preflight (SWA5xx)", "bold cyan"))
             g = pre["gpu"]
-            where = f"  [{g['location']['file']}:{g['location']['line']}:{g['location']['column']}]" if g["location"] else ""
+            where = (
+                f"  [{g['location']['file']}:{g['location']['line']}:{g['location']['column']}]"
+                if g["location"]
+                else ""
+            )
             if g["known"]:
                 gib = g["memory_bytes"] / (1 << 30)
-                branch.add(cell(f"gpu = {g['name']} ({g['architecture']}, {gib:.2f} GiB, FP8 {'yes' if g['fp8'] else 'no'}, FP4 {'yes' if g['fp4'] else 'no'})  ({g['origin']}; {g['memory_source']}){where}"))
+                branch.add(
+                    cell(
+                        f"gpu = {g['name']} ({g['architecture']}, {gib:.2f} GiB, FP8 "
+                        f"{'yes' if g['fp8'] else 'no'}, FP4 {'yes' if g['fp4'] else 'no'})  "
+                        f"({g['origin']}; {g['memory_source']}){where}"
+                    )
+                )
             else:
-                branch.add(cell(f"gpu = {g['given']}: not a GPU swacheck knows  ({g['origin']}){where}"))
+                branch.add(
+                    cell(f"gpu = {g['given']}: not a GPU swacheck knows  ({g['origin']}){where}")
+                )
             c = pre["checkpoint"]
             if c is not None:
-                branch.add(cell(f"routed experts = {c['experts'].upper()}  ({c['experts_origin']}{'; assumed' if c['experts_assumed'] else ''})"))
+                branch.add(
+                    cell(
+                        f"routed experts = {c['experts'].upper()}  "
+                        f"({c['experts_origin']}{'; assumed' if c['experts_assumed'] else ''})"
+                    )
+                )
                 if c["weight_bytes"] is not None:
-                    branch.add(cell(f"weights = {c['weight_bytes'] / (1 << 30):.2f} GiB  ({c['weights_origin']}{'; approximate' if c['weights_approximate'] else ''})"))
+                    branch.add(
+                        cell(
+                            f"weights = {c['weight_bytes'] / (1 << 30):.2f} GiB  "
+                            f"({c['weights_origin']}{'; approximate' if c['weights_approximate'] else ''})"
+                        )
+                    )
                 else:
-                    branch.add(cell("weights = unknown  (no model.safetensors.index.json inside the root, no catalogue entry)"))
+                    branch.add(
+                        cell(
+                            "weights = unknown  (no model.safetensors.index.json inside the root, no catalogue entry)"
+                        )
+                    )
         for note in trace["notes"]:
             root.add(cell(f"note: {note}", "dim"))
         w.print(root)

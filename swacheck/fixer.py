@@ -50,7 +50,9 @@ class FileState:
     bom: bool
     original: str  # the checked text, without its BOM
     text: str  # the proposed text
-    fixes: list[tuple[str, Fix]] = field(default_factory=list)  # (code, fix) applied to it, for --diff
+    fixes: list[tuple[str, Fix]] = field(
+        default_factory=list
+    )  # (code, fix) applied to it, for --diff
     round_text: str = ""  # the text before the current round, to take a round back
     round_fixes: int = 0  # len(fixes) before the current round
 
@@ -73,17 +75,27 @@ class Outcome:
     """What the rounds decided, for the summary and the exit code."""
 
     states: dict[str, FileState] = field(default_factory=dict)  # real path -> state
-    applied: list["Applied"] = field(default_factory=list)  # the fixes kept, round by round
-    refused: dict[tuple, str] = field(default_factory=dict)  # identity -> why its fix was taken back
+    applied: list[Applied] = field(default_factory=list)  # the fixes kept, round by round
+    refused: dict[tuple, str] = field(
+        default_factory=dict
+    )  # identity -> why its fix was taken back
     messages: list[str] = field(default_factory=list)  # one line each, to stderr
-    held: set[str] = field(default_factory=set)  # model-config files not written without --fix-model-configs
+    held: set[str] = field(
+        default_factory=set
+    )  # model-config files not written without --fix-model-configs
     result: object = None  # the last check's RunResult
 
 
 def identity(result, finding: Finding) -> tuple:  # type: ignore[no-untyped-def]
     """What stays the same about a finding while fixes move its lines."""
     dep = result.deployment
-    return (finding.code, finding.field, dep.file, dep.name, finding.location.file if finding.location else "")
+    return (
+        finding.code,
+        finding.field,
+        dep.file,
+        dep.name,
+        finding.location.file if finding.location else "",
+    )
 
 
 def anchored_spans(text: str) -> list[tuple[int, int]]:
@@ -165,7 +177,9 @@ class _FileRound:
 
     def shared(self) -> list[tuple[int, int]]:
         if self._shared is None:
-            self._shared = anchored_spans(self.base) if ("&" in self.base or "*" in self.base) else []
+            self._shared = (
+                anchored_spans(self.base) if ("&" in self.base or "*" in self.base) else []
+            )
         return self._shared
 
     def conflicts(self, spans: list[tuple[int, int, str]]) -> bool:
@@ -173,7 +187,9 @@ class _FileRound:
             i = max(bisect.bisect_left(self.taken, (s,)) - 1, 0)
             while i < len(self.taken) and self.taken[i][0] <= e:
                 a, b, q = self.taken[i]
-                if (a, b, q) != (s, e, r) and (max(s, a) < min(e, b) or (s == e and a < s < b) or (a == b and s < a < e)):
+                if (a, b, q) != (s, e, r) and (
+                    max(s, a) < min(e, b) or (s == e and a < s < b) or (a == b and s < a < e)
+                ):
                     return True
                 i += 1
         return False
@@ -184,7 +200,9 @@ class _FileRound:
 
     def apply(self, taken: list[_Taken]) -> str:
         key = self.state.real
-        return fixes.apply_spans(self.base, [span for t in taken for span in t.spans[key]], strict=False)[0]
+        return fixes.apply_spans(
+            self.base, [span for t in taken for span in t.spans[key]], strict=False
+        )[0]
 
     def accepts(self, new: str) -> bool:
         """Whether ``new`` parses and holds no more duplicate keys than the round's text."""
@@ -245,7 +263,10 @@ class Fixer:
         for a in pending:
             if counts[a.ident] >= before[a.ident]:
                 for f in a.files:
-                    bad.setdefault(f, f"{a.code} is still reported after its fix ({one_line(a.fix.description)})")
+                    bad.setdefault(
+                        f,
+                        f"{a.code} is still reported after its fix ({one_line(a.fix.description)})",
+                    )
                 self.out.refused[a.ident] = "its fix did not remove it"
         if not bad:
             return False
@@ -255,14 +276,18 @@ class Fixer:
             for a in pending:
                 if a.files & bad.keys() and not a.files <= bad.keys():
                     for f in a.files - bad.keys():
-                        bad[f] = f"taken back with {one_line(self.out.states[next(iter(a.files & bad.keys()))].path)}"
+                        bad[f] = (
+                            f"taken back with {one_line(self.out.states[next(iter(a.files & bad.keys()))].path)}"
+                        )
                     grew = True
         for key, why in bad.items():
             state = self.out.states[key]
             state.text = state.round_text
             state.fixes = state.fixes[: state.round_fixes]
             self._overlay(state)
-            self.out.messages.append(f"{one_line(state.path)}: not fixed: {why}; nothing is written for this round of fixes")
+            self.out.messages.append(
+                f"{one_line(state.path)}: not fixed: {why}; nothing is written for this round of fixes"
+            )
         self.out.applied.extend(a for a in pending if not a.files & bad.keys())
         return True
 
@@ -287,7 +312,13 @@ class Fixer:
                     continue
                 candidates.append((ident, f))
         # safe fixes first, then those that edit what is written before those that insert lines
-        candidates.sort(key=lambda c: (not c[1].fix.safe, any(e.line == e.end_line and e.column == e.end_column for e in c[1].fix.edits), c[1].code))
+        candidates.sort(
+            key=lambda c: (
+                not c[1].fix.safe,
+                any(e.line == e.end_line and e.column == e.end_column for e in c[1].fix.edits),
+                c[1].code,
+            )
+        )
         for state in self.out.states.values():
             state.round_text, state.round_fixes = state.text, len(state.fixes)
         rounds: dict[str, _FileRound] = {}
@@ -319,7 +350,10 @@ class Fixer:
             return None
         root = self.settings.root or os.getcwd()
         if not inside(path, root) or in_vcs_metadata(path):
-            self._unusable(key, f"{one_line(path)}: not fixed: it is outside the root {one_line(root)} (--root)")
+            self._unusable(
+                key,
+                f"{one_line(path)}: not fixed: it is outside the root {one_line(root)} (--root)",
+            )
             return None
         if self.write and key in model_files and not self.settings.fix_model_configs:
             self.out.held.add(path)
@@ -340,13 +374,20 @@ class Fixer:
         """The file as it was checked: re-read, and refused when its bytes differ from those checked."""
         try:
             with open(key, "rb") as fh:
-                data = fh.read(self.settings.max_file_size + 1)  # larger: it changed (the digest says so)
+                data = fh.read(
+                    self.settings.max_file_size + 1
+                )  # larger: it changed (the digest says so)
         except OSError as exc:
-            self._unusable(key, f"{one_line(path)}: not fixed: cannot read it again: {exc.strerror or exc}")
+            self._unusable(
+                key, f"{one_line(path)}: not fixed: cannot read it again: {exc.strerror or exc}"
+            )
             return None
         digest = hashlib.sha256(data).hexdigest()
         if self.checked.get(key) != digest:
-            self._unusable(key, f"{one_line(path)}: not fixed: it changed since it was checked (run swacheck again)")
+            self._unusable(
+                key,
+                f"{one_line(path)}: not fixed: it changed since it was checked (run swacheck again)",
+            )
             return None
         text = loading.decode(data, path)
         bom = data.startswith(b"\xef\xbb\xbf")
@@ -354,7 +395,9 @@ class Fixer:
         state.round_text = text
         return state
 
-    def _take(self, ident, f: Finding, files: dict[str, str], rounds: dict[str, "_FileRound"]) -> "_Taken | None":  # type: ignore[no-untyped-def]
+    def _take(
+        self, ident, f: Finding, files: dict[str, str], rounds: dict[str, _FileRound]
+    ) -> _Taken | None:  # type: ignore[no-untyped-def]
         """Take a fix for this round unless it edits YAML shared through an anchor or overlaps an
         edit already taken (then it is derived again, from the re-checked text, next round)."""
         assert f.fix is not None
@@ -369,7 +412,8 @@ class Fixer:
                 where = one_line(str(f.location)) if f.location else one_line(fr.state.path)
                 self.out.messages.append(
                     f"{where}: {f.code} not fixable automatically: the value is shared through a YAML anchor or "
-                    f"alias, and editing it there would change every place that uses it; edit by hand: {one_line(f.fix.description)}"
+                    f"alias, and editing it there would change every place that uses it; edit "
+                    f"by hand: {one_line(f.fix.description)}"
                 )
                 return None
             if fr.conflicts(mine):
@@ -379,7 +423,7 @@ class Fixer:
             rounds[key].add(mine)
         return _Taken(Applied(ident, f.code, f.fix, frozenset(files)), by_file)
 
-    def _settle(self, taken: list["_Taken"], rounds: dict[str, "_FileRound"]) -> list[Applied]:
+    def _settle(self, taken: list[_Taken], rounds: dict[str, _FileRound]) -> list[Applied]:
         """Apply the fixes taken, file by file. A file whose result would not parse or would hold a
         key twice (a rename and an insertion of one key) is done again one fix at a time (at most
         ``FALLBACK_FIXES`` this round); a fix that spans files and is dropped in one is dropped in all."""
@@ -456,16 +500,24 @@ def write_verified(state: FileState, root: str) -> tuple[str, str] | None:
         st = os.fstat(fd)
         now = os.lstat(path)
         if (st.st_dev, st.st_ino) != (now.st_dev, now.st_ino):
-            return "skipped", "not written: it changed since it was checked (replaced); run swacheck again"
+            return (
+                "skipped",
+                "not written: it changed since it was checked (replaced); run swacheck again",
+            )
         data = _read_all(fd, st.st_size)
         if hashlib.sha256(data).hexdigest() != state.digest:
             return "skipped", "not written: it changed since it was checked; run swacheck again"
         if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
-            return "failed", "not written: the file is read-only (make it writable to apply the fix)"
+            return (
+                "failed",
+                "not written: the file is read-only (make it writable to apply the fix)",
+            )
         new = state.data()
         try:
             if st.st_nlink > 1 or not _replace(path, new, st):
-                _write_in_place(path, new)  # keeps hard links (and an owner we could not give a new file)
+                _write_in_place(
+                    path, new
+                )  # keeps hard links (and an owner we could not give a new file)
         except OSError as exc:
             return "failed", f"cannot write the fix: {exc.strerror or exc}; the file is unchanged"
         return None
@@ -541,7 +593,12 @@ def _relative(state: FileState, root: str) -> str:
 
 def _count_remaining(result, settings) -> tuple[int, int]:  # type: ignore[no-untyped-def]
     remaining = sum(len(r.findings) for r in result.results)
-    unsafe = sum(1 for r in result.results for f in r.findings if f.fix is not None and f.fix.edits and not f.fix.safe)
+    unsafe = sum(
+        1
+        for r in result.results
+        for f in r.findings
+        if f.fix is not None and f.fix.edits and not f.fix.safe
+    )
     return remaining, 0 if settings.unsafe_fixes else unsafe
 
 
@@ -556,10 +613,14 @@ def show_diff(settings) -> int:  # type: ignore[no-untyped-def]
     chunks = []
     for state in fixer.changed():
         head = "".join(
-            f"swacheck: {code} {'safe' if fix.safe else 'unsafe'} fix: {one_line(fix.description)}\n" for code, fix in state.fixes
+            f"swacheck: {code} {'safe' if fix.safe else 'unsafe'} fix: {one_line(fix.description)}\n"
+            for code, fix in state.fixes
         )
         bom = "\ufeff" if state.bom else ""
-        chunks.append(head + fixes.unified_diff(bom + state.original, bom + state.text, _relative(state, root)))
+        chunks.append(
+            head
+            + fixes.unified_diff(bom + state.original, bom + state.text, _relative(state, root))
+        )
     patch = "".join(chunks)
     if hasattr(sys.stdout, "buffer"):  # bytes: CRLF and lone CR stay as the files have them
         sys.stdout.flush()
@@ -572,7 +633,10 @@ def show_diff(settings) -> int:  # type: ignore[no-untyped-def]
     n = len(chunks)
     _, unsafe = _count_remaining(result, settings)
     more = f"; {unsafe} more with --unsafe-fixes" if unsafe else ""
-    print_error(f"swacheck: {n} file{'s' if n != 1 else ''} would change ({len(out.applied)} fix{'es' if len(out.applied) != 1 else ''}{more})")
+    print_error(
+        f"swacheck: {n} file{'s' if n != 1 else ''} would change "
+        f"({len(out.applied)} fix{'es' if len(out.applied) != 1 else ''}{more})"
+    )
     return 2 if result.errors else (1 if chunks else 0)
 
 
@@ -587,7 +651,9 @@ def apply_fixes(settings) -> tuple[bool, int, int]:  # type: ignore[no-untyped-d
     for state in written:
         print_error(f"swacheck: fixed {one_line(state.path)}")
     for path in sorted(out.held):
-        print_error(f"swacheck: not fixing {one_line(path)}: it belongs to a model checkpoint (add --fix-model-configs)")
+        print_error(
+            f"swacheck: not fixing {one_line(path)}: it belongs to a model checkpoint (add --fix-model-configs)"
+        )
     done = {s.real for s in written}
     fixed = sum(1 for a in out.applied if a.files <= done)
     return bool(written), failed, fixed

@@ -37,11 +37,17 @@ def delete_line_of(pair: Pair, mapping: Mapping | None) -> Edit | None:
         return None
     end = pair.value.loc
     # A value that ends at column 1 of a later line (block scalars) already ends its lines.
-    last_line = end.end_line - 1 if end.end_column == 1 and end.end_line > pair.key_loc.line else end.end_line
+    last_line = (
+        end.end_line - 1
+        if end.end_column == 1 and end.end_line > pair.key_loc.line
+        else end.end_line
+    )
     return Edit(pair.key_loc.file, pair.key_loc.line, 1, last_line + 1, 1, "")
 
 
-def replace_entry(pair: Pair, mapping: Mapping | None, entries: tuple[tuple[str, Any], ...]) -> Edit | None:
+def replace_entry(
+    pair: Pair, mapping: Mapping | None, entries: tuple[tuple[str, Any], ...]
+) -> Edit | None:
     """Write ``key: value`` lines in place of a block mapping entry (its whole lines). None for flow style."""
     edit = delete_line_of(pair, mapping)
     if edit is None:
@@ -56,7 +62,11 @@ def insert_after(pair: Pair, mapping: Mapping | None, key: str, value: Any) -> E
     if mapping is None or mapping.flow:
         return None
     end = pair.value.loc
-    line = end.end_line if end.end_column == 1 and end.end_line > pair.key_loc.line else end.end_line + 1
+    line = (
+        end.end_line
+        if end.end_column == 1 and end.end_line > pair.key_loc.line
+        else end.end_line + 1
+    )
     indent = " " * (pair.key_loc.column - 1)
     text = f"{indent}{key}: {render_scalar(value, False)}\n"
     return Edit(pair.key_loc.file, line, 1, line, 1, text)
@@ -89,7 +99,9 @@ def _line(text: str, starts: list[int], line: int) -> str:
     return text[starts[line - 1] : starts[line] if line < len(starts) else len(text)]
 
 
-def spans(text: str, edits: list[Edit], starts: list[int] | None = None) -> list[tuple[int, int, str]]:
+def spans(
+    text: str, edits: list[Edit], starts: list[int] | None = None
+) -> list[tuple[int, int, str]]:
     """Each edit as (start, end, replacement) character offsets of ``text``, its line breaks
     written as the file's own. ``starts``: ``line_starts(text)``, when known."""
     m = _BREAK.search(text)
@@ -102,19 +114,41 @@ def spans(text: str, edits: list[Edit], starts: list[int] | None = None) -> list
         if not e.replacement and e.column == 1 and e.end_column == 1:
             # deleting whole lines: a block scalar's span takes in the blank lines after it
             # (chomped, not content); they belong to the layout around the entry, so they stay
-            while end_line - 1 > e.line and end_line - 1 <= len(starts) and not _line(text, starts, end_line - 1).strip():
+            while (
+                end_line - 1 > e.line
+                and end_line - 1 <= len(starts)
+                and not _line(text, starts, end_line - 1).strip()
+            ):
                 end_line -= 1
-        start, end = offset(text, starts, e.line, e.column), offset(text, starts, end_line, e.end_column)
+        start, end = (
+            offset(text, starts, e.line, e.column),
+            offset(text, starts, end_line, e.end_column),
+        )
         replacement = e.replacement.replace("\n", newline)
-        if replacement.endswith(newline) and start == len(text) and text and not text.endswith(("\n", "\r")):
+        if (
+            replacement.endswith(newline)
+            and start == len(text)
+            and text
+            and not text.endswith(("\n", "\r"))
+        ):
             replacement = newline + replacement  # a new line after a last line without a break
-        elif start == end and replacement and not replacement.endswith(newline) and start and text[start - 1] == ":":
-            replacement = " " + replacement  # an empty value (`key:`): `key:VALUE` would be one plain scalar
+        elif (
+            start == end
+            and replacement
+            and not replacement.endswith(newline)
+            and start
+            and text[start - 1] == ":"
+        ):
+            replacement = (
+                " " + replacement
+            )  # an empty value (`key:`): `key:VALUE` would be one plain scalar
         out.append((start, end, replacement))
     return out
 
 
-def apply_spans(text: str, edit_spans: list[tuple[int, int, str]], strict: bool = True) -> tuple[str, int]:
+def apply_spans(
+    text: str, edit_spans: list[tuple[int, int, str]], strict: bool = True
+) -> tuple[str, int]:
     """``text`` with the spans replaced, and how many were dropped.
 
     Identical edits (two findings, one fix) count once; insertions at one point are joined.
@@ -150,7 +184,9 @@ class FileEdits:
     skipped: int = 0  # edits dropped because they overlap an earlier one
 
     def result(self) -> str:
-        text, self.skipped = apply_spans(self.original, spans(self.original, self.edits), strict=False)
+        text, self.skipped = apply_spans(
+            self.original, spans(self.original, self.edits), strict=False
+        )
         return text
 
 
@@ -185,7 +221,12 @@ def unified_diff(old: str, new: str, path: str) -> str:
         return ""
     out = []
     # names quoted as git does when unusual: no control character in a header (report/escape.py)
-    for line in difflib.unified_diff(diff_lines(old), diff_lines(new), fromfile=diff_path(f"a/{path}"), tofile=diff_path(f"b/{path}")):
+    for line in difflib.unified_diff(
+        diff_lines(old),
+        diff_lines(new),
+        fromfile=diff_path(f"a/{path}"),
+        tofile=diff_path(f"b/{path}"),
+    ):
         out.append(line)
         if not line.endswith("\n"):
             out.append("\n\\ No newline at end of file\n")

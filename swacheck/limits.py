@@ -52,8 +52,8 @@ their readers directly.
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from .model import InputProblem, Location
 from .report.escape import one_line
@@ -90,7 +90,8 @@ def charge_read(size: int, path: str) -> None:
     """Count ``size`` bytes read from ``path``; an :class:`InputProblem` once the run is over budget."""
     if _run_bytes[0] + size > MAX_RUN_BYTES:
         raise InputProblem(
-            f"not read: this run has read {_run_bytes[0]} bytes, and this file would pass the limit of {MAX_RUN_BYTES} bytes per run",
+            f"not read: this run has read {_run_bytes[0]} bytes, and this file would "
+            f"pass the limit of {MAX_RUN_BYTES} bytes per run",
             file=path,
         )
     _run_bytes[0] += size
@@ -120,42 +121,70 @@ class Budget:
         """``size`` characters substituted for a variable reference at ``at``, making a word of ``size``
         characters at least."""
         if size > MAX_WORD:
-            raise InputProblem(f"a variable expands to more than {MAX_WORD} characters here (the limit on one word)", at, file=self.path or None)
+            raise InputProblem(
+                f"a variable expands to more than {MAX_WORD} characters here (the limit on one word)",
+                at,
+                file=self.path or None,
+            )
         self.expanded += size
         if self.expanded > MAX_EXPANSION:
             raise InputProblem(
-                f"variable expansion passes {MAX_EXPANSION} characters in {self.name} here (the limit per file)", at, file=self.path or None
+                f"variable expansion passes {MAX_EXPANSION} characters in {self.name} here (the limit per file)",
+                at,
+                file=self.path or None,
             )
 
     def word(self, size: int, at: Location | None) -> None:
         """A word built by expansion is ``size`` characters long."""
         if size > MAX_WORD:
-            raise InputProblem(f"a word expands to more than {MAX_WORD} characters here (the limit on one word)", at, file=self.path or None)
+            raise InputProblem(
+                f"a word expands to more than {MAX_WORD} characters here (the limit on one word)",
+                at,
+                file=self.path or None,
+            )
 
     def reference(self, at: Location | None) -> None:
         """One more variable reference expanded, known or not (each costs its bookkeeping)."""
         self.references += 1
         if self.references > MAX_REFERENCES:
-            raise InputProblem(f"more than {MAX_REFERENCES} variable references in {self.name} (the limit per file)", at, file=self.path or None)
+            raise InputProblem(
+                f"more than {MAX_REFERENCES} variable references in {self.name} (the limit per file)",
+                at,
+                file=self.path or None,
+            )
 
     def words(self, count: int, at: Location | None) -> None:
         """``count`` more shell words lexed (a script, the files it sources, ``sh -c`` strings)."""
         self.lexed += count
         if self.lexed > MAX_WORDS:
-            raise InputProblem(f"more than {MAX_WORDS} shell words in {self.name} (the limit per file)", at, file=self.path or None)
+            raise InputProblem(
+                f"more than {MAX_WORDS} shell words in {self.name} (the limit per file)",
+                at,
+                file=self.path or None,
+            )
 
     def source(self, at: Location | None) -> None:
         self.sources += 1
         if self.sources > MAX_SOURCES:
-            raise InputProblem(f"more than {MAX_SOURCES} files sourced while reading {self.name} (the limit per file)", at, file=self.path or None)
+            raise InputProblem(
+                f"more than {MAX_SOURCES} files sourced while reading {self.name} (the limit per file)",
+                at,
+                file=self.path or None,
+            )
 
     def deployment(self, at: Location | None) -> None:
         self.deployments += 1
         if self.deployments > MAX_DEPLOYMENTS:
-            raise InputProblem(f"more than {MAX_DEPLOYMENTS} deployments in {self.name} (the limit per file)", at, file=self.path or None)
+            raise InputProblem(
+                f"more than {MAX_DEPLOYMENTS} deployments in {self.name} (the limit per file)",
+                at,
+                file=self.path or None,
+            )
 
 
-_current: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("swacheck_budget", default=None)
+_current: contextvars.ContextVar[Budget | None] = contextvars.ContextVar(
+    "swacheck_budget", default=None
+)
 
 
 def current() -> Budget:

@@ -16,15 +16,16 @@ import json
 import os
 import re
 import stat
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import yaml
 
 from . import limits
 from .model import InputProblem, Location
-from .report.escape import one_line
 from .paths import real
+from .report.escape import one_line
 
 try:  # libyaml's composer is several times faster; fall back to pure Python.
     _SafeLoader: type = yaml.CSafeLoader  # type: ignore[attr-defined]
@@ -52,6 +53,7 @@ class _YamlLoader(_SafeLoader):  # type: ignore[misc, valid-type]
             return tag
         return super().resolve(kind, value, implicit)
 
+
 DEFAULT_MAX_FILE_SIZE = limits.MAX_FILE_SIZE  # bytes; a config file is a few KiB
 MAX_DEPTH = limits.MAX_NESTING  # nesting levels; real configs use fewer than 10
 
@@ -73,7 +75,7 @@ class Scalar:
 class Pair:
     key: str
     key_loc: Location
-    value: "Node"
+    value: Node
 
 
 @dataclass(slots=True)
@@ -92,7 +94,7 @@ class Mapping:
 @dataclass(slots=True)
 class Sequence:
     loc: Location
-    items: list["Node"] = field(default_factory=list)
+    items: list[Node] = field(default_factory=list)
 
     def plain(self) -> list[Any]:
         return _plain(self)  # type: ignore[return-value]
@@ -100,19 +102,27 @@ class Sequence:
 
 Node = Scalar | Mapping | Sequence
 
-MAX_PLAIN_NODES = limits.MAX_PLAIN_NODES  # a config value has a few dozen; aliases could make it 9**10
+MAX_PLAIN_NODES = (
+    limits.MAX_PLAIN_NODES
+)  # a config value has a few dozen; aliases could make it 9**10
 
 
-def _plain(node: "Node") -> Any:
+def _plain(node: Node) -> Any:
     """Plain Python data for a subtree, refusing alias bombs (aliases share nodes, this expands them)."""
     budget = [MAX_PLAIN_NODES]
 
     def walk(n: Node, depth: int) -> Any:
         budget[0] -= 1
         if budget[0] < 0:
-            raise InputProblem(f"this value expands to more than {MAX_PLAIN_NODES} items (YAML aliases?)", node.loc)
-        if depth > MAX_DEPTH:  # only an alias inside its own anchor gets here: the tree is at most MAX_DEPTH deep
-            raise InputProblem("this value contains itself (a YAML alias inside its own anchor)", node.loc)
+            raise InputProblem(
+                f"this value expands to more than {MAX_PLAIN_NODES} items (YAML aliases?)", node.loc
+            )
+        if (
+            depth > MAX_DEPTH
+        ):  # only an alias inside its own anchor gets here: the tree is at most MAX_DEPTH deep
+            raise InputProblem(
+                "this value contains itself (a YAML alias inside its own anchor)", node.loc
+            )
         if isinstance(n, Scalar):
             return n.value
         if isinstance(n, Mapping):
@@ -127,8 +137,8 @@ class Duplicate:
     key: str
     first: Location
     again: Location
-    first_pair: "Pair"  # the entry that is silently ignored
-    mapping: "Mapping"
+    first_pair: Pair  # the entry that is silently ignored
+    mapping: Mapping
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -197,7 +207,10 @@ def special_kind(mode: int) -> str | None:
 def not_regular(path: str, kind: str) -> InputProblem:
     if kind == "a directory":
         return InputProblem("is a directory, expected a file", file=path)
-    return InputProblem(f"is {kind}, not a regular file: swacheck reads only regular files (use - for standard input)", file=path)
+    return InputProblem(
+        f"is {kind}, not a regular file: swacheck reads only regular files (use - for standard input)",
+        file=path,
+    )
 
 
 def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
@@ -212,12 +225,17 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
         return decode(OVERLAY[real(path)], path)
     max_size = min(max_size, limits.MAX_FILE_SIZE)
     if "\0" in path:
-        raise InputProblem("no such file: the name holds a NUL byte, which no file name can", file=path)
+        raise InputProblem(
+            "no such file: the name holds a NUL byte, which no file name can", file=path
+        )
     try:
         kind = special_kind(os.stat(path).st_mode)
         if kind is not None:
             raise not_regular(path, kind)
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(
+            path,
+            os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0),
+        )
         with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
             kind = special_kind(st.st_mode)
@@ -225,7 +243,10 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
                 raise not_regular(path, kind)
             size = st.st_size
             if size > max_size:
-                raise InputProblem(f"file is {size} bytes, above the {max_size}-byte limit (--max-file-size)", file=path)
+                raise InputProblem(
+                    f"file is {size} bytes, above the {max_size}-byte limit (--max-file-size)",
+                    file=path,
+                )
             limits.charge_read(size, path)
             data = fh.read(size + 1)  # a regular file's size is known: never allocate more
     except InputProblem:
@@ -240,7 +261,9 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InputProblem(f"cannot read: {reason}", file=path) from None
     if len(data) > max_size:  # a file that grew while it was read
-        raise InputProblem(f"file is more than {max_size} bytes, above the limit (--max-file-size)", file=path)
+        raise InputProblem(
+            f"file is more than {max_size} bytes, above the limit (--max-file-size)", file=path
+        )
     if CHECKED is not None and path != "-":
         import hashlib
 
@@ -258,7 +281,10 @@ def read_stdin(stream, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:  # type: i
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
     if len(data) > max_size:
-        raise InputProblem(f"standard input is more than {max_size} bytes, above the limit (--max-file-size)", file="-")
+        raise InputProblem(
+            f"standard input is more than {max_size} bytes, above the limit (--max-file-size)",
+            file="-",
+        )
     limits.charge_read(len(data), "-")
     return decode(data, "-")
 
@@ -268,7 +294,9 @@ def decode(data: bytes, path: str) -> str:
         raise InputProblem("file is UTF-16 encoded; save it as UTF-8", file=path)
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise InputProblem("NUL byte: this is a binary file, not YAML or JSON", Location(path, line, 1, line, 1))
+        raise InputProblem(
+            "NUL byte: this is a binary file, not YAML or JSON", Location(path, line, 1, line, 1)
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -276,7 +304,8 @@ def decode(data: bytes, path: str) -> str:
         line_start = data.rfind(b"\n", 0, exc.start) + 1
         col = len(data[line_start : exc.start].decode("utf-8", "replace")) + 1  # in characters
         raise InputProblem(
-            f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", Location(path, line, col, line, col + 1)
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x})",
+            Location(path, line, col, line, col + 1),
         ) from None
     return text
 
@@ -285,7 +314,9 @@ def is_json_path(path: str) -> bool:
     return path.lower().endswith(".json")
 
 
-def load_file(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE, text: str | None = None) -> SourceFile:
+def load_file(
+    path: str, max_size: int = DEFAULT_MAX_FILE_SIZE, text: str | None = None
+) -> SourceFile:
     """Load one file into position-keeping documents. Raises :class:`InputProblem`."""
     if text is None:
         text = read_text(path, max_size)
@@ -383,7 +414,8 @@ class _YamlConverter:
         """Called once the file has more nodes than its budget."""
         if self.nodes > limits.MAX_YAML_NODES:
             raise InputProblem(
-                f"more than {limits.MAX_YAML_NODES} YAML nodes in this file (the limit per file)", self.loc(mark, mark)
+                f"more than {limits.MAX_YAML_NODES} YAML nodes in this file (the limit per file)",
+                self.loc(mark, mark),
             )
 
     def document(self) -> Node:
@@ -398,7 +430,9 @@ class _YamlConverter:
     def _tag(self, event: Any, kind: Any) -> str:
         tag = event.tag
         if tag is None or tag == "!":
-            tag = self.loader.resolve(kind, event.value if kind is yaml.ScalarNode else None, event.implicit)
+            tag = self.loader.resolve(
+                kind, event.value if kind is yaml.ScalarNode else None, event.implicit
+            )
         return tag
 
     def _anchor(self, event: Any, node: Node) -> None:
@@ -407,7 +441,8 @@ class _YamlConverter:
             if anchor in self.anchors:
                 first = self.anchors[anchor][1]
                 raise InputProblem(
-                    f"invalid YAML: the anchor &{one_line(anchor)} is defined twice (first on line {self.loc(first, first).line})",
+                    f"invalid YAML: the anchor &{one_line(anchor)} is defined twice (first on "
+                    f"line {self.loc(first, first).line})",
                     self.loc(event.start_mark, event.start_mark),
                 )
             self.anchors[anchor] = (node, event.start_mark)
@@ -417,13 +452,18 @@ class _YamlConverter:
         if cls is _AliasEvent:  # share the anchored node, never expand it
             hit = self.anchors.get(event.anchor)
             if hit is None:
-                raise yaml.composer.ComposerError(None, None, f"found undefined alias {event.anchor!r}", event.start_mark)
+                raise yaml.composer.ComposerError(
+                    None, None, f"found undefined alias {event.anchor!r}", event.start_mark
+                )
             return hit[0]
         self.nodes += 1
         if self.nodes > self.max_nodes:
             self.count(event.start_mark)
         if depth > MAX_DEPTH:
-            raise InputProblem(f"nested more than {MAX_DEPTH} levels deep", self.loc(event.start_mark, event.start_mark))
+            raise InputProblem(
+                f"nested more than {MAX_DEPTH} levels deep",
+                self.loc(event.start_mark, event.start_mark),
+            )
         if cls is _ScalarEvent:
             out: Node = self.scalar(event, self._tag(event, yaml.ScalarNode))
             self._anchor(event, out)
@@ -434,26 +474,46 @@ class _YamlConverter:
 
     def scalar(self, event: Any, tag: str) -> Scalar:
         if tag not in _SCALARS:
-            raise InputProblem(f"unsupported YAML tag {tag!r}: swacheck reads plain data only", self.loc(event.start_mark, event.end_mark))
+            raise InputProblem(
+                f"unsupported YAML tag {tag!r}: swacheck reads plain data only",
+                self.loc(event.start_mark, event.end_mark),
+            )
         construct = _SCALARS[tag]
         if construct is None:
             value: Any = event.value
         else:
-            node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+            node = yaml.ScalarNode(
+                tag, event.value, event.start_mark, event.end_mark, style=event.style
+            )
             try:
                 value = construct(self.constructor, node)
-            except (yaml.YAMLError, ValueError, OverflowError, KeyError, IndexError, TypeError) as exc:
+            except (
+                yaml.YAMLError,
+                ValueError,
+                OverflowError,
+                KeyError,
+                IndexError,
+                TypeError,
+            ) as exc:
                 # PyYAML's constructors assume the implicit resolver chose the tag: an explicit
                 # `!!bool maybe` is a KeyError, `!!int ""` an IndexError
                 kind = tag.rsplit(":", 1)[-1]
-                why = f": {exc}" if isinstance(exc, (yaml.YAMLError, ValueError)) and str(exc) else ""
-                raise InputProblem(f"bad {kind} value {one_line(repr(event.value))}{why}", self.loc(event.start_mark, event.end_mark)) from None
+                why = (
+                    f": {exc}" if isinstance(exc, (yaml.YAMLError, ValueError)) and str(exc) else ""
+                )
+                raise InputProblem(
+                    f"bad {kind} value {one_line(repr(event.value))}{why}",
+                    self.loc(event.start_mark, event.end_mark),
+                ) from None
         return Scalar(value, self.loc(event.start_mark, event.end_mark), event.style in ("'", '"'))
 
     def sequence(self, start: Any, depth: int) -> Sequence:
         tag = self._tag(start, yaml.SequenceNode)
         if tag != _SEQ_TAG:
-            raise InputProblem(f"unsupported YAML tag {tag!r} on a list: swacheck reads plain data only", self.loc(start.start_mark, start.end_mark))
+            raise InputProblem(
+                f"unsupported YAML tag {tag!r} on a list: swacheck reads plain data only",
+                self.loc(start.start_mark, start.end_mark),
+            )
         seq = Sequence(self.lines.loc(self.path, start.start_mark.index, start.start_mark.index))
         self._anchor(start, seq)
         items = seq.items
@@ -469,8 +529,14 @@ class _YamlConverter:
     def mapping(self, start: Any, depth: int) -> Mapping:
         tag = self._tag(start, yaml.MappingNode)
         if tag != _MAP_TAG:
-            raise InputProblem(f"unsupported YAML tag {tag!r} on a mapping: swacheck reads plain data only", self.loc(start.start_mark, start.end_mark))
-        mapping = Mapping(self.lines.loc(self.path, start.start_mark.index, start.start_mark.index), flow=bool(start.flow_style))
+            raise InputProblem(
+                f"unsupported YAML tag {tag!r} on a mapping: swacheck reads plain data only",
+                self.loc(start.start_mark, start.end_mark),
+            )
+        mapping = Mapping(
+            self.lines.loc(self.path, start.start_mark.index, start.start_mark.index),
+            flow=bool(start.flow_style),
+        )
         self._anchor(start, mapping)
         pairs = mapping.pairs
         get = self.loader.get_event
@@ -479,14 +545,25 @@ class _YamlConverter:
             event = get()
             if type(event) is yaml.MappingEndEvent:
                 break
-            if type(event) is _ScalarEvent and depth < MAX_DEPTH and event.anchor is None and (event.tag or resolve(_ScalarNodeType, event.value, event.implicit)) == _STR_TAG:
+            if (
+                type(event) is _ScalarEvent
+                and depth < MAX_DEPTH
+                and event.anchor is None
+                and (event.tag or resolve(_ScalarNodeType, event.value, event.implicit)) == _STR_TAG
+            ):
                 self.nodes += 1  # the usual key: plain text
                 if self.nodes > self.max_nodes:
                     self.count(event.start_mark)
                 name, key_loc = event.value, self.loc(event.start_mark, event.end_mark)
             else:
-                if type(event) is _ScalarEvent and self._tag(event, yaml.ScalarNode) == _TAG + "merge":
-                    raise InputProblem("YAML merge keys (<<) are not supported", self.loc(event.start_mark, event.end_mark))
+                if (
+                    type(event) is _ScalarEvent
+                    and self._tag(event, yaml.ScalarNode) == _TAG + "merge"
+                ):
+                    raise InputProblem(
+                        "YAML merge keys (<<) are not supported",
+                        self.loc(event.start_mark, event.end_mark),
+                    )
                 key = self.node(event, depth + 1)
                 if not isinstance(key, Scalar) or isinstance(key.value, (list, dict)):
                     raise InputProblem("a mapping key must be a plain scalar", key.loc)
@@ -515,7 +592,11 @@ def parse_yaml(text: str, path: str, seen: list[int] | None = None) -> Iterator[
             if seen is not None:
                 seen[0] = index + 1
             index += 1
-            if isinstance(tree, Scalar) and tree.value is None and _empty_null(text, tree.loc, lines):
+            if (
+                isinstance(tree, Scalar)
+                and tree.value is None
+                and _empty_null(text, tree.loc, lines)
+            ):
                 continue  # an empty document (e.g. a trailing `---`): nothing to check
             yield Document(tree, index - 1, conv.duplicates)
     except yaml.MarkedYAMLError as exc:
@@ -523,21 +604,36 @@ def parse_yaml(text: str, path: str, seen: list[int] | None = None) -> Iterator[
         problem = exc.problem or exc.context or "invalid YAML"
         if exc.context and exc.problem:
             problem = f"{exc.problem} ({exc.context})"
-        if exc.context in ("while scanning a quoted scalar", "while parsing a flow sequence", "while parsing a flow mapping") and (
-            exc.problem or ""
-        ).startswith("found unexpected end of stream") and exc.context_mark is not None:
+        if (
+            exc.context
+            in (
+                "while scanning a quoted scalar",
+                "while parsing a flow sequence",
+                "while parsing a flow mapping",
+            )
+            and (exc.problem or "").startswith("found unexpected end of stream")
+            and exc.context_mark is not None
+        ):
             mark = exc.context_mark  # point at what was opened and never closed
-            what = {"while scanning a quoted scalar": "quote", "while parsing a flow sequence": "'['", "while parsing a flow mapping": "'{'"}[exc.context]
+            what = {
+                "while scanning a quoted scalar": "quote",
+                "while parsing a flow sequence": "'['",
+                "while parsing a flow mapping": "'{'",
+            }[exc.context]
             problem = f"this {what} is never closed"
         loc = lines.mark(path, mark) if mark is not None else Location(path, 1, 1, 1, 1)
-        line_text = text.splitlines()[loc.line - 1] if 0 < loc.line <= len(text.splitlines()) else ""
+        line_text = (
+            text.splitlines()[loc.line - 1] if 0 < loc.line <= len(text.splitlines()) else ""
+        )
         if "\t" in line_text[: loc.column]:
             problem += "; YAML indentation must use spaces, not tabs"
         raise InputProblem(f"invalid YAML: {problem}", loc) from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow
         loc = lines.loc(path, exc.position, exc.position)
         char = exc.character if isinstance(exc.character, str) else chr(exc.character)
-        raise InputProblem(f"invalid YAML: the control character U+{ord(char):04X} is not allowed", loc) from None
+        raise InputProblem(
+            f"invalid YAML: the control character U+{ord(char):04X} is not allowed", loc
+        ) from None
     except yaml.YAMLError as exc:
         raise InputProblem(f"invalid YAML: {exc}", file=path) from None
     except RecursionError:
@@ -592,7 +688,10 @@ class _JsonParser:
             raise self.fail(f"nested more than {MAX_DEPTH} levels deep", i)
         self.nodes += 1
         if self.nodes > limits.MAX_YAML_NODES:  # the same budget as YAML's: JSON is YAML
-            raise InputProblem(f"more than {limits.MAX_YAML_NODES} JSON values in this file (the limit per file)", self.loc(i, i))
+            raise InputProblem(
+                f"more than {limits.MAX_YAML_NODES} JSON values in this file (the limit per file)",
+                self.loc(i, i),
+            )
         text = self.text
         ch = text[i : i + 1]
         if ch == "{":
@@ -709,7 +808,9 @@ class FileCache:
         self.max_size = max_size
         self.root = root  # the run's root (a real path): referenced files are read only inside it
         self._files: dict[str, SourceFile | InputProblem] = {}
-        self._ahead: dict[str, str | SourceFile | InputProblem] = {}  # read (or parsed) ahead of its unit
+        self._ahead: dict[
+            str, str | SourceFile | InputProblem
+        ] = {}  # read (or parsed) ahead of its unit
         self._kept: set[str] = set()
         self._given: dict[str, str] = {}  # path -> text given in memory (provide)
 
@@ -730,7 +831,9 @@ class FileCache:
         key = real(path)
         hit = self._ahead.get(key)
         if not isinstance(hit, SourceFile):
-            hit = self._ahead[key] = _attempt(lambda: load_file(path, self.max_size, self.read(path)))
+            hit = self._ahead[key] = _attempt(
+                lambda: load_file(path, self.max_size, self.read(path))
+            )
         return _unwrap(hit)  # type: ignore[return-value]
 
     def load(self, path: str, text: str | None = None) -> SourceFile:
@@ -741,7 +844,9 @@ class FileCache:
             if isinstance(ahead, (InputProblem, SourceFile)):
                 hit = ahead
             else:
-                hit = _attempt(lambda: load_file(path, self.max_size, text if text is not None else ahead))
+                hit = _attempt(
+                    lambda: load_file(path, self.max_size, text if text is not None else ahead)
+                )
             self._files[key] = hit
         return _unwrap(hit)  # type: ignore[return-value]
 
@@ -764,10 +869,15 @@ class FileCache:
 
         shown = one_line(path)
         if in_vcs_metadata(path):
-            raise InputProblem(f"{what} {shown!r} is inside version-control metadata; swacheck never reads it", at, file=path)
+            raise InputProblem(
+                f"{what} {shown!r} is inside version-control metadata; swacheck never reads it",
+                at,
+                file=path,
+            )
         if self.root is not None and path != "-" and not inside(path, self.root):
             raise InputProblem(
-                f"{what} {shown!r} is outside the root {one_line(self.root)!r}; swacheck reads files that inputs refer to only inside it (--root)",
+                f"{what} {shown!r} is outside the root {one_line(self.root)!r}; swacheck "
+                f"reads files that inputs refer to only inside it (--root)",
                 at,
                 file=path,
             )

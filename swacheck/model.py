@@ -56,7 +56,7 @@ class Val:
     value: Any
     origin: str
     location: Location | None = None
-    inputs: tuple[tuple[str, "Val"], ...] = ()
+    inputs: tuple[tuple[str, Val], ...] = ()
 
     def describe(self) -> str:
         """Where the value came from, in a few words, for tables."""
@@ -102,7 +102,11 @@ class Fix:
     safe: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"description": self.description, "safe": self.safe, "edits": [e.to_json() for e in self.edits]}
+        return {
+            "description": self.description,
+            "safe": self.safe,
+            "edits": [e.to_json() for e in self.edits],
+        }
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -164,7 +168,12 @@ class InputError:
         return terminal(f"{pos}: {self.message}")
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "column": self.column, "message": self.message}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+        }
 
 
 class InputProblem(Exception):
@@ -178,7 +187,9 @@ class InputProblem(Exception):
 
     def to_error(self) -> InputError:
         if self.location is not None:
-            return InputError(self.location.file, self.location.line, self.location.column, self.message)
+            return InputError(
+                self.location.file, self.location.line, self.location.column, self.message
+            )
         return InputError(self.file or "<input>", None, None, self.message)
 
 
@@ -186,12 +197,14 @@ class InputProblem(Exception):
 class Summary:
     files: int = 0
     deployments: int = 0
-    counts: dict[str, int] = field(default_factory=lambda: {s: 0 for s in SEVERITIES})
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SEVERITIES, 0))
     input_errors: int = 0
     suppressed: int = 0
     baselined: int = 0  # findings left out because the --baseline file holds them
     skipped_files: int = 0  # files that hold no deployment (named or walked)
-    skipped_deployments: int = 0  # deployments not checked: no draft pool, or not a DeepSeek-V4 target
+    skipped_deployments: int = (
+        0  # deployments not checked: no draft pool, or not a DeepSeek-V4 target
+    )
     failing: bool = False  # a finding at or above --fail-on
     by_code: dict[str, int] = field(default_factory=dict)  # findings per rule (--statistics)
     severity_of: dict[str, str] = field(default_factory=dict)  # each rule's severity as reported

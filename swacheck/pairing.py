@@ -40,7 +40,10 @@ class ServerPair:
     note: str = ""  # said on stderr: the roles of an explicit pair were given the wrong way round
 
     def rows(self) -> list[tuple[str, Val, Val]]:
-        return [(name, self.prefill_values[name], self.decode_values[name]) for name in self.prefill_values]
+        return [
+            (name, self.prefill_values[name], self.decode_values[name])
+            for name in self.prefill_values
+        ]
 
     def differs(self, name: str) -> bool:
         return self.prefill_values[name].value != self.decode_values[name].value
@@ -69,13 +72,23 @@ def stem(r: DeploymentResult) -> str:
 
 
 def make_pair(prefill: DeploymentResult, decode: DeploymentResult, how: str) -> ServerPair:
-    return ServerPair(prefill, decode, how, compared_values(prefill.resolution), compared_values(decode.resolution))
+    return ServerPair(
+        prefill,
+        decode,
+        how,
+        compared_values(prefill.resolution),
+        compared_values(decode.resolution),
+    )
 
 
 def _role_error(r: DeploymentResult, named: str, wanted: str) -> InputError:
     """An explicit pair's server whose disaggregation mode is not the role it was named for."""
     mode = r.resolution.values.get("disaggregation_mode")
-    has = f"is {mode.value}" if mode is not None and mode.value not in (None, "null") else "is not set (no PD role)"
+    has = (
+        f"is {mode.value}"
+        if mode is not None and mode.value not in (None, "null")
+        else "is not set (no PD role)"
+    )
     loc = mode.location if mode is not None and mode.location is not None else None
     message = f"named as the {wanted} server of a PD pair, but its disaggregation-mode {has}; the pair is not checked"
     if loc is not None:
@@ -84,7 +97,8 @@ def _role_error(r: DeploymentResult, named: str, wanted: str) -> InputError:
 
 
 def find_pairs(
-    results: list[DeploymentResult], explicit: list[tuple[str, str]] = ()  # type: ignore[assignment]
+    results: list[DeploymentResult],
+    explicit: list[tuple[str, str]] = (),  # type: ignore[assignment]
 ) -> tuple[list[ServerPair], list[tuple[DeploymentResult, str]], list[InputError]]:
     """(pairs, [(server left alone, why)], [explicit pairs whose roles are not prefill + decode]).
 
@@ -104,29 +118,56 @@ def find_pairs(
         if len(p) != 1 or len(d) != 1:
             for path, found in ((p_path, p), (d_path, d)):
                 for r in found if len(found) > 1 else ():
-                    explicit_alone.append((r, f"{path} was named as a pair but holds {len(found)} deployments; name files with one server each"))
+                    explicit_alone.append(
+                        (
+                            r,
+                            f"{path} was named as a pair but holds {len(found)} deployments; name "
+                            f"files with one server each",
+                        )
+                    )
             continue
         if id(p[0]) not in used and id(d[0]) not in used:
             used.update((id(p[0]), id(d[0])))
             if role(p[0]) == "prefill" and role(d[0]) == "decode":
                 pairs.append(make_pair(p[0], d[0], f"named as a pair ({p_path} + {d_path})"))
             elif role(p[0]) == "decode" and role(d[0]) == "prefill":
-                pair = make_pair(d[0], p[0], f"named as a pair the wrong way round ({p_path} + {d_path}); checked as prefill {d_path} + decode {p_path}")
-                pair.note = f"named as the prefill server of a PD pair, but it is the decode server and {d_path} the prefill server (their disaggregation-mode): checked the right way round"
+                pair = make_pair(
+                    d[0],
+                    p[0],
+                    f"named as a pair the wrong way round ({p_path} + {d_path}); checked as "
+                    f"prefill {d_path} + decode {p_path}",
+                )
+                pair.note = (
+                    f"named as the prefill server of a PD pair, but it is the decode server "
+                    f"and {d_path} the prefill server (their disaggregation-mode): checked the "
+                    f"right way round"
+                )
                 pairs.append(pair)
             else:
-                problems.extend(_role_error(r, path, wanted) for r, path, wanted in ((p[0], p_path, "prefill"), (d[0], d_path, "decode")) if role(r) != wanted)
+                problems.extend(
+                    _role_error(r, path, wanted)
+                    for r, path, wanted in ((p[0], p_path, "prefill"), (d[0], d_path, "decode"))
+                    if role(r) != wanted
+                )
 
     groups: dict[str, list[DeploymentResult]] = {}
     for r in results:
         if id(r) not in used and role(r) is not None and r.resolution.target is not None:
-            groups.setdefault(os.path.dirname(os.path.abspath(r.deployment.file)) + "\0" + model_key(r), []).append(r)
+            groups.setdefault(
+                os.path.dirname(os.path.abspath(r.deployment.file)) + "\0" + model_key(r), []
+            ).append(r)
     alone = explicit_alone
     for servers in groups.values():
         prefills = [r for r in servers if role(r) == "prefill"]
         decodes = [r for r in servers if role(r) == "decode"]
         if len(prefills) == 1 and len(decodes) == 1:
-            pairs.append(make_pair(prefills[0], decodes[0], "the only prefill and decode servers of this model in the run"))
+            pairs.append(
+                make_pair(
+                    prefills[0],
+                    decodes[0],
+                    "the only prefill and decode servers of this model in the run",
+                )
+            )
             continue
         if not prefills or not decodes:
             continue  # nothing to compare with
@@ -138,11 +179,23 @@ def find_pairs(
             ps = [r for r in members if role(r) == "prefill"]
             ds = [r for r in members if role(r) == "decode"]
             if len(ps) == 1 and len(ds) == 1:
-                pairs.append(make_pair(ps[0], ds[0], f"same model and the same name without prefill/decode ({name!r})"))
+                pairs.append(
+                    make_pair(
+                        ps[0],
+                        ds[0],
+                        f"same model and the same name without prefill/decode ({name!r})",
+                    )
+                )
                 paired.update((id(ps[0]), id(ds[0])))
         for r in servers:
             if id(r) not in paired:
                 others = len(decodes) if role(r) == "prefill" else len(prefills)
                 other_role = "decode" if role(r) == "prefill" else "prefill"
-                alone.append((r, f"{others} {other_role} server{'s' if others != 1 else ''} of the same model could be its partner"))
+                alone.append(
+                    (
+                        r,
+                        f"{others} {other_role} server{'s' if others != 1 else ''} of the same "
+                        f"model could be its partner",
+                    )
+                )
     return pairs, alone, problems

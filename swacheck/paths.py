@@ -74,6 +74,9 @@ def inside(path: str, root: str) -> bool:
 def in_vcs_metadata(path: str) -> bool:
     """Whether ``path`` (as named, or its real path) lies in a ``.git``, ``.hg`` or ``.svn`` folder."""
     for p in (os.path.abspath(path), real(path)):
-        if any(part in VCS_DIRS for part in p.split(os.sep)[:-1]) or os.path.basename(p) in VCS_DIRS:
+        if (
+            any(part in VCS_DIRS for part in p.split(os.sep)[:-1])
+            or os.path.basename(p) in VCS_DIRS
+        ):
             return True
     return False

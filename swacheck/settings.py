@@ -17,7 +17,9 @@ class Settings:
     commands: list[str] = field(default_factory=list)  # --command: launch commands given as text
     format: str = "human"
     platform: str | None = None  # None: cuda, unless a deployment file says otherwise
-    gpu: str | None = None  # --gpu: the GPU model the servers run on (sglang/gpus.py); a deployment file's gpu: wins
+    gpu: str | None = (
+        None  # --gpu: the GPU model the servers run on (sglang/gpus.py); a deployment file's gpu: wins
+    )
     env: dict[str, str] = field(default_factory=dict)
     model_configs: dict[str, str] = field(default_factory=dict)
     fail_on: str = "error"
@@ -29,28 +31,44 @@ class Settings:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     exclude: tuple[str, ...] = ()
     select: tuple[str, ...] = ()  # codes or prefixes; empty: every rule
-    extend_select: tuple[str, ...] = ()  # added to select (e.g. a rule a project's select leaves out)
+    extend_select: tuple[
+        str, ...
+    ] = ()  # added to select (e.g. a rule a project's select leaves out)
     ignore: tuple[str, ...] = ()
     exit_zero: bool = False
-    stdin_filename: str | None = None  # check standard input ("-") as this file: its name and folder
-    stdin_text: str | None = None  # the text of "-" given in memory (swacheck.check_text), not read from stdin
+    stdin_filename: str | None = (
+        None  # check standard input ("-") as this file: its name and folder
+    )
+    stdin_text: str | None = (
+        None  # the text of "-" given in memory (swacheck.check_text), not read from stdin
+    )
     baseline: frozenset[str] | None = None  # --baseline FILE: fingerprints of findings to leave out
-    write_baseline: str | None = None  # --write-baseline FILE: write every finding's fingerprint there
+    write_baseline: str | None = (
+        None  # --write-baseline FILE: write every finding's fingerprint there
+    )
     statistics: bool = False  # --statistics: findings per rule instead of the report
     allow_empty: bool = False  # a run that finds no deployment exits 0, not 2 (the pre-commit hook)
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)  # glob -> codes
     per_file_ignores_base: str = "."  # globs are relative to the config file's folder
-    sglang_version: str = "0.5.23"  # the SGLang release whose behaviour is predicted (sglang/version.py)
-    pairs: list[tuple[str, str]] = field(default_factory=list)  # explicit (prefill file, decode file)
+    sglang_version: str = (
+        "0.5.23"  # the SGLang release whose behaviour is predicted (sglang/version.py)
+    )
+    pairs: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # explicit (prefill file, decode file)
     show_pairs: bool = False
     fix: bool = False  # apply the fixes in place
     diff: bool = False  # print the fixes as a unified diff, write nothing
     fix_model_configs: bool = False  # also edit model checkpoints' config.json files
     unsafe_fixes: bool = False  # also apply fixes that change what runs (fixer.py)
     config_file: str | None = None
-    root: str | None = None  # --root; None: the VCS top-level of the first path, else the working directory
+    root: str | None = (
+        None  # --root; None: the VCS top-level of the first path, else the working directory
+    )
     sources: dict[str, str] = field(default_factory=dict)  # attribute -> where its value came from
 
     def rule_enabled(self, code: str) -> bool:
-        selected = not self.select or any(code.startswith(p) for p in (*self.select, *self.extend_select))
+        selected = not self.select or any(
+            code.startswith(p) for p in (*self.select, *self.extend_select)
+        )
         return selected and not any(code.startswith(p) for p in self.ignore)

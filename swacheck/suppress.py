@@ -47,8 +47,12 @@ def scan(text: str, path: str) -> list[Suppression]:
         if alone:
             removal = Location(path, number, 1, number + 1, 1)
         else:
-            removal = Location(path, number, len(line[: m.start()].rstrip()) + 1, number, len(line) + 1)
-        out.append(Suppression(loc, codes, m.group(2).strip(), number + 1 if alone else number, removal))
+            removal = Location(
+                path, number, len(line[: m.start()].rstrip()) + 1, number, len(line) + 1
+            )
+        out.append(
+            Suppression(loc, codes, m.group(2).strip(), number + 1 if alone else number, removal)
+        )
     return out
 
 

@@ -57,7 +57,9 @@ class Plan:
 PD_MARK = "disaggregation"
 
 
-def add_partners(candidates: list[Candidate], files: FileCache, exclude: tuple[str, ...] = ()) -> list[Candidate]:
+def add_partners(
+    candidates: list[Candidate], files: FileCache, exclude: tuple[str, ...] = ()
+) -> list[Candidate]:
     """``candidates`` and, for each file named explicitly that can hold a PD server, the files
     beside it that can hold one too, as ``partner`` candidates: a pre-commit hook names only the
     staged files, and a decode server staged alone must still be checked against its prefill
@@ -80,7 +82,11 @@ def add_partners(candidates: list[Candidate], files: FileCache, exclude: tuple[s
             continue
         for name in names:
             path = os.path.normpath(os.path.join(folder, name))
-            if name in exclude or not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) or real(path) in seen:
+            if (
+                name in exclude
+                or not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name))
+                or real(path) in seen
+            ):
                 continue
             if files.root is not None and not inside(path, files.root):
                 continue  # a link to outside the root is never read (it was not named)
@@ -128,12 +134,18 @@ def plan(
     def folder(path: str) -> str | None:
         return folder_of.get(real(path))
 
-    first_claim: dict[str, str] = {}  # server config -> folder of the first deployment file naming it
+    first_claim: dict[
+        str, str
+    ] = {}  # server config -> folder of the first deployment file naming it
     for c in list(candidates):
         if c.path == "-":
             text = stdin_text or ""
-        elif (kind := kinds.file_kind(c.path)) is not None or not c.path.lower().endswith(EXTENSIONS):
-            single = single or kind is None or kind.refers  # a launch command may read any file with --config
+        elif (kind := kinds.file_kind(c.path)) is not None or not c.path.lower().endswith(
+            EXTENSIONS
+        ):
+            single = (
+                single or kind is None or kind.refers
+            )  # a launch command may read any file with --config
             continue
         else:
             try:
@@ -145,7 +157,9 @@ def plan(
         if "swacheck" not in text and "\\" not in text:  # a key can also be spelt with escapes
             continue
         try:
-            source = files.parse_ahead(c.path) if c.path != "-" else load_file("-", files.max_size, text)
+            source = (
+                files.parse_ahead(c.path) if c.path != "-" else load_file("-", files.max_size, text)
+            )
         except InputProblem:
             continue
         base = os.path.dirname(c.path) or "."
@@ -168,7 +182,11 @@ def plan(
                     unite(folder(p), folder(d))
                 continue
             server = root.pairs.get("server")
-            if server is None or not isinstance(server.value, Scalar) or not isinstance(server.value.value, str):
+            if (
+                server is None
+                or not isinstance(server.value, Scalar)
+                or not isinstance(server.value.value, str)
+            ):
                 continue
             path = os.path.normpath(os.path.join(base, server.value.value))
             key = real(path)

@@ -24,8 +24,9 @@ import os
 import re
 import sys
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, TextIO
+from typing import Any, TextIO
 
 # ---------------------------------------------------------------------------------------------
 # The messages, per SGLang release
@@ -58,22 +59,56 @@ class Wording:
 
     @property
     def version_range(self) -> str:
-        return self.versions[0] if len(self.versions) == 1 else f"{self.versions[0]} – {self.versions[-1]}"
+        return (
+            self.versions[0]
+            if len(self.versions) == 1
+            else f"{self.versions[0]} – {self.versions[-1]}"
+        )
 
 
 WORDINGS = (
-    Wording("draft_ratios", "DSV4 draft state transfer expects SWA-only NextN layers", (), VERSIONS,
-            "draft compression ratios (check 1 of 5)"),
-    Wording("unified_mode", "DSV4 target and draft pools must use the same unified-KV mode", (), VERSIONS,
-            "unified-KV mode of the two pools (check 2 of 5)"),
-    Wording("ring", "DSV4 target and draft pools must share SWA ring geometry:", ("window", "ring_size", "pages"), VERSIONS,
-            "unified KV: SWA ring geometry (window, ring_size, pages)"),
-    Wording("mapping", "DSV4 target and draft pools must share the SWA index mapping", (), VERSIONS,
-            "paged KV: the SWA index mapping object (compared with `is`)"),
-    Wording("paged", "DSV4 target and draft pools must share paged SWA geometry:", ("page_size", "sliding_window"), VERSIONS[:7],
-            "paged KV: SWA geometry (page_size, sliding_window)"),
-    Wording("paged", "DSV4 target and draft pools must share SWA geometry:", ("page_size", "sliding_window", "ring_capacity"), VERSIONS[7:],
-            "paged KV: SWA geometry (page_size, sliding_window, ring_capacity)"),
+    Wording(
+        "draft_ratios",
+        "DSV4 draft state transfer expects SWA-only NextN layers",
+        (),
+        VERSIONS,
+        "draft compression ratios (check 1 of 5)",
+    ),
+    Wording(
+        "unified_mode",
+        "DSV4 target and draft pools must use the same unified-KV mode",
+        (),
+        VERSIONS,
+        "unified-KV mode of the two pools (check 2 of 5)",
+    ),
+    Wording(
+        "ring",
+        "DSV4 target and draft pools must share SWA ring geometry:",
+        ("window", "ring_size", "pages"),
+        VERSIONS,
+        "unified KV: SWA ring geometry (window, ring_size, pages)",
+    ),
+    Wording(
+        "mapping",
+        "DSV4 target and draft pools must share the SWA index mapping",
+        (),
+        VERSIONS,
+        "paged KV: the SWA index mapping object (compared with `is`)",
+    ),
+    Wording(
+        "paged",
+        "DSV4 target and draft pools must share paged SWA geometry:",
+        ("page_size", "sliding_window"),
+        VERSIONS[:7],
+        "paged KV: SWA geometry (page_size, sliding_window)",
+    ),
+    Wording(
+        "paged",
+        "DSV4 target and draft pools must share SWA geometry:",
+        ("page_size", "sliding_window", "ring_capacity"),
+        VERSIONS[7:],
+        "paged KV: SWA geometry (page_size, sliding_window, ring_capacity)",
+    ),
 )
 
 EXAMPLE = "DSV4 target and draft pools must share SWA ring geometry: target=(...), draft=(...)"
@@ -85,7 +120,9 @@ def _pattern(text: str) -> str:
 
 _MESSAGE = re.compile("|".join(f"(?P<w{i}>{_pattern(w.text)})" for i, w in enumerate(WORDINGS)))
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
-_FRAME = re.compile(r'File "[^"]*disaggregation[/\\]utils\.py", line (?P<line>\d+), in setup_state_kv_args')
+_FRAME = re.compile(
+    r'File "[^"]*disaggregation[/\\]utils\.py", line (?P<line>\d+), in setup_state_kv_args'
+)
 _TARGET = re.compile(r"\s*target\s*=\s*\(")
 _DRAFT = re.compile(r"\s*,\s*draft\s*=\s*\(")
 _LITERAL_START = re.compile(r"\s*[rfRF]{0,2}[\"']")  # a string literal opening a source line
@@ -178,7 +215,9 @@ class _Scanner:
             self.pending = None
             if match is None:
                 cont = re.search(r"target\s*=", line)
-                self.record(wording, line[cont.start():] if cont else line, start, frame, continued=True)
+                self.record(
+                    wording, line[cont.start() :] if cont else line, start, frame, continued=True
+                )
                 return
             self.bad(start, _cut_short(wording))
         if match is None:
@@ -186,9 +225,11 @@ class _Scanner:
                 self.frame = (number, int(fm["line"]))
             return
         wording = WORDINGS[int(match.lastgroup[1:])]  # type: ignore[index]
-        frame = self.frame if self.frame is not None and number - self.frame[0] <= FRAME_REACH else None
+        frame = (
+            self.frame if self.frame is not None and number - self.frame[0] <= FRAME_REACH else None
+        )
         self.frame = None
-        tail = line[match.end():]
+        tail = line[match.end() :]
         if wording.fields and not tail.strip():
             self.pending = (number, wording, frame)
         else:
@@ -207,7 +248,14 @@ class _Scanner:
             self.malformed[problem] = Malformed(number, problem)
             self.out.malformed.append(self.malformed[problem])
 
-    def record(self, wording: Wording, tail: str, number: int, frame: tuple[int, int] | None, continued: bool = False) -> None:
+    def record(
+        self,
+        wording: Wording,
+        tail: str,
+        number: int,
+        frame: tuple[int, int] | None,
+        continued: bool = False,
+    ) -> None:
         target = draft = None
         message = wording.text
         if wording.fields:
@@ -220,11 +268,15 @@ class _Scanner:
         versions = frame_versions(wording, frame[1]) if frame else ()
         err = self.errors.get(message)
         if err is None:
-            err = self.errors[message] = ParsedError(wording, message, target, draft, number, frame_versions=versions)
+            err = self.errors[message] = ParsedError(
+                wording, message, target, draft, number, frame_versions=versions
+            )
             self.out.errors.append(err)
         else:
             err.count += 1
-            err.frame_versions = tuple(v for v in VERSIONS if v in err.frame_versions or v in versions)
+            err.frame_versions = tuple(
+                v for v in VERSIONS if v in err.frame_versions or v in versions
+            )
 
 
 def _cut_short(wording: Wording) -> str:
@@ -235,13 +287,19 @@ def _is_source(line: str, start: int) -> bool:
     """A Python source line a traceback prints (``raise RuntimeError(...`` or a string literal
     alone on its line, as Python 3.13 shows a multi-line raise), not the message itself."""
     before = line[:start]
-    return line.lstrip().startswith("raise ") or "RuntimeError(" in before or _LITERAL_START.fullmatch(before) is not None
+    return (
+        line.lstrip().startswith("raise ")
+        or "RuntimeError(" in before
+        or _LITERAL_START.fullmatch(before) is not None
+    )
 
 
 def frame_versions(wording: Wording, utils_line: int) -> tuple[str, ...]:
     """Releases whose message sits at (or just after) this ``utils.py`` traceback line."""
     index = CHECK_ORDER.index(wording.kind)
-    return tuple(v for v in wording.versions if utils_line - 1 <= MESSAGE_LINES[v][index] <= utils_line + 4)
+    return tuple(
+        v for v in wording.versions if utils_line - 1 <= MESSAGE_LINES[v][index] <= utils_line + 4
+    )
 
 
 def format_tuple(values: tuple | None) -> str:
@@ -256,14 +314,16 @@ def parse_tuples(tail: str, wording: Wording) -> tuple[tuple, tuple]:
     close = tail.find(")", m.end())
     if close < 0:
         raise TupleError(f"the target tuple has no closing ')': {_snippet(tail)}")
-    target = _elements(tail[m.end():close], "target", wording)
+    target = _elements(tail[m.end() : close], "target", wording)
     m = _DRAFT.match(tail, close + 1)
     if m is None:
-        raise TupleError(f"expected ', draft=(...)' after target={format_tuple(target)}, found {_snippet(tail[close + 1:])}")
+        raise TupleError(
+            f"expected ', draft=(...)' after target={format_tuple(target)}, found {_snippet(tail[close + 1 :])}"
+        )
     close = tail.find(")", m.end())
     if close < 0:
-        raise TupleError(f"the draft tuple has no closing ')': {_snippet(tail[m.start():])}")
-    draft = _elements(tail[m.end():close], "draft", wording)
+        raise TupleError(f"the draft tuple has no closing ')': {_snippet(tail[m.start() :])}")
+    draft = _elements(tail[m.end() : close], "draft", wording)
     return target, draft
 
 
@@ -289,7 +349,9 @@ def _elements(text: str, side: str, wording: Wording) -> tuple:
         elif not part:
             raise TupleError(f"{side} element {i}{name} is empty in {side}=({text.strip()})")
         else:
-            raise TupleError(f"{side} element {i}{name} {part!r} is not an integer or None in {side}=({text.strip()})")
+            raise TupleError(
+                f"{side} element {i}{name} {part!r} is not an integer or None in {side}=({text.strip()})"
+            )
     if len(values) != len(fields):
         raise TupleError(
             f"{side}=({text.strip()}) has {len(values)} element{'s' if len(values) != 1 else ''}; "
@@ -297,7 +359,9 @@ def _elements(text: str, side: str, wording: Wording) -> tuple:
         )
     for name, value in zip(fields, values):
         if value is None and name != "ring_capacity":
-            raise TupleError(f"{side} {name} is None in {side}=({text.strip()}); SGLang prints an integer there")
+            raise TupleError(
+                f"{side} {name} is None in {side}=({text.strip()}); SGLang prints an integer there"
+            )
         if value is not None and value < 0:
             raise TupleError(f"{side} {name} {value} is negative in {side}=({text.strip()})")
     return tuple(values)
@@ -374,7 +438,10 @@ def _slot_reading(slots: int) -> str:
         text += " (256 is DeepSeek-V4's default max-running-requests)"
     if reqs % 3 == 0 and 1 <= reqs // 3 <= 32:
         m = reqs // 3
-        text += f", or {m} + {2 * m} + 1 (a PD decode server with max-running-requests {m}: extra slots default to 2 × {m})"
+        text += (
+            f", or {m} + {2 * m} + 1 (a PD decode server with max-running-requests "
+            f"{m}: extra slots default to 2 × {m})"
+        )
     return text
 
 
@@ -455,7 +522,9 @@ def _diagnose_paged(fields: tuple[str, ...], target: tuple, draft: tuple) -> Dia
             text += f" The draft's {dpage} = {tpage} × {dpage // tpage}: dcp-size {dpage // tpage}."
         else:
             text += f" The draft's {dpage} is not {tpage} × a dcp-size, so this is not the dcp scaling alone."
-        out.append(text + " Fix: run the PD server with dcp-size 1 (no decode context parallelism).")
+        out.append(
+            text + " Fix: run the PD server with dcp-size 1 (no decode context parallelism)."
+        )
     if "sliding_window" in differs:
         out += _window_sentences("sliding_window", target[1], draft[1])
     if "ring_capacity" in differs:
@@ -515,7 +584,12 @@ POOL_ATTR = {
     "sliding_window": "window",
     "ring_capacity": "ring_capacity",
 }
-RULE_FOR_KIND = {"ring": "SWA101", "paged": "SWA102", "unified_mode": "SWA103", "draft_ratios": "SWA104"}
+RULE_FOR_KIND = {
+    "ring": "SWA101",
+    "paged": "SWA102",
+    "unified_mode": "SWA103",
+    "draft_ratios": "SWA104",
+}
 # inputs of a derived value that another cause already covers
 SKIP_INPUTS = {"ring_size": ("window",), "pages": ("ring size",), "page_size": ("page size",)}
 
@@ -552,7 +626,11 @@ class DeploymentMatch:
         fix = None
         if self.finding is not None:
             fix = {"code": self.finding.code, "message": self.finding.message}
-            fix.update(self.finding.fix.to_json() if self.finding.fix else {"description": None, "edits": []})
+            fix.update(
+                self.finding.fix.to_json()
+                if self.finding.fix
+                else {"description": None, "edits": []}
+            )
         return {
             "file": self.file,
             "name": self.name,
@@ -574,8 +652,20 @@ def match_deployment(err: ParsedError, diag: Diagnosis, result: Any) -> Deployme
     code = RULE_FOR_KIND.get(err.kind)
     finding = next((f for f in result.findings if f.code == code), None) if code else None
 
-    def make(matches: bool, predicted: dict[str, Any] | None, note: str, keys: list[Key]) -> DeploymentMatch:
-        return DeploymentMatch(result.deployment.file, result.deployment.name, title, details, matches, predicted, note, keys, finding)
+    def make(
+        matches: bool, predicted: dict[str, Any] | None, note: str, keys: list[Key]
+    ) -> DeploymentMatch:
+        return DeploymentMatch(
+            result.deployment.file,
+            result.deployment.name,
+            title,
+            details,
+            matches,
+            predicted,
+            note,
+            keys,
+            finding,
+        )
 
     if t is None or d is None:
         return make(False, None, res.skip_reason or "no draft pool: SGLang compares nothing", [])
@@ -586,13 +676,25 @@ def match_deployment(err: ParsedError, diag: Diagnosis, result: Any) -> Deployme
         predicted = {"target": list(predicted_t), "draft": list(predicted_d)}
         want = "unified" if err.kind == "ring" else "paged"
         if res.mode != want:
-            other = "the SWA ring geometry message" if res.mode == "unified" else "the paged SWA geometry message"
-            return make(False, None, f"its pools are {res.mode} KV, where SGLang compares other tuples and prints {other}", keys)
+            other = (
+                "the SWA ring geometry message"
+                if res.mode == "unified"
+                else "the paged SWA geometry message"
+            )
+            return make(
+                False,
+                None,
+                f"its pools are {res.mode} KV, where SGLang compares other tuples and prints {other}",
+                keys,
+            )
         if (predicted_t, predicted_d) == (err.target, err.draft):
             return make(True, predicted, _pd_note(res), keys)
         diffs = [
             f"{side} {name} {want_v} in the message, {got} here"
-            for side, msg_tuple, got_tuple in (("target", err.target, predicted_t), ("draft", err.draft, predicted_d))
+            for side, msg_tuple, got_tuple in (
+                ("target", err.target, predicted_t),
+                ("draft", err.draft, predicted_d),
+            )
             for name, want_v, got in zip(err.fields, msg_tuple, got_tuple)  # type: ignore[arg-type]
             if want_v != got
         ]
@@ -601,20 +703,38 @@ def match_deployment(err: ParsedError, diag: Diagnosis, result: Any) -> Deployme
         predicted = {"target": t.unified.value, "draft": d.unified.value}
         if t.unified.value != d.unified.value:
             return make(True, predicted, _pd_note(res), keys)
-        return make(False, predicted, f"both pools are {'unified' if t.unified.value else 'paged'} here", keys)
+        return make(
+            False,
+            predicted,
+            f"both pools are {'unified' if t.unified.value else 'paged'} here",
+            keys,
+        )
     if err.kind == "draft_ratios":
         ratios = d.compression_ratios.value if d.compression_ratios is not None else None
         predicted = {"target": None, "draft": ratios}
         if ratios is not None and (not ratios or any(r != 0 for r in ratios)):
             return make(True, predicted, _pd_note(res), keys)
-        return make(False, predicted, f"the draft's compression ratios are {ratios} here (all 0 passes)", keys)
-    return make(False, None, "swacheck cannot predict this check from configuration: SGLang compares object identity", keys)
+        return make(
+            False,
+            predicted,
+            f"the draft's compression ratios are {ratios} here (all 0 passes)",
+            keys,
+        )
+    return make(
+        False,
+        None,
+        "swacheck cannot predict this check from configuration: SGLang compares object identity",
+        keys,
+    )
 
 
 def _pd_note(res: Any) -> str:
     if res.checked_by_sglang:
         return ""
-    return "it matches, but it runs no PD disaggregation, so SGLang does not compare its pools: the failed launch was its PD form"
+    return (
+        "it matches, but it runs no PD disaggregation, so SGLang does not compare "
+        "its pools: the failed launch was its PD form"
+    )
 
 
 def _keys(err: ParsedError, diag: Diagnosis, res: Any) -> list[Key]:
@@ -633,7 +753,9 @@ def _keys(err: ParsedError, diag: Diagnosis, res: Any) -> list[Key]:
             return
         if val.location is not None:
             label = val.origin if re.fullmatch(r"[\w.-]+", val.origin) else name
-            text = f"{label} {_fmt(val.value)}" + ("" if label == val.origin or not val.origin else f" ({val.origin})")
+            text = f"{label} {_fmt(val.value)}" + (
+                "" if label == val.origin or not val.origin else f" ({val.origin})"
+            )
             add(val.location, role, text)
         for inner_name, inner in val.inputs:
             if inner_name not in skip:
@@ -650,7 +772,13 @@ def _keys(err: ParsedError, diag: Diagnosis, res: Any) -> list[Key]:
         for pool in (d, t):
             walk(getattr(pool, POOL_ATTR[cause]), pool.role, cause, SKIP_INPUTS.get(cause, ()))
     return [
-        Key(file, line, column, (", ".join(sorted(roles, key=("target", "draft").index)) + ": " if roles else "") + text)
+        Key(
+            file,
+            line,
+            column,
+            (", ".join(sorted(roles, key=("target", "draft").index)) + ": " if roles else "")
+            + text,
+        )
         for (file, line, column), (roles, text) in found.items()
     ]
 
@@ -675,7 +803,11 @@ def explain(parse: Parse, run_result: Any = None) -> list[Explained]:
     out = []
     for err in parse.errors:
         diag = diagnose(err)
-        matches = [match_deployment(err, diag, r) for r in run_result.results] if run_result is not None else []
+        matches = (
+            [match_deployment(err, diag, r) for r in run_result.results]
+            if run_result is not None
+            else []
+        )
         out.append(Explained(err, diag, matches))
     return out
 
@@ -701,7 +833,10 @@ def to_json(items: list[Explained]) -> dict[str, Any]:
                 "target": side_json(err, err.target),
                 "draft": side_json(err, err.draft),
                 "differs": list(diag.differs),
-                "derived": {x.name.replace(" ", "_"): {"target": x.target, "draft": x.draft} for x in diag.derived},
+                "derived": {
+                    x.name.replace(" ", "_"): {"target": x.target, "draft": x.draft}
+                    for x in diag.derived
+                },
                 "diagnosis": list(diag.sentences),
                 "deployments": [m.to_json() for m in item.deployments],
             }
@@ -716,7 +851,9 @@ def render_json(items: list[Explained], out: TextIO) -> None:
     out.write("\n")
 
 
-def render_human(items: list[Explained], out: TextIO, color: str, source: str, with_paths: bool) -> None:
+def render_human(
+    items: list[Explained], out: TextIO, color: str, source: str, with_paths: bool
+) -> None:
     """Through the human report's writer: every piece of text through report/escape.py."""
     from .report.common import Row, edit_text
     from .report.escape import terminal
@@ -742,10 +879,21 @@ def render_human(items: list[Explained], out: TextIO, color: str, source: str, w
             for x in diag.derived:
                 rows.append(Row((f"{x.name} ({x.how})", _fmt(x.target), _fmt(x.draft)), x.differs))  # type: ignore[arg-type]
                 styles.append("red" if x.differs else "dim")
-            w.table(("field", "target", "draft"), rows, title_rows=False, styles=styles, overflow="ellipsis")
+            w.table(
+                ("field", "target", "draft"),
+                rows,
+                title_rows=False,
+                styles=styles,
+                overflow="ellipsis",
+            )
         w.line(("Why:", "bold"))
         for sentence in diag.sentences:
-            wrapped = textwrap.fill(terminal(sentence), width=max(40, w.width), initial_indent="  - ", subsequent_indent="    ")
+            wrapped = textwrap.fill(
+                terminal(sentence),
+                width=max(40, w.width),
+                initial_indent="  - ",
+                subsequent_indent="    ",
+            )
             for line in wrapped.split("\n"):
                 w.line((line, None))
         if with_paths:
@@ -777,9 +925,19 @@ def _render_deployments(w: Any, item: Explained, edit_text: Any) -> None:
         w.line(("Deployments: none found in the given paths.", "yellow"))
         return
     hits = sum(m.matches for m in matches)
-    w.line((f"Deployments ({hits} of {len(matches)} match{'es' if len(matches) == 1 else ''}):", "bold"))
+    w.line(
+        (
+            f"Deployments ({hits} of {len(matches)} match{'es' if len(matches) == 1 else ''}):",
+            "bold",
+        )
+    )
     for m in matches:
-        line: list[tuple[str, str | None]] = [("  ", None), (m.title, "bold"), (f"  ({m.details})", "dim"), (": ", None)]
+        line: list[tuple[str, str | None]] = [
+            ("  ", None),
+            (m.title, "bold"),
+            (f"  ({m.details})", "dim"),
+            (": ", None),
+        ]
         if m.matches:
             line.append(("matches: this is the deployment that failed", "bold green"))
         else:
@@ -823,8 +981,13 @@ def _read_log(path: str) -> tuple[Parse | None, str]:
         from .loading import special_kind
 
         kind = special_kind(os.stat(path).st_mode)
-        if kind is not None and kind != "a directory":  # a FIFO or a device would block or never end
-            return None, f"{path}: is {kind}, not a regular file: swacheck reads only regular files (use - for standard input)"
+        if (
+            kind is not None and kind != "a directory"
+        ):  # a FIFO or a device would block or never end
+            return (
+                None,
+                f"{path}: is {kind}, not a regular file: swacheck reads only regular files (use - for standard input)",
+            )
         with open(path, encoding="utf-8", errors="replace") as fh:
             return parse_lines(fh), ""
     except FileNotFoundError:
@@ -850,7 +1013,10 @@ def run_why(settings: Any, text: str | None, log: str | None, fmt: str) -> int:
 
     if log is not None:
         if log == "-" and "-" in settings.paths:
-            print("swacheck why: --from-log - and the PATH - both read standard input; give one of them", file=sys.stderr)
+            print(
+                "swacheck why: --from-log - and the PATH - both read standard input; give one of them",
+                file=sys.stderr,
+            )
             return 2
         parse, problem = _read_log(log)
         if parse is None:
@@ -864,11 +1030,19 @@ def run_why(settings: Any, text: str | None, log: str | None, fmt: str) -> int:
 
     for bad in parse.malformed:
         times = f" ({bad.count} times)" if bad.count > 1 else ""
-        print_error(f"{where.format(bad.line)}: malformed DSV4 target/draft message: {bad.problem}{times}")
+        print_error(
+            f"{where.format(bad.line)}: malformed DSV4 target/draft message: {bad.problem}{times}"
+        )
     if not parse.errors:
         if not parse.malformed:
-            hint = "; to read a log file, use --from-log FILE" if log is None and _is_file(text or "") else ""
-            print_error(f'swacheck why: no DSV4 target/draft error found in {source} (expected e.g. "{EXAMPLE}"){hint}')
+            hint = (
+                "; to read a log file, use --from-log FILE"
+                if log is None and _is_file(text or "")
+                else ""
+            )
+            print_error(
+                f'swacheck why: no DSV4 target/draft error found in {source} (expected e.g. "{EXAMPLE}"){hint}'
+            )
         return 2
 
     run_result = None

@@ -118,7 +118,10 @@ def related(finding):
 
 
 def edits(finding):
-    return [(e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"]) for e in finding["fix"]["edits"]]
+    return [
+        (e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"])
+        for e in finding["fix"]["edits"]
+    ]
 
 
 PREFILL, DECODE = "d/prefill.yaml", "d/decode.yaml"

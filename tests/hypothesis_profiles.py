@@ -40,7 +40,11 @@ settings.register_profile(
     deadline=None,
     derandomize=True,
     print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
 )
 settings.register_profile(
     "long",
@@ -48,7 +52,11 @@ settings.register_profile(
     deadline=None,
     derandomize=False,
     print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
 )
 
 if settings.get_current_profile_name() == "default":

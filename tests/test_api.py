@@ -10,7 +10,10 @@ from conftest import EAGLE, ROOT
 
 import swacheck
 
-FAILING = EAGLE + "speculative-draft-model-path: models/mtp256\ndisaggregation-mode: prefill\npage-size: 64\n"
+FAILING = (
+    EAGLE
+    + "speculative-draft-model-path: models/mtp256\ndisaggregation-mode: prefill\npage-size: 64\n"
+)
 
 
 @pytest.fixture
@@ -23,10 +26,27 @@ def chdir(monkeypatch):
 
 
 def test_the_promised_names_exist():
-    for name in ("check", "check_text", "Report", "Finding", "Location", "Deployment", "InputError"):
+    for name in (
+        "check",
+        "check_text",
+        "Report",
+        "Finding",
+        "Location",
+        "Deployment",
+        "InputError",
+    ):
         assert hasattr(swacheck, name)
-    assert [f.name for f in dataclasses.fields(swacheck.Report)][:3] == ["exit_code", "findings", "deployments"]
-    assert [f.name for f in dataclasses.fields(swacheck.Finding)][:4] == ["code", "severity", "message", "location"]
+    assert [f.name for f in dataclasses.fields(swacheck.Report)][:3] == [
+        "exit_code",
+        "findings",
+        "deployments",
+    ]
+    assert [f.name for f in dataclasses.fields(swacheck.Finding)][:4] == [
+        "code",
+        "severity",
+        "message",
+        "location",
+    ]
     with pytest.raises(AttributeError):
         swacheck.no_such_thing  # noqa: B018
 
@@ -37,10 +57,14 @@ def test_check_a_folder(chdir):
     assert report.exit_code == 1 and not report.ok
     [finding] = report.findings
     assert (finding.code, finding.severity) == ("SWA101", "error")
-    assert finding.location == swacheck.Location("examples/rocm-draft-window/prefill.yaml", 12, 1, 12, 1)
+    assert finding.location == swacheck.Location(
+        "examples/rocm-draft-window/prefill.yaml", 12, 1, 12, 1
+    )
     assert finding.deployment == "v4-flash-prefill-rocm-w256-draft"
     assert finding.fix.startswith("Remove speculative-draft-model-path")
-    assert str(finding).startswith("examples/rocm-draft-window/prefill.yaml:12:1: SWA101 error: DSV4 target and draft")
+    assert str(finding).startswith(
+        "examples/rocm-draft-window/prefill.yaml:12:1: SWA101 error: DSV4 target and draft"
+    )
     [dep] = report.deployments
     assert (dep.mode, dep.target, dep.draft) == ("unified", (128, 131, 33667), (256, 259, 66563))
     assert dep.findings == (finding,)
@@ -82,7 +106,10 @@ def test_check_text_reads_the_text_as_the_file(tree, chdir):
     root = chdir(tree({"deploy/server.yaml": "# on disk: not what is checked\n"}))
     report = swacheck.check_text(FAILING.replace("models/", "../models/"), "deploy/server.yaml")
     assert report.exit_code == 1
-    assert [(f.code, f.location.file) for f in report.findings] == [("SWA102", "deploy/server.yaml"), ("SWA201", "deploy/server.yaml")]
+    assert [(f.code, f.location.file) for f in report.findings] == [
+        ("SWA102", "deploy/server.yaml"),
+        ("SWA201", "deploy/server.yaml"),
+    ]
     assert (root / "deploy/server.yaml").read_text() == "# on disk: not what is checked\n"
     # a file that does not exist: its folder still places the referenced files
     assert swacheck.check_text(EAGLE, "new.yaml").exit_code == 0
@@ -107,7 +134,9 @@ def test_options(tree, chdir):
     assert swacheck.check("server.yaml", ignore=["SWA102"], fail_on="warning").exit_code == 1
     assert swacheck.check("server.yaml", ignore=["SWA102"]).exit_code == 0
     assert swacheck.check("server.yaml", exit_zero=True).exit_code == 0
-    rocm = swacheck.check("server.yaml", platform="rocm", env={"SGLANG_HACK_FLASHMLA_BACKEND": "unified_kv_triton"})
+    rocm = swacheck.check(
+        "server.yaml", platform="rocm", env={"SGLANG_HACK_FLASHMLA_BACKEND": "unified_kv_triton"}
+    )
     assert rocm.deployments[0].mode == "unified"
 
 
@@ -124,13 +153,27 @@ def test_bad_options_raise(tree, chdir):
 
 
 def test_the_configuration_file_applies_as_on_the_command_line(tree, chdir):
-    root = chdir(tree({"server.yaml": FAILING, "pyproject.toml": '[tool.swacheck]\nignore = ["SWA102"]\nfail-on = "warning"\n'}))
+    root = chdir(
+        tree(
+            {
+                "server.yaml": FAILING,
+                "pyproject.toml": '[tool.swacheck]\nignore = ["SWA102"]\nfail-on = "warning"\n',
+            }
+        )
+    )
     report = swacheck.check("server.yaml")
     assert [f.code for f in report.findings] == ["SWA201"] and report.exit_code == 1
-    assert swacheck.check("server.yaml", fail_on="error").exit_code == 0  # an option wins over the file
-    assert [f.code for f in swacheck.check("server.yaml", config=False).findings] == ["SWA102", "SWA201"]
+    assert (
+        swacheck.check("server.yaml", fail_on="error").exit_code == 0
+    )  # an option wins over the file
+    assert [f.code for f in swacheck.check("server.yaml", config=False).findings] == [
+        "SWA102",
+        "SWA201",
+    ]
     (root / "other.toml").write_text('select = ["SWA1"]\n')
-    assert [f.code for f in swacheck.check("server.yaml", config=root / "other.toml").findings] == ["SWA102"]
+    assert [f.code for f in swacheck.check("server.yaml", config=root / "other.toml").findings] == [
+        "SWA102"
+    ]
     (root / "pyproject.toml").write_text('[tool.swacheck]\nfail-onn = "warning"\n')
     with pytest.raises(ValueError, match="did you mean 'fail-on'"):
         swacheck.check("server.yaml")

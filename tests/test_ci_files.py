@@ -14,7 +14,9 @@ import pytest
 import yaml
 from conftest import ROOT
 
-pytest.importorskip("check_jsonschema", reason="check-jsonschema is in the test extra: pip install -e '.[test]'")
+pytest.importorskip(
+    "check_jsonschema", reason="check-jsonschema is in the test extra: pip install -e '.[test]'"
+)
 
 WORKFLOWS = sorted(p for p in (ROOT / ".github").rglob("*") if p.suffix in (".yml", ".yaml"))
 
@@ -48,16 +50,27 @@ def test_the_validator_refuses_a_broken_workflow(tmp_path: Path):
     """The check above can fail: the schema refuses the mistake this file once had (an unquoted
     ``: `` in a step name) and a misspelt key."""
     bad = tmp_path / "bad.yml"
-    bad.write_text("on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n      - name: run (exit 1: expected)\n        run: 'true'\n")
+    bad.write_text(
+        "on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n      - "
+        "name: run (exit 1: expected)\n        run: 'true'\n"
+    )
     assert _validate("vendor.github-workflows", bad).returncode != 0
     bad.write_text("on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    stepz: []\n")
     assert _validate("vendor.github-workflows", bad).returncode != 0
 
 
 def test_pre_commit_manifest_is_valid():
-    pytest.importorskip("pre_commit", reason="pre-commit is in the test extra: pip install -e '.[test]'")
+    pytest.importorskip(
+        "pre_commit", reason="pre-commit is in the test extra: pip install -e '.[test]'"
+    )
     done = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")],
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "validate-manifest",
+            str(ROOT / ".pre-commit-hooks.yaml"),
+        ],
         capture_output=True,
         text=True,
         timeout=120,

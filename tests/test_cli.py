@@ -18,11 +18,18 @@ from swacheck.rules import RULES
 def test_version():
     run = run_cli("--version")
     assert run.exit_code == 0
-    assert run.stdout.strip() == f"swacheck {__version__} (SGLang 0.5.23 behaviour; knows 0.5.12, 0.5.13, 0.5.14, 0.5.15, 0.5.15.post1, 0.5.16, 0.5.17, 0.5.18, 0.5.19, 0.5.20, 0.5.21, 0.5.22, 0.5.23)"
+    assert (
+        run.stdout.strip()
+        == f"swacheck {__version__} (SGLang 0.5.23 behaviour; knows 0.5.12, 0.5.13, "
+        f"0.5.14, 0.5.15, 0.5.15.post1, 0.5.16, 0.5.17, 0.5.18, 0.5.19, 0.5.20, "
+        f"0.5.21, 0.5.22, 0.5.23)"
+    )
 
 
 def test_python_dash_m_runs_the_same_cli():
-    proc = subprocess.run([sys.executable, "-m", "swacheck", "--version"], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "swacheck", "--version"], capture_output=True, text=True, cwd=ROOT
+    )
     assert proc.returncode == 0 and proc.stdout.startswith("swacheck ")
 
 
@@ -92,12 +99,24 @@ def test_bad_options_exit_2(args, message):
 
 
 def test_broken_file_is_one_line_and_other_files_are_still_checked(tree):
-    root = tree({"bad.yaml": "model-path: models/v4\n  oops: [\n", "good.yaml": EAGLE + "disaggregation-mode: prefill\n"})
+    root = tree(
+        {
+            "bad.yaml": "model-path: models/v4\n  oops: [\n",
+            "good.yaml": EAGLE + "disaggregation-mode: prefill\n",
+        }
+    )
     run = run_cli("--format", "json", "bad.yaml", "good.yaml", cwd=root)
     assert run.exit_code == 2
-    assert run.stderr.splitlines() == ["bad.yaml:2:7: invalid YAML: mapping values are not allowed in this context"]
+    assert run.stderr.splitlines() == [
+        "bad.yaml:2:7: invalid YAML: mapping values are not allowed in this context"
+    ]
     assert [d["file"] for d in run.deployments] == ["good.yaml"]
-    assert run.data["errors"][0] == {"file": "bad.yaml", "line": 2, "column": 7, "message": "invalid YAML: mapping values are not allowed in this context"}
+    assert run.data["errors"][0] == {
+        "file": "bad.yaml",
+        "line": 2,
+        "column": 7,
+        "message": "invalid YAML: mapping values are not allowed in this context",
+    }
 
 
 def test_missing_path_is_an_input_error(tree):
@@ -111,7 +130,9 @@ def test_explicit_file_that_is_not_a_deployment_is_skipped_with_a_note(tree):
     root = tree({"values.yaml": "replicas: 3\n", "server.yaml": EAGLE})
     run = run_cli("values.yaml", "server.yaml", cwd=root)
     assert run.exit_code == 0
-    assert run.stderr.startswith("values.yaml: skipped, not a deployment: a mapping with keys replicas")
+    assert run.stderr.startswith(
+        "values.yaml: skipped, not a deployment: a mapping with keys replicas"
+    )
     assert "Checked 1 deployment in 1 file (1 file skipped)" in run.stdout
 
 
@@ -119,15 +140,28 @@ def test_a_run_that_finds_no_deployment_is_an_input_error(tree):
     root = tree({"values.yaml": "replicas: 3\n", "empty/README.md": "x\n"})
     run = run_cli("values.yaml", cwd=root)
     assert run.exit_code == 2
-    assert run.stderr.splitlines()[-1] == "values.yaml: no deployments found (--allow-empty allows a run without any)"
-    assert run_cli("empty", cwd=root).exit_code == 2  # an explicitly named folder without deployments
-    assert run_cli("empty", "values.yaml", cwd=root).stderr.splitlines()[-1] == "swacheck: no deployments found in 2 inputs (--allow-empty allows a run without any)"
+    assert (
+        run.stderr.splitlines()[-1]
+        == "values.yaml: no deployments found (--allow-empty allows a run without any)"
+    )
+    assert (
+        run_cli("empty", cwd=root).exit_code == 2
+    )  # an explicitly named folder without deployments
+    assert (
+        run_cli("empty", "values.yaml", cwd=root).stderr.splitlines()[-1]
+        == "swacheck: no deployments found in 2 inputs (--allow-empty allows a run without any)"
+    )
     allowed = run_cli("--allow-empty", "values.yaml", "empty", cwd=root)
     assert allowed.exit_code == 0 and "no deployments found" not in allowed.stderr
 
 
 def test_walked_directory_skips_non_deployments(tree):
-    root = tree({"conf/values.yaml": "replicas: 3\n", "conf/server.yaml": EAGLE.replace("models/v4", "../models/v4")})
+    root = tree(
+        {
+            "conf/values.yaml": "replicas: 3\n",
+            "conf/server.yaml": EAGLE.replace("models/v4", "../models/v4"),
+        }
+    )
     run = run_cli("--format", "json", "conf", cwd=root)
     assert run.exit_code == 0
     assert [d["file"] for d in run.deployments] == ["conf/server.yaml"]
@@ -140,14 +174,23 @@ def test_missing_model_config_names_every_place_looked(tree):
     run = run_cli("server.yaml", cwd=root)
     assert run.exit_code == 2
     line = run.stderr.strip()
-    assert line.startswith("server.yaml:1:13: cannot find config.json for model '/models/DeepSeek-V4-Flash'")
+    assert line.startswith(
+        "server.yaml:1:13: cannot find config.json for model '/models/DeepSeek-V4-Flash'"
+    )
     assert "/models/DeepSeek-V4-Flash/config.json" in line
     assert "--model-config /models/DeepSeek-V4-Flash=PATH" in line
 
 
 def test_model_config_mapping_resolves_a_production_path(tree):
     root = tree({"server.yaml": EAGLE.replace("models/v4", "/models/DeepSeek-V4-Flash")})
-    run = run_cli("--format", "json", "--model-config", "/models/DeepSeek-V4-Flash=models/v4", "server.yaml", cwd=root)
+    run = run_cli(
+        "--format",
+        "json",
+        "--model-config",
+        "/models/DeepSeek-V4-Flash=models/v4",
+        "server.yaml",
+        cwd=root,
+    )
     assert run.exit_code == 0
     assert run.deployments[0]["target"]["tuple"] == [256, 128, None]
 
@@ -163,7 +206,9 @@ def test_stdin(tree):
     old = os.getcwd()
     os.chdir(root)
     try:
-        result = CliRunner().invoke(app, ["--format", "json", "-"], input=EAGLE + "disaggregation-mode: decode\n")
+        result = CliRunner().invoke(
+            app, ["--format", "json", "-"], input=EAGLE + "disaggregation-mode: decode\n"
+        )
     finally:
         os.chdir(old)
     assert result.exit_code == 0, result.stdout
@@ -174,7 +219,10 @@ def test_output_file(tree):
     root = tree({"server.yaml": EAGLE})
     run = run_cli("--format", "json", "--output", "report.json", "server.yaml", cwd=root)
     assert run.exit_code == 0
-    assert run.stdout == "Checked 1 deployment in 1 file: 0 errors, 0 warnings, 0 notes  (SGLang 0.5.23; exit 0) -> report.json\n"
+    assert (
+        run.stdout
+        == "Checked 1 deployment in 1 file: 0 errors, 0 warnings, 0 notes  (SGLang 0.5.23; exit 0) -> report.json\n"
+    )
     assert '"version": 1' in (root / "report.json").read_text()
 
 
@@ -190,7 +238,10 @@ def test_unknown_deployment_key_suggests(tree):
     root = tree({"d.yaml": "swacheck: 1\nplatfrom: rocm\nserver: {model-path: models/v4}\n"})
     run = run_cli("d.yaml", cwd=root)
     assert run.exit_code == 2
-    assert run.stderr.strip() == "d.yaml:2:11: unknown key 'platfrom' in a swacheck deployment file; did you mean 'platform'?"
+    assert (
+        run.stderr.strip()
+        == "d.yaml:2:11: unknown key 'platfrom' in a swacheck deployment file; did you mean 'platform'?"
+    )
 
 
 def test_deployment_file_version_must_be_1(tree):
@@ -206,7 +257,9 @@ def test_human_output_has_table_findings_and_summary():
     assert "(128, 131, 33667)" in out and "(256, 259, 66563)" in out
     assert "examples/rocm-draft-window/prefill.yaml:12:1: SWA101 error:" in out
     assert "fix (unsafe): Remove speculative-draft-model-path" in out
-    assert out.rstrip().endswith("Checked 1 deployment in 1 file: 1 error, 0 warnings, 0 notes  (SGLang 0.5.23; exit 1)")
+    assert out.rstrip().endswith(
+        "Checked 1 deployment in 1 file: 1 error, 0 warnings, 0 notes  (SGLang 0.5.23; exit 1)"
+    )
 
 
 def test_quiet_prints_only_findings():
@@ -223,7 +276,11 @@ def test_color_always_emits_ansi_and_never_does_not():
 
 
 def _digest(root):
-    return {p: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in root.rglob("*") if p.is_file()}
+    return {
+        p: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+        for p in root.rglob("*")
+        if p.is_file()
+    }
 
 
 def test_checking_never_modifies_a_file():
@@ -249,7 +306,11 @@ def test_a_pipe_named_on_the_command_line_is_refused_and_dash_reads_standard_inp
     refused with one line that names the way that works: ``-`` reads standard input."""
     root = tree({"server.yaml": EAGLE + "disaggregation-mode: prefill\n"})
     proc = subprocess.run(
-        ["bash", "-c", f'"{sys.executable}" -m swacheck --no-config --format json <(cat server.yaml)'],
+        [
+            "bash",
+            "-c",
+            f'"{sys.executable}" -m swacheck --no-config --format json <(cat server.yaml)',
+        ],
         capture_output=True,
         text=True,
         cwd=root,
@@ -257,7 +318,11 @@ def test_a_pipe_named_on_the_command_line_is_refused_and_dash_reads_standard_inp
     )
     assert proc.returncode == 2
     [line] = proc.stderr.splitlines()
-    assert re.fullmatch(r"/dev/fd/\d+: is a FIFO \(named pipe\), not a regular file: swacheck reads only regular files \(use - for standard input\)", line)
+    assert re.fullmatch(
+        r"/dev/fd/\d+: is a FIFO \(named pipe\), not a regular file: swacheck "
+        r"reads only regular files \(use - for standard input\)",
+        line,
+    )
     proc = subprocess.run(
         ["bash", "-c", f'"{sys.executable}" -m swacheck --no-config --format json - < server.yaml'],
         capture_output=True,
@@ -270,14 +335,20 @@ def test_a_pipe_named_on_the_command_line_is_refused_and_dash_reads_standard_inp
 
 
 def test_a_named_pd_servers_partner_is_checked_and_other_siblings_are_not_inputs(tree):
-    pd = "swacheck: 1\nplatform: rocm\n{env}server:\n  model-path: ../models/v4\n  disaggregation-mode: {role}\n  speculative-algorithm: EAGLE\n  speculative-num-steps: 3\n  speculative-eagle-topk: 1\n"
+    pd = (
+        "swacheck: 1\nplatform: rocm\n{env}server:\n  model-path: ../models/v4\n  "
+        "disaggregation-mode: {role}\n  speculative-algorithm: EAGLE\n  "
+        "speculative-num-steps: 3\n  speculative-eagle-topk: 1\n"
+    )
     unified = "env:\n  SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton\n"
-    root = tree({
-        "d/prefill.yaml": pd.format(env="", role="prefill"),
-        "d/decode.yaml": pd.format(env=unified, role="decode"),
-        "d/broken.yaml": "disaggregation-mode: [\n",  # a sibling that cannot be read: not the run's input error
-        "d/other.yaml": "model-path: ../models/gone\ndisaggregation-mode: decode\n",
-    })
+    root = tree(
+        {
+            "d/prefill.yaml": pd.format(env="", role="prefill"),
+            "d/decode.yaml": pd.format(env=unified, role="decode"),
+            "d/broken.yaml": "disaggregation-mode: [\n",  # a sibling that cannot be read: not the run's input error
+            "d/other.yaml": "model-path: ../models/gone\ndisaggregation-mode: decode\n",
+        }
+    )
     for named in ("d/decode.yaml", "d/prefill.yaml"):
         run = run_cli("--format", "json", named, cwd=root)
         assert run.exit_code == 1, run.stderr
@@ -289,18 +360,28 @@ def test_a_named_pd_servers_partner_is_checked_and_other_siblings_are_not_inputs
 def test_a_named_servers_folder_reports_no_pair_of_two_servers_that_were_not_named(tree):
     """Naming one prefill server in a folder of many PD pairs checks it and its partner only:
     a broken pair of two other files there is not the named file's business."""
-    pd = "swacheck: 1\nname: {name}\nplatform: rocm\n{env}server:\n  model-path: ../models/v4\n  disaggregation-mode: {role}\n  speculative-algorithm: EAGLE\n  speculative-num-steps: 3\n  speculative-eagle-topk: 1\n"
+    pd = (
+        "swacheck: 1\nname: {name}\nplatform: rocm\n{env}server:\n  model-path: "
+        "../models/v4\n  disaggregation-mode: {role}\n  speculative-algorithm: "
+        "EAGLE\n  speculative-num-steps: 3\n  speculative-eagle-topk: 1\n"
+    )
     unified = "env:\n  SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton\n"
-    root = tree({
-        "d/a-prefill.yaml": pd.format(name="a-prefill", env="", role="prefill"),
-        "d/a-decode.yaml": pd.format(name="a-decode", env="", role="decode"),
-        "d/b-prefill.yaml": pd.format(name="b-prefill", env="", role="prefill"),
-        "d/b-decode.yaml": pd.format(name="b-decode", env=unified, role="decode"),  # b's pair is broken
-    })
+    root = tree(
+        {
+            "d/a-prefill.yaml": pd.format(name="a-prefill", env="", role="prefill"),
+            "d/a-decode.yaml": pd.format(name="a-decode", env="", role="decode"),
+            "d/b-prefill.yaml": pd.format(name="b-prefill", env="", role="prefill"),
+            "d/b-decode.yaml": pd.format(
+                name="b-decode", env=unified, role="decode"
+            ),  # b's pair is broken
+        }
+    )
     run = run_cli("--format", "json", "d/a-prefill.yaml", cwd=root)
     assert run.exit_code == 0, run.stdout
     assert sorted(d["file"] for d in run.deployments) == ["d/a-decode.yaml", "d/a-prefill.yaml"]
-    assert run_cli("--format", "json", "d/b-decode.yaml", cwd=root).exit_code == 1  # and the broken pair is found when named
+    assert (
+        run_cli("--format", "json", "d/b-decode.yaml", cwd=root).exit_code == 1
+    )  # and the broken pair is found when named
 
 
 def test_verbose_does_not_list_a_server_config_read_through_its_deployment_file_as_skipped():
@@ -310,8 +391,14 @@ def test_verbose_does_not_list_a_server_config_read_through_its_deployment_file_
 
 
 def test_fix_never_edits_a_partner_that_was_not_named(tree):
-    pd = "swacheck: 1\nserver:\n  model-path: ../models/v4\n  disaggregation-mode: {role}\n  speculative-algorithm: EAGLE\n  speculative-num-steps: 3\n  speculative-eagle-topk: 1\n  page-size: 64\n"
-    root = tree({"d/prefill.yaml": pd.format(role="prefill"), "d/decode.yaml": pd.format(role="decode")})
+    pd = (
+        "swacheck: 1\nserver:\n  model-path: ../models/v4\n  disaggregation-mode: "
+        "{role}\n  speculative-algorithm: EAGLE\n  speculative-num-steps: 3\n  "
+        "speculative-eagle-topk: 1\n  page-size: 64\n"
+    )
+    root = tree(
+        {"d/prefill.yaml": pd.format(role="prefill"), "d/decode.yaml": pd.format(role="decode")}
+    )
     before = (root / "d/decode.yaml").read_text()
     run = run_cli("--fix", "d/prefill.yaml", cwd=root)
     assert "page-size: 64" not in (root / "d/prefill.yaml").read_text()  # the named file is fixed

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import run_cli
 
 SPEC = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1"
@@ -23,14 +22,22 @@ def test_command_string(lint):
 
 
 def test_command_list_and_entrypoint(lint):
-    body = '    entrypoint: ["python3", "-m", "sglang.launch_server"]\n    command: ["--model-path", "models/v4", "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3", "--speculative-eagle-topk", "1"]\n'
+    body = (
+        '    entrypoint: ["python3", "-m", "sglang.launch_server"]\n    command: '
+        '["--model-path", "models/v4", "--speculative-algorithm", "EAGLE", '
+        '"--speculative-num-steps", "3", "--speculative-eagle-topk", "1"]\n'
+    )
     run = lint({"compose.yaml": service(body)})
     assert run.exit_code == 0, run.stderr
     assert run.deployments[0]["target"]["tuple"] == [256, 128, None]
 
 
 def test_entrypoint_shell_with_command_script(lint):
-    body = f'    entrypoint: ["/bin/bash", "-c"]\n    environment: [MODEL=models/v4]\n    command: ["exec python3 -m sglang.launch_server --model-path $$MODEL {SPEC}"]\n'
+    body = (
+        f'    entrypoint: ["/bin/bash", "-c"]\n    environment: [MODEL=models/v4]\n '
+        f'   command: ["exec python3 -m sglang.launch_server --model-path $$MODEL '
+        f'{SPEC}"]\n'
+    )
     run = lint({"compose.yaml": service(body)})
     assert run.exit_code == 0, run.stderr
 
@@ -45,16 +52,23 @@ def test_entrypoint_shell_with_command_script(lint):
 def test_environment_list_and_map_forms(lint, environment):
     run = lint({"compose.yaml": service(environment + AMD + f"    command: {CMD}\n")})
     (dep,) = run.deployments
-    assert (dep["platform"], dep["mode"], dep["target"]["tuple"]) == ("rocm", "unified", [128, 131, 33667])
+    assert (dep["platform"], dep["mode"], dep["target"]["tuple"]) == (
+        "rocm",
+        "unified",
+        [128, 131, 33667],
+    )
 
 
 def test_env_file_and_environment_wins(lint):
     files = {
         "deploy/compose.yaml": service(
-            "    env_file: [rocm.env]\n    environment:\n      SGLANG_DSV4_UNIFIED_KV_FP8: '0'\n" + AMD
+            "    env_file: [rocm.env]\n    environment:\n      SGLANG_DSV4_UNIFIED_KV_FP8: '0'\n"
+            + AMD
             + f"    command: {CMD.replace('models/v4', '../models/v4').replace('prefill', 'decode')} --pp-size 2\n"
         ),
-        "deploy/rocm.env": "# the ROCm settings\nexport SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton\nSGLANG_DSV4_UNIFIED_KV_FP8=1  # fp8 KV\n",
+        "deploy/rocm.env": "# the ROCm settings\nexport "
+        "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton\nSGLANG_DSV4_UNIFIED_KV_FP8=1 "
+        " # fp8 KV\n",
     }
     run = lint(files, target="deploy/compose.yaml")
     (dep,) = run.deployments
@@ -65,8 +79,12 @@ def test_env_file_and_environment_wins(lint):
 
 def test_env_file_value_feeds_the_environment(lint):
     files = {
-        "compose.yaml": service("    env_file: rocm.env\n" + AMD + f"    command: {CMD.replace('prefill', 'decode')} --pp-size 2\n"),
-        "rocm.env": "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton\nSGLANG_DSV4_UNIFIED_KV_FP8=\"1\"\n",
+        "compose.yaml": service(
+            "    env_file: rocm.env\n"
+            + AMD
+            + f"    command: {CMD.replace('prefill', 'decode')} --pp-size 2\n"
+        ),
+        "rocm.env": 'SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton\nSGLANG_DSV4_UNIFIED_KV_FP8="1"\n',
     }
     run = lint(files, target="compose.yaml")
     (f,) = run.findings("SWA204")
@@ -80,7 +98,12 @@ def test_missing_env_file_is_an_input_error(lint):
 
 
 def test_interpolation_from_the_project_env_file_and_defaults(lint):
-    body = "    command: python3 -m sglang.launch_server --model-path ${MODELS}/v4 --speculative-draft-model-path ${DRAFT:-models/mtp256} " + SPEC + " --disaggregation-mode decode\n"
+    body = (
+        "    command: python3 -m sglang.launch_server --model-path ${MODELS}/v4 "
+        "--speculative-draft-model-path ${DRAFT:-models/mtp256} "
+        + SPEC
+        + " --disaggregation-mode decode\n"
+    )
     run = lint({"compose.yaml": service(body), ".env": "MODELS=models\n"}, target="compose.yaml")
     (dep,) = run.deployments
     assert run.codes() == ["SWA102"]
@@ -92,7 +115,9 @@ def test_service_environment_does_not_interpolate_the_compose_file(lint):
     run = lint({"compose.yaml": service(body)})
     assert run.exit_code == 2
     message = run.data["errors"][0]["message"]
-    assert "MODEL is not set in the project's .env file" in message and "--env MODEL=VALUE" in message
+    assert (
+        "MODEL is not set in the project's .env file" in message and "--env MODEL=VALUE" in message
+    )
 
 
 def test_unresolved_argument_in_compose_is_swa305(lint):
@@ -100,14 +125,25 @@ def test_unresolved_argument_in_compose_is_swa305(lint):
     run = lint({"compose.yaml": service(body)})
     (f,) = run.findings("SWA305")
     assert f["message"].startswith("--speculative-draft-model-path ${DRAFT} cannot be resolved")
-    assert (f["location"]["line"], f["location"]["column"]) == (4, len(f"    command: {CMD} --speculative-draft-model-path ") + 1)
+    assert (f["location"]["line"], f["location"]["column"]) == (
+        4,
+        len(f"    command: {CMD} --speculative-draft-model-path ") + 1,
+    )
 
 
 @pytest.mark.parametrize(
     "gpu, given, platform",
     [
-        ("    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: all, capabilities: [gpu]}]}}}\n", "rocm", "cuda"),
-        ("    deploy: {resources: {reservations: {devices: [{driver: amd, count: all, capabilities: [gpu]}]}}}\n", "cuda", "rocm"),
+        (
+            "    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: all, capabilities: [gpu]}]}}}\n",
+            "rocm",
+            "cuda",
+        ),
+        (
+            "    deploy: {resources: {reservations: {devices: [{driver: amd, count: all, capabilities: [gpu]}]}}}\n",
+            "cuda",
+            "rocm",
+        ),
         ("    devices: ['/dev/kfd', '/dev/dri']\n", "cuda", "rocm"),
         ("    runtime: nvidia\n", "rocm", "cuda"),
         ("", "rocm", "rocm"),
@@ -130,7 +166,11 @@ def test_folded_command_positions_and_fix(lint, tree):
 
 
 def test_only_sglang_services_become_deployments(lint):
-    text = "services:\n  redis: {image: redis}\n  router: {image: x, command: python3 -m sglang_router.launch_router}\n" + f"  prefill:\n    image: x\n    command: {CMD}\n  decode:\n    image: x\n    command: {CMD.replace('prefill', 'decode')}\n"
+    text = (
+        "services:\n  redis: {image: redis}\n  router: {image: x, command: python3 -m sglang_router.launch_router}\n"
+        + f"  prefill:\n    image: x\n    command: {CMD}\n  decode:\n    image: x\n  "
+        f"  command: {CMD.replace('prefill', 'decode')}\n"
+    )
     run = lint({"compose.yaml": text})
     assert [d["name"] for d in run.deployments] == ["compose/prefill", "compose/decode"]
 
@@ -143,6 +183,10 @@ def test_compose_file_without_sglang(tree):
     assert walked.data["summary"]["skipped_files"] == 1
     named = run_cli("--format", "json", "c/docker-compose.yaml", cwd=root)
     assert named.exit_code == 2  # skipped with a note, and the run found no deployment
-    assert named.data["notes"][0]["message"].startswith("skipped, not a deployment: a Compose file in which no container or service runs")
-    assert [e["message"] for e in named.data["errors"]] == ["no deployments found (--allow-empty allows a run without any)"]
+    assert named.data["notes"][0]["message"].startswith(
+        "skipped, not a deployment: a Compose file in which no container or service runs"
+    )
+    assert [e["message"] for e in named.data["errors"]] == [
+        "no deployments found (--allow-empty allows a run without any)"
+    ]
     assert run_cli("--allow-empty", "c/docker-compose.yaml", cwd=root).exit_code == 0

@@ -14,7 +14,12 @@ def test_pyproject_tool_table_is_honoured(tree):
 
 
 def test_found_by_walking_up_from_the_working_directory(tree):
-    root = tree({"deploy/server.yaml": SERVER.replace("models/v4", "../models/v4"), "pyproject.toml": '[tool.swacheck]\nignore = ["SWA2"]\n'})
+    root = tree(
+        {
+            "deploy/server.yaml": SERVER.replace("models/v4", "../models/v4"),
+            "pyproject.toml": '[tool.swacheck]\nignore = ["SWA2"]\n',
+        }
+    )
     run = run_cli("--format", "json", "server.yaml", cwd=root / "deploy")
     assert run.codes() == []
 
@@ -32,13 +37,24 @@ def test_swacheck_toml_wins_over_pyproject_in_the_same_folder(tree):
 
 
 def test_pyproject_without_the_table_is_passed_over(tree):
-    root = tree({"sub/server.yaml": SERVER.replace("models/v4", "../models/v4"), "sub/pyproject.toml": "[project]\nname = 'x'\n", "swacheck.toml": 'ignore = ["SWA201"]\n'})
+    root = tree(
+        {
+            "sub/server.yaml": SERVER.replace("models/v4", "../models/v4"),
+            "sub/pyproject.toml": "[project]\nname = 'x'\n",
+            "swacheck.toml": 'ignore = ["SWA201"]\n',
+        }
+    )
     run = run_cli("--format", "json", "server.yaml", cwd=root / "sub")
     assert run.codes() == []
 
 
 def test_command_line_wins_over_the_file(tree):
-    root = tree({"server.yaml": SERVER, "pyproject.toml": '[tool.swacheck]\nfail-on = "warning"\nplatform = "rocm"\n'})
+    root = tree(
+        {
+            "server.yaml": SERVER,
+            "pyproject.toml": '[tool.swacheck]\nfail-on = "warning"\nplatform = "rocm"\n',
+        }
+    )
     assert run_cli("--fail-on", "error", "server.yaml", cwd=root).exit_code == 0
     shown = run_cli("--show-settings", "--fail-on", "error", cwd=root).stdout
     assert "fail-on           error  (command line)" in shown
@@ -46,17 +62,26 @@ def test_command_line_wins_over_the_file(tree):
 
 
 def test_unknown_setting_is_an_error_with_did_you_mean_and_position(tree):
-    root = tree({"server.yaml": SERVER, "pyproject.toml": '[tool.swacheck]\nfail-on = "error"\nselcet = ["SWA1"]\n'})
+    root = tree(
+        {
+            "server.yaml": SERVER,
+            "pyproject.toml": '[tool.swacheck]\nfail-on = "error"\nselcet = ["SWA1"]\n',
+        }
+    )
     run = run_cli("server.yaml", cwd=root)
     assert run.exit_code == 2
-    assert run.stderr.strip() == "pyproject.toml:3:1: unknown setting 'selcet'; did you mean 'select'?"
+    assert (
+        run.stderr.strip() == "pyproject.toml:3:1: unknown setting 'selcet'; did you mean 'select'?"
+    )
 
 
 def test_bad_setting_value_is_an_error(tree):
     root = tree({"server.yaml": SERVER, "swacheck.toml": 'fail-on = "fatal"\n'})
     run = run_cli("server.yaml", cwd=root)
     assert run.exit_code == 2
-    assert "swacheck.toml:1:1: fail-on must be one of error, warning, note, got 'fatal'" in run.stderr
+    assert (
+        "swacheck.toml:1:1: fail-on must be one of error, warning, note, got 'fatal'" in run.stderr
+    )
 
 
 def test_invalid_toml_is_an_error(tree):
@@ -69,7 +94,8 @@ def test_invalid_toml_is_an_error(tree):
 def test_env_and_platform_and_model_config_from_the_file(tree):
     root = tree(
         {
-            "server.yaml": EAGLE.replace("models/v4", "/models/DeepSeek-V4-Flash") + "disaggregation-mode: prefill\n",
+            "server.yaml": EAGLE.replace("models/v4", "/models/DeepSeek-V4-Flash")
+            + "disaggregation-mode: prefill\n",
             "pyproject.toml": (
                 '[tool.swacheck]\nplatform = "rocm"\n'
                 'env = { SGLANG_HACK_FLASHMLA_BACKEND = "unified_kv_triton" }\n'
@@ -106,7 +132,9 @@ def test_per_file_ignores_silence_json_findings(tree):
     files = {"server.yaml": EAGLE.replace("models/v4", "models/dup"), "models/dup/config.json": dup}
     root = tree(files)
     assert run_cli("--format", "json", "server.yaml", cwd=root).codes() == ["SWA301"]
-    (root / "swacheck.toml").write_text('per-file-ignores = { "models/*/config.json" = ["SWA301"] }\n')
+    (root / "swacheck.toml").write_text(
+        'per-file-ignores = { "models/*/config.json" = ["SWA301"] }\n'
+    )
     run = run_cli("--format", "json", "server.yaml", cwd=root)
     assert run.codes() == []
     assert run.data["summary"]["suppressed"] == 1
@@ -121,4 +149,7 @@ def test_github_format_is_chosen_under_github_actions(tree, monkeypatch):
     expected = "github" if "github" in RENDERERS else "human"
     if expected == "github":
         assert "format            github  (GITHUB_ACTIONS=true)" in shown
-    assert "format            human  (command line)" in run_cli("--show-settings", "--format", "human", cwd=root).stdout
+    assert (
+        "format            human  (command line)"
+        in run_cli("--show-settings", "--format", "human", cwd=root).stdout
+    )

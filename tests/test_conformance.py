@@ -26,7 +26,9 @@ CONFORMANCE = ROOT / "conformance"
 
 def _load(name: str):
     """conformance/ is not a package of swacheck: load its modules under private names."""
-    spec = importlib.util.spec_from_file_location(f"_swacheck_conformance_{name}", CONFORMANCE / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(
+        f"_swacheck_conformance_{name}", CONFORMANCE / f"{name}.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -46,15 +48,28 @@ RELEASES = [v.strip() for v in os.environ.get("SWACHECK_CONFORMANCE", "").split(
 )
 @pytest.mark.parametrize("version", RELEASES or ["unset"])
 def test_conformance_against_real_sglang(version, tmp_path):
-    select = os.environ.get("SWACHECK_CONFORMANCE_SELECT")  # e.g. "cuda-draft-window" for a quick look
+    select = os.environ.get(
+        "SWACHECK_CONFORMANCE_SELECT"
+    )  # e.g. "cuda-draft-window" for a quick look
     proc = subprocess.run(
-        [sys.executable, str(CONFORMANCE / "run.py"), "--sglang", version, "--json", str(tmp_path / "rows.json"),
-         *(["--select", select] if select else [])],
-        capture_output=True, text=True, cwd=ROOT,
+        [
+            sys.executable,
+            str(CONFORMANCE / "run.py"),
+            "--sglang",
+            version,
+            "--json",
+            str(tmp_path / "rows.json"),
+            *(["--select", select] if select else []),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )
     print(proc.stdout)
     print(proc.stderr, file=sys.stderr)
-    assert proc.returncode == 0, proc.stdout.splitlines()[-1] if proc.stdout else proc.stderr[-2000:]
+    assert proc.returncode == 0, (
+        proc.stdout.splitlines()[-1] if proc.stdout else proc.stderr[-2000:]
+    )
 
 
 # ---------------------------------------------------------------------------------- smoke tests
@@ -75,11 +90,18 @@ def test_matrix_expands_labels_and_reindents_multiline_values(tmp_path):
         "platform": "rocm",
         "env": {"X": "{mode}"},
         "models": {"target": {}, "draft": {"sliding_window": "{w}"}},
-        "matrix": {"mode": ["prefill", "decode"], "w": [64, 256], "extra": [{"two-lines": "a: 1\nb: 2"}]},
+        "matrix": {
+            "mode": ["prefill", "decode"],
+            "w": [64, 256],
+            "extra": [{"two-lines": "a: 1\nb: 2"}],
+        },
         "server": "model-path: models/target\n  {extra}\nmode: {mode}\n",
     }
     cases = case_mod.expand(doc, name="m", file="m.yaml")
-    assert [c.name for c in cases][:2] == ["m[extra=two-lines,mode=prefill,w=64]", "m[extra=two-lines,mode=prefill,w=256]"]
+    assert [c.name for c in cases][:2] == [
+        "m[extra=two-lines,mode=prefill,w=64]",
+        "m[extra=two-lines,mode=prefill,w=256]",
+    ]
     assert len(cases) == 4
     first = cases[0]
     assert first.server == "model-path: models/target\n  a: 1\n  b: 2\nmode: prefill\n"
@@ -102,10 +124,13 @@ def test_case_errors_are_reported():
 
 def _report(findings=(), tuples=((256, 128, None), (256, 128, None)), errors=()):
     return {
-        "deployments": [{
-            "target": {"tuple": list(tuples[0])}, "draft": {"tuple": list(tuples[1])},
-            "findings": [{"code": c, "severity": s, "message": m} for c, s, m in findings],
-        }],
+        "deployments": [
+            {
+                "target": {"tuple": list(tuples[0])},
+                "draft": {"tuple": list(tuples[1])},
+                "findings": [{"code": c, "severity": s, "message": m} for c, s, m in findings],
+            }
+        ],
         "errors": [{"message": e} for e in errors],
     }
 
@@ -117,16 +142,37 @@ def test_compare_agreements():
     ok = {"outcome": "ok", "target": [256, 128, None], "draft": [256, 128, None]}
     row = compare.compare("a", ok, _report())
     assert row.agrees and row.verdict and row.cause is None and row.tuple is True
-    failed = {"outcome": "error", "stage": "setup", "exception": "RuntimeError", "message": GEOMETRY,
-              "target": [256, 128, None], "draft": [256, 256, None]}
-    row = compare.compare("b", failed, _report([("SWA102", "error", GEOMETRY)], ((256, 128, None), (256, 256, None))))
+    failed = {
+        "outcome": "error",
+        "stage": "setup",
+        "exception": "RuntimeError",
+        "message": GEOMETRY,
+        "target": [256, 128, None],
+        "draft": [256, 256, None],
+    }
+    row = compare.compare(
+        "b", failed, _report([("SWA102", "error", GEOMETRY)], ((256, 128, None), (256, 256, None)))
+    )
     assert row.agrees and row.cause is True and row.tuple is True
     # an assert without a message: swacheck citing the file and line that raised names it
-    bare = {"outcome": "error", "stage": "pools", "exception": "AssertionError", "message": "",
-            "where": "sglang/srt/mem_cache/deepseek_v4_memory_pool.py:321"}
-    row = compare.compare("bare", bare, _report([("SWA999", "error", "pool asserts (deepseek_v4_memory_pool.py:321)")]))
+    bare = {
+        "outcome": "error",
+        "stage": "pools",
+        "exception": "AssertionError",
+        "message": "",
+        "where": "sglang/srt/mem_cache/deepseek_v4_memory_pool.py:321",
+    }
+    row = compare.compare(
+        "bare",
+        bare,
+        _report([("SWA999", "error", "pool asserts (deepseek_v4_memory_pool.py:321)")]),
+    )
     assert row.agrees and row.cause is True
-    row = compare.compare("bare2", bare, _report([("SWA999", "error", "pool asserts (deepseek_v4_memory_pool.py:322)")]))
+    row = compare.compare(
+        "bare2",
+        bare,
+        _report([("SWA999", "error", "pool asserts (deepseek_v4_memory_pool.py:322)")]),
+    )
     assert row.cause is False
     # warnings do not make a verdict
     row = compare.compare("c", ok, _report([("SWA201", "warning", "page size replaced")]))
@@ -135,8 +181,12 @@ def test_compare_agreements():
 
 def test_compare_disagreements():
     ok = {"outcome": "ok", "target": [256, 128, None], "draft": [256, 128, None]}
-    refused = {"outcome": "error", "stage": "validate", "exception": "AssertionError",
-               "message": "PP + speculative decoding (MTP) is only supported on prefill nodes"}
+    refused = {
+        "outcome": "error",
+        "stage": "validate",
+        "exception": "AssertionError",
+        "message": "PP + speculative decoding (MTP) is only supported on prefill nodes",
+    }
     row = compare.compare("missed", refused, _report())
     assert not row.agrees and not row.verdict and "PP + speculative" in row.why
     row = compare.compare("false alarm", ok, _report([("SWA102", "error", GEOMETRY)]))
@@ -155,15 +205,26 @@ def test_compare_disagreements():
 def test_compare_never_counts_a_broken_run_as_agreement():
     assert not compare.compare("x", None, _report()).agrees
     assert not compare.compare("x", {"outcome": "ok"}, None).agrees
-    harness = {"outcome": "harness-error", "exception": "TypeError", "message": "'_Dummy'", "where": "x.py:1"}
+    harness = {
+        "outcome": "harness-error",
+        "exception": "TypeError",
+        "message": "'_Dummy'",
+        "where": "x.py:1",
+    }
     row = compare.compare("x", harness, _report())
     assert row.harness and not row.agrees
     text = compare.summary([row, compare.compare("y", {"outcome": "ok"}, _report())], "0.5.23")
-    assert text == ("SGLang 0.5.23: 2 cases, 1 agree, 0 disagree (verdict 0, cause 0, tuple 0), "
-                    "1 not compared (harness)")
+    assert text == (
+        "SGLang 0.5.23: 2 cases, 1 agree, 0 disagree (verdict 0, cause 0, tuple 0), "
+        "1 not compared (harness)"
+    )
 
 
 def test_run_refuses_reuse_without_keep():
-    proc = subprocess.run([sys.executable, str(CONFORMANCE / "run.py"), "--sglang", "0.5.23", "--reuse"],
-                          capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, str(CONFORMANCE / "run.py"), "--sglang", "0.5.23", "--reuse"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.returncode == 2 and "--reuse needs --keep" in proc.stderr

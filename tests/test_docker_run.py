@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from conftest import EAGLE, run_cli
 
-LAUNCH = "python3 -m sglang.launch_server --model-path models/v4 --speculative-algorithm EAGLE --speculative-eagle-topk 1 --speculative-num-steps 3"
+LAUNCH = (
+    "python3 -m sglang.launch_server --model-path models/v4 "
+    "--speculative-algorithm EAGLE --speculative-eagle-topk 1 "
+    "--speculative-num-steps 3"
+)
 
 
 def _run(tree, script: str, *args: str):
@@ -13,21 +17,31 @@ def _run(tree, script: str, *args: str):
 
 
 def test_docker_run_with_options_is_a_launch(tree):
-    run = _run(tree, f"docker run --gpus all --shm-size 32g -p 30000:30000 -v /m:/m --ipc=host --rm -it lmsysorg/sglang:v0.5.23 {LAUNCH}")
+    run = _run(
+        tree,
+        f"docker run --gpus all --shm-size 32g -p 30000:30000 -v /m:/m --ipc=host "
+        f"--rm -it lmsysorg/sglang:v0.5.23 {LAUNCH}",
+    )
     assert run.exit_code == 0, run.stderr
     (dep,) = run.deployments
     assert dep["target"]["tuple"] == [256, 128, None]
 
 
 def test_env_variables_reach_the_server(tree):
-    script = f"docker run -e SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton --env=FOO=1 --gpus all img {LAUNCH} --disaggregation-mode prefill"
+    script = (
+        f"docker run -e SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton --env=FOO=1 "
+        f"--gpus all img {LAUNCH} --disaggregation-mode prefill"
+    )
     run = _run(tree, script, "--platform", "rocm")
     (dep,) = run.deployments
     assert dep["mode"] == "unified"
 
 
 def test_rocm_image_gives_the_platform(tree):
-    script = f"docker run -e SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton lmsysorg/sglang:v0.5.23-rocm700-mi35x {LAUNCH}"
+    script = (
+        f"docker run -e SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton "
+        f"lmsysorg/sglang:v0.5.23-rocm700-mi35x {LAUNCH}"
+    )
     (dep,) = _run(tree, script).deployments
     assert dep["mode"] == "unified"
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import EXAMPLES, ROOT, run_cli
 
 PAGED = [256, 128, None]
@@ -26,7 +25,11 @@ EXPECTED = {
     "rocm-dp-attention/decode.yaml": ([], [128, 131, 12707], [128, 131, 12707]),
     "rocm-paged/prefill.yaml": ([], PAGED, PAGED),
     "rocm-draft-window/prefill.yaml": (["SWA101:error"], [128, 131, 33667], [256, 259, 66563]),
-    "rocm-fp8-pp/decode.yaml": (["SWA204:error", "SWA207:error"], [128, 131, 6419], [128, 131, 6419]),
+    "rocm-fp8-pp/decode.yaml": (
+        ["SWA204:error", "SWA207:error"],
+        [128, 131, 6419],
+        [128, 131, 6419],
+    ),
     "from-log/tuples.yaml": (["SWA101:error"], [128, 131, 33667], [256, 259, 66563]),
     "cuda-paged/decode.yaml": ([], PAGED, PAGED),
     "pd-unified-one-side/prefill.yaml": ([], PAGED, PAGED),
@@ -39,9 +42,21 @@ EXPECTED = {
 LAUNCH_EXPECTED = {
     ("launch/decode.sh", "decode"): ([], [128, 131, 6419], [128, 131, 6419]),
     ("launch/Dockerfile", "Dockerfile"): (["SWA201:warning"], [128, 131, 33667], [128, 131, 33667]),
-    ("k8s/pd-rocm.yaml", "Deployment/dsv4-flash-prefill/sglang"): ([], [128, 131, 33667], [128, 131, 33667]),
-    ("k8s/pd-rocm.yaml", "Deployment/dsv4-flash-decode/sglang"): ([], [128, 131, 6419], [128, 131, 6419]),
-    ("compose/docker-compose.yaml", "compose/dsv4-decode"): (["SWA102:error"], PAGED, [256, 256, None]),
+    ("k8s/pd-rocm.yaml", "Deployment/dsv4-flash-prefill/sglang"): (
+        [],
+        [128, 131, 33667],
+        [128, 131, 33667],
+    ),
+    ("k8s/pd-rocm.yaml", "Deployment/dsv4-flash-decode/sglang"): (
+        [],
+        [128, 131, 6419],
+        [128, 131, 6419],
+    ),
+    ("compose/docker-compose.yaml", "compose/dsv4-decode"): (
+        ["SWA102:error"],
+        PAGED,
+        [256, 256, None],
+    ),
 }
 LAUNCH_FILES = sorted({f for f, _ in LAUNCH_EXPECTED})
 
@@ -53,9 +68,17 @@ def report():
 
 
 def test_every_example_is_listed():
-    on_disk = {p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.glob("*/*.yaml") if not p.name.startswith("sglang-")}
+    on_disk = {
+        p.relative_to(EXAMPLES).as_posix()
+        for p in EXAMPLES.glob("*/*.yaml")
+        if not p.name.startswith("sglang-")
+    }
     assert on_disk - {f for f, _ in LAUNCH_EXPECTED} == set(EXPECTED)
-    launch = {p.relative_to(EXAMPLES).as_posix() for folder in ("launch", "k8s", "compose") for p in (EXAMPLES / folder).iterdir()}
+    launch = {
+        p.relative_to(EXAMPLES).as_posix()
+        for folder in ("launch", "k8s", "compose")
+        for p in (EXAMPLES / folder).iterdir()
+    }
     assert launch == set(LAUNCH_FILES)
 
 
@@ -94,16 +117,26 @@ def test_each_example_alone_gives_the_same_verdict(name):
     (dep,) = [d for d in run.deployments if d["file"] == f"examples/{name}"]
     assert [f"{f['code']}:{f['severity']}" for f in dep["findings"]] == EXPECTED[name][0]
     others = {d["file"].removeprefix("examples/") for d in run.deployments} - {name}
-    assert others <= {n for n in EXPECTED if n.split("/")[0] == name.split("/")[0]}  # only its partner
-    codes = [c for d in run.deployments for c in (f"{f['code']}:{f['severity']}" for f in d["findings"])]
+    assert others <= {
+        n for n in EXPECTED if n.split("/")[0] == name.split("/")[0]
+    }  # only its partner
+    codes = [
+        c for d in run.deployments for c in (f"{f['code']}:{f['severity']}" for f in d["findings"])
+    ]
     assert run.exit_code == (1 if any(c.endswith(":error") for c in codes) else 0)
 
 
-@pytest.mark.parametrize("key", sorted(LAUNCH_EXPECTED), ids=lambda k: f"{k[0]}:{k[1]}" if isinstance(k, tuple) else str(k))
+@pytest.mark.parametrize(
+    "key",
+    sorted(LAUNCH_EXPECTED),
+    ids=lambda k: f"{k[0]}:{k[1]}" if isinstance(k, tuple) else str(k),
+)
 def test_launch_example_verdict_and_tuples(report, key):
     file, name = key
     codes, target, draft = LAUNCH_EXPECTED[key]
-    (dep,) = [d for d in report.deployments if d["file"] == f"examples/{file}" and d["name"] == name]
+    (dep,) = [
+        d for d in report.deployments if d["file"] == f"examples/{file}" and d["name"] == name
+    ]
     assert [f"{f['code']}:{f['severity']}" for f in dep["findings"]] == codes
     assert dep["target"]["tuple"] == target
     assert dep["draft"]["tuple"] == draft
@@ -125,9 +158,17 @@ def test_launch_example_header_states_its_verdict(file):
 def test_each_launch_example_alone_gives_the_same_verdict(file):
     run = run_cli("--format", "json", f"examples/{file}", cwd=ROOT)
     folder = file.split("/")[0]  # a PD server's partner beside it is checked too
-    expected = {name: codes for (f, name), (codes, _, _) in LAUNCH_EXPECTED.items() if f.split("/")[0] == folder}
-    assert run.exit_code == (1 if any(c.endswith(":error") for cs in expected.values() for c in cs) else 0), run.stderr
-    assert {d["name"]: [f"{x['code']}:{x['severity']}" for x in d["findings"]] for d in run.deployments} == expected
+    expected = {
+        name: codes
+        for (f, name), (codes, _, _) in LAUNCH_EXPECTED.items()
+        if f.split("/")[0] == folder
+    }
+    assert run.exit_code == (
+        1 if any(c.endswith(":error") for cs in expected.values() for c in cs) else 0
+    ), run.stderr
+    assert {
+        d["name"]: [f"{x['code']}:{x['severity']}" for x in d["findings"]] for d in run.deployments
+    } == expected
 
 
 def test_server_configs_referenced_by_deployment_files_are_not_checked_twice(report):
@@ -139,7 +180,11 @@ def test_pairs_found_in_the_examples(report):
     pairs = {(p["prefill"]["file"], p["decode"]["file"]) for p in report.data["pairs"]}
     assert ("examples/cuda-paged/prefill.yaml", "examples/cuda-paged/decode.yaml") in pairs
     assert ("examples/rocm-unified/prefill.yaml", "examples/rocm-unified/decode.yaml") in pairs
-    (broken,) = [p for p in report.data["pairs"] if p["decode"]["file"] == "examples/pd-unified-one-side/decode.yaml"]
+    (broken,) = [
+        p
+        for p in report.data["pairs"]
+        if p["decode"]["file"] == "examples/pd-unified-one-side/decode.yaml"
+    ]
     assert broken["compared"]["unified_kv"] == {
         "prefill": False,
         "decode": True,

@@ -30,14 +30,23 @@ def test_json_trace_of_a_unified_decode_server():
     extra = _find(slots["inputs"], "decode extra slots")
     assert extra["value"] == 32 and extra["formula"] == "PD hook: 2 x per-worker requests 16"
     mrr = _find(extra["inputs"], "max-running-requests")
-    assert mrr["location"]["file"] == "examples/rocm-unified/sglang-decode.yaml" and mrr["location"]["line"] == 6
+    assert (
+        mrr["location"]["file"] == "examples/rocm-unified/sglang-decode.yaml"
+        and mrr["location"]["line"] == 6
+    )
     ring = _find(target["fields"], "ring_size")
     assert ring["formula"] == "window 128 + draft tokens 4 - 1"
     tokens = _find(ring["inputs"], "draft tokens")
     steps = _find(tokens["inputs"], "speculative-num-steps")
     assert steps["value"] == 3 and steps["location"]["line"] == 8
     window = _find(target["fields"], "window")
-    assert window["location"] == {"file": "examples/models/DeepSeek-V4-Flash/config.json", "line": 14, "column": 21, "end_line": 14, "end_column": 24}
+    assert window["location"] == {
+        "file": "examples/models/DeepSeek-V4-Flash/config.json",
+        "line": 14,
+        "column": 21,
+        "end_line": 14,
+        "end_column": 24,
+    }
     assert _find(pages["inputs"], "ring size")["see"] == "ring_size"
 
 
@@ -47,7 +56,10 @@ def test_defaults_say_they_are_sglang_defaults():
     slots = _find(_find(target["fields"], "pages")["inputs"], "request slots")
     per_worker = _find(slots["inputs"], "per-worker max-running-requests")
     mrr = _find(per_worker["inputs"], "max-running-requests")
-    assert mrr["value"] == 256 and mrr["origin"] == "SGLang default (DSV4 hook, max-running-requests unset)"
+    assert (
+        mrr["value"] == 256
+        and mrr["origin"] == "SGLang default (DSV4 hook, max-running-requests unset)"
+    )
     assert mrr["location"] is None
 
 

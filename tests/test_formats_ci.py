@@ -17,7 +17,13 @@ from conftest import EAGLE, ROOT, run_cli
 GOLDEN = ROOT / "tests" / "golden"
 # a fixed set of example folders (errors, a warning, a note, a PD pair, launch files), so that a
 # new example elsewhere does not change these files
-FOLDERS = ("examples/cuda-draft-window", "examples/cuda-no-pd", "examples/launch", "examples/pd-unified-one-side", "examples/rocm-draft-window")
+FOLDERS = (
+    "examples/cuda-draft-window",
+    "examples/cuda-no-pd",
+    "examples/launch",
+    "examples/pd-unified-one-side",
+    "examples/rocm-draft-window",
+)
 RUNS = {
     "examples.concise": ("--format", "concise", *FOLDERS),
     "examples.gitlab.json": ("--format", "gitlab", *FOLDERS),
@@ -58,7 +64,10 @@ def test_concise_is_one_line_per_finding_sorted_by_file_and_position():
 
 
 def test_concise_sorts_a_files_findings_by_position(tree):
-    text = EAGLE.replace("speculative-eagle-topk: 1\n", "") + "page-size: 64\nspeculative-num-draft-tokens: 9\n"
+    text = (
+        EAGLE.replace("speculative-eagle-topk: 1\n", "")
+        + "page-size: 64\nspeculative-num-draft-tokens: 9\n"
+    )
     root = tree({"server.yaml": text})
     lines = run_cli("--format", "concise", "-q", "server.yaml", cwd=root).stdout.splitlines()
     positions = [tuple(int(x) for x in line.split(":")[1:3]) for line in lines]
@@ -66,11 +75,17 @@ def test_concise_sorts_a_files_findings_by_position(tree):
 
 
 def test_gitlab_code_quality_shape(tree):
-    failing = EAGLE + "speculative-draft-model-path: models/mtp256\ndisaggregation-mode: prefill\npage-size: 64\n"
+    failing = (
+        EAGLE
+        + "speculative-draft-model-path: models/mtp256\ndisaggregation-mode: prefill\npage-size: 64\n"
+    )
     root = tree({"deploy/server.yaml": failing.replace("models/", "../models/")})
     run = run_cli("--format", "gitlab", "deploy", cwd=root)
     issues = json.loads(run.stdout)
-    assert [(i["check_name"], i["severity"]) for i in issues] == [("SWA102", "major"), ("SWA201", "minor")]
+    assert [(i["check_name"], i["severity"]) for i in issues] == [
+        ("SWA102", "major"),
+        ("SWA201", "minor"),
+    ]
     for issue in issues:
         assert set(issue) >= {"description", "check_name", "fingerprint", "severity", "location"}
         assert issue["location"]["path"] == "deploy/server.yaml"
@@ -79,11 +94,15 @@ def test_gitlab_code_quality_shape(tree):
     assert len({i["fingerprint"] for i in issues}) == 2
     # the same fingerprints as SARIF's
     sarif = json.loads(run_cli("--format", "sarif", "deploy", cwd=root).stdout)
-    assert [r["partialFingerprints"]["swacheck/v2"] for r in sarif["runs"][0]["results"]] == [i["fingerprint"] for i in issues]
+    assert [r["partialFingerprints"]["swacheck/v2"] for r in sarif["runs"][0]["results"]] == [
+        i["fingerprint"] for i in issues
+    ]
 
 
 def test_gitlab_paths_are_relative_to_ci_project_dir(tree, monkeypatch):
-    root = tree({"deploy/server.yaml": (EAGLE + "page-size: 64\n").replace("models/", "../models/")})
+    root = tree(
+        {"deploy/server.yaml": (EAGLE + "page-size: 64\n").replace("models/", "../models/")}
+    )
     monkeypatch.setenv("CI_PROJECT_DIR", str(root))
     run = run_cli("--format", "gitlab", "server.yaml", cwd=root / "deploy")
     assert [i["location"]["path"] for i in json.loads(run.stdout)] == ["deploy/server.yaml"]
@@ -94,4 +113,7 @@ def test_statistics_with_output_writes_the_report_to_the_file(tree):
     run = run_cli("--statistics", "--format", "json", "-o", "out.json", "server.yaml", cwd=root)
     assert run.stdout.splitlines()[0] == "1  SWA201  warning  page-size-replaced"
     assert json.loads((root / "out.json").read_text())["summary"]["warnings"] == 1
-    assert run_cli("--statistics", "-q", "server.yaml", cwd=root).stdout == "1  SWA201  warning  page-size-replaced\n"
+    assert (
+        run_cli("--statistics", "-q", "server.yaml", cwd=root).stdout
+        == "1  SWA201  warning  page-size-replaced\n"
+    )

@@ -38,20 +38,27 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from conftest import EXAMPLES, MTP_W256, ROOT, V4_FLASH, run_cli
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
-
-from conftest import EXAMPLES, MTP_W256, ROOT, V4_FLASH, run_cli
 from hypothesis_profiles import examples  # importing it registers and loads the profiles first
 
 FORMATS = ("json", "human", "github", "sarif", "junit")
-SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+SARIF_SCHEMA = json.loads(
+    (ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")
+)
 jsonschema.Draft4Validator.check_schema(SARIF_SCHEMA)
-SARIF = jsonschema.Draft4Validator(SARIF_SCHEMA, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+SARIF = jsonschema.Draft4Validator(
+    SARIF_SCHEMA, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER
+)
 
-GITHUB_COMMAND = re.compile(r"^::(error|warning|notice)( [a-zA-Z]+=[^,:]*(,[a-zA-Z]+=[^,:]*)*)?::.*$")
+GITHUB_COMMAND = re.compile(
+    r"^::(error|warning|notice)( [a-zA-Z]+=[^,:]*(,[a-zA-Z]+=[^,:]*)*)?::.*$"
+)
 ERROR_LINE = re.compile(r"^(?P<file>[^\s:][^:]*?)(:(?P<line>\d+):(?P<col>\d+))?: \S")
-SUMMARY = re.compile(r"^Checked \d+ deployments? in \d+ files?( \([^)]*skipped\))?: .*\((.*; )?exit (?P<code>\d)\)$")
+SUMMARY = re.compile(
+    r"^Checked \d+ deployments? in \d+ files?( \([^)]*skipped\))?: .*\((.*; )?exit (?P<code>\d)\)$"
+)
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -81,7 +88,11 @@ EXAMPLE_FILES = sorted(EXAMPLE_TEXTS)
 
 
 def _tree_state(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and "_fuzz" not in p.name}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "_fuzz" not in p.name
+    }
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +102,10 @@ def work(tmp_path_factory):
     Fuzz files are written as ``_fuzz*`` inside it. At the end, nothing else may have changed.
     """
     root = tmp_path_factory.mktemp("fuzz")
-    for name, text in {"models/v4/config.json": V4_FLASH, "models/mtp256/config.json": MTP_W256}.items():
+    for name, text in {
+        "models/v4/config.json": V4_FLASH,
+        "models/mtp256/config.json": MTP_W256,
+    }.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
     shutil.copytree(EXAMPLES, root / "examples")
@@ -160,7 +174,9 @@ def check_everything(cwd: Path, path: str, *args: str) -> int:
     assert len(set(codes.values())) == 1, f"exit codes differ between formats: {codes}"
     assert data is not None
     assert (codes["json"] == 2) == bool(data["errors"])
-    assert len(stderr_lines or []) == len(data["errors"]) + (0 if quiet else len(data["notes"])), "stderr lines != input errors and notes (a raw line break?)"
+    assert len(stderr_lines or []) == len(data["errors"]) + (0 if quiet else len(data["notes"])), (
+        "stderr lines != input errors and notes (a raw line break?)"
+    )
     for line in stderr_lines or []:
         assert ERROR_LINE.match(line), f"stderr line is not 'file[:line:col]: message': {line!r}"
     return codes["json"]
@@ -177,7 +193,11 @@ def check_json(run) -> dict:
         assert any(line.startswith(shown) for line in run.stderr.splitlines()), (shown, run.stderr)
     for dep in data["deployments"]:
         for f in dep["findings"]:
-            assert re.fullmatch(r"SWA\d{3}", f["code"]) and f["severity"] in ("error", "warning", "note")
+            assert re.fullmatch(r"SWA\d{3}", f["code"]) and f["severity"] in (
+                "error",
+                "warning",
+                "note",
+            )
     return data
 
 
@@ -198,7 +218,9 @@ def check_github(run, data: dict | None, quiet: bool) -> None:
         if line.startswith("::"):
             assert GITHUB_COMMAND.match(line), f"malformed workflow command: {line!r}"
         else:
-            assert not line.startswith("::")  # a plain line: the summary, or past the annotation limit
+            assert not line.startswith(
+                "::"
+            )  # a plain line: the summary, or past the annotation limit
     assert data is not None
     counts = {"error": len(data["errors"]), "warning": 0, "note": 0}
     for dep in data["deployments"]:
@@ -206,8 +228,12 @@ def check_github(run, data: dict | None, quiet: bool) -> None:
             counts[f["severity"]] += 1
     # each item is one line (an annotation, or a plain line past the limit of 10), plus one
     # "N more" line per level past the limit, plus the summary line: any raw newline adds lines
-    expected = sum(counts.values()) + sum(1 for n in counts.values() if n > 10) + (0 if quiet else 1)
-    assert len(lines) == expected, f"{len(lines)} lines for {counts}: a message or property was not escaped"
+    expected = (
+        sum(counts.values()) + sum(1 for n in counts.values() if n > 10) + (0 if quiet else 1)
+    )
+    assert len(lines) == expected, (
+        f"{len(lines)} lines for {counts}: a message or property was not escaped"
+    )
 
 
 def check_sarif(run) -> None:
@@ -226,8 +252,30 @@ def check_junit(run) -> None:
 
 YAML_JSON_ALPHABET = st.sampled_from(
     list(":-[]{},#&*!|>'\"\n\t ?%@`\\.0123456789")
-    + ["model-path", "swacheck", "1", "server", "target", "draft", "geometry", "env", "platform", "---", "...",
-       "!!python/object/apply:os.system", "<<", "true", "null", "NaN", ".inf", "models/v4", "\ufeff", "\x00", "é", "\u2028"]
+    + [
+        "model-path",
+        "swacheck",
+        "1",
+        "server",
+        "target",
+        "draft",
+        "geometry",
+        "env",
+        "platform",
+        "---",
+        "...",
+        "!!python/object/apply:os.system",
+        "<<",
+        "true",
+        "null",
+        "NaN",
+        ".inf",
+        "models/v4",
+        "\ufeff",
+        "\x00",
+        "é",
+        "\u2028",
+    ]
 )
 
 
@@ -240,12 +288,27 @@ def hostile_bytes(draw) -> bytes:
         data = "".join(draw(st.lists(YAML_JSON_ALPHABET, max_size=80))).encode("utf-8")
     else:
         data = draw(st.text(max_size=300)).encode("utf-8", "surrogatepass")
-    prefix = draw(st.sampled_from([b"", b"", b"", b"\xef\xbb\xbf", b"\xff\xfe", b"model-path: models/v4\n", b"swacheck: 1\n"]))
+    prefix = draw(
+        st.sampled_from(
+            [
+                b"",
+                b"",
+                b"",
+                b"\xef\xbb\xbf",
+                b"\xff\xfe",
+                b"model-path: models/v4\n",
+                b"swacheck: 1\n",
+            ]
+        )
+    )
     return prefix + data
 
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
-@settings(max_examples=examples(1.0), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=examples(1.0),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=hostile_bytes())
 def test_random_bytes(work, suffix, data):
     name = "_fuzz_bytes" + suffix
@@ -262,13 +325,48 @@ SCALARS = (
     | st.integers(min_value=-(10**40), max_value=10**40)
     | st.floats(allow_nan=True, allow_infinity=True)
     | st.text(max_size=30)
-    | st.sampled_from(["models/v4", "models/mtp256", "EAGLE", "rocm", "decode", "1", "", "null", "~", "yes", "0x80"])
+    | st.sampled_from(
+        [
+            "models/v4",
+            "models/mtp256",
+            "EAGLE",
+            "rocm",
+            "decode",
+            "1",
+            "",
+            "null",
+            "~",
+            "yes",
+            "0x80",
+        ]
+    )
 )
 KEYS = st.text(max_size=15) | st.sampled_from(
-    ["model-path", "swacheck", "server", "target", "draft", "geometry", "model_config", "env", "platform", "name",
-     "window", "ring_size", "pages", "unified", "compression_ratios", "speculative-algorithm", "max-running-requests"]
+    [
+        "model-path",
+        "swacheck",
+        "server",
+        "target",
+        "draft",
+        "geometry",
+        "model_config",
+        "env",
+        "platform",
+        "name",
+        "window",
+        "ring_size",
+        "pages",
+        "unified",
+        "compression_ratios",
+        "speculative-algorithm",
+        "max-running-requests",
+    ]
 )
-DOCS = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(KEYS, inner, max_size=6), max_leaves=25)
+DOCS = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(KEYS, inner, max_size=6),
+    max_leaves=25,
+)
 
 
 @st.composite
@@ -280,29 +378,65 @@ def documents(draw):
         return doc
     extra = doc if isinstance(doc, dict) else {}
     if shape == "server":
-        return {"model-path": draw(st.sampled_from(["models/v4", "models/mtp256"]) | SCALARS), **extra}
+        return {
+            "model-path": draw(st.sampled_from(["models/v4", "models/mtp256"]) | SCALARS),
+            **extra,
+        }
     out = {"swacheck": draw(st.sampled_from([1, 1, 1, 2, "1", True]))}
     for key in ("name", "platform", "env", "server", "target", "draft"):
         if draw(st.booleans()):
             out[key] = draw(DOCS)
     if shape == "deployment-inline":
         out["server"] = {"model-path": "models/v4", **extra}
-        out["target"] = {"model_config": draw(st.sampled_from(["models/v4", "models/mtp256"]) | DOCS)}
+        out["target"] = {
+            "model_config": draw(st.sampled_from(["models/v4", "models/mtp256"]) | DOCS)
+        }
         if draw(st.booleans()):
-            out["draft"] = {"geometry": draw(st.dictionaries(st.sampled_from(["window", "ring_size", "pages", "page_size", "unified", "compression_ratios", "bogus"]), SCALARS | DOCS, max_size=4))}
+            out["draft"] = {
+                "geometry": draw(
+                    st.dictionaries(
+                        st.sampled_from(
+                            [
+                                "window",
+                                "ring_size",
+                                "pages",
+                                "page_size",
+                                "unified",
+                                "compression_ratios",
+                                "bogus",
+                            ]
+                        ),
+                        SCALARS | DOCS,
+                        max_size=4,
+                    )
+                )
+            }
     return out
 
 
 def dump(doc, fmt: str, draw) -> bytes:
     if fmt == ".json":
-        text = json.dumps(doc, ensure_ascii=draw(st.booleans()), indent=draw(st.sampled_from([None, 2])), allow_nan=True)
+        text = json.dumps(
+            doc,
+            ensure_ascii=draw(st.booleans()),
+            indent=draw(st.sampled_from([None, 2])),
+            allow_nan=True,
+        )
     else:
-        text = yaml.safe_dump(doc, allow_unicode=draw(st.booleans()), default_flow_style=draw(st.sampled_from([None, False, True])), sort_keys=False)
+        text = yaml.safe_dump(
+            doc,
+            allow_unicode=draw(st.booleans()),
+            default_flow_style=draw(st.sampled_from([None, False, True])),
+            sort_keys=False,
+        )
     return text.encode("utf-8", "surrogatepass")
 
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
-@settings(max_examples=examples(1.0), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=examples(1.0),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(doc=documents(), data=st.data())
 def test_generated_documents(work, suffix, doc, data):
     text = dump(doc, suffix, data.draw)
@@ -338,7 +472,33 @@ CLI_VARIANTS = st.sampled_from(
         ("-q",),
     ]
 )
-JUNK = st.sampled_from(["", ":", " ", "\t", "-", "[", "]", "{", "}", "#", "&a", "*a", "!!", "'", '"', "\n", "\x00", "é", "0", "-1", "null", "true", "9" * 25])
+JUNK = st.sampled_from(
+    [
+        "",
+        ":",
+        " ",
+        "\t",
+        "-",
+        "[",
+        "]",
+        "{",
+        "}",
+        "#",
+        "&a",
+        "*a",
+        "!!",
+        "'",
+        '"',
+        "\n",
+        "\x00",
+        "é",
+        "0",
+        "-1",
+        "null",
+        "true",
+        "9" * 25,
+    ]
+)
 
 
 @st.composite
@@ -347,7 +507,9 @@ def mutated_example(draw) -> tuple[str, bytes]:
     text = EXAMPLE_TEXTS[path]
     for _ in range(draw(st.integers(1, 4))):
         lines = text.splitlines(keepends=True) or [""]
-        op = draw(st.sampled_from(["delete", "duplicate", "swap", "flip", "insert", "truncate", "indent"]))
+        op = draw(
+            st.sampled_from(["delete", "duplicate", "swap", "flip", "insert", "truncate", "indent"])
+        )
         i = draw(st.integers(0, len(lines) - 1))
         if op == "delete":
             del lines[i]
@@ -368,10 +530,15 @@ def mutated_example(draw) -> tuple[str, bytes]:
         elif op == "truncate":
             text = text[: draw(st.integers(0, len(text)))]
     folder = os.path.dirname(path)
-    return (f"{folder}/_fuzz.yaml" if folder else "_fuzz.yaml"), text.encode("utf-8", "surrogatepass")
+    return (f"{folder}/_fuzz.yaml" if folder else "_fuzz.yaml"), text.encode(
+        "utf-8", "surrogatepass"
+    )
 
 
-@settings(max_examples=examples(1.5), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=examples(1.5),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(case=mutated_example(), args=CLI_VARIANTS)
 def test_mutated_examples(work, case, args):
     name, data = case
@@ -386,18 +553,40 @@ def test_mutated_examples(work, case, args):
 # --------------------------------------------------------------------------- (d) random server configs
 
 IMPORTANT = [
-    "model-path", "speculative-draft-model-path", "speculative-algorithm", "speculative-num-steps",
-    "speculative-eagle-topk", "speculative-num-draft-tokens", "disaggregation-mode", "max-running-requests",
-    "dp-size", "attn-dp-size", "enable-dp-attention", "page-size", "kv-cache-dtype", "dsv4-attn-backend",
-    "json-model-override-args", "pp-size", "enable-hisparse", "disaggregation-decode-extra-slots", "revision",
-    "speculative-adaptive", "dcp-size", "tp-size", "trust-remote-code",
+    "model-path",
+    "speculative-draft-model-path",
+    "speculative-algorithm",
+    "speculative-num-steps",
+    "speculative-eagle-topk",
+    "speculative-num-draft-tokens",
+    "disaggregation-mode",
+    "max-running-requests",
+    "dp-size",
+    "attn-dp-size",
+    "enable-dp-attention",
+    "page-size",
+    "kv-cache-dtype",
+    "dsv4-attn-backend",
+    "json-model-override-args",
+    "pp-size",
+    "enable-hisparse",
+    "disaggregation-decode-extra-slots",
+    "revision",
+    "speculative-adaptive",
+    "dcp-size",
+    "tp-size",
+    "trust-remote-code",
 ]
 assert set(IMPORTANT) <= set(OPTIONS), set(IMPORTANT) - set(OPTIONS)
 
 
 @st.composite
 def typo(draw, name: str) -> str:
-    how = draw(st.sampled_from(["underscore", "drop", "swap", "prefix", "upper", "dashes", "double", "space"]))
+    how = draw(
+        st.sampled_from(
+            ["underscore", "drop", "swap", "prefix", "upper", "dashes", "double", "space"]
+        )
+    )
     i = draw(st.integers(0, max(0, len(name) - 2)))
     if how == "underscore":
         return name.replace("-", "_")
@@ -434,15 +623,53 @@ def value_for(key: str):
         | st.none()
         | st.floats(allow_nan=True, allow_infinity=True)
         | st.text(max_size=15)
-        | st.sampled_from(["128", "-1", "0", " 3 ", "1e3", "None", "EAGLE", "NEXTN", "DSPARK", "eagle", "decode",
-                           "prefill", "null", "auto", "fp8_e4m3", "trtllm", "models/v4", "models/mtp256", "{\"sliding_window\": 256}"])
+        | st.sampled_from(
+            [
+                "128",
+                "-1",
+                "0",
+                " 3 ",
+                "1e3",
+                "None",
+                "EAGLE",
+                "NEXTN",
+                "DSPARK",
+                "eagle",
+                "decode",
+                "prefill",
+                "null",
+                "auto",
+                "fp8_e4m3",
+                "trtllm",
+                "models/v4",
+                "models/mtp256",
+                '{"sliding_window": 256}',
+            ]
+        )
         | st.lists(st.integers(-2, 300) | st.text(max_size=5), max_size=4)
-        | st.dictionaries(st.sampled_from(["sliding_window", "architectures", "x"]), st.integers(-1, 512) | st.text(max_size=5), max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["sliding_window", "architectures", "x"]),
+            st.integers(-1, 512) | st.text(max_size=5),
+            max_size=3,
+        )
     )
     if choices:
         return st.sampled_from(choices) | common
     if key in ("model-path", "speculative-draft-model-path", "model", "model_path"):
-        return st.sampled_from(["models/v4", "models/mtp256", "models/v4/", "models/v4/config.json", "models", "nope", "org/name"]) | common
+        return (
+            st.sampled_from(
+                [
+                    "models/v4",
+                    "models/mtp256",
+                    "models/v4/",
+                    "models/v4/config.json",
+                    "models",
+                    "nope",
+                    "org/name",
+                ]
+            )
+            | common
+        )
     return common
 
 
@@ -452,14 +679,23 @@ def server_configs(draw) -> dict:
     if draw(st.integers(0, 9)) > 0:
         config["model-path"] = draw(st.sampled_from(["models/v4", "models/v4", "models/mtp256"]))
     if draw(st.booleans()):  # a plausible EAGLE baseline for the random keys to break
-        config.update({"speculative-algorithm": "EAGLE", "speculative-num-steps": 3, "speculative-eagle-topk": 1})
+        config.update(
+            {
+                "speculative-algorithm": "EAGLE",
+                "speculative-num-steps": 3,
+                "speculative-eagle-topk": 1,
+            }
+        )
     for _ in range(draw(st.integers(0, 10))):
         key = draw(KEY)
         config[key] = draw(value_for(key))
     return config
 
 
-@settings(max_examples=examples(1.5), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=examples(1.5),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(
     config=server_configs(),
     wrap=st.sampled_from(["server", "server", "deployment-inline", "deployment-file"]),
@@ -477,11 +713,19 @@ def test_random_server_configs(work, config, wrap, platform, unified, args):
     elif wrap == "deployment-inline":
         name = "_fuzz_dep.yaml"
         doc = {"swacheck": 1, "platform": platform, "env": env, "server": config}
-        (work / name).write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        (work / name).write_text(
+            yaml.safe_dump(doc, sort_keys=False, allow_unicode=True), encoding="utf-8"
+        )
     else:
         name = "_fuzz_dep.json"
         (work / "_fuzz_server.yaml").write_text(server_text, encoding="utf-8")
-        doc = {"swacheck": 1, "name": "fuzz", "platform": platform, "env": env, "server": "_fuzz_server.yaml"}
+        doc = {
+            "swacheck": 1,
+            "name": "fuzz",
+            "platform": platform,
+            "env": env,
+            "server": "_fuzz_server.yaml",
+        }
         (work / name).write_text(json.dumps(doc), encoding="utf-8")
     check_everything(work, name, *args)
 
@@ -491,7 +735,11 @@ def test_random_server_configs(work, config, wrap, platform, unified, args):
 # where a few hundred bytes once took gigabytes, hung, or crashed the run. Whatever the draw, the
 # contract of check_everything holds, and a budget that is passed is an input error, not a crash.
 
-LAUNCH_WORDS = "python -m sglang.launch_server --model-path models/v4 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1"
+LAUNCH_WORDS = (
+    "python -m sglang.launch_server --model-path models/v4 "
+    "--speculative-algorithm EAGLE --speculative-num-steps 3 "
+    "--speculative-eagle-topk 1"
+)
 
 
 @st.composite
@@ -505,28 +753,73 @@ def _chain_file(kind: str, chain: list[list[int]], quote: str) -> tuple[str, str
     def ref(j: int, style: str) -> str:
         if j < 0:
             return "x"
-        return {"shell": "${V%d}", "k8s": "$(V%d)", "compose": "${V%d}", "docker": "${V%d}"}[style] % j
+        return {"shell": "${V%d}", "k8s": "$(V%d)", "compose": "${V%d}", "docker": "${V%d}"}[
+            style
+        ] % j
 
     last = f"V{len(chain) - 1}"
     if kind == "shell":
-        lines = ["#!/bin/sh"] + [f"V{i}={quote}{''.join(ref(j, 'shell') for j in refs)}{quote}" for i, refs in enumerate(chain)]
-        return "_fuzz_chain.sh", "\n".join(lines + [f'{LAUNCH_WORDS} --served-model-name "${{{last}}}"']) + "\n"
+        lines = ["#!/bin/sh"] + [
+            f"V{i}={quote}{''.join(ref(j, 'shell') for j in refs)}{quote}"
+            for i, refs in enumerate(chain)
+        ]
+        return "_fuzz_chain.sh", "\n".join(
+            lines + [f'{LAUNCH_WORDS} --served-model-name "${{{last}}}"']
+        ) + "\n"
     if kind == "docker":
-        lines = ["FROM lmsysorg/sglang:latest"] + [f"ARG V{i}={''.join(ref(j, 'docker') for j in refs)}" for i, refs in enumerate(chain)]
-        return "_fuzz_chain.Dockerfile", "\n".join(lines + [f"ENV NAME=${{{last}}}", f'CMD {LAUNCH_WORDS} --served-model-name "$NAME"']) + "\n"
+        lines = ["FROM lmsysorg/sglang:latest"] + [
+            f"ARG V{i}={''.join(ref(j, 'docker') for j in refs)}" for i, refs in enumerate(chain)
+        ]
+        return "_fuzz_chain.Dockerfile", "\n".join(
+            lines + [f"ENV NAME=${{{last}}}", f'CMD {LAUNCH_WORDS} --served-model-name "$NAME"']
+        ) + "\n"
     if kind == "k8s":
-        env = [{"name": f"V{i}", "value": "".join(ref(j, "k8s") for j in refs)} for i, refs in enumerate(chain)]
+        env = [
+            {"name": f"V{i}", "value": "".join(ref(j, "k8s") for j in refs)}
+            for i, refs in enumerate(chain)
+        ]
         words = LAUNCH_WORDS.split()
-        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [
-            {"name": "c", "image": "lmsysorg/sglang", "env": env, "command": words[:1], "args": words[1:] + ["--served-model-name", f"$({last})"]}]}}
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "p"},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "c",
+                        "image": "lmsysorg/sglang",
+                        "env": env,
+                        "command": words[:1],
+                        "args": words[1:] + ["--served-model-name", f"$({last})"],
+                    }
+                ]
+            },
+        }
         return "_fuzz_chain.yaml", yaml.safe_dump(pod, sort_keys=False)
-    services = {"services": {"s": {"image": "lmsysorg/sglang", "environment": {f"V{i}": "".join(ref(j, "compose") for j in refs) for i, refs in enumerate(chain)},
-                                   "command": f"{LAUNCH_WORDS} --served-model-name ${{{last}}}"}}}
+    services = {
+        "services": {
+            "s": {
+                "image": "lmsysorg/sglang",
+                "environment": {
+                    f"V{i}": "".join(ref(j, "compose") for j in refs)
+                    for i, refs in enumerate(chain)
+                },
+                "command": f"{LAUNCH_WORDS} --served-model-name ${{{last}}}",
+            }
+        }
+    }
     return "_fuzz_compose.yaml", yaml.safe_dump(services, sort_keys=False)
 
 
-@settings(max_examples=examples(0.5), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(chain=expansion_chain(), kind=st.sampled_from(["shell", "docker", "k8s", "compose"]), quote=st.sampled_from(['"', ""]))
+@settings(
+    max_examples=examples(0.5),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    chain=expansion_chain(),
+    kind=st.sampled_from(["shell", "docker", "k8s", "compose"]),
+    quote=st.sampled_from(['"', ""]),
+)
 def test_expansion_chains(work, chain, kind, quote):
     name, text = _chain_file(kind, chain, quote)
     (work / name).write_text(text, encoding="utf-8")
@@ -536,7 +829,10 @@ def test_expansion_chains(work, chain, kind, quote):
         (work / name).unlink()
 
 
-@settings(max_examples=examples(0.5), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=examples(0.5),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(
     graph=st.lists(st.lists(st.integers(0, 3), max_size=6), min_size=1, max_size=4),
     launches=st.lists(st.booleans(), min_size=4, max_size=4),
@@ -559,15 +855,73 @@ def test_scripts_that_source_each_other(work, graph, launches, guard):
             (work / name).unlink()
 
 
-ODD_TAGS = ["!!bool", "!!int", "!!float", "!!null", "!!str", "!!timestamp", "!!binary", "!!set", "!!omap", "!!seq", "!!map",
-            "!", "!foo", "!!python/none", "!!merge", "!<tag:yaml.org,2002:int>", "!!value", "!!yaml"]
-ODD_VALUES = st.sampled_from(["maybe", '""', "''", "0x", "0b", "0o8", "1_000", "-", ".", "~", "null", "yes", "1e400", "-.inf",
-                              ".nan", "2001-13-45", "[]", "{}", "[1, 2]", "{a: 1}", '"\\0"', "0:0:0", "+"]) | st.text(max_size=6)
+ODD_TAGS = [
+    "!!bool",
+    "!!int",
+    "!!float",
+    "!!null",
+    "!!str",
+    "!!timestamp",
+    "!!binary",
+    "!!set",
+    "!!omap",
+    "!!seq",
+    "!!map",
+    "!",
+    "!foo",
+    "!!python/none",
+    "!!merge",
+    "!<tag:yaml.org,2002:int>",
+    "!!value",
+    "!!yaml",
+]
+ODD_VALUES = st.sampled_from(
+    [
+        "maybe",
+        '""',
+        "''",
+        "0x",
+        "0b",
+        "0o8",
+        "1_000",
+        "-",
+        ".",
+        "~",
+        "null",
+        "yes",
+        "1e400",
+        "-.inf",
+        ".nan",
+        "2001-13-45",
+        "[]",
+        "{}",
+        "[1, 2]",
+        "{a: 1}",
+        '"\\0"',
+        "0:0:0",
+        "+",
+    ]
+) | st.text(max_size=6)
 
 
-@settings(max_examples=examples(0.5), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=examples(0.5),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(
-    key=st.sampled_from(["model-path", "tp-size", "page-size", "enable-hisparse", "max-running-requests", "server", "platform", "env", "json-model-override-args"]),
+    key=st.sampled_from(
+        [
+            "model-path",
+            "tp-size",
+            "page-size",
+            "enable-hisparse",
+            "max-running-requests",
+            "server",
+            "platform",
+            "env",
+            "json-model-override-args",
+        ]
+    ),
     tag=st.sampled_from(ODD_TAGS),
     value=ODD_VALUES,
     shape=st.sampled_from(["server", "deployment", "key"]),

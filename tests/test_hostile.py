@@ -30,15 +30,17 @@ import sys
 import uuid
 from pathlib import Path
 
+import hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles before any test runs)
 import pytest
 import yaml
-
-import hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles before any test runs)
 from conftest import EAGLE, ROOT, run_cli
+
 from swacheck.loading import DEFAULT_MAX_FILE_SIZE, MAX_DEPTH
 
 GOOD = "good.yaml"  # a valid DSV4 EAGLE server config; deployment name "good"
-NOT_A_DEPLOYMENT = "not an SGLang server config (a 'model-path' key) or a swacheck deployment file ('swacheck: 1')"
+NOT_A_DEPLOYMENT = (
+    "not an SGLang server config (a 'model-path' key) or a swacheck deployment file ('swacheck: 1')"
+)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -100,7 +102,14 @@ def hostile(tree):
         if setup is not None:
             setup(root)
         before = snapshot(root)
-        run = run_cli("--format", "json", *args, *(paths if paths is not None else list(files)), GOOD, cwd=root)
+        run = run_cli(
+            "--format",
+            "json",
+            *args,
+            *(paths if paths is not None else list(files)),
+            GOOD,
+            cwd=root,
+        )
         assert snapshot(root) == before, "swacheck modified a file without --fix"
         return run, root
 
@@ -138,7 +147,9 @@ def assert_one_error_line(run, prefix: str) -> None:
     assert "good" in names(run)
 
 
-def run_limited(args: list[str], cwd: Path, mem_bytes: int = 160 * 2**20) -> subprocess.CompletedProcess:
+def run_limited(
+    args: list[str], cwd: Path, mem_bytes: int = 160 * 2**20
+) -> subprocess.CompletedProcess:
     """`python -m swacheck ARGS` in a child whose address space is capped (Linux RLIMIT_AS)."""
     import resource
 
@@ -158,7 +169,9 @@ def run_limited(args: list[str], cwd: Path, mem_bytes: int = 160 * 2**20) -> sub
     )
 
 
-linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS caps memory only on Linux")
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="RLIMIT_AS caps memory only on Linux"
+)
 
 
 # --------------------------------------------------------------------------- empty / not a mapping
@@ -166,7 +179,9 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RL
 
 def test_empty_file(hostile):
     run, _ = hostile({"empty.yaml": ""})
-    assert_skipped(run, f"empty.yaml: skipped, not a deployment: the file is empty, {NOT_A_DEPLOYMENT}")
+    assert_skipped(
+        run, f"empty.yaml: skipped, not a deployment: the file is empty, {NOT_A_DEPLOYMENT}"
+    )
 
 
 def test_empty_json_file(hostile):
@@ -176,32 +191,48 @@ def test_empty_json_file(hostile):
 
 def test_only_comments(hostile):
     run, _ = hostile({"comments.yaml": "# model-path: models/v4\n   # nothing else\n\n"})
-    assert_skipped(run, f"comments.yaml: skipped, not a deployment: the file holds only comments, {NOT_A_DEPLOYMENT}")
+    assert_skipped(
+        run,
+        f"comments.yaml: skipped, not a deployment: the file holds only comments, {NOT_A_DEPLOYMENT}",
+    )
 
 
 def test_only_document_markers(hostile):
     run, _ = hostile({"markers.yaml": "---\n---\n...\n"})
-    assert_skipped(run, f"markers.yaml: skipped, not a deployment: the file holds only comments, {NOT_A_DEPLOYMENT}")
+    assert_skipped(
+        run,
+        f"markers.yaml: skipped, not a deployment: the file holds only comments, {NOT_A_DEPLOYMENT}",
+    )
 
 
 def test_top_level_scalar(hostile):
     run, _ = hostile({"scalar.yaml": "model-path\n"})
-    assert_skipped(run, f"scalar.yaml: skipped, not a deployment: the string 'model-path' at the top level, {NOT_A_DEPLOYMENT}")
+    assert_skipped(
+        run,
+        f"scalar.yaml: skipped, not a deployment: the string 'model-path' at the top level, {NOT_A_DEPLOYMENT}",
+    )
 
 
 def test_top_level_list(hostile):
     run, _ = hostile({"list.yaml": "- model-path: models/v4\n- speculative-algorithm: EAGLE\n"})
-    assert_skipped(run, f"list.yaml: skipped, not a deployment: a list at the top level, {NOT_A_DEPLOYMENT}")
+    assert_skipped(
+        run, f"list.yaml: skipped, not a deployment: a list at the top level, {NOT_A_DEPLOYMENT}"
+    )
 
 
 def test_top_level_json_list(hostile):
     run, _ = hostile({"list.json": '[{"swacheck": 1}]\n'})
-    assert_skipped(run, f"list.json: skipped, not a deployment: a list at the top level, {NOT_A_DEPLOYMENT}")
+    assert_skipped(
+        run, f"list.json: skipped, not a deployment: a list at the top level, {NOT_A_DEPLOYMENT}"
+    )
 
 
 def test_top_level_json_number(hostile):
     run, _ = hostile({"num.json": "1\n"})
-    assert_skipped(run, f"num.json: skipped, not a deployment: the integer 1 at the top level, {NOT_A_DEPLOYMENT}")
+    assert_skipped(
+        run,
+        f"num.json: skipped, not a deployment: the integer 1 at the top level, {NOT_A_DEPLOYMENT}",
+    )
 
 
 # --------------------------------------------------------------------------- encodings and binary
@@ -223,7 +254,11 @@ def test_utf8_bom_is_accepted_and_positions_do_not_shift(hostile):
     assert run.stderr == ""
     assert names(run) == ["bom", "good"]
     (finding,) = run.findings("SWA201")
-    assert (finding["location"]["file"], finding["location"]["line"], finding["location"]["column"]) == ("bom.yaml", 5, 1)
+    assert (
+        finding["location"]["file"],
+        finding["location"]["line"],
+        finding["location"]["column"],
+    ) == ("bom.yaml", 5, 1)
     assert run.exit_code == 0  # SWA201 is a warning
 
 
@@ -261,14 +296,18 @@ def test_binary_json(hostile):
 def test_control_character_is_one_line_with_its_position(hostile, char):
     # libyaml raises a ReaderError (not a MarkedYAMLError) here; it once printed two lines, no line:col
     run, _ = hostile({"ctl.yaml": ("model-path: models/v4\nname: a" + char + "b\n").encode()})
-    assert_input_error(run, f"ctl.yaml:2:8: invalid YAML: the control character U+{ord(char):04X} is not allowed")
+    assert_input_error(
+        run, f"ctl.yaml:2:8: invalid YAML: the control character U+{ord(char):04X} is not allowed"
+    )
 
 
 # --------------------------------------------------------------------------- YAML syntax
 
 
 def test_tab_indentation(hostile):
-    run, _ = hostile({"tabs.yaml": "model-path: models/v4\njson-model-override-args:\n\tsliding_window: 128\n"})
+    run, _ = hostile(
+        {"tabs.yaml": "model-path: models/v4\njson-model-override-args:\n\tsliding_window: 128\n"}
+    )
     assert_input_error(
         run,
         "tabs.yaml:3:1: invalid YAML: found character that cannot start any token (while scanning for the next token); "
@@ -284,7 +323,10 @@ def test_unclosed_quote_points_at_the_opening_quote(hostile):
 
 def test_unclosed_bracket(hostile):
     run, _ = hostile({"bracket.yaml": "model-path: models/v4\ncuda-graph-bs: [1, 2\n"})
-    assert_input_error(run, "bracket.yaml:3:1: invalid YAML: did not find expected ',' or ']' (while parsing a flow sequence)")
+    assert_input_error(
+        run,
+        "bracket.yaml:3:1: invalid YAML: did not find expected ',' or ']' (while parsing a flow sequence)",
+    )
 
 
 def test_unclosed_brace_in_json(hostile):
@@ -318,20 +360,35 @@ def test_json_trailing_comma_in_array(hostile):
 
 @pytest.mark.parametrize("word", ["NaN", "Infinity", "-Infinity"])
 def test_json_nan_and_infinity(hostile, word):
-    run, _ = hostile({"nan.json": '{"swacheck": 1, "server": "good.yaml",\n "name": ' + word + "}\n"})
+    run, _ = hostile(
+        {"nan.json": '{"swacheck": 1, "server": "good.yaml",\n "name": ' + word + "}\n"}
+    )
     assert_input_error(run, "nan.json:2:10: invalid JSON: NaN and Infinity are not JSON numbers")
 
 
 def test_json_duplicate_keys_in_a_deployment_file_are_a_warning_not_an_input_error(hostile):
-    text = '{\n  "swacheck": 1,\n  "name": "first",\n  "server": "good.yaml",\n  "name": "second"\n}\n'
-    run, _ = hostile({"dup.json": text}, paths=["dup.json"])  # good.yaml is its server: checked through it
+    text = (
+        '{\n  "swacheck": 1,\n  "name": "first",\n  "server": "good.yaml",\n  "name": "second"\n}\n'
+    )
+    run, _ = hostile(
+        {"dup.json": text}, paths=["dup.json"]
+    )  # good.yaml is its server: checked through it
     assert run.stderr == ""
     assert run.exit_code == 0  # SWA301 is a warning
     assert names(run) == ["second"]  # the last value wins, as in json.loads and SGLang
     (finding,) = run.findings("SWA301")
     assert finding["severity"] == "warning"
-    assert finding["message"] == "duplicate key 'name': the value at line 5 is used and the one at line 3 is ignored"
-    assert finding["location"] == {"file": "dup.json", "line": 5, "column": 3, "end_line": 5, "end_column": 9}
+    assert (
+        finding["message"]
+        == "duplicate key 'name': the value at line 5 is used and the one at line 3 is ignored"
+    )
+    assert finding["location"] == {
+        "file": "dup.json",
+        "line": 5,
+        "column": 3,
+        "end_line": 5,
+        "end_column": 9,
+    }
     assert [(r["line"], r["column"]) for r in finding["related"]] == [(3, 3)]
 
 
@@ -373,7 +430,10 @@ def test_python_object_tag_is_refused_and_never_run(hostile, form):
     "form, what",
     [
         ('model-path: !!python/object/apply:os.system ["touch {path}"]\n', " on a list"),
-        ('model-path: !!python/object/apply:os.system {{args: ["touch {path}"]}}\n', " on a mapping"),
+        (
+            'model-path: !!python/object/apply:os.system {{args: ["touch {path}"]}}\n',
+            " on a mapping",
+        ),
     ],
     ids=["on-a-list", "on-a-mapping"],
 )
@@ -390,7 +450,9 @@ def test_python_object_tag_message_names_what_is_expected(hostile, form, what):
 
 def test_custom_tag_is_refused(hostile):
     run, _ = hostile({"tag.yaml": "model-path: !vault models/v4\n"})
-    assert_input_error(run, "tag.yaml:1:13: unsupported YAML tag '!vault': swacheck reads plain data only")
+    assert_input_error(
+        run, "tag.yaml:1:13: unsupported YAML tag '!vault': swacheck reads plain data only"
+    )
 
 
 # --------------------------------------------------------------------------- anchors, aliases, bombs
@@ -430,11 +492,15 @@ def bomb(kind: str, levels: int = 10, name: str = "a") -> list[str]:
     """A 'billion laughs' alias bomb: 9**levels leaves if expanded, a few hundred bytes written."""
     if kind == "list":
         lines = [f"{name}0: &{name}0 [" + ", ".join(["lol"] * 9) + "]"]
-        lines += [f"{name}{i}: &{name}{i} [" + ", ".join([f"*{name}{i - 1}"] * 9) + "]" for i in range(1, levels)]
+        lines += [
+            f"{name}{i}: &{name}{i} [" + ", ".join([f"*{name}{i - 1}"] * 9) + "]"
+            for i in range(1, levels)
+        ]
     else:
         lines = [f"{name}0: &{name}0 {{" + ", ".join(f"k{j}: lol" for j in range(9)) + "}"]
         lines += [
-            f"{name}{i}: &{name}{i} {{" + ", ".join(f"k{j}: *{name}{i - 1}" for j in range(9)) + "}" for i in range(1, levels)
+            f"{name}{i}: &{name}{i} {{" + ", ".join(f"k{j}: *{name}{i - 1}" for j in range(9)) + "}"
+            for i in range(1, levels)
         ]
     return lines
 
@@ -451,7 +517,11 @@ def _bomb_run(tree, text: str) -> subprocess.CompletedProcess:
 
 
 def _assert_bomb_handled(proc: subprocess.CompletedProcess) -> None:
-    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr and "MemoryError" not in proc.stderr
+    assert (
+        "Traceback" not in proc.stderr
+        and "internal error" not in proc.stderr
+        and "MemoryError" not in proc.stderr
+    )
     assert proc.returncode in (0, 1, 2)
     for line in proc.stderr.splitlines():
         assert line.startswith("bomb.yaml"), line
@@ -464,7 +534,12 @@ def _assert_bomb_handled(proc: subprocess.CompletedProcess) -> None:
     "tail",
     [
         [],  # not a deployment at all
-        ["model-path: models/v4", "speculative-algorithm: EAGLE", "speculative-num-steps: 3", "speculative-eagle-topk: 1"],
+        [
+            "model-path: models/v4",
+            "speculative-algorithm: EAGLE",
+            "speculative-num-steps: 3",
+            "speculative-eagle-topk: 1",
+        ],
         ["model-path: models/v4", f"max-running-requests: *{BOMB_TOP}", f"tp-size: *{BOMB_TOP}"],
         ["model-path: models/v4", f"cuda-graph-bs: *{BOMB_TOP}"],  # a list option: read as a whole
     ],
@@ -477,7 +552,13 @@ def test_billion_laughs_finishes_within_bounded_memory(tree, tail):
 
 @linux_only
 def test_billion_laughs_in_a_deployment_file(tree):
-    text = "\n".join(["swacheck: 1", "server: good.yaml", f"name: *{BOMB_TOP}"] + ["x" + line for line in bomb("list")]) + "\n"
+    text = (
+        "\n".join(
+            ["swacheck: 1", "server: good.yaml", f"name: *{BOMB_TOP}"]
+            + ["x" + line for line in bomb("list")]
+        )
+        + "\n"
+    )
     proc = _bomb_run(tree, text)
     _assert_bomb_handled(proc)
     assert proc.returncode == 2
@@ -488,18 +569,28 @@ def test_billion_laughs_in_a_deployment_file(tree):
     "kind, tail",
     [
         ("map", [f"json-model-override-args: *{BOMB_TOP}"]),  # resolve.overrides(): node.plain()
-        ("list", [f"trust_remote_code: *{BOMB_TOP}"]),  # check_keys(): arg.value for an underscore store_true key
+        (
+            "list",
+            [f"trust_remote_code: *{BOMB_TOP}"],
+        ),  # check_keys(): arg.value for an underscore store_true key
         ("list", [f"enable-dp-attention: *{BOMB_TOP}"]),  # rules/swa303.py: arg.value is True
     ],
     ids=["json-model-override-args", "underscore-store-true", "enable-dp-attention"],
 )
 def test_billion_laughs_in_a_value_swacheck_reads(tree, kind, tail):
-    head = ["model-path: models/v4", "speculative-algorithm: EAGLE", "speculative-num-steps: 3", "speculative-eagle-topk: 1"]
+    head = [
+        "model-path: models/v4",
+        "speculative-algorithm: EAGLE",
+        "speculative-num-steps: 3",
+        "speculative-eagle-topk: 1",
+    ]
     proc = _bomb_run(tree, "\n".join(bomb(kind) + head + tail) + "\n")
     _assert_bomb_handled(proc)
     assert proc.returncode == 2
     # the value is refused where it is defined: the anchor of the top level, line 10
-    assert proc.stderr.splitlines() == ["bomb.yaml:10:5: this value expands to more than 100000 items (YAML aliases?)"]
+    assert proc.stderr.splitlines() == [
+        "bomb.yaml:10:5: this value expands to more than 100000 items (YAML aliases?)"
+    ]
 
 
 # --------------------------------------------------------------------------- deep nesting
@@ -510,7 +601,10 @@ DEPTH = 10_000
 def test_yaml_flow_nesting_10000_deep(hostile):
     run, _ = hostile({"flow.yaml": "model-path: " + "[" * DEPTH + "]" * DEPTH + "\n"})
     if yaml.__with_libyaml__:  # libyaml stops at its own limit of 1000 flow levels
-        assert_input_error(run, "flow.yaml:1:1012: invalid YAML: exceeded maximum nesting depth (while increasing flow level)")
+        assert_input_error(
+            run,
+            "flow.yaml:1:1012: invalid YAML: exceeded maximum nesting depth (while increasing flow level)",
+        )
     else:  # pragma: no cover - pure-Python PyYAML
         assert_one_error_line(run, "flow.yaml")
 
@@ -519,31 +613,47 @@ def test_yaml_flow_nesting_unclosed_10000_deep(hostile):
     run, _ = hostile({"flow.yaml": "model-path: " + "{a: " * DEPTH + "\n"})
     # swacheck reads the events as libyaml parses them: its own limit answers first, at the key of
     # the mapping MAX_DEPTH levels down (once: libyaml's limit of 1000 flow levels, column 4009)
-    assert_input_error(run, f"flow.yaml:1:{13 + 4 * (MAX_DEPTH - 1) + 1}: nested more than {MAX_DEPTH} levels deep")
+    assert_input_error(
+        run, f"flow.yaml:1:{13 + 4 * (MAX_DEPTH - 1) + 1}: nested more than {MAX_DEPTH} levels deep"
+    )
 
 
 def test_yaml_block_nesting_10000_deep(hostile):
     run, _ = hostile({"block.yaml": "model-path: models/v4\nnest:\n  " + "- " * DEPTH + "leaf\n"})
     # swacheck's own limit answers first, at the list MAX_DEPTH + 1 levels down (once: libyaml's
     # limit of 1000 block levels, column 1999)
-    assert_input_error(run, f"block.yaml:3:{3 + 2 * MAX_DEPTH}: nested more than {MAX_DEPTH} levels deep")
+    assert_input_error(
+        run, f"block.yaml:3:{3 + 2 * MAX_DEPTH}: nested more than {MAX_DEPTH} levels deep"
+    )
 
 
 def test_yaml_block_mapping_nesting_past_swachecks_limit(hostile):
     levels = MAX_DEPTH + 50  # below libyaml's limit: swacheck's own depth check answers
-    text = "model-path: models/v4\nnest:" + "".join("\n" + " " * (i + 1) + "k:" for i in range(levels)) + " leaf\n"
+    text = (
+        "model-path: models/v4\nnest:"
+        + "".join("\n" + " " * (i + 1) + "k:" for i in range(levels))
+        + " leaf\n"
+    )
     run, _ = hostile({"block.yaml": text})
-    assert_input_error(run, f"block.yaml:{MAX_DEPTH + 2}:{MAX_DEPTH + 1}: nested more than {MAX_DEPTH} levels deep")
+    assert_input_error(
+        run, f"block.yaml:{MAX_DEPTH + 2}:{MAX_DEPTH + 1}: nested more than {MAX_DEPTH} levels deep"
+    )
 
 
 def test_json_nesting_10000_deep(hostile):
     run, _ = hostile({"deep.json": '{"swacheck": 1, "x": ' + "[" * DEPTH + "]" * DEPTH + "}\n"})
-    assert_input_error(run, f"deep.json:1:{21 + MAX_DEPTH + 1}: invalid JSON: nested more than {MAX_DEPTH} levels deep")
+    assert_input_error(
+        run,
+        f"deep.json:1:{21 + MAX_DEPTH + 1}: invalid JSON: nested more than {MAX_DEPTH} levels deep",
+    )
 
 
 def test_json_objects_nested_10000_deep(hostile):
     run, _ = hostile({"deep.json": '{"a": ' * DEPTH + "1" + "}" * DEPTH})
-    assert_input_error(run, f"deep.json:1:{6 * (MAX_DEPTH + 1) + 1}: invalid JSON: nested more than {MAX_DEPTH} levels deep")
+    assert_input_error(
+        run,
+        f"deep.json:1:{6 * (MAX_DEPTH + 1) + 1}: invalid JSON: nested more than {MAX_DEPTH} levels deep",
+    )
 
 
 # --------------------------------------------------------------------------- size cap
@@ -558,7 +668,9 @@ def test_file_over_the_size_cap(tree):
     size = (root / "big.yaml").stat().st_size
     assert size > 1000
     run = run_cli("--format", "json", "--max-file-size", "100", "big.yaml", "tiny.json", cwd=root)
-    assert run.stderr.splitlines() == [f"big.yaml: file is {size} bytes, above the 100-byte limit (--max-file-size)"]
+    assert run.stderr.splitlines() == [
+        f"big.yaml: file is {size} bytes, above the 100-byte limit (--max-file-size)"
+    ]
     assert run.exit_code == 2
     assert [d["name"] for d in run.deployments] == ["tiny"]
 
@@ -568,7 +680,8 @@ def test_size_cap_applies_to_a_referenced_model_config(tree):
     run = run_cli("--format", "json", "--max-file-size", "200", "server.yaml", cwd=root)
     size = (root / "models/v4/config.json").stat().st_size
     assert run.stderr.splitlines() == [
-        f"server.yaml:1:13: model config models/v4/config.json: file is {size} bytes, above the 200-byte limit (--max-file-size)"
+        f"server.yaml:1:13: model config models/v4/config.json: file is {size} "
+        f"bytes, above the 200-byte limit (--max-file-size)"
     ]
     assert run.exit_code == 2
 
@@ -576,13 +689,19 @@ def test_size_cap_applies_to_a_referenced_model_config(tree):
 def test_default_size_cap_is_10_mib_as_documented(tree):
     assert DEFAULT_MAX_FILE_SIZE == 10 * 1024 * 1024
     readme = (ROOT / "README.md").read_text()
-    assert re.search(r"^\| `--max-file-size N` \|.*\(default 10 MiB\)", readme, re.M), "README documents the default"
+    assert re.search(r"^\| `--max-file-size N` \|.*\(default 10 MiB\)", readme, re.M), (
+        "README documents the default"
+    )
     assert "default 10 MiB" in run_cli("check", "--help").stdout
     root = tree({GOOD: EAGLE})
     with open(root / "huge.yaml", "wb") as fh:  # sparse: nothing is written
         fh.truncate(DEFAULT_MAX_FILE_SIZE + 1)
     run = run_cli("--format", "json", "huge.yaml", GOOD, cwd=root)
-    assert_input_error(run, f"huge.yaml: file is {DEFAULT_MAX_FILE_SIZE + 1} bytes, above the {DEFAULT_MAX_FILE_SIZE}-byte limit (--max-file-size)")
+    assert_input_error(
+        run,
+        f"huge.yaml: file is {DEFAULT_MAX_FILE_SIZE + 1} bytes, above the "
+        f"{DEFAULT_MAX_FILE_SIZE}-byte limit (--max-file-size)",
+    )
 
 
 def test_file_of_exactly_the_size_cap_is_read(tree):
@@ -611,7 +730,9 @@ PREFILL = EAGLE + "disaggregation-mode: prefill\n"
 
 
 def mrr_run(lint, value: str, *, extra: str = ""):
-    run = lint({"server.yaml": PREFILL + extra + f"max-running-requests: {value}\n", GOOD: EAGLE}, *UNIFIED)
+    run = lint(
+        {"server.yaml": PREFILL + extra + f"max-running-requests: {value}\n", GOOD: EAGLE}, *UNIFIED
+    )
     assert "Traceback" not in run.stderr
     assert names(run) == ["server", "good"]
     return run, run.deployments[0]
@@ -652,7 +773,9 @@ def test_max_running_requests_true_is_refused_not_read_as_1(lint):
 
 
 def test_max_running_requests_huge_is_accepted_like_argparse(lint):
-    run, dep = mrr_run(lint, str(10**30))  # argparse int() takes it; memory would cap it at start-up
+    run, dep = mrr_run(
+        lint, str(10**30)
+    )  # argparse int() takes it; memory would cap it at start-up
     assert run.stderr == "" and run.exit_code == 0
     assert dep["target"]["tuple"] == [128, 131, pages_for(10**30)]
 
@@ -677,10 +800,15 @@ def test_max_running_requests_below_attn_dp_size_is_a_finding(lint):
 
 def test_negative_speculative_num_steps_is_a_finding(lint):
     # once: draft tokens -4 and a ring smaller than the window, (128, 123, ...), with no finding
-    text = EAGLE.replace("speculative-num-steps: 3", "speculative-num-steps: -5") + "disaggregation-mode: prefill\n"
+    text = (
+        EAGLE.replace("speculative-num-steps: 3", "speculative-num-steps: -5")
+        + "disaggregation-mode: prefill\n"
+    )
     run = lint({"server.yaml": text}, *UNIFIED)
     dep = run.deployments[0]
-    assert dep["target"]["ring_size"] is None or dep["target"]["ring_size"] >= dep["target"]["window"]
+    assert (
+        dep["target"]["ring_size"] is None or dep["target"]["ring_size"] >= dep["target"]["window"]
+    )
     assert run.exit_code != 0
 
 
@@ -709,13 +837,22 @@ def test_model_path_missing(hostile, monkeypatch, tmp_path):
     run, _ = hostile({"server.yaml": EAGLE.replace("models/v4", "models/DeepSeek-V4-Nope")})
     assert_input_error(
         run,
-        f"server.yaml:1:13: cannot find config.json for model 'models/DeepSeek-V4-Nope'; looked in: models/DeepSeek-V4-Nope/config.json, "
-        f"{hub}/models--models--DeepSeek-V4-Nope/snapshots/main/config.json; point at a local copy with --model-config models/DeepSeek-V4-Nope=PATH",
+        f"server.yaml:1:13: cannot find config.json for model "
+        f"'models/DeepSeek-V4-Nope'; looked in: "
+        f"models/DeepSeek-V4-Nope/config.json, "
+        f"{hub}/models--models--DeepSeek-V4-Nope/snapshots/main/config.json; point "
+        f"at a local copy with --model-config models/DeepSeek-V4-Nope=PATH",
     )
 
 
 def test_model_path_is_a_directory_without_config_json(hostile):
-    run, _ = hostile({"server.yaml": EAGLE.replace("models/v4", "models"), "models/README": "weights elsewhere\n"}, paths=["server.yaml"])
+    run, _ = hostile(
+        {
+            "server.yaml": EAGLE.replace("models/v4", "models"),
+            "models/README": "weights elsewhere\n",
+        },
+        paths=["server.yaml"],
+    )
     assert_input_error(
         run,
         "server.yaml:1:13: cannot find config.json for model 'models'; looked in: models/config.json; "
@@ -734,7 +871,9 @@ def test_model_config_unreadable(tree):
         before = snapshot(root)
         run = run_cli("--format", "json", "server.yaml", GOOD, cwd=root)
         assert snapshot(root) == before
-        assert_input_error(run, "server.yaml:1:13: model config models/mtp256/config.json: permission denied")
+        assert_input_error(
+            run, "server.yaml:1:13: model config models/mtp256/config.json: permission denied"
+        )
     finally:
         cfg.chmod(0o644)
 
@@ -753,9 +892,13 @@ def test_model_path_is_a_symlink_loop(hostile):
 
 
 def test_model_path_with_a_newline_is_quoted(hostile):
-    run, _ = hostile({"server.yaml": 'model-path: "DeepSeek-V4-evil\\nname"\nspeculative-algorithm: EAGLE\n'})
+    run, _ = hostile(
+        {"server.yaml": 'model-path: "DeepSeek-V4-evil\\nname"\nspeculative-algorithm: EAGLE\n'}
+    )
     assert run.exit_code == 2 and "good" in names(run)
-    assert run.stderr.startswith("server.yaml:1:13: cannot find config.json for model 'DeepSeek-V4-evil\\nname'")
+    assert run.stderr.startswith(
+        "server.yaml:1:13: cannot find config.json for model 'DeepSeek-V4-evil\\nname'"
+    )
 
 
 # Text from the input (a model path, a key) was once embedded raw in messages: a CR or LF split the
@@ -793,14 +936,19 @@ def test_directory_with_a_symlink_loop_is_walked_once(tree):
     run = run_cli("--format", "json", "deploy", cwd=root)
     assert run.stderr == ""
     assert run.exit_code == 0
-    assert sorted(d["file"] for d in run.deployments) == ["deploy/good.yaml", "deploy/sub/also.yaml"]
+    assert sorted(d["file"] for d in run.deployments) == [
+        "deploy/good.yaml",
+        "deploy/sub/also.yaml",
+    ]
 
 
 def test_directory_with_a_file_symlink_loop(tree):
     root = tree({"deploy/good.yaml": EAGLE})
     os.symlink("self.yaml", root / "deploy/self.yaml")  # a file symlink to itself
     run = run_cli("--format", "json", "deploy", cwd=root)
-    assert run.stderr.splitlines() == ["deploy/self.yaml: cannot read: Too many levels of symbolic links"]
+    assert run.stderr.splitlines() == [
+        "deploy/self.yaml: cannot read: Too many levels of symbolic links"
+    ]
     assert run.exit_code == 2
     assert [d["file"] for d in run.deployments] == ["deploy/good.yaml"]
 
@@ -817,14 +965,18 @@ def test_named_symlink_loop(hostile):
 
 def test_a_directory_named_as_a_file_is_walked(tree):
     root = tree({GOOD: EAGLE})
-    run = run_cli("--format", "json", "models", GOOD, cwd=root)  # config.json files are skipped in a walk
+    run = run_cli(
+        "--format", "json", "models", GOOD, cwd=root
+    )  # config.json files are skipped in a walk
     assert run.stderr == "" and run.exit_code == 0
     assert names(run) == ["good"]
 
 
 def test_stdin_empty(tree):
     root = tree({GOOD: EAGLE})
-    run = run_cli("--format", "json", "-", GOOD, cwd=root)  # CliRunner gives an empty standard input
+    run = run_cli(
+        "--format", "json", "-", GOOD, cwd=root
+    )  # CliRunner gives an empty standard input
     assert_skipped(run, f"-: skipped, not a deployment: the file is empty, {NOT_A_DEPLOYMENT}")
 
 
@@ -841,7 +993,9 @@ def test_stdin_closed(tree):
         env=env,
         timeout=120,
     )
-    assert proc.stderr.splitlines() == [f"-: skipped, not a deployment: the file is empty, {NOT_A_DEPLOYMENT}"]
+    assert proc.stderr.splitlines() == [
+        f"-: skipped, not a deployment: the file is empty, {NOT_A_DEPLOYMENT}"
+    ]
     assert proc.returncode == 0
     assert "good" in [d["name"] for d in json.loads(proc.stdout)["deployments"]]
 
@@ -862,22 +1016,38 @@ def test_deployment_server_is_a_directory(hostile):
 def test_deployment_server_is_itself(hostile):
     # once read as a server config of unknown keys: 'dep.yaml:1:1: the deployment names no model'
     run, _ = hostile({"dep.yaml": "swacheck: 1\nserver: dep.yaml\n"})
-    assert_input_error(run, "dep.yaml:2:9: server: names this deployment file itself; give the SGLang server config's path")
+    assert_input_error(
+        run,
+        "dep.yaml:2:9: server: names this deployment file itself; give the SGLang server config's path",
+    )
 
 
 def test_deployment_server_is_a_broken_file(hostile):
-    run, _ = hostile({"dep.yaml": "swacheck: 1\nserver: bad.yaml\n", "bad.yaml": b"model-path: \xff\n"}, paths=["dep.yaml"])
+    run, _ = hostile(
+        {"dep.yaml": "swacheck: 1\nserver: bad.yaml\n", "bad.yaml": b"model-path: \xff\n"},
+        paths=["dep.yaml"],
+    )
     assert_input_error(run, "dep.yaml:2:9: server config 'bad.yaml': not valid UTF-8 (byte 0xff)")
 
 
 def test_deployment_env_is_a_list(hostile):
-    run, _ = hostile({"dep.yaml": "swacheck: 1\nserver: good.yaml\nenv: [SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton]\n"})
+    run, _ = hostile(
+        {
+            "dep.yaml": "swacheck: 1\nserver: good.yaml\nenv: [SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton]\n"
+        }
+    )
     assert_input_error(run, "dep.yaml:3:6: env must be a mapping, got a list")
 
 
 def test_deployment_env_value_is_a_list(hostile):
-    run, _ = hostile({"dep.yaml": "swacheck: 1\nserver: good.yaml\nenv:\n  SGLANG_HACK_FLASHMLA_BACKEND: [unified_kv_triton]\n"})
-    assert_input_error(run, "dep.yaml:4:33: env.SGLANG_HACK_FLASHMLA_BACKEND must be a string, got a list")
+    run, _ = hostile(
+        {
+            "dep.yaml": "swacheck: 1\nserver: good.yaml\nenv:\n  SGLANG_HACK_FLASHMLA_BACKEND: [unified_kv_triton]\n"
+        }
+    )
+    assert_input_error(
+        run, "dep.yaml:4:33: env.SGLANG_HACK_FLASHMLA_BACKEND must be a string, got a list"
+    )
 
 
 def test_deployment_platform_tpu(hostile):
@@ -887,17 +1057,25 @@ def test_deployment_platform_tpu(hostile):
 
 def test_deployment_version_is_a_string(hostile):
     run, _ = hostile({"dep.yaml": "swacheck: '1'\nserver: good.yaml\n"})
-    assert_input_error(run, "dep.yaml:1:11: unsupported deployment file version '1': swacheck reads version 1")
+    assert_input_error(
+        run, "dep.yaml:1:11: unsupported deployment file version '1': swacheck reads version 1"
+    )
 
 
 def test_deployment_version_true_is_not_1(hostile):
     run, _ = hostile({"dep.yaml": "swacheck: true\nserver: good.yaml\n"})
-    assert_input_error(run, "dep.yaml:1:11: unsupported deployment file version the boolean true: swacheck reads version 1")
+    assert_input_error(
+        run,
+        "dep.yaml:1:11: unsupported deployment file version the boolean true: swacheck reads version 1",
+    )
 
 
 def test_deployment_geometry_negative(hostile):
     run, _ = hostile({"dep.yaml": "swacheck: 1\ntarget:\n  geometry: {window: -128}\n"})
-    assert_input_error(run, "dep.yaml:3:22: target.geometry.window must be a positive integer, got the integer -128")
+    assert_input_error(
+        run,
+        "dep.yaml:3:22: target.geometry.window must be a positive integer, got the integer -128",
+    )
 
 
 # --------------------------------------------------------------------------- launch commands
@@ -907,7 +1085,9 @@ UNCLOSED = 'python3 -m sglang.launch_server --model-path "models/v4 --tp-size 8'
 
 def test_shell_script_with_an_unclosed_quote(hostile):
     run, _ = hostile({"run.sh": UNCLOSED + "\n"})
-    assert_input_error(run, f"run.sh:1:{UNCLOSED.index(chr(34)) + 1}: shell syntax: unterminated double quote")
+    assert_input_error(
+        run, f"run.sh:1:{UNCLOSED.index(chr(34)) + 1}: shell syntax: unterminated double quote"
+    )
 
 
 def test_kubernetes_command_with_an_unclosed_quote(hostile):
@@ -917,7 +1097,9 @@ def test_kubernetes_command_with_an_unclosed_quote(hostile):
         "    - name: sglang\n      image: lmsysorg/sglang:v0.5.23\n" + line + "\n"
     )
     run, _ = hostile({"pod.yaml": text})
-    assert_input_error(run, f"pod.yaml:8:{line.index(chr(39)) + 1}: shell syntax: unterminated single quote")
+    assert_input_error(
+        run, f"pod.yaml:8:{line.index(chr(39)) + 1}: shell syntax: unterminated single quote"
+    )
 
 
 def test_compose_command_with_an_unclosed_quote(hostile):
@@ -985,7 +1167,10 @@ def test_json_fix_keeps_the_file_valid(tree, newline):
     assert (f["location"]["line"], f["location"]["column"]) == (4, 53)
     run_cli("--fix", "dep.json", cwd=root)
     after = (root / "dep.json").read_bytes().decode()
-    assert after == text.replace('"window": 256, "ring_size": 259, "pages": 66563', '"window": 128, "ring_size": 131, "pages": 33667')
+    assert after == text.replace(
+        '"window": 256, "ring_size": 259, "pages": 66563',
+        '"window": 128, "ring_size": 131, "pages": 33667',
+    )
 
 
 def test_json_with_cr_line_endings_keeps_positions_and_fixes(tree):
@@ -998,25 +1183,37 @@ def test_json_with_cr_line_endings_keeps_positions_and_fixes(tree):
     run_cli("--fix", "dep.json", cwd=root)
     after = (root / "dep.json").read_bytes().decode()
     json.loads(after)  # still JSON
-    assert after == text.replace('"window": 256, "ring_size": 259, "pages": 66563', '"window": 128, "ring_size": 131, "pages": 33667')
+    assert after == text.replace(
+        '"window": 256, "ring_size": 259, "pages": 66563',
+        '"window": 128, "ring_size": 131, "pages": 33667',
+    )
     assert (f["location"]["line"], f["location"]["column"]) == (4, 53)
 
 
 # --------------------------------------------------------------------------- --format github
 
 
-GITHUB_COMMAND = re.compile(r"^::(error|warning|notice)( [a-zA-Z]+=[^,:]*(,[a-zA-Z]+=[^,:]*)*)?::.*$")
+GITHUB_COMMAND = re.compile(
+    r"^::(error|warning|notice)( [a-zA-Z]+=[^,:]*(,[a-zA-Z]+=[^,:]*)*)?::.*$"
+)
 
 
 def _github_overflow(tree, name: str, text: str):
-    files = {f"bad{i:02}.yaml": "a: [\n" for i in range(11)}  # 11 input errors fill the 10 annotations
+    files = {
+        f"bad{i:02}.yaml": "a: [\n" for i in range(11)
+    }  # 11 input errors fill the 10 annotations
     files[name] = text
     root = tree(files)
     return run_cli("--format", "github", *sorted(files), cwd=root)
 
 
 def test_github_annotations_escape_newlines(tree):
-    root = tree({"evil.yaml": 'model-path: "DeepSeek-V4-x\\n::error file=pwned.yaml::injected"\nspeculative-algorithm: EAGLE\n'})
+    root = tree(
+        {
+            "evil.yaml": 'model-path: "DeepSeek-V4-x\\n::error '
+            'file=pwned.yaml::injected"\nspeculative-algorithm: EAGLE\n'
+        }
+    )
     run = run_cli("--format", "github", "evil.yaml", cwd=root)
     assert run.exit_code == 2
     assert len(run.stdout.splitlines()) == 2  # the annotation and the summary line
@@ -1042,17 +1239,26 @@ def test_github_overflow_lines_cannot_inject_workflow_commands(tree, name, text)
     for line in run.stdout.splitlines():
         if line.startswith("::"):
             assert GITHUB_COMMAND.match(line), line
-            assert "pwned" not in line.split("::")[1], line  # no annotation on a file the input named
+            assert "pwned" not in line.split("::")[1], (
+                line
+            )  # no annotation on a file the input named
 
 
 def test_an_escape_sequence_in_a_file_name_never_reaches_the_terminal_raw(tree):
     """A file name (or a key, a value) holding ESC or BEL is printed with visible escapes, so a
     repository cannot clear the screen or recolour a CI log through swacheck's report."""
     name = "srv\x1b[2J\x07.yaml"
-    root = tree({f"d/{name}": EAGLE + "disaggregation-mode: decode\npage-size: 64\n", "e/bad\x1b[31m.yaml": "model-path: [\n"})
+    root = tree(
+        {
+            f"d/{name}": EAGLE + "disaggregation-mode: decode\npage-size: 64\n",
+            "e/bad\x1b[31m.yaml": "model-path: [\n",
+        }
+    )
     run = run_cli("--color", "never", "d", "e", cwd=root)
     assert run.exit_code == 2
     out = run.stdout + run.stderr
     assert "\x1b" not in out and "\x07" not in out
-    assert "d/srv\\x1b[2J\\x07.yaml:6:1: SWA201 warning: page-size 64 is replaced" in run.stdout  # escaped
+    assert (
+        "d/srv\\x1b[2J\\x07.yaml:6:1: SWA201 warning: page-size 64 is replaced" in run.stdout
+    )  # escaped
     assert run.stderr.startswith("e/bad\\x1b[31m.yaml:2:1: invalid YAML")

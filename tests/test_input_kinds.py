@@ -4,8 +4,8 @@ configs in a walk, srt-slurm, SkyPilot, docs, any Kubernetes object, and what is
 from __future__ import annotations
 
 import pytest
-
 from conftest import run_cli
+
 from swacheck.inputs import kinds
 from swacheck.loading import load_file
 from swacheck.sglang.applicable import names_dsv4, names_other_family
@@ -30,7 +30,15 @@ def test_every_kind_is_registered_once_with_a_reader():
 
 @pytest.mark.parametrize(
     "path, kind",
-    [("a/run.sh", "script"), ("Dockerfile", "dockerfile"), ("x.Dockerfile", "dockerfile"), ("README.md", "markdown"), ("guide.mdx", "markdown"), ("doc.rst", "markdown"), ("x.yaml", None)],
+    [
+        ("a/run.sh", "script"),
+        ("Dockerfile", "dockerfile"),
+        ("x.Dockerfile", "dockerfile"),
+        ("README.md", "markdown"),
+        ("guide.mdx", "markdown"),
+        ("doc.rst", "markdown"),
+        ("x.yaml", None),
+    ],
 )
 def test_file_kinds_by_name(path, kind):
     found = kinds.file_kind(path)
@@ -44,9 +52,15 @@ def _doc(text: str):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     "text, kind",
     [
-        ("backend: {type: sglang, sglang_config: {decode: {tp: 8}}}\nmodel: {path: m}\n", "srt-slurm"),
+        (
+            "backend: {type: sglang, sglang_config: {decode: {tp: 8}}}\nmodel: {path: m}\n",
+            "srt-slurm",
+        ),
         ("backend: {type: trtllm, sglang_config: {}}\n", None),
-        ("name: t\nresources: {accelerators: H100:8}\nrun: python3 -m sglang.launch_server\n", "skypilot"),
+        (
+            "name: t\nresources: {accelerators: H100:8}\nrun: python3 -m sglang.launch_server\n",
+            "skypilot",
+        ),
         ("apiVersion: v1\nkind: Pod\n", "kubernetes"),
         ("services: {a: {image: x}}\n", "compose"),
         ("model: x\ntasks: [a]\n", None),
@@ -79,25 +93,34 @@ def test_model_families_by_name(model, other):
 
 
 def test_a_launch_without_speculative_decoding_or_pd_needs_no_config(tmp_path):
-    (tmp_path / "s.sh").write_text("python3 -m sglang.launch_server --model-path /models/whatever --tp 8\n")
+    (tmp_path / "s.sh").write_text(
+        "python3 -m sglang.launch_server --model-path /models/whatever --tp 8\n"
+    )
     run = run_cli("--format", "json", "s.sh", cwd=tmp_path)
     assert run.exit_code == 0 and run.deployments[0]["skip_reason"].startswith("not applicable")
 
 
 def test_a_speculative_launch_of_another_family_needs_no_config_and_reports_nothing(tmp_path):
-    (tmp_path / "s.sh").write_text("python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --speculative-algorithm EAGLE3 --cuda-graph-max-bs 8 --bogus 1\n")
+    (tmp_path / "s.sh").write_text(
+        "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+        "--speculative-algorithm EAGLE3 --cuda-graph-max-bs 8 --bogus 1\n"
+    )
     run = run_cli("--format", "json", "s.sh", cwd=tmp_path)
     assert run.exit_code == 0 and run.deployments[0]["findings"] == []
 
 
 def test_a_dsv4_named_speculative_launch_without_config_is_still_an_input_error(tmp_path):
-    (tmp_path / "s.sh").write_text(f"python3 -m sglang.launch_server --model-path /models/DeepSeek-V4-Flash {SPEC}\n")
+    (tmp_path / "s.sh").write_text(
+        f"python3 -m sglang.launch_server --model-path /models/DeepSeek-V4-Flash {SPEC}\n"
+    )
     run = run_cli("--format", "json", "s.sh", cwd=tmp_path)
     assert run.exit_code == 2 and "cannot find config.json" in run.stderr
 
 
 def test_dsv4_only_flags_make_a_missing_config_an_error(tmp_path):
-    (tmp_path / "s.sh").write_text(f"python3 -m sglang.launch_server --model-path /ckpt/x --dsv4-attn-backend trtllm {SPEC}\n")
+    (tmp_path / "s.sh").write_text(
+        f"python3 -m sglang.launch_server --model-path /ckpt/x --dsv4-attn-backend trtllm {SPEC}\n"
+    )
     assert run_cli("s.sh", cwd=tmp_path).exit_code == 2
 
 
@@ -108,7 +131,12 @@ def test_an_unknown_model_with_speculative_decoding_is_a_note(tmp_path):
 
 
 def test_a_found_config_of_another_architecture_reports_nothing(tree):
-    root = tree({"m/config.json": '{"architectures": ["LlamaForCausalLM"]}', "server.yaml": "model-path: m\npage_size: 64\nbogus: 1\n"})
+    root = tree(
+        {
+            "m/config.json": '{"architectures": ["LlamaForCausalLM"]}',
+            "server.yaml": "model-path: m\npage_size: 64\nbogus: 1\n",
+        }
+    )
     run = run_cli("--format", "json", "server.yaml", cwd=root)
     assert run.exit_code == 0 and run.deployments[0]["findings"] == []
 
@@ -116,30 +144,52 @@ def test_a_found_config_of_another_architecture_reports_nothing(tree):
 # --------------------------------------------------------------------------- templates, harness YAML
 
 
-HELM = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  template:\n    spec:\n      containers:\n        - command: ["python3", "-m", "sglang.launch_server", "--model-path", "{{ .Values.model }}"]\n'
+HELM = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ "
+    ".Release.Name }}\nspec:\n  template:\n    spec:\n      containers:\n     "
+    '   - command: ["python3", "-m", "sglang.launch_server", "--model-path", '
+    '"{{ .Values.model }}"]\n'
+)
 
 
 def test_helm_template_named_explicitly_says_the_fix_and_never_fails_the_run(tmp_path):
     (tmp_path / "chart" / "templates").mkdir(parents=True)
     (tmp_path / "chart" / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 1.0.0\n")
-    (tmp_path / "chart" / "templates" / "d.yaml").write_text(HELM)  # holds a launch: not checked, with a note
-    (tmp_path / "chart" / "templates" / "svc.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n")
-    run = run_cli("--format", "json", "chart/templates/d.yaml", "chart/templates/svc.yaml", cwd=tmp_path)  # as a pre-commit hook names them
+    (tmp_path / "chart" / "templates" / "d.yaml").write_text(
+        HELM
+    )  # holds a launch: not checked, with a note
+    (tmp_path / "chart" / "templates" / "svc.yaml").write_text(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n"
+    )
+    run = run_cli(
+        "--format", "json", "chart/templates/d.yaml", "chart/templates/svc.yaml", cwd=tmp_path
+    )  # as a pre-commit hook names them
     assert run.exit_code == 0, run.stderr
     (note,) = run.findings("SWA307")
-    assert note["message"].endswith("render it first and check the result: helm template chart | swacheck - (or your template engine's output)")
-    assert "chart/templates/svc.yaml: skipped, not a deployment: a Helm chart template (chart chart): not YAML until rendered; render it first" in run.stderr
+    assert note["message"].endswith(
+        "render it first and check the result: helm template chart | swacheck - (or your template engine's output)"
+    )
+    assert (
+        "chart/templates/svc.yaml: skipped, not a deployment: a Helm chart "
+        "template (chart chart): not YAML until rendered; render it first" in run.stderr
+    )
 
 
 def test_helm_chart_in_a_walk_is_a_note_never_an_error(tmp_path):
     (tmp_path / "chart" / "templates").mkdir(parents=True)
     (tmp_path / "chart" / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 1.0.0\n")
-    (tmp_path / "chart" / "values.yaml").write_text("model: deepseek-ai/DeepSeek-V4-Flash\nreplicaCount: 1\nimage: {tag: x}\n")
+    (tmp_path / "chart" / "values.yaml").write_text(
+        "model: deepseek-ai/DeepSeek-V4-Flash\nreplicaCount: 1\nimage: {tag: x}\n"
+    )
     (tmp_path / "chart" / "templates" / "d.yaml").write_text(HELM)
-    (tmp_path / "chart" / "templates" / "svc.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n")
+    (tmp_path / "chart" / "templates" / "svc.yaml").write_text(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n"
+    )
     run = run_cli("--format", "json", "chart", cwd=tmp_path)
     assert run.exit_code == 0 and run.data["errors"] == []
-    assert [(d["file"], [f["code"] for f in d["findings"]]) for d in run.deployments] == [("chart/templates/d.yaml", ["SWA307"])]
+    assert [(d["file"], [f["code"] for f in d["findings"]]) for d in run.deployments] == [
+        ("chart/templates/d.yaml", ["SWA307"])
+    ]
     verbose = run_cli("-v", "chart", cwd=tmp_path)
     assert "skipped chart/templates/svc.yaml: a Helm chart template (chart chart)" in verbose.stdout
 
@@ -152,9 +202,14 @@ def test_jinja_that_does_not_parse_is_a_template_in_a_walk(tmp_path):
 
 
 def test_go_template_strings_inside_valid_yaml_are_values(tmp_path):
-    (tmp_path / "s.yaml").write_text("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - args: ['--model_name={{.Name}}']\n      image: kserve/sklearnserver\n")
+    (tmp_path / "s.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - args: "
+        "['--model_name={{.Name}}']\n      image: kserve/sklearnserver\n"
+    )
     run = run_cli("--format", "json", "-v", "s.yaml", cwd=tmp_path)
-    assert "a Kubernetes manifest in which no container or service runs" in run.stderr  # read as a manifest, not as a template
+    assert (
+        "a Kubernetes manifest in which no container or service runs" in run.stderr
+    )  # read as a manifest, not as a template
 
 
 def test_a_model_mapping_is_never_a_server_config(tmp_path):
@@ -163,8 +218,16 @@ def test_a_model_mapping_is_never_a_server_config(tmp_path):
     assert run.exit_code == 2 and "not a deployment" in run.stderr
 
 
-def test_a_harness_table_with_model_is_skipped_in_a_walk_but_a_server_config_is_read(tmp_path, tree):
-    root = tree({"d/matrix.yaml": "model: deepseek-ai/DeepSeek-V4-Flash\ntasks: [gsm8k]\nbatch_size: 8\nnum_fewshot: 5\n", "d/server.yaml": f"model: ../models/v4\nspeculative-algorithm: EAGLE\nspeculative-num-steps: 3\nspeculative-eagle-topk: 1\n"})
+def test_a_harness_table_with_model_is_skipped_in_a_walk_but_a_server_config_is_read(
+    tmp_path, tree
+):
+    root = tree(
+        {
+            "d/matrix.yaml": "model: deepseek-ai/DeepSeek-V4-Flash\ntasks: [gsm8k]\nbatch_size: 8\nnum_fewshot: 5\n",
+            "d/server.yaml": "model: ../models/v4\nspeculative-algorithm: "
+            "EAGLE\nspeculative-num-steps: 3\nspeculative-eagle-topk: 1\n",
+        }
+    )
     run = run_cli("--format", "json", "d", cwd=root)
     assert [d["file"] for d in run.deployments] == ["d/server.yaml"] and run.exit_code == 0
 
@@ -192,12 +255,20 @@ def test_srt_slurm_one_deployment_per_mode_with_command_line_semantics(tree):
     assert run.exit_code == 0, run.stdout
     assert [d["name"] for d in run.deployments] == ["srt-slurm/r/prefill", "srt-slurm/r/decode"]
     assert [d["pd"] for d in run.deployments] == [True, True]
-    assert {d["platform"] for d in run.deployments} == {"rocm"} and {d["mode"] for d in run.deployments} == {"unified"}
-    assert run.findings("SWA303") == []  # underscores are dashes on a command line, never the --config merger's
+    assert {d["platform"] for d in run.deployments} == {"rocm"} and {
+        d["mode"] for d in run.deployments
+    } == {"unified"}
+    assert (
+        run.findings("SWA303") == []
+    )  # underscores are dashes on a command line, never the --config merger's
 
 
 def test_srt_slurm_without_model_path_is_an_input_error(tree):
-    root = tree({"r.yaml": "backend:\n  type: sglang\n  sglang_config:\n    decode: {tp: 8}\nmodel: {container: x}\n"})
+    root = tree(
+        {
+            "r.yaml": "backend:\n  type: sglang\n  sglang_config:\n    decode: {tp: 8}\nmodel: {container: x}\n"
+        }
+    )
     run = run_cli("r.yaml", cwd=root)
     assert run.exit_code == 2 and "model.path" in run.stderr
 
@@ -206,7 +277,14 @@ def test_srt_slurm_without_model_path_is_an_input_error(tree):
 
 
 def test_skypilot_run_script_with_envs_and_accelerators(tree):
-    root = tree({"t.yaml": f"name: t\nresources: {{accelerators: 'MI300X:8'}}\nenvs: {{MODEL: models/v4, BACKEND: unified_kv_triton}}\nrun: |\n  export SGLANG_HACK_FLASHMLA_BACKEND=$BACKEND\n  python3 -m sglang.launch_server --model-path $MODEL {SPEC}\n"})
+    root = tree(
+        {
+            "t.yaml": f"name: t\nresources: {{accelerators: 'MI300X:8'}}\nenvs: {{MODEL: "
+            f"models/v4, BACKEND: unified_kv_triton}}\nrun: |\n  export "
+            f"SGLANG_HACK_FLASHMLA_BACKEND=$BACKEND\n  python3 -m sglang.launch_server "
+            f"--model-path $MODEL {SPEC}\n"
+        }
+    )
     run = run_cli("--format", "json", "t.yaml", cwd=root)
     (dep,) = run.deployments
     assert (dep["name"], dep["platform"], dep["mode"]) == ("sky/t/run", "rocm", "unified")
@@ -216,18 +294,31 @@ def test_skypilot_run_script_with_envs_and_accelerators(tree):
 
 
 def test_markdown_blocks_positions_and_placeholders(tree):
-    doc = f"# x\n\n```bash\npython3 -m sglang.launch_server --model-path <DeepSeek-V4-Flash> {SPEC}\n```\n\n```console\n$ python3 -m sglang.launch_server --model-path models/v4 --page-size 64 \\\n    {SPEC} 2>&1 | tee log\nINFO started\n```\n"
+    doc = (
+        f"# x\n\n```bash\npython3 -m sglang.launch_server --model-path "
+        f"<DeepSeek-V4-Flash> {SPEC}\n```\n\n```console\n$ python3 -m "
+        f"sglang.launch_server --model-path models/v4 --page-size 64 \\\n    "
+        f"{SPEC} 2>&1 | tee log\nINFO started\n```\n"
+    )
     root = tree({"README.md": doc})
     run = run_cli("--format", "json", "README.md", cwd=root)
     assert run.exit_code == 0, run.stdout
     (fill,) = run.findings("SWA307")
-    assert fill["message"] == "fill in <DeepSeek-V4-Flash> (the model path) to check this launch" and fill["location"]["line"] == 4
+    assert (
+        fill["message"] == "fill in <DeepSeek-V4-Flash> (the model path) to check this launch"
+        and fill["location"]["line"] == 4
+    )
     (page,) = run.findings("SWA201")
     assert (page["location"]["line"], page["location"]["column"]) == (8, 60)  # positions in the doc
 
 
 def test_rst_code_block(tree):
-    root = tree({"d.rst": f"Title\n=====\n\n.. code-block:: shell\n\n   python3 -m sglang.launch_server --model-path models/v4 --page-size 64 {SPEC}\n"})
+    root = tree(
+        {
+            "d.rst": f"Title\n=====\n\n.. code-block:: shell\n\n   python3 -m "
+            f"sglang.launch_server --model-path models/v4 --page-size 64 {SPEC}\n"
+        }
+    )
     run = run_cli("--format", "json", "d.rst", cwd=root)
     (page,) = run.findings("SWA201")
     assert page["location"]["line"] == 6
@@ -242,9 +333,14 @@ def test_docs_without_a_launch_are_skipped_in_a_walk_and_refused_when_named(tmp_
 
 
 def test_a_doc_block_that_is_not_shell_is_ignored(tmp_path):
-    (tmp_path / "a.md").write_text("```python\nos.system('python3 -m sglang.launch_server --model-path x')\n```\n\n```bash\necho 'unterminated\n```\n")
+    (tmp_path / "a.md").write_text(
+        "```python\nos.system('python3 -m sglang.launch_server --model-path "
+        "x')\n```\n\n```bash\necho 'unterminated\n```\n"
+    )
     run = run_cli("--format", "json", "a.md", cwd=tmp_path)
-    assert run.exit_code == 2 and run.deployments == []  # named explicitly, and no launch in a shell block
+    assert (
+        run.exit_code == 2 and run.deployments == []
+    )  # named explicitly, and no launch in a shell block
 
 
 # --------------------------------------------------------------------------- any Kubernetes object
@@ -274,21 +370,39 @@ spec:
 def test_custom_resource_roles_name_the_deployments_and_pair(tree):
     root = tree({"g.yaml": RBG})
     run = run_cli("--format", "json", "g.yaml", cwd=root)
-    assert [d["name"] for d in run.deployments] == ["RoleBasedGroup/g/prefill/s", "RoleBasedGroup/g/decode/s"]
+    assert [d["name"] for d in run.deployments] == [
+        "RoleBasedGroup/g/prefill/s",
+        "RoleBasedGroup/g/decode/s",
+    ]
     assert [f["code"] for f in run.findings("SWA406")] == ["SWA406"] and run.exit_code == 1
 
 
 def test_dynamo_main_container_with_service_envs_and_own_flags(tree):
-    dgd = f"apiVersion: nvidia.com/v1alpha1\nkind: DynamoGraphDeployment\nmetadata: {{name: d}}\nspec:\n  services:\n    Worker:\n      envs:\n        - {{name: SGLANG_HACK_FLASHMLA_BACKEND, value: unified_kv_triton}}\n      extraPodSpec:\n        mainContainer:\n          image: rocm/sgl-dev:v0.5.23\n          command: [python3, -m, dynamo.sglang, --model-path, models/v4, --migration-limit, '3', {QSPEC}]\n"
+    dgd = (
+        f"apiVersion: nvidia.com/v1alpha1\nkind: DynamoGraphDeployment\nmetadata: "
+        f"{{name: d}}\nspec:\n  services:\n    Worker:\n      envs:\n        - "
+        f"{{name: SGLANG_HACK_FLASHMLA_BACKEND, value: unified_kv_triton}}\n      "
+        f"extraPodSpec:\n        mainContainer:\n          image: "
+        f"rocm/sgl-dev:v0.5.23\n          command: [python3, -m, dynamo.sglang, "
+        f"--model-path, models/v4, --migration-limit, '3', {QSPEC}]\n"
+    )
     root = tree({"d.yaml": dgd})
     run = run_cli("--format", "json", "d.yaml", cwd=root)
     (dep,) = run.deployments
-    assert (dep["name"], dep["platform"], dep["mode"]) == ("DynamoGraphDeployment/d/Worker/container", "rocm", "unified")
+    assert (dep["name"], dep["platform"], dep["mode"]) == (
+        "DynamoGraphDeployment/d/Worker/container",
+        "rocm",
+        "unified",
+    )
     assert run.exit_code == 0, run.stdout  # --migration-limit is Dynamo's own flag
 
 
 def test_custom_resource_without_a_readable_launch_is_a_note(tmp_path):
-    (tmp_path / "r.yaml").write_text("apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata: {name: w}\nspec:\n  engineConfig:\n    runner:\n      image: lmsysorg/sglang:latest\n      command: [/start.sh]\n")
+    (tmp_path / "r.yaml").write_text(
+        "apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata: {name: "
+        "w}\nspec:\n  engineConfig:\n    runner:\n      image: "
+        "lmsysorg/sglang:latest\n      command: [/start.sh]\n"
+    )
     run = run_cli("--format", "json", "r.yaml", cwd=tmp_path)
     (f,) = run.findings("SWA307")
     assert f["message"].startswith("ServingRuntime 'w': 1 container found") and run.exit_code == 0
@@ -296,7 +410,10 @@ def test_custom_resource_without_a_readable_launch_is_a_note(tmp_path):
 
 def test_custom_resource_that_never_mentions_sglang_is_not_ours(tmp_path):
     (tmp_path / "d").mkdir()
-    (tmp_path / "d" / "r.yaml").write_text("apiVersion: x.io/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  template:\n    containers:\n      - image: nginx\n")
+    (tmp_path / "d" / "r.yaml").write_text(
+        "apiVersion: x.io/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  "
+        "template:\n    containers:\n      - image: nginx\n"
+    )
     run = run_cli("--format", "json", "--allow-empty", "d", cwd=tmp_path)
     assert run.exit_code == 0 and run.deployments == []
 
@@ -308,21 +425,41 @@ def test_hub_cache_from_the_servers_environment(tmp_path, monkeypatch):
     from conftest import V4_FLASH
 
     monkeypatch.delenv("HF_HUB_CACHE", raising=False)
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "runner-home"))  # swacheck's own: not where the server looks
-    snap = tmp_path / "srv" / "hub" / "models--deepseek-ai--DeepSeek-V4-Flash" / "snapshots" / "abc123"
+    monkeypatch.setenv(
+        "HF_HOME", str(tmp_path / "runner-home")
+    )  # swacheck's own: not where the server looks
+    snap = (
+        tmp_path / "srv" / "hub" / "models--deepseek-ai--DeepSeek-V4-Flash" / "snapshots" / "abc123"
+    )
     snap.mkdir(parents=True)
     (snap / "config.json").write_text(V4_FLASH)
     (tmp_path / "srv" / "hub" / "models--deepseek-ai--DeepSeek-V4-Flash" / "refs").mkdir()
-    (tmp_path / "srv" / "hub" / "models--deepseek-ai--DeepSeek-V4-Flash" / "refs" / "main").write_text("abc123")
-    (tmp_path / "s.sh").write_text(f"export HF_HOME={tmp_path / 'srv'}\npython3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash {SPEC}\n")
+    (
+        tmp_path / "srv" / "hub" / "models--deepseek-ai--DeepSeek-V4-Flash" / "refs" / "main"
+    ).write_text("abc123")
+    (tmp_path / "s.sh").write_text(
+        f"export HF_HOME={tmp_path / 'srv'}\npython3 -m sglang.launch_server "
+        f"--model-path deepseek-ai/DeepSeek-V4-Flash {SPEC}\n"
+    )
     run = run_cli("--format", "json", "--root", str(tmp_path), "s.sh", cwd=tmp_path)
     assert run.exit_code == 0, run.stdout + run.stderr
     assert run.deployments[0]["target"]["model_config"].endswith("snapshots/abc123/config.json")
     # without the server's HF_HOME the checkpoint is not found: a DSV4 id, so an input error
-    (tmp_path / "s.sh").write_text(f"python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash {SPEC}\n")
+    (tmp_path / "s.sh").write_text(
+        f"python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash {SPEC}\n"
+    )
     assert run_cli("s.sh", "--root", str(tmp_path), cwd=tmp_path).exit_code == 2
     # given with --env, as for any other server variable
-    run = run_cli("--format", "json", "--root", str(tmp_path), "--env", f"HF_HUB_CACHE={tmp_path / 'srv' / 'hub'}", "s.sh", cwd=tmp_path)
+    run = run_cli(
+        "--format",
+        "json",
+        "--root",
+        str(tmp_path),
+        "--env",
+        f"HF_HUB_CACHE={tmp_path / 'srv' / 'hub'}",
+        "s.sh",
+        cwd=tmp_path,
+    )
     assert run.exit_code == 0, run.stderr
 
 
@@ -330,13 +467,17 @@ def test_fence_in_a_list_item_is_dedented_and_a_missing_config_is_a_note(tree):
     doc = (
         "- Use a config file:\n\n  ```bash\n  cat > config.yaml << EOF\n  model-path: models/v4\n  EOF\n"
         "  python -m sglang.launch_server --config config.yaml\n  ```\n\n"
-        f"- Or flags:\n\n  ```bash\n  python -m sglang.launch_server --model-path models/v4 --page-size 64 \\\n    {SPEC}\n  ```\n"
+        f"- Or flags:\n\n  ```bash\n  python -m sglang.launch_server --model-path "
+        f"models/v4 --page-size 64 \\\n    {SPEC}\n  ```\n"
     )
     root = tree({"d/guide.md": doc, "d/models/v4/config.json": __import__("conftest").V4_FLASH})
     run = run_cli("--format", "json", "d", cwd=root)
     assert run.exit_code == 0 and run.data["errors"] == []
     (note,) = run.findings("SWA307")
-    assert note["message"].startswith("not checked: --config config.yaml: no such file") and note["location"]["line"] == 7
+    assert (
+        note["message"].startswith("not checked: --config config.yaml: no such file")
+        and note["location"]["line"] == 7
+    )
     (page,) = run.findings("SWA201")
     assert page["location"]["line"] == 13
 
@@ -346,12 +487,15 @@ def test_yaml_blocks_in_docs_are_server_configs_and_manifests_with_doc_positions
         "# x\n\n```yaml\nmodel-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-num-steps: 3\n"
         "speculative-eagle-topk: 1\npage-size: 64\n```\n\n"
         "- pod:\n\n  ```yaml\n  apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n  spec:\n    containers:\n"
-        f"      - command: [python3, -m, sglang.launch_server, --model-path, models/v4, --page-size, '32', {QSPEC}]\n  ```\n\n"
+        f"      - command: [python3, -m, sglang.launch_server, --model-path, "
+        f"models/v4, --page-size, '32', {QSPEC}]\n  ```\n\n"
         "```yaml\ntp-size: 8\n```\n"
     )
     root = tree({"d.md": doc})
     run = run_cli("--format", "json", "d.md", cwd=root)
     assert [d["name"] for d in run.deployments] == ["d.md:4", "Pod/p/container"]
-    assert sorted((f["location"]["line"], f["location"]["column"]) for f in run.findings("SWA201")) == [(8, 1), (19, 81)]
+    assert sorted(
+        (f["location"]["line"], f["location"]["column"]) for f in run.findings("SWA201")
+    ) == [(8, 1), (19, 81)]
     diff = run_cli("--diff", "d.md", cwd=root)
     assert "-page-size: 64" in diff.stdout and "'256'" in diff.stdout

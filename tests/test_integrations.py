@@ -30,7 +30,10 @@ def test_action_is_a_composite_action_with_real_options():
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
     assert {"paths", "format", "output", "args"} <= set(action["inputs"])
-    assert action["inputs"]["format"]["default"] in FORMATS or action["inputs"]["format"]["default"] == "github"
+    assert (
+        action["inputs"]["format"]["default"] in FORMATS
+        or action["inputs"]["format"]["default"] == "github"
+    )
     script = "\n".join(step["run"] for step in action["runs"]["steps"])
     used = set(re.findall(r"(--[a-z][a-z-]+)", script)) - {"--quiet"}  # pip's
     assert used <= _check_options(), used - _check_options()

@@ -4,8 +4,8 @@ Dockerfiles, ``--config`` merging and ``--command``."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import run_cli
+
 from swacheck.inputs import read_inputs
 from swacheck.inputs.launch import Context, launches, parse_args
 from swacheck.inputs.shell import Chars, Source, Var, Walker, Word, lex
@@ -44,7 +44,9 @@ def loc(word: Word, start: int = 0, end: int | None = None) -> tuple[int, int, i
 
 
 def test_quotes_and_escapes():
-    assert argv("""echo 'a b' "c d" e\\ f "g\\"h" 'i\\j' "k\\l" "$"x""") == [["echo", "a b", "c d", "e f", 'g"h', "i\\j", "k\\l", "$x"]]
+    assert argv("""echo 'a b' "c d" e\\ f "g\\"h" 'i\\j' "k\\l" "$"x""") == [
+        ["echo", "a b", "c d", "e f", 'g"h', "i\\j", "k\\l", "$x"]
+    ]
 
 
 def test_adjacent_quoted_parts_make_one_word():
@@ -64,7 +66,15 @@ def test_comments_end_at_the_line_but_hash_inside_a_word_is_text():
 
 
 def test_operators_separate_commands():
-    assert argv("a 1; b 2 && c 3 || d | e & f\ng") == [["a", "1"], ["b", "2"], ["c", "3"], ["d"], ["e"], ["f"], ["g"]]
+    assert argv("a 1; b 2 && c 3 || d | e & f\ng") == [
+        ["a", "1"],
+        ["b", "2"],
+        ["c", "3"],
+        ["d"],
+        ["e"],
+        ["f"],
+        ["g"],
+    ]
 
 
 def test_redirections_and_their_targets_are_dropped():
@@ -120,7 +130,17 @@ def test_parameter_operators(expr, env, expected):
 
 @pytest.mark.parametrize(
     "expr, shown",
-    [("$NOPE", "$NOPE"), ("${NOPE}", "${NOPE}"), ("$(hostname)", "$(hostname)"), ("`hostname`", "`hostname`"), ('"$@"', "$@"), ("$1", "$1"), ("$((1+2))", "$((1+2))"), ("${X%/}", "${X%/}"), ("${NOPE:?need it}", "${NOPE:?need it}")],
+    [
+        ("$NOPE", "$NOPE"),
+        ("${NOPE}", "${NOPE}"),
+        ("$(hostname)", "$(hostname)"),
+        ("`hostname`", "`hostname`"),
+        ('"$@"', "$@"),
+        ("$1", "$1"),
+        ("$((1+2))", "$((1+2))"),
+        ("${X%/}", "${X%/}"),
+        ("${NOPE:?need it}", "${NOPE:?need it}"),
+    ],
 )
 def test_unknown_expansions_are_kept_as_written_and_listed(expr, shown):
     (cmd,) = commands(f"echo {expr}", env={"X": "a/"})
@@ -131,7 +151,14 @@ def test_unknown_expansions_are_kept_as_written_and_listed(expr, shown):
 def test_unquoted_expansions_are_split_quoted_ones_are_not():
     text = 'ARGS="--tp 8  --page-size 64"\necho $ARGS "$ARGS"'
     ws = words(text)
-    assert [w.text for w in ws] == ["echo", "--tp", "8", "--page-size", "64", "--tp 8  --page-size 64"]
+    assert [w.text for w in ws] == [
+        "echo",
+        "--tp",
+        "8",
+        "--page-size",
+        "64",
+        "--tp 8  --page-size 64",
+    ]
     assert loc(ws[4]) == (1, 27, 1, 29)  # `64` inside the assignment
 
 
@@ -179,7 +206,13 @@ def recognise(text: str) -> list[tuple[str, list[str], dict[str, str]]]:
     out = []
     for cmd in commands(text):
         for launch in launches(cmd.argv, cmd.env, Context("t.sh", ".")):
-            out.append((launch.program, [w.text for w in launch.args], {k: v.value.text for k, v in launch.env.items() if v.value}))
+            out.append(
+                (
+                    launch.program,
+                    [w.text for w in launch.args],
+                    {k: v.value.text for k, v in launch.env.items() if v.value},
+                )
+            )
     return out
 
 
@@ -189,11 +222,20 @@ def recognise(text: str) -> list[tuple[str, list[str], dict[str, str]]]:
         ("python -m sglang.launch_server --tp 8", "python -m sglang.launch_server"),
         ("python3 -m sglang.launch_server --tp 8", "python3 -m sglang.launch_server"),
         ("python3.11 -m sglang.launch_server --tp 8", "python3.11 -m sglang.launch_server"),
-        ("/opt/venv/bin/python3 -u -X dev -m sglang.launch_server --tp 8", "python3 -m sglang.launch_server"),
+        (
+            "/opt/venv/bin/python3 -u -X dev -m sglang.launch_server --tp 8",
+            "python3 -m sglang.launch_server",
+        ),
         ("python3 -msglang.launch_server --tp 8", "python3 -m sglang.launch_server"),
         ("exec python3 -m sglang.launch_server --tp 8", "python3 -m sglang.launch_server"),
-        ("nohup python3 -m sglang.launch_server --tp 8 > log 2>&1 &", "python3 -m sglang.launch_server"),
-        ("exec nohup time python3 -m sglang.launch_server --tp 8", "python3 -m sglang.launch_server"),
+        (
+            "nohup python3 -m sglang.launch_server --tp 8 > log 2>&1 &",
+            "python3 -m sglang.launch_server",
+        ),
+        (
+            "exec nohup time python3 -m sglang.launch_server --tp 8",
+            "python3 -m sglang.launch_server",
+        ),
         ("env -u X A=1 python3 -m sglang.launch_server --tp 8", "python3 -m sglang.launch_server"),
         ("sglang serve --tp 8", "sglang serve"),
         ("bash -ec 'python3 -m sglang.launch_server --tp 8'", "python3 -m sglang.launch_server"),
@@ -206,7 +248,14 @@ def test_launch_forms(line, program):
 
 @pytest.mark.parametrize(
     "line",
-    ["python3 -m sglang_router.launch_router --tp 8", "python3 -m sglang.bench_serving", "python3 server.py", "echo python3 -m sglang.launch_server", "sglang version", "bash start.sh"],
+    [
+        "python3 -m sglang_router.launch_router --tp 8",
+        "python3 -m sglang.bench_serving",
+        "python3 server.py",
+        "echo python3 -m sglang.launch_server",
+        "sglang version",
+        "bash start.sh",
+    ],
 )
 def test_other_commands_are_not_launches(line):
     assert recognise(line) == []
@@ -220,20 +269,33 @@ def test_env_prefixes_and_env_command_reach_the_server():
 
 
 def test_sh_c_sees_only_exported_variables():
-    ((_, args, _),) = recognise("export A=1\nB=2\nsh -c 'python3 -m sglang.launch_server --x \"$A\" --y \"${B:-unset}\"'\n")
+    ((_, args, _),) = recognise(
+        'export A=1\nB=2\nsh -c \'python3 -m sglang.launch_server --x "$A" --y "${B:-unset}"\'\n'
+    )
     assert args == ["--x", "1", "--y", "unset"]
 
 
 def parsed(line: str, text_before: str = ""):
-    (cmd,) = [c for c in commands(text_before + line) if c.argv[0].text.startswith(("python", "sglang"))]
+    (cmd,) = [
+        c for c in commands(text_before + line) if c.argv[0].text.startswith(("python", "sglang"))
+    ]
     (launch,) = launches(cmd.argv, cmd.env, Context("t.sh", "."))
     return parse_args(launch)
 
 
 def test_equals_and_space_forms_store_true_and_lists():
-    p = parsed("python3 -m sglang.launch_server --tp=8 --page-size 64 --enable-metrics --cuda-graph-bs-decode 1 2 4 --disaggregation-mode=decode")
+    p = parsed(
+        "python3 -m sglang.launch_server --tp=8 --page-size 64 --enable-metrics "
+        "--cuda-graph-bs-decode 1 2 4 --disaggregation-mode=decode"
+    )
     got = {a.name: a.value for a in p.entries}
-    assert got == {"tp-size": "8", "page-size": "64", "enable-metrics": True, "cuda-graph-bs-decode": ["1", "2", "4"], "disaggregation-mode": "decode"}
+    assert got == {
+        "tp-size": "8",
+        "page-size": "64",
+        "enable-metrics": True,
+        "cuda-graph-bs-decode": ["1", "2", "4"],
+        "disaggregation-mode": "decode",
+    }
     tp = p.entries[0]
     assert tp.written == "tp"
     assert (tp.key_loc.column, tp.key_loc.end_column) == (35, 37)  # `tp` after the dashes
@@ -241,7 +303,9 @@ def test_equals_and_space_forms_store_true_and_lists():
 
 
 def test_boolean_optional_flags_on_the_command_line():
-    p = parsed("python3 -m sglang.launch_server --enable-tf32-matmul --no-lora-strict-loading --enable-dp-attention")
+    p = parsed(
+        "python3 -m sglang.launch_server --enable-tf32-matmul --no-lora-strict-loading --enable-dp-attention"
+    )
     assert {a.name: (a.value, a.kind) for a in p.entries} == {
         "enable-tf32-matmul": (True, "store_true"),
         "lora-strict-loading": (False, "store_true"),
@@ -255,7 +319,9 @@ def test_sglang_serve_positional_model_path():
 
 
 def test_unresolved_values_are_left_unset_and_recorded():
-    p = parsed("python3 -m sglang.launch_server --model-path m --speculative-draft-model-path $DRAFT --tp ${TP:-8} \"$@\"")
+    p = parsed(
+        'python3 -m sglang.launch_server --model-path m --speculative-draft-model-path $DRAFT --tp ${TP:-8} "$@"'
+    )
     assert [a.name for a in p.entries] == ["model-path", "tp-size"]
     assert [(u.kind, u.name, u.shown, u.variable) for u in p.unresolved] == [
         ("argument", "speculative-draft-model-path", "$DRAFT", "DRAFT"),
@@ -290,7 +356,12 @@ def test_script_with_exports_and_continuations(lint):
     run = lint({"decode.sh": script})
     assert run.exit_code == 0, run.stderr
     (dep,) = run.deployments
-    assert (dep["file"], dep["name"], dep["platform"], dep["mode"]) == ("decode.sh", "decode", "rocm", "unified")
+    assert (dep["file"], dep["name"], dep["platform"], dep["mode"]) == (
+        "decode.sh",
+        "decode",
+        "rocm",
+        "unified",
+    )
     assert dep["target"]["tuple"] == [128, 131, 6419] == dep["draft"]["tuple"]
 
 
@@ -302,43 +373,84 @@ def test_platform_is_the_command_line_one_unless_the_script_says(lint):
 
 
 def test_prefix_environment_reaches_the_server_but_plain_variables_do_not(lint):
-    run = lint({"s.sh": "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton " + LAUNCH + "\n"}, "--platform", "rocm")
+    run = lint(
+        {"s.sh": "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton " + LAUNCH + "\n"},
+        "--platform",
+        "rocm",
+    )
     assert run.deployments[0]["mode"] == "unified"
-    run = lint({"s.sh": "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton\n" + LAUNCH + "\n"}, "--platform", "rocm")
+    run = lint(
+        {"s.sh": "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton\n" + LAUNCH + "\n"},
+        "--platform",
+        "rocm",
+    )
     assert run.deployments[0]["mode"] == "paged"
 
 
 def test_findings_point_into_the_script_and_value_fixes_give_valid_shell(lint, tree):
-    script = f"PS=64\npython3 -m sglang.launch_server --model-path models/v4 --page-size=$PS {SPEC} \\\n  --max-running-requests '16.0'\n"
+    script = (
+        f"PS=64\npython3 -m sglang.launch_server --model-path models/v4 "
+        f"--page-size=$PS {SPEC} \\\n  --max-running-requests '16.0'\n"
+    )
     run = lint({"s.sh": script})
     f = only(run, "SWA201")
     assert where(f) == ("s.sh", 2, 58)  # `page-size` after the dashes
-    assert [(e["line"], e["column"], e["end_column"], e["replacement"]) for e in f["fix"]["edits"]] == [(1, 4, 6, "256")]
+    assert [
+        (e["line"], e["column"], e["end_column"], e["replacement"]) for e in f["fix"]["edits"]
+    ] == [(1, 4, 6, "256")]
     bad = only(run, "SWA304")
     assert where(bad) == ("s.sh", 3, 27)  # the value inside the quotes
 
 
 def test_fix_replaces_the_value_token_only(tree):
-    root = tree({"s.sh": f'python3 -m sglang.launch_server --model-path models/v4 --page-size "64" --speculative-eagle-topk=2 {SPEC.replace("--speculative-eagle-topk 1", "")}\n'})
-    run_cli("--fix", "--unsafe-fixes", "s.sh", cwd=root)  # top-k 2 -> 1 changes the drafting: unsafe
+    root = tree(
+        {
+            "s.sh": f'python3 -m sglang.launch_server --model-path models/v4 --page-size "64" '
+            f"--speculative-eagle-topk=2 "
+            f"{SPEC.replace('--speculative-eagle-topk 1', '')}\n"
+        }
+    )
+    run_cli(
+        "--fix", "--unsafe-fixes", "s.sh", cwd=root
+    )  # top-k 2 -> 1 changes the drafting: unsafe
     text = (root / "s.sh").read_text()
     assert '--page-size "256"' in text and "--speculative-eagle-topk=1" in text
     assert run_cli("--format", "json", "s.sh", cwd=root).data["summary"]["warnings"] == 0
 
 
 def test_command_line_enable_dp_attention_is_accepted(lint):
-    run = lint({"s.sh": f"{LAUNCH} --enable-dp-attention --dp-size 2 --disaggregation-mode decode --max-running-requests 64\n"}, "--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton")
+    run = lint(
+        {
+            "s.sh": f"{LAUNCH} --enable-dp-attention --dp-size 2 --disaggregation-mode decode "
+            f"--max-running-requests 64\n"
+        },
+        "--platform",
+        "rocm",
+        "--env",
+        "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton",
+    )
     assert run.codes() == []
     assert run.deployments[0]["target"]["tuple"] == [128, 131, 12707]
 
 
 def test_unknown_and_underscore_flags_are_refused(lint):
     run = lint({"s.sh": f"{LAUNCH} --page_size 64 --max-runing-requests 16\n"})
-    assert sorted(run.codes()) == ["SWA201", "SWA303", "SWA303"]  # page_size is still read, as in a --config file
+    assert sorted(run.codes()) == [
+        "SWA201",
+        "SWA303",
+        "SWA303",
+    ]  # page_size is still read, as in a --config file
     locs = sorted(where(f) for f in run.findings("SWA303"))
     assert locs == [("s.sh", 1, 141), ("s.sh", 1, 156)]
-    fixes = sorted((e["column"], e["end_column"], e["replacement"]) for f in run.findings("SWA303") for e in f["fix"]["edits"])
-    assert fixes == [(141, 150, "page-size"), (156, 175, "max-running-requests")]  # the name, never the dashes
+    fixes = sorted(
+        (e["column"], e["end_column"], e["replacement"])
+        for f in run.findings("SWA303")
+        for e in f["fix"]["edits"]
+    )
+    assert fixes == [
+        (141, 150, "page-size"),
+        (156, 175, "max-running-requests"),
+    ]  # the name, never the dashes
 
 
 def test_ambiguous_list_prefix_takes_its_values(lint):
@@ -374,7 +486,13 @@ def test_unresolved_model_path_is_an_input_error_naming_the_variable(lint):
 
 def test_the_env_option_and_model_config_answer_an_unresolved_model_path(lint):
     files = {"s.sh": f"python3 -m sglang.launch_server --model-path $MODEL {SPEC}\n"}
-    run = lint(files, "--env", "MODEL=/models/DeepSeek-V4-Flash", "--model-config", "/models/DeepSeek-V4-Flash=models/v4")
+    run = lint(
+        files,
+        "--env",
+        "MODEL=/models/DeepSeek-V4-Flash",
+        "--model-config",
+        "/models/DeepSeek-V4-Flash=models/v4",
+    )
     assert run.exit_code == 0, run.stderr
     assert run.deployments[0]["target"]["model_config"].endswith("models/v4/config.json")
 
@@ -382,11 +500,15 @@ def test_the_env_option_and_model_config_answer_an_unresolved_model_path(lint):
 def test_model_path_hidden_in_script_arguments_is_an_input_error(lint):
     run = lint({"s.sh": 'exec python3 -m sglang.launch_server "$@"\n'})
     assert run.exit_code == 2
-    assert "no --model-path is written, so it would come from $@" in run.data["errors"][0]["message"]
+    assert (
+        "no --model-path is written, so it would come from $@" in run.data["errors"][0]["message"]
+    )
 
 
 def test_several_launches_in_one_script(lint):
-    script = f"{LAUNCH} --disaggregation-mode prefill &\n{LAUNCH} --disaggregation-mode decode &\nwait\n"
+    script = (
+        f"{LAUNCH} --disaggregation-mode prefill &\n{LAUNCH} --disaggregation-mode decode &\nwait\n"
+    )
     run = lint({"pd.sh": script})
     assert [d["name"] for d in run.deployments] == ["pd", "pd[1]"]
     assert [d["target"]["tuple"] for d in run.deployments] == [[256, 128, None], [256, 128, None]]
@@ -398,22 +520,33 @@ def test_script_without_a_launch(tree):
     assert walked.exit_code == 0 and [d["file"] for d in walked.deployments] == ["s/run.sh"]
     named = run_cli("--format", "json", "s/setup.sh", cwd=root)
     assert named.exit_code == 2  # skipped with a note, and no deployment found at all
-    assert named.data["notes"] == [{"file": "s/setup.sh", "message": "skipped, not a deployment: no SGLang launch command (python -m sglang.launch_server or sglang serve)"}]
+    assert named.data["notes"] == [
+        {
+            "file": "s/setup.sh",
+            "message": "skipped, not a deployment: no SGLang launch command (python -m "
+            "sglang.launch_server or sglang serve)",
+        }
+    ]
     assert named.data["errors"][0]["message"].startswith("no deployments found")
 
 
 def test_walking_picks_up_scripts_and_dockerfiles_but_not_hidden_folders(tree):
-    root = tree({
-        "d/a.sh": LAUNCH + "\n",
-        "d/Dockerfile": f"FROM x\nCMD {LAUNCH}\n",
-        "d/prefill.Dockerfile": f"FROM x\nCMD {LAUNCH}\n",
-        "d/Dockerfile.rocm": f"FROM rocm/sgl-dev:latest\nCMD {LAUNCH}\n",
-        "d/.hidden/b.sh": LAUNCH + "\n",
-        "d/notes.txt": LAUNCH + "\n",
-    })
+    root = tree(
+        {
+            "d/a.sh": LAUNCH + "\n",
+            "d/Dockerfile": f"FROM x\nCMD {LAUNCH}\n",
+            "d/prefill.Dockerfile": f"FROM x\nCMD {LAUNCH}\n",
+            "d/Dockerfile.rocm": f"FROM rocm/sgl-dev:latest\nCMD {LAUNCH}\n",
+            "d/.hidden/b.sh": LAUNCH + "\n",
+            "d/notes.txt": LAUNCH + "\n",
+        }
+    )
     run = run_cli("--format", "json", "d", cwd=root)
     assert sorted((d["file"], d["platform"]) for d in run.deployments) == [
-        ("d/Dockerfile", "cuda"), ("d/Dockerfile.rocm", "rocm"), ("d/a.sh", "cuda"), ("d/prefill.Dockerfile", "cuda"),
+        ("d/Dockerfile", "cuda"),
+        ("d/Dockerfile.rocm", "rocm"),
+        ("d/a.sh", "cuda"),
+        ("d/prefill.Dockerfile", "cuda"),
     ]
 
 
@@ -424,13 +557,25 @@ def test_explicit_file_with_a_shell_shebang(tree):
 
 
 def test_inline_suppression_in_a_script(lint):
-    run = lint({"s.sh": f"{LAUNCH} \\\n  --page-size 64  # swacheck: ignore[SWA201] kept for the old image\n"})
+    run = lint(
+        {
+            "s.sh": f"{LAUNCH} \\\n  --page-size 64  # swacheck: ignore[SWA201] kept for the old image\n"
+        }
+    )
     assert run.codes() == []
     assert run.data["summary"]["suppressed"] == 1
 
 
 def test_sourced_files_are_read(lint):
-    run = lint({"env.sh": "export SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton\nMODEL=models/v4\n", "s.sh": f". ./env.sh\npython3 -m sglang.launch_server --model-path $MODEL {SPEC}\n"}, "--platform", "rocm", target="s.sh")
+    run = lint(
+        {
+            "env.sh": "export SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton\nMODEL=models/v4\n",
+            "s.sh": f". ./env.sh\npython3 -m sglang.launch_server --model-path $MODEL {SPEC}\n",
+        },
+        "--platform",
+        "rocm",
+        target="s.sh",
+    )
     assert run.exit_code == 0, run.stderr
     assert run.deployments[0]["mode"] == "unified"
 
@@ -440,8 +585,11 @@ def test_sourced_files_are_read(lint):
 
 def test_config_file_merge_command_line_wins(lint):
     files = {
-        "sglang/base.yaml": "model-path: models/v4\nmax-running-requests: 64\npage-size: 64\ndisaggregation-mode: decode\n" + "speculative-algorithm: EAGLE\nspeculative-num-steps: 3\nspeculative-eagle-topk: 1\n",
-        "launch/decode.sh": ROCM + "python3 -m sglang.launch_server --config ../sglang/base.yaml --max-running-requests 16\n",
+        "sglang/base.yaml": "model-path: models/v4\nmax-running-requests: 64\npage-size: "
+        "64\ndisaggregation-mode: decode\n"
+        + "speculative-algorithm: EAGLE\nspeculative-num-steps: 3\nspeculative-eagle-topk: 1\n",
+        "launch/decode.sh": ROCM
+        + "python3 -m sglang.launch_server --config ../sglang/base.yaml --max-running-requests 16\n",
     }
     run = lint(files, "--platform", "rocm", target="launch/decode.sh")
     assert run.exit_code == 0, run.stderr
@@ -453,13 +601,19 @@ def test_config_file_merge_command_line_wins(lint):
 
 
 def test_config_file_relative_to_the_working_directory_as_fallback(lint):
-    files = {"conf/c.yaml": "model-path: models/v4\n", "bin/s.sh": "python3 -m sglang.launch_server --config conf/c.yaml\n"}
+    files = {
+        "conf/c.yaml": "model-path: models/v4\n",
+        "bin/s.sh": "python3 -m sglang.launch_server --config conf/c.yaml\n",
+    }
     run = lint(files, target="bin/s.sh")
     assert run.exit_code == 0, run.stderr
 
 
 def test_keys_refused_in_the_config_file_are_reported_there(lint):
-    files = {"c.yaml": "model-path: models/v4\nenable-dp-attention: true\ndp-size: 2\n", "s.sh": "python3 -m sglang.launch_server --config c.yaml --enable-dp-attention\n"}
+    files = {
+        "c.yaml": "model-path: models/v4\nenable-dp-attention: true\ndp-size: 2\n",
+        "s.sh": "python3 -m sglang.launch_server --config c.yaml --enable-dp-attention\n",
+    }
     run = lint(files, target="s.sh")
     f = only(run, "SWA303")
     assert where(f) == ("c.yaml", 2, 1)
@@ -470,7 +624,11 @@ def test_keys_refused_in_the_config_file_are_reported_there(lint):
     [
         ("--config c.json", {"c.json": "{}"}, "Config file must be YAML format, got: .json"),
         ("--config missing.yaml", {}, "--config missing.yaml: no such file"),
-        ("--config c.yaml --config c.yaml", {"c.yaml": "model-path: models/v4\n"}, "Multiple config files specified"),
+        (
+            "--config c.yaml --config c.yaml",
+            {"c.yaml": "model-path: models/v4\n"},
+            "Multiple config files specified",
+        ),
         ("--config c.yaml", {"c.yaml": "- a\n"}, "Config file must contain a dictionary"),
         ("--config $CFG", {}, "it would come from the --config file $CFG"),
     ],
@@ -499,7 +657,11 @@ def test_dockerfile_shell_form_with_env_and_arg(lint):
     run = lint({"Dockerfile": dockerfile})
     assert run.exit_code == 0, run.stderr
     (dep,) = run.deployments
-    assert (dep["platform"], dep["mode"], dep["target"]["tuple"]) == ("rocm", "unified", [128, 131, 33667])
+    assert (dep["platform"], dep["mode"], dep["target"]["tuple"]) == (
+        "rocm",
+        "unified",
+        [128, 131, 33667],
+    )
     assert where(only(run, "SWA201")) == ("Dockerfile", 9, 118)
 
 
@@ -508,7 +670,9 @@ def test_dockerfile_exec_form_entrypoint_and_cmd(lint):
         "FROM nvidia/cuda:12.8.0-devel-ubuntu22.04\n"
         'ENTRYPOINT ["python3", "-m", "sglang.launch_server"]\n'
         'CMD ["--model-path", "models/v4", "--speculative-draft-model-path", "models/mtp256", \\\n'
-        '     "--disaggregation-mode", "decode", "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3", "--speculative-eagle-topk", "1", "--page-size", "64"]\n'
+        '     "--disaggregation-mode", "decode", "--speculative-algorithm", '
+        '"EAGLE", "--speculative-num-steps", "3", "--speculative-eagle-topk", '
+        '"1", "--page-size", "64"]\n'
     )
     run = lint({"Dockerfile": dockerfile}, "--platform", "rocm")
     (dep,) = run.deployments
@@ -520,7 +684,10 @@ def test_dockerfile_exec_form_entrypoint_and_cmd(lint):
 
 
 def test_dockerfile_exec_form_does_not_expand_variables(lint):
-    dockerfile = 'FROM x\nENV M=models/v4\nCMD ["python3", "-m", "sglang.launch_server", "--model-path", "$M", "--speculative-algorithm", "EAGLE"]\n'
+    dockerfile = (
+        'FROM x\nENV M=models/v4\nCMD ["python3", "-m", "sglang.launch_server", '
+        '"--model-path", "$M", "--speculative-algorithm", "EAGLE"]\n'
+    )
     run = lint({"Dockerfile": dockerfile})
     assert run.exit_code == 0  # '$M' names no model swacheck knows: a note, not an error
     assert "config.json for model '$M' not found" in run.data["deployments"][0]["skip_reason"]
@@ -552,9 +719,11 @@ def test_dockerfile_final_stage_and_inherited_env(lint):
 
 
 def test_dockerfile_without_a_launch_named_explicitly(lint):
-    run = lint({"Dockerfile": "FROM python:3.12\nCMD [\"python3\", \"app.py\"]\n"})
+    run = lint({"Dockerfile": 'FROM python:3.12\nCMD ["python3", "app.py"]\n'})
     assert run.exit_code == 2  # skipped with a note, and no deployment found at all
-    assert run.data["notes"][0]["message"].startswith("skipped, not a deployment: no SGLang launch command")
+    assert run.data["notes"][0]["message"].startswith(
+        "skipped, not a deployment: no SGLang launch command"
+    )
     assert run.data["errors"][0]["message"].startswith("no deployments found")
 
 
@@ -562,7 +731,13 @@ def test_dockerfile_without_a_launch_named_explicitly(lint):
 
 
 def read_commands(texts: list[str], env: dict[str, str] | None = None):
-    return read_inputs([], FileCache(), Val("cuda", "default"), {k: Val(v, "--env") for k, v in (env or {}).items()}, commands=texts)
+    return read_inputs(
+        [],
+        FileCache(),
+        Val("cuda", "default"),
+        {k: Val(v, "--env") for k, v in (env or {}).items()},
+        commands=texts,
+    )
 
 
 def test_command_text_is_a_deployment_named_command(tree, monkeypatch):
@@ -578,7 +753,10 @@ def test_several_commands_are_numbered(tree, monkeypatch):
     monkeypatch.chdir(tree({}))
     inputs = read_commands([LAUNCH, "echo hello"])
     assert [d.file for d in inputs.deployments] == ["--command[1]"]
-    assert [str(e) for e in inputs.errors] == ["--command[2]: no SGLang launch command found in --command[2] (expected python -m sglang.launch_server ... or sglang serve ...)"]
+    assert [str(e) for e in inputs.errors] == [
+        "--command[2]: no SGLang launch command found in --command[2] (expected "
+        "python -m sglang.launch_server ... or sglang serve ...)"
+    ]
 
 
 def test_command_option_is_accepted_by_the_cli_without_paths(tree):

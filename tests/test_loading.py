@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swacheck import loading
-
 from swacheck.loading import (
     MAX_DEPTH,
     FileCache,
@@ -125,8 +124,28 @@ def test_yaml_quoted_number_stays_a_string():
 
 @pytest.mark.parametrize(
     "raw",
-    ["128", "-3", "0x10", "0o17", "1.5", "1e5", "1.0e5", ".inf", "true", "False", "yes", "off",
-     "null", "~", "", "hello", "'7'", '"true"', "!!str 12", "!!float 3"],
+    [
+        "128",
+        "-3",
+        "0x10",
+        "0o17",
+        "1.5",
+        "1e5",
+        "1.0e5",
+        ".inf",
+        "true",
+        "False",
+        "yes",
+        "off",
+        "null",
+        "~",
+        "",
+        "hello",
+        "'7'",
+        '"true"',
+        "!!str 12",
+        "!!float 3",
+    ],
 )
 def test_yaml_scalars_typed_like_pyyaml_safe_load(raw):
     expected = yaml.safe_load(f"v: {raw}\n")["v"]
@@ -276,7 +295,10 @@ def test_yaml_custom_tag_is_refused_at_the_tag():
 
 def test_yaml_custom_tag_on_mapping_is_refused():
     problem = yaml_problem("a: !foo {x: 1}\n")
-    assert problem.message == "unsupported YAML tag '!foo' on a mapping: swacheck reads plain data only"
+    assert (
+        problem.message
+        == "unsupported YAML tag '!foo' on a mapping: swacheck reads plain data only"
+    )
     assert (problem.location.line, problem.location.column) == (1, 4)
 
 
@@ -344,7 +366,9 @@ def test_yaml_very_deep_nesting_is_an_input_problem_not_a_crash():
 
 
 def test_yaml_very_deep_block_nesting_is_refused():
-    text = "".join(f"{' ' * i}k{i}:\n" for i in range(MAX_DEPTH + 5)) + " " * (MAX_DEPTH + 5) + "v\n"
+    text = (
+        "".join(f"{' ' * i}k{i}:\n" for i in range(MAX_DEPTH + 5)) + " " * (MAX_DEPTH + 5) + "v\n"
+    )
     problem = yaml_problem(text)
     assert "nested" in problem.message
 
@@ -368,7 +392,7 @@ def test_yaml_syntax_error_reports_path_line_col(tmp_path, text, line):
         load_file(str(p))
     err = str(info.value.to_error())
     assert err.startswith(f"{p}:{line}:")
-    rest = err[len(f"{p}:{line}:"):]
+    rest = err[len(f"{p}:{line}:") :]
     col, message = rest.split(": ", 1)
     assert col.isdigit()
     assert message.startswith("invalid YAML: ")
@@ -376,7 +400,10 @@ def test_yaml_syntax_error_reports_path_line_col(tmp_path, text, line):
 
 def test_yaml_syntax_error_exact_position():
     problem = yaml_problem("a: 1\n b: 2\nc: 3\n")
-    assert str(problem.to_error()) == "f.yaml:2:3: invalid YAML: mapping values are not allowed in this context"
+    assert (
+        str(problem.to_error())
+        == "f.yaml:2:3: invalid YAML: mapping values are not allowed in this context"
+    )
 
 
 # =========================================================================== JSON
@@ -419,7 +446,10 @@ def test_json_int_and_float_are_distinguished():
     assert type(root.get("ratio").value.value) is float
 
 
-@pytest.mark.parametrize("raw, value", [("10", 10), ("-0", 0), ("1e5", 1e5), ("1E-2", 0.01), ("2.0", 2.0), ("-3.5e+2", -350.0)])
+@pytest.mark.parametrize(
+    "raw, value",
+    [("10", 10), ("-0", 0), ("1e5", 1e5), ("1E-2", 0.01), ("2.0", 2.0), ("-3.5e+2", -350.0)],
+)
 def test_json_numbers_match_the_json_module(raw, value):
     got = parse_json(raw, "n.json").root.value
     assert got == value
@@ -481,7 +511,9 @@ def test_load_file_with_text_does_not_read_disk(tmp_path):
 def test_json_trailing_comma_in_object():
     problem = json_problem('{\n  "a": 1,\n}')
     assert problem.message == "invalid JSON: a trailing comma is not allowed"
-    assert str(problem.to_error()) == "c.json:2:9: invalid JSON: a trailing comma is not allowed"  # at the comma
+    assert (
+        str(problem.to_error()) == "c.json:2:9: invalid JSON: a trailing comma is not allowed"
+    )  # at the comma
 
 
 def test_json_trailing_comma_in_array():
@@ -506,7 +538,7 @@ def test_json_missing_colon():
 
 
 def test_json_unquoted_key():
-    problem = json_problem('{\n  a: 1\n}')
+    problem = json_problem("{\n  a: 1\n}")
     assert str(problem.to_error()) == "c.json:2:3: invalid JSON: expected a quoted key"
 
 
@@ -537,12 +569,18 @@ def test_json_empty_file_position():
 
 def test_json_unexpected_end_of_file():
     problem = json_problem('{"a":')
-    assert str(problem.to_error()) == "c.json:1:6: invalid JSON: unexpected end of file, expected a value"
+    assert (
+        str(problem.to_error())
+        == "c.json:1:6: invalid JSON: unexpected end of file, expected a value"
+    )
 
 
 def test_json_bad_literal():
     problem = json_problem('{"a": tru}')
-    assert str(problem.to_error()) == "c.json:1:7: invalid JSON: unexpected character 't', expected a value"
+    assert (
+        str(problem.to_error())
+        == "c.json:1:7: invalid JSON: unexpected character 't', expected a value"
+    )
 
 
 def test_json_unterminated_string_points_at_the_opening_quote():
@@ -758,7 +796,32 @@ def test_file_cache_keeps_distinct_files_apart(tmp_path):
 
 # libyaml's own line:column are used for scalars when a text has no character on which libyaml
 # and editors disagree; the result must be exactly what the character offsets give.
-_PIECES = ["\r", "\r\n", "\n", "\t", " ", "é", "😀", "'", '"', "|", ">", "- ", ": ", "#", "a", "1", "{", "}", "[", "]", ",", "\u00a0", "\ufeff", "\u2028"]
+_PIECES = [
+    "\r",
+    "\r\n",
+    "\n",
+    "\t",
+    " ",
+    "é",
+    "😀",
+    "'",
+    '"',
+    "|",
+    ">",
+    "- ",
+    ": ",
+    "#",
+    "a",
+    "1",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    "\u00a0",
+    "\ufeff",
+    "\u2028",
+]
 
 
 def _spans(node, out):
@@ -777,9 +840,16 @@ def _spans(node, out):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(_PIECES), max_size=8), st.integers(0, 10_000), st.randoms(use_true_random=False))
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=8),
+    st.integers(0, 10_000),
+    st.randoms(use_true_random=False),
+)
 def test_scalar_positions_from_libyaml_equal_those_from_offsets(pieces, seed, rnd):
-    base = "model-path: /m\r\nlist:\n  - 'x y'\n  - \"é😀\"\nblock: |\n  one\r  two\nflow: {a: 1, b: [2, 3]}\nport: 30000"
+    base = (
+        "model-path: /m\r\nlist:\n  - 'x y'\n  - \"é😀\"\nblock: |\n  one\r  "
+        "two\nflow: {a: 1, b: [2, 3]}\nport: 30000"
+    )
     chars = list(base)
     for piece in pieces:
         chars.insert(rnd.randint(0, len(chars)), piece)

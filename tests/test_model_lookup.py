@@ -14,7 +14,11 @@ from swacheck.sglang.models import ModelConfig, ModelStore, locate
 HUB_ID = "deepseek-ai/DeepSeek-V4-Flash"
 PROD_PATH = "/models/DeepSeek-V4-Flash"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
-DSV4 = {"architectures": ["DeepseekV4ForCausalLM"], "model_type": "deepseek_v4", "hidden_size": 7168}
+DSV4 = {
+    "architectures": ["DeepseekV4ForCausalLM"],
+    "model_type": "deepseek_v4",
+    "hidden_size": 7168,
+}
 
 
 @pytest.fixture(autouse=True)
@@ -284,7 +288,10 @@ def test_not_found_lists_every_place_and_suggests_model_config(tmp_path):
     for place in looked:
         assert place in message
     assert str(base / HUB_ID / "config.json") in message
-    assert os.path.join(os.environ["HF_HUB_CACHE"], "models--deepseek-ai--DeepSeek-V4-Flash") in message
+    assert (
+        os.path.join(os.environ["HF_HUB_CACHE"], "models--deepseek-ai--DeepSeek-V4-Flash")
+        in message
+    )
     assert message.endswith(f"point at a local copy with --model-config {HUB_ID}=PATH")
 
 
@@ -330,7 +337,9 @@ def test_is_dsv4_false_with_only_model_type():
 
 
 def test_is_dsv4_looks_only_at_the_first_architecture():
-    assert not config_from({"architectures": ["DeepseekV3ForCausalLM", "DeepseekV4ForCausalLM"]}).is_dsv4
+    assert not config_from(
+        {"architectures": ["DeepseekV3ForCausalLM", "DeepseekV4ForCausalLM"]}
+    ).is_dsv4
 
 
 def test_is_dsv4_false_for_empty_or_malformed_architectures():
@@ -394,7 +403,9 @@ def test_from_path_file_is_not_reparsed(tmp_path):
 def test_from_path_reports_duplicate_keys(tmp_path):
     d = tmp_path / "m"
     d.mkdir()
-    (d / "config.json").write_text('{\n  "sliding_window": 128,\n  "hidden_size": 7168,\n  "sliding_window": 4096\n}')
+    (d / "config.json").write_text(
+        '{\n  "sliding_window": 128,\n  "hidden_size": 7168,\n  "sliding_window": 4096\n}'
+    )
     cfg = store().from_path("m", str(tmp_path), None)
     assert [dup.key for dup in cfg.duplicates] == ["sliding_window"]
     dup = cfg.duplicates[0]
@@ -414,7 +425,9 @@ def test_from_path_invalid_json_names_the_model_config(tmp_path):
     path = str(d / "config.json")
     with pytest.raises(InputProblem) as info:
         store().from_path("m", str(tmp_path), None)
-    assert str(info.value.to_error()) == f"{path}:2:9: invalid JSON: a trailing comma is not allowed"
+    assert (
+        str(info.value.to_error()) == f"{path}:2:9: invalid JSON: a trailing comma is not allowed"
+    )
 
 
 def test_from_path_invalid_json_message_is_stable_across_lookups(tmp_path):

@@ -45,7 +45,9 @@ def estate(tree):
     """Several deployments under one root: only pd/ makes a pair, only multi/ is ambiguous."""
     return tree(
         {
-            "models/v4copy/config.json": (ROOT / "examples/models/DeepSeek-V4-Flash/config.json").read_text(),
+            "models/v4copy/config.json": (
+                ROOT / "examples/models/DeepSeek-V4-Flash/config.json"
+            ).read_text(),
             # a lone server: nothing to compare with
             "lone/decode.yaml": server("decode"),
             # the usual layout: one folder per deployment
@@ -77,12 +79,22 @@ def test_auto_pairing_over_a_directory(estate):
     assert codes["multi/prefill.yaml"] == ["SWA400"]
     assert codes["multi/decode-a.yaml"] == ["SWA400"]
     assert codes["multi/decode-b.yaml"] == ["SWA400"]
-    for name in ("split-p/prefill.yaml", "split-d/decode.yaml", "models2/prefill.yaml", "models2/decode.yaml"):
+    for name in (
+        "split-p/prefill.yaml",
+        "split-d/decode.yaml",
+        "models2/prefill.yaml",
+        "models2/decode.yaml",
+    ):
         assert codes[name] == [], name  # never paired, and no note either
 
 
 def test_servers_in_different_folders_are_never_paired(tree):
-    root = tree({"a/prefill.yaml": server("prefill", "tp-size: 8\n"), "b/decode.yaml": server("decode", "tp-size: 4\n")})
+    root = tree(
+        {
+            "a/prefill.yaml": server("prefill", "tp-size: 8\n"),
+            "b/decode.yaml": server("decode", "tp-size: 4\n"),
+        }
+    )
     run = run_cli("--format", "json", "a", "b", cwd=root)
     assert run.data["pairs"] == []
     assert run.findings("SWA410") == [] and run.findings("SWA400") == []
@@ -91,7 +103,9 @@ def test_servers_in_different_folders_are_never_paired(tree):
 def test_different_models_are_never_paired(tree):
     root = tree(
         {
-            "models/v4copy/config.json": (ROOT / "examples/models/DeepSeek-V4-Flash/config.json").read_text(),
+            "models/v4copy/config.json": (
+                ROOT / "examples/models/DeepSeek-V4-Flash/config.json"
+            ).read_text(),
             "d/prefill.yaml": server("prefill"),
             "d/decode.yaml": server("decode", model="../models/v4copy"),
         }
@@ -101,7 +115,12 @@ def test_different_models_are_never_paired(tree):
 
 
 def test_the_same_model_spelled_differently_is_one_model(tree):
-    root = tree({"d/prefill.yaml": server("prefill", model="../models/./v4"), "d/decode.yaml": server("decode", model="../models/v4/")})
+    root = tree(
+        {
+            "d/prefill.yaml": server("prefill", model="../models/./v4"),
+            "d/decode.yaml": server("decode", model="../models/v4/"),
+        }
+    )
     run = run_cli("--format", "json", "d", cwd=root)
     assert pair_names(run) == [("d/prefill.yaml", "d/decode.yaml")]
 
@@ -111,7 +130,11 @@ def test_deployment_files_pair_with_server_configs(tree):
     run = run_cli("--format", "json", "d", cwd=root)
     assert pair_names(run) == [("d/prefill.yaml", "d/decode.yaml")]
     compared = run.data["pairs"][0]["compared"]["platform"]
-    assert (compared["prefill"], compared["decode"], compared["prefill_from"]) == ("rocm", "cuda", "d/prefill.yaml:2:11")
+    assert (compared["prefill"], compared["decode"], compared["prefill_from"]) == (
+        "rocm",
+        "cuda",
+        "d/prefill.yaml:2:11",
+    )
 
 
 def test_a_server_without_a_pd_role_is_never_paired(tree):
@@ -162,9 +185,18 @@ def test_show_pairs_lists_pairs_and_unpaired_servers_on_stderr(estate):
     run = run_cli("--show-pairs", "--color", "never", ".", cwd=estate)
     lines = run.stderr.splitlines()
     assert f"pair: pd/prefill.yaml (prefill) + pd/decode.yaml (decode): {ONLY}" in lines
-    assert "unpaired: multi/prefill.yaml (prefill): 2 decode servers of the same model could be its partner" in lines
-    assert "unpaired: multi/decode-a.yaml (decode-a): 1 prefill server of the same model could be its partner" in lines
-    assert "unpaired: multi/decode-b.yaml (decode-b): 1 prefill server of the same model could be its partner" in lines
+    assert (
+        "unpaired: multi/prefill.yaml (prefill): 2 decode servers of the same model could be its partner"
+        in lines
+    )
+    assert (
+        "unpaired: multi/decode-a.yaml (decode-a): 1 prefill server of the same model could be its partner"
+        in lines
+    )
+    assert (
+        "unpaired: multi/decode-b.yaml (decode-b): 1 prefill server of the same model could be its partner"
+        in lines
+    )
     assert len(lines) == 4
     assert "unpaired:" not in run.stdout and "\npair: " not in run.stdout
 
@@ -220,9 +252,17 @@ def test_pair_command_exit_0_when_the_pair_agrees(tree):
 
 
 def test_pair_command_exit_0_with_a_note_and_1_with_fail_on_note(tree):
-    root = tree({"d/prefill.yaml": server("prefill", "tp-size: 8\n"), "d/decode.yaml": server("decode", "tp-size: 4\n")})
+    root = tree(
+        {
+            "d/prefill.yaml": server("prefill", "tp-size: 8\n"),
+            "d/decode.yaml": server("decode", "tp-size: 4\n"),
+        }
+    )
     assert run_cli("pair", "d/prefill.yaml", "d/decode.yaml", cwd=root).exit_code == 0
-    assert run_cli("pair", "d/prefill.yaml", "d/decode.yaml", "--fail-on", "note", cwd=root).exit_code == 1
+    assert (
+        run_cli("pair", "d/prefill.yaml", "d/decode.yaml", "--fail-on", "note", cwd=root).exit_code
+        == 1
+    )
 
 
 def test_pair_command_exit_2_for_a_missing_file(tree):
@@ -238,7 +278,12 @@ def test_pair_command_exit_2_without_both_arguments(tree):
 
 
 def test_pair_command_pairs_across_folders(tree):
-    root = tree({"a/prefill.yaml": server("prefill", "tp-size: 8\n"), "b/decode.yaml": server("decode", "tp-size: 4\n")})
+    root = tree(
+        {
+            "a/prefill.yaml": server("prefill", "tp-size: 8\n"),
+            "b/decode.yaml": server("decode", "tp-size: 4\n"),
+        }
+    )
     run = run_cli("pair", "a/prefill.yaml", "b/decode.yaml", "--format", "json", cwd=root)
     assert pair_names(run) == [("a/prefill.yaml", "b/decode.yaml")]
     [f] = run.data["pairs"][0]["findings"]
@@ -247,11 +292,20 @@ def test_pair_command_pairs_across_folders(tree):
 
 
 def test_pair_command_settles_an_ambiguous_folder(tree):
-    root = tree({"d/prefill.yaml": server("prefill"), "d/decode-a.yaml": server("decode", "tp-size: 4\n"), "d/decode-b.yaml": server("decode")})
+    root = tree(
+        {
+            "d/prefill.yaml": server("prefill"),
+            "d/decode-a.yaml": server("decode", "tp-size: 4\n"),
+            "d/decode-b.yaml": server("decode"),
+        }
+    )
     run = run_cli("pair", "d/prefill.yaml", "d/decode-a.yaml", "--format", "json", cwd=root)
     assert pair_names(run) == [("d/prefill.yaml", "d/decode-a.yaml")]
     assert run.findings("SWA400") == []
-    assert sorted(d["file"] for d in run.deployments) == ["d/decode-a.yaml", "d/prefill.yaml"]  # only the two named files
+    assert sorted(d["file"] for d in run.deployments) == [
+        "d/decode-a.yaml",
+        "d/prefill.yaml",
+    ]  # only the two named files
 
 
 def test_pair_command_with_a_multi_document_file_is_not_silently_dropped(tree):
@@ -305,18 +359,31 @@ def test_json_pair_shape(tree):
         assert row["differs"] == (row["prefill"] != row["decode"]), name
         assert isinstance(row["prefill_from"], str) and isinstance(row["decode_from"], str)
     assert [n for n, row in pair["compared"].items() if row["differs"]] == ["unified_kv"]
-    assert pair["compared"]["unified_kv"]["decode_from"] == "ROCm and SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton"
+    assert (
+        pair["compared"]["unified_kv"]["decode_from"]
+        == "ROCm and SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton"
+    )
     assert pair["compared"]["tp_size"] == {
-        "prefill": 1, "decode": 1, "differs": False,
-        "prefill_from": "SGLang default (--tp-size)", "decode_from": "SGLang default (--tp-size)",
+        "prefill": 1,
+        "decode": 1,
+        "differs": False,
+        "prefill_from": "SGLang default (--tp-size)",
+        "decode_from": "SGLang default (--tp-size)",
     }
     # the pair's findings are exactly the decode deployment's pair findings, in the same form
     by_file = {d["file"]: d for d in run.deployments}
     assert pair["findings"] == by_file["d/decode.yaml"]["findings"]
     [f] = pair["findings"]
     assert set(f) == {"code", "severity", "message", "location", "related", "fix"}
-    assert (f["code"], f["location"]["file"], f["location"]["line"], f["location"]["column"]) == ("SWA404", "d/decode.yaml", 3, 37)
-    assert [(r["file"], r["line"], r["column"]) for r in f["related"]] == [("d/prefill.yaml", 2, 11)]
+    assert (f["code"], f["location"]["file"], f["location"]["line"], f["location"]["column"]) == (
+        "SWA404",
+        "d/decode.yaml",
+        3,
+        37,
+    )
+    assert [(r["file"], r["line"], r["column"]) for r in f["related"]] == [
+        ("d/prefill.yaml", 2, 11)
+    ]
     assert run.data["summary"]["errors"] == 1
 
 
@@ -324,13 +391,19 @@ def test_json_pair_shape(tree):
 
 
 def test_suppressing_a_pair_finding_on_the_decode_side(tree):
-    decode = rocm("decode", "env:\n  # swacheck: ignore[SWA404] the launcher rebuilds the decode pool\n  SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton\n")
+    decode = rocm(
+        "decode",
+        "env:\n  # swacheck: ignore[SWA404] the launcher rebuilds the decode pool\n "
+        " SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton\n",
+    )
     root = tree({"d/prefill.yaml": rocm("prefill"), "d/decode.yaml": decode})
     run = run_cli("--format", "json", "d", cwd=root)
     assert run.exit_code == 0
     assert run.findings("SWA404") == []  # gone from the deployment findings
     assert run.data["pairs"][0]["findings"] == []  # and from the pair's
-    assert run.findings("SWA902") == [] and run.findings("SWA901") == []  # the suppression was used, with a reason
+    assert (
+        run.findings("SWA902") == [] and run.findings("SWA901") == []
+    )  # the suppression was used, with a reason
     assert run.data["summary"]["suppressed"] == 1
 
 
@@ -349,7 +422,10 @@ def test_suppressing_one_pair_finding_keeps_the_others(tree):
 
 
 def test_an_unused_suppression_of_a_pair_rule_is_reported(tree):
-    decode = rocm("decode", "env:\n  # swacheck: ignore[SWA404] not needed\n  SGLANG_HACK_FLASHMLA_BACKEND: auto\n")
+    decode = rocm(
+        "decode",
+        "env:\n  # swacheck: ignore[SWA404] not needed\n  SGLANG_HACK_FLASHMLA_BACKEND: auto\n",
+    )
     root = tree({"d/prefill.yaml": rocm("prefill"), "d/decode.yaml": decode})
     run = run_cli("--format", "json", "d", cwd=root)
     assert len(run.findings("SWA902")) == 1
@@ -377,7 +453,13 @@ def test_select_and_ignore_switch_pair_rules(tree, args, expected):
 
 
 def test_ignore_swa4_also_drops_the_ambiguity_notes(tree):
-    root = tree({"d/prefill.yaml": server("prefill"), "d/decode-a.yaml": server("decode"), "d/decode-b.yaml": server("decode")})
+    root = tree(
+        {
+            "d/prefill.yaml": server("prefill"),
+            "d/decode-a.yaml": server("decode"),
+            "d/decode-b.yaml": server("decode"),
+        }
+    )
     run = run_cli("--format", "json", "--ignore", "SWA4", "d", cwd=root)
     assert run.findings("SWA400") == []
 
@@ -402,7 +484,10 @@ def test_sarif_carries_the_pair_finding_with_related_locations(unified_one_side)
     assert (region["region"]["startLine"], region["region"]["startColumn"]) == (3, 37)
     [rel] = r["relatedLocations"]
     assert rel["physicalLocation"]["artifactLocation"]["uri"] == "d/prefill.yaml"
-    assert (rel["physicalLocation"]["region"]["startLine"], rel["physicalLocation"]["region"]["startColumn"]) == (2, 11)
+    assert (
+        rel["physicalLocation"]["region"]["startLine"],
+        rel["physicalLocation"]["region"]["startColumn"],
+    ) == (2, 11)
     assert rel["message"]["text"] == "prefill unified_kv False comes from here"
     rule_ids = [rule["id"] for rule in sarif["runs"][0]["tool"]["driver"]["rules"]]
     assert rule_ids[r["ruleIndex"]] == "SWA404"
@@ -414,7 +499,11 @@ def test_github_annotates_the_pair_finding_on_the_decode_file(unified_one_side, 
     run = run_cli("--format", "github", "d", cwd=unified_one_side)
     assert run.exit_code == 1
     [line] = [l for l in run.stdout.splitlines() if l.startswith("::error ")]
-    assert line.startswith("::error file=d/decode.yaml,line=3,col=37,endLine=3,endColumn=54,title=SWA404 pd-unified-kv::unified KV on the decode server only")
+    assert line.startswith(
+        "::error "
+        "file=d/decode.yaml,line=3,col=37,endLine=3,endColumn=54,title=SWA404 "
+        "pd-unified-kv::unified KV on the decode server only"
+    )
     assert "%0Arelated: d/prefill.yaml:2:11: prefill unified_kv False comes from here" in line
 
 
@@ -435,7 +524,9 @@ def test_human_report_has_a_pair_table_and_the_finding(unified_one_side):
     assert run.exit_code == 1
     assert f"PD pair: d/prefill.yaml (prefill) + d/decode.yaml (decode)  ({ONLY})" in run.stdout
     assert "d/decode.yaml:3:37: SWA404 error: unified KV on the decode server only" in run.stdout
-    assert "    related: d/prefill.yaml:2:11: prefill unified_kv False comes from here" in run.stdout
+    assert (
+        "    related: d/prefill.yaml:2:11: prefill unified_kv False comes from here" in run.stdout
+    )
 
 
 # --- golden output for the bundled example --------------------------------------------------------

@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-pytest.importorskip("pre_commit", reason="pre-commit is in the test extra: pip install -e '.[test]'")
+pytest.importorskip(
+    "pre_commit", reason="pre-commit is in the test extra: pip install -e '.[test]'"
+)
 if shutil.which("git") is None:  # pragma: no cover
     pytest.skip("git is not installed", allow_module_level=True)
 
@@ -43,10 +45,11 @@ DECODE_BROKEN = PREFILL.replace("prefill", "decode").replace(
 DECODE_FIXED = PREFILL.replace("prefill", "decode")
 OTHER_FILES = {
     "k8s/service.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: sglang}\nspec:\n  ports: [{port: 30000}]\n",
-    ".github/workflows/ci.yml": "name: ci\non: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo hi\n",
+    ".github/workflows/ci.yml": "name: ci\non: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n "
+    "     - run: echo hi\n",
     "models/v4/config.json": MODEL,
     "scripts/setup.sh": "#!/bin/sh\npip install sglang\n",
-    "Dockerfile": "FROM python:3.12\nCMD [\"python3\", \"app.py\"]\n",
+    "Dockerfile": 'FROM python:3.12\nCMD ["python3", "app.py"]\n',
     "values.yaml": "replicas: 3\n",
 }
 GIT_ENV = {
@@ -60,7 +63,9 @@ GIT_ENV = {
 
 def _git(cwd: Path, *args: str) -> str:
     env = {**os.environ, **GIT_ENV, "HOME": str(cwd)}
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env
+    ).stdout
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +75,9 @@ def hook_repo(tmp_path_factory) -> tuple[Path, Path]:
     repo = base / "swacheck"
     repo.mkdir()
     for name in ("swacheck",):
-        shutil.copytree(ROOT / name, repo / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        shutil.copytree(
+            ROOT / name, repo / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+        )
     for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml"):
         shutil.copy(ROOT / name, repo / name)
     _git(repo, "init", "-q")
@@ -86,7 +93,12 @@ def scratch(tmp_path: Path, hook_repo) -> Path:
     repo, _ = hook_repo
     rev = _git(repo, "rev-parse", "HEAD").strip()
     config = f"repos:\n  - repo: {repo}\n    rev: {rev}\n    hooks:\n      - id: swacheck\n"
-    files = {**OTHER_FILES, "deploy/prefill.yaml": PREFILL, "deploy/decode.yaml": DECODE_FIXED, ".pre-commit-config.yaml": config}
+    files = {
+        **OTHER_FILES,
+        "deploy/prefill.yaml": PREFILL,
+        "deploy/decode.yaml": DECODE_FIXED,
+        ".pre-commit-config.yaml": config,
+    }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
@@ -96,15 +108,26 @@ def scratch(tmp_path: Path, hook_repo) -> Path:
     return tmp_path
 
 
-def _pre_commit(hook_repo: tuple[Path, Path], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _pre_commit(
+    hook_repo: tuple[Path, Path], cwd: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
     _, home = hook_repo
     # HOME stays: pip's own configuration (the package index) may live there
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
     env.pop("GITHUB_ACTIONS", None)  # the hook's own output format, not the one for Actions
-    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
 
 
-def run_hook(hook_repo: tuple[Path, Path], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_hook(
+    hook_repo: tuple[Path, Path], cwd: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
     """``pre-commit run swacheck ARGS`` (the staged files when no file option is given)."""
     return _pre_commit(hook_repo, cwd, "run", "swacheck", *args)
 
@@ -146,7 +169,9 @@ def test_broken_pair_fails_when_only_the_decode_file_is_staged(hook_repo, scratc
 
 def test_broken_pair_fails_when_only_the_prefill_file_is_staged(hook_repo, scratch):
     (scratch / "deploy/decode.yaml").write_text(DECODE_BROKEN)
-    (scratch / "deploy/prefill.yaml").write_text(PREFILL.replace("tp-size: 8", "tp-size: 8\n  mem-fraction-static: 0.8"))
+    (scratch / "deploy/prefill.yaml").write_text(
+        PREFILL.replace("tp-size: 8", "tp-size: 8\n  mem-fraction-static: 0.8")
+    )
     _git(scratch, "add", "-A")
     _git(scratch, "commit", "-q", "-m", "break the decode side")
     (scratch / "deploy/prefill.yaml").write_text(PREFILL)
@@ -167,7 +192,9 @@ def test_fixed_pair_passes_when_staged(hook_repo, scratch):
 
 
 def test_a_commit_without_deployments_passes(hook_repo, scratch):
-    (scratch / "k8s/service.yaml").write_text(OTHER_FILES["k8s/service.yaml"].replace("30000", "30001"))
+    (scratch / "k8s/service.yaml").write_text(
+        OTHER_FILES["k8s/service.yaml"].replace("30000", "30001")
+    )
     (scratch / "scripts/setup.sh").write_text("#!/bin/sh\npip install 'sglang[all]'\n")
     _git(scratch, "add", "-A")
     done = run_hook(hook_repo, scratch)

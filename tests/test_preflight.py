@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
+from swacheck.loading import FileCache
 from swacheck.sglang import checkpoint as ckpt
 from swacheck.sglang.gpus import GPUS, lookup
 from swacheck.sglang.models import ModelStore
-from swacheck.loading import FileCache
 
 GIB = 1 << 30
 
@@ -52,15 +52,30 @@ def test_lookup_names_users_write(name, canonical):
     assert gpu is not None and gpu.name == canonical
 
 
-@pytest.mark.parametrize("name", ["T4", "V100", "", "H100-MIG-1g.10gb", "NVIDIA-H100-80GB-HBM3-MIG-3g.40gb", "x" * 1000, "H1000"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "T4",
+        "V100",
+        "",
+        "H100-MIG-1g.10gb",
+        "NVIDIA-H100-80GB-HBM3-MIG-3g.40gb",
+        "x" * 1000,
+        "H1000",
+    ],
+)
 def test_unknown_names_are_not_guessed(name):
     assert lookup(name) is None
 
 
 def test_every_gpu_has_its_facts_and_sources():
     for gpu in GPUS:
-        assert gpu.memory_bytes > 16 * GIB and gpu.memory_source and gpu.source.startswith("https://")
-        assert (gpu.sm is None) == (gpu.vendor == "amd") and (gpu.gfx is None) == (gpu.vendor == "nvidia")
+        assert (
+            gpu.memory_bytes > 16 * GIB and gpu.memory_source and gpu.source.startswith("https://")
+        )
+        assert (gpu.sm is None) == (gpu.vendor == "amd") and (gpu.gfx is None) == (
+            gpu.vendor == "nvidia"
+        )
         assert not gpu.fp4 or gpu.fp8  # every FP4 GPU has FP8
         assert gpu.fp8 == (gpu.sm is None or gpu.sm >= 89)
 
@@ -79,10 +94,32 @@ def _model(tmp_path, cfg: dict, index: str | None = None, name: str = "m"):
 
 def test_expert_format_sources(tmp_path):
     base = json.loads(V4_FLASH)
-    m = _model(tmp_path, {**base, "quantization_config": {"quant_method": "fp8", "routed_experts_quant_method": "mxfp4"}}, name="a")
+    m = _model(
+        tmp_path,
+        {
+            **base,
+            "quantization_config": {"quant_method": "fp8", "routed_experts_quant_method": "mxfp4"},
+        },
+        name="a",
+    )
     facts = ckpt.read(m, {}, None)
-    assert facts.experts.value == "mxfp4" and not facts.experts_assumed and facts.experts.location is not None
-    m = _model(tmp_path, {**base, "quantization_config": {"quant_algo": "MIXED_PRECISION", "moe_quant_algo": "NVFP4", "group_size": 16}}, name="b")
+    assert (
+        facts.experts.value == "mxfp4"
+        and not facts.experts_assumed
+        and facts.experts.location is not None
+    )
+    m = _model(
+        tmp_path,
+        {
+            **base,
+            "quantization_config": {
+                "quant_algo": "MIXED_PRECISION",
+                "moe_quant_algo": "NVFP4",
+                "group_size": 16,
+            },
+        },
+        name="b",
+    )
     assert ckpt.read(m, {}, None).experts.value == "nvfp4"
     m = _model(tmp_path, base, name="c")
     facts = ckpt.read(m, {}, None)
@@ -102,15 +139,33 @@ def test_weight_bytes_from_the_index_with_its_position(tmp_path):
     assert (facts.num_layers, facts.nextn_layers) == (43, 1)
 
 
-@pytest.mark.parametrize("index", ["{}", '{"metadata": {"total_size": -1}}', '{"metadata": {"total_size": true}}', "[]", "not json", '{"metadata": 3}'])
+@pytest.mark.parametrize(
+    "index",
+    [
+        "{}",
+        '{"metadata": {"total_size": -1}}',
+        '{"metadata": {"total_size": true}}',
+        "[]",
+        "not json",
+        '{"metadata": 3}',
+    ],
+)
 def test_bad_indexes_give_no_size(tmp_path, index):
     facts = ckpt.read(_model(tmp_path, json.loads(V4_FLASH), index), {}, None)
     assert facts.weight_bytes is None
 
 
 def test_catalogue_by_folder_name(tmp_path):
-    facts = ckpt.read(_model(tmp_path, json.loads(V4_FLASH), name="DeepSeek-V4-Pro"), {}, "/models/DeepSeek-V4-Pro")
-    assert facts.weights_approximate and facts.weight_bytes is not None and facts.weight_bytes.value == 865 * 1000**3
+    facts = ckpt.read(
+        _model(tmp_path, json.loads(V4_FLASH), name="DeepSeek-V4-Pro"),
+        {},
+        "/models/DeepSeek-V4-Pro",
+    )
+    assert (
+        facts.weights_approximate
+        and facts.weight_bytes is not None
+        and facts.weight_bytes.value == 865 * 1000**3
+    )
 
 
 # ---------------------------------------------------------------- --gpu and gpu:
@@ -118,7 +173,9 @@ def test_catalogue_by_folder_name(tmp_path):
 
 def _lint(tree, files, *args):
     root = tree(files)
-    return run_cli("--format", "json", *args, *[n for n in files if not n.startswith("models/")], cwd=root)
+    return run_cli(
+        "--format", "json", *args, *[n for n in files if not n.startswith("models/")], cwd=root
+    )
 
 
 def test_deployment_file_gpu_wins_over_the_option(tree):
@@ -143,7 +200,9 @@ def test_empty_gpu_option_is_a_usage_error(tree):
 
 _fp4 = json.loads(V4_FLASH)
 _fp4["quantization_config"] = {"quant_method": "fp8", "routed_experts_quant_method": "mxfp4"}
-FP4_MODEL = {"models/v4/config.json": json.dumps(_fp4, indent=1)}  # replaces the tree's models/v4: declared MXFP4 experts
+FP4_MODEL = {
+    "models/v4/config.json": json.dumps(_fp4, indent=1)
+}  # replaces the tree's models/v4: declared MXFP4 experts
 
 
 def pro_checkpoint(total_gib: float) -> dict[str, str]:
@@ -151,7 +210,9 @@ def pro_checkpoint(total_gib: float) -> dict[str, str]:
     cfg.update({"hidden_size": 7168, "num_hidden_layers": 61})
     return {
         "models/pro/config.json": json.dumps(cfg),
-        "models/pro/model.safetensors.index.json": json.dumps({"metadata": {"total_size": int(total_gib * GIB)}}),
+        "models/pro/model.safetensors.index.json": json.dumps(
+            {"metadata": {"total_size": int(total_gib * GIB)}}
+        ),
     }
 
 
@@ -159,10 +220,16 @@ SHAPES = [
     # (name, files, args, rule that must fire, the working launch's files)
     (
         "fp4 experts on hopper with deepep (deepgemm arch_major == 10)",
-        {**FP4_MODEL, "s.yaml": "model-path: models/v4\ntp-size: 8\nep-size: 8\nmoe-a2a-backend: deepep\n"},
+        {
+            **FP4_MODEL,
+            "s.yaml": "model-path: models/v4\ntp-size: 8\nep-size: 8\nmoe-a2a-backend: deepep\n",
+        },
         ("--gpu", "H200"),
         "SWA501",
-        {"s.yaml": "model-path: models/v4\ntp-size: 8\nep-size: 8\nmoe-a2a-backend: deepep\nmoe-runner-backend: flashinfer_mxfp4\n"},
+        {
+            "s.yaml": "model-path: models/v4\ntp-size: 8\nep-size: 8\nmoe-a2a-backend: "
+            "deepep\nmoe-runner-backend: flashinfer_mxfp4\n"
+        },
     ),
     (
         "fp4 experts on hopper, release without auto selection (triton hidden size mismatch)",
@@ -215,23 +282,37 @@ SHAPES = [
     ),
     (
         "pro fp8 tp8 on h200 with mem-fraction-static 0.88",
-        {**pro_checkpoint(1005.2), "s.yaml": "model-path: models/pro\ntp-size: 8\nmoe-runner-backend: marlin\nmem-fraction-static: 0.88\n"},
+        {
+            **pro_checkpoint(1005.2),
+            "s.yaml": "model-path: models/pro\ntp-size: 8\nmoe-runner-backend: marlin\nmem-fraction-static: 0.88\n",
+        },
         ("--gpu", "H200"),
         "SWA504",
-        {**pro_checkpoint(1005.2), "s.yaml": "model-path: models/pro\ntp-size: 8\nmoe-runner-backend: marlin\nmem-fraction-static: 0.93\n"},
+        {
+            **pro_checkpoint(1005.2),
+            "s.yaml": "model-path: models/pro\ntp-size: 8\nmoe-runner-backend: marlin\nmem-fraction-static: 0.93\n",
+        },
     ),
     (
         "prefill cp without a strategy on 0.5.16",
-        {"s.yaml": "model-path: models/v4\ndisaggregation-mode: prefill\ntp-size: 8\nenable-prefill-cp: true\n"},
+        {
+            "s.yaml": "model-path: models/v4\ndisaggregation-mode: prefill\ntp-size: 8\nenable-prefill-cp: true\n"
+        },
         ("--gpu", "H200", "--sglang-version", "0.5.16"),
         "SWA505",
-        {"s.yaml": "model-path: models/v4\ndisaggregation-mode: prefill\ntp-size: 8\nenable-prefill-cp: true\ncp-strategy: interleave\nmoe-runner-backend: flashinfer_mxfp4\n"},
+        {
+            "s.yaml": "model-path: models/v4\ndisaggregation-mode: prefill\ntp-size: "
+            "8\nenable-prefill-cp: true\ncp-strategy: interleave\nmoe-runner-backend: "
+            "flashinfer_mxfp4\n"
+        },
     ),
 ]
 
 
 @pytest.mark.parametrize("name,files,args,code,working", SHAPES, ids=[s[0] for s in SHAPES])
-def test_field_report_shape_is_named_before_the_launch(tree, tmp_path, name, files, args, code, working):
+def test_field_report_shape_is_named_before_the_launch(
+    tree, tmp_path, name, files, args, code, working
+):
     run = _lint(tree, files, *args)
     assert run.exit_code == 1, run.stdout
     found = run.findings(code)
@@ -244,7 +325,9 @@ def test_the_working_launch_passes(tree, name, files, args, code, working):
     args = tuple("H800" if a == "A800" else a for a in args)
     run = _lint(tree, working, *args)
     assert run.exit_code == 0, run.stdout
-    assert [f["code"] for d in run.deployments for f in d["findings"] if f["severity"] != "note"] == []
+    assert [
+        f["code"] for d in run.deployments for f in d["findings"] if f["severity"] != "note"
+    ] == []
 
 
 # ---------------------------------------------------------------- the GPU from Kubernetes node labels
@@ -271,8 +354,11 @@ spec:
         ("      nodeSelector:\n        nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3", 8),
         ("      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-h200-141gb}", 7),
         (
-            "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n"
-            "              - matchExpressions:\n                  - {key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H800]}",
+            "      affinity:\n        nodeAffinity:\n          "
+            "requiredDuringSchedulingIgnoredDuringExecution:\n            "
+            "nodeSelectorTerms:\n"
+            "              - matchExpressions:\n                  - {key: "
+            "nvidia.com/gpu.product, operator: In, values: [NVIDIA-H800]}",
             12,
         ),
     ],
@@ -289,8 +375,12 @@ def test_gpu_inferred_from_node_labels_with_the_evidence(tree, placement, line):
 
 def test_node_affinity_with_several_gpus_names_none(tree):
     placement = (
-        "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n"
-        "              - matchExpressions:\n                  - {key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H100-80GB-HBM3, NVIDIA-B200]}"
+        "      affinity:\n        nodeAffinity:\n          "
+        "requiredDuringSchedulingIgnoredDuringExecution:\n            "
+        "nodeSelectorTerms:\n"
+        "              - matchExpressions:\n                  - {key: "
+        "nvidia.com/gpu.product, operator: In, values: [NVIDIA-H100-80GB-HBM3, "
+        "NVIDIA-B200]}"
     )
     run = _lint(tree, {"k8s.yaml": MANIFEST.format(placement=placement)})
     assert run.findings("SWA501")[0]["severity"] == "note"  # needs the GPU: not guessed
@@ -319,27 +409,49 @@ def test_a_working_0_5_12_launch_passes(tree, version):
 
 
 def test_0_5_12_refuses_bfloat16_kv_in_the_hook(tree):
-    run = _lint(tree, {"s.yaml": "model-path: models/v4\nkv-cache-dtype: bfloat16\n"}, "--sglang-version", "0.5.12")
+    run = _lint(
+        tree,
+        {"s.yaml": "model-path: models/v4\nkv-cache-dtype: bfloat16\n"},
+        "--sglang-version",
+        "0.5.12",
+    )
     assert [f["code"] for f in run.deployments[0]["findings"]] == ["SWA205"]
 
 
 def test_0_5_12_picks_no_fp4_runner_on_hopper(tree):
-    run = _lint(tree, {"s.yaml": "model-path: models/v4\n"}, "--sglang-version", "0.5.12", "--gpu", "H100")
+    run = _lint(
+        tree, {"s.yaml": "model-path: models/v4\n"}, "--sglang-version", "0.5.12", "--gpu", "H100"
+    )
     f = run.findings("SWA501")[0]
     assert "SGLang 0.5.12 picks" in f["message"] and "no GPU" in f["message"]
 
 
 def test_0_5_13_has_no_prefill_cp_flag(tree):
-    run = _lint(tree, {"s.yaml": "model-path: models/v4\nenable-prefill-cp: true\n"}, "--sglang-version", "0.5.13")
+    run = _lint(
+        tree,
+        {"s.yaml": "model-path: models/v4\nenable-prefill-cp: true\n"},
+        "--sglang-version",
+        "0.5.13",
+    )
     assert [f["code"] for f in run.deployments[0]["findings"]] == ["SWA303"]
 
 
 def test_index_outside_the_root_is_not_read(tree, tmp_path):
     files = pro_checkpoint(1005.2)
-    root = tree({"repo/s.yaml": "model-path: ../models/pro\ntp-size: 8\nmoe-runner-backend: marlin\nmem-fraction-static: 0.5\n", **files})
-    run = run_cli("--format", "json", "--root", str(root / "repo"), "--gpu", "H200", "repo/s.yaml", cwd=root)
+    root = tree(
+        {
+            "repo/s.yaml": "model-path: ../models/pro\ntp-size: 8\nmoe-runner-backend: "
+            "marlin\nmem-fraction-static: 0.5\n",
+            **files,
+        }
+    )
+    run = run_cli(
+        "--format", "json", "--root", str(root / "repo"), "--gpu", "H200", "repo/s.yaml", cwd=root
+    )
     assert run.findings("SWA504") == []  # the index beside an outside config.json is never opened
-    inside = run_cli("--format", "json", "--root", str(root), "--gpu", "H200", "repo/s.yaml", cwd=root)
+    inside = run_cli(
+        "--format", "json", "--root", str(root), "--gpu", "H200", "repo/s.yaml", cwd=root
+    )
     assert inside.findings("SWA504")[0]["severity"] == "error"
 
 
@@ -349,7 +461,8 @@ def test_index_outside_the_root_is_not_read(tree, tmp_path):
 def test_sglang_kt_flags_are_a_note_and_the_experts_are_not_judged(tree):
     cmd = (
         "python -m sglang.launch_server --model-path models/v4 --kt-method MXFP4 --kt-num-gpu-experts 10 "
-        "--kt-enable-dynamic-expert-update --kt-gpu-prefill-token-threshold 2048 --moe-runner-backend triton --mem-fraction-static 0.3 --tp 1"
+        "--kt-enable-dynamic-expert-update --kt-gpu-prefill-token-threshold 2048 "
+        "--moe-runner-backend triton --mem-fraction-static 0.3 --tp 1"
     )
     root = tree({})
     run = run_cli("--format", "json", "--gpu", "RTX 5090", "--command", cmd, cwd=root)
@@ -361,7 +474,9 @@ def test_sglang_kt_flags_are_a_note_and_the_experts_are_not_judged(tree):
 
 def test_a_misspelt_upstream_flag_is_still_an_error(tree):
     run = _lint(tree, {"s.yaml": "model-path: models/v4\nmax-runing-requests: 4\n"})
-    assert [(f["code"], f["severity"]) for f in run.deployments[0]["findings"]] == [("SWA303", "error")]
+    assert [(f["code"], f["severity"]) for f in run.deployments[0]["findings"]] == [
+        ("SWA303", "error")
+    ]
 
 
 # ---------------------------------------------------------------- --config-only refusals stay in --config files
@@ -377,9 +492,17 @@ def test_config_loader_refusals_do_not_apply_to_command_line_flags(tree, version
 
 
 def test_the_same_key_in_a_config_file_is_still_refused(tree):
-    run = _lint(tree, {"s.yaml": "model-path: models/v4\ncollect-tokens-histogram: true\n"}, "--sglang-version", "0.5.14")
+    run = _lint(
+        tree,
+        {"s.yaml": "model-path: models/v4\ncollect-tokens-histogram: true\n"},
+        "--sglang-version",
+        "0.5.14",
+    )
     (f,) = run.deployments[0]["findings"]
-    assert f["code"] == "SWA303" and "Unsupported config option 'collect_tokens_histogram'" in f["message"]
+    assert (
+        f["code"] == "SWA303"
+        and "Unsupported config option 'collect_tokens_histogram'" in f["message"]
+    )
 
 
 # ---------------------------------------------------------------- hostile GPU names and server values
@@ -397,8 +520,12 @@ def test_any_gpu_name_and_values_never_crash(tree, name, runner, a2a, mfs, tp):
     import json as _json
 
     server = {
-        "model-path": "models/v4", "moe-runner-backend": runner, "moe-a2a-backend": a2a,
-        "mem-fraction-static": mfs, "tp-size": tp, "kv-cache-dtype": "auto",
+        "model-path": "models/v4",
+        "moe-runner-backend": runner,
+        "moe-a2a-backend": a2a,
+        "mem-fraction-static": mfs,
+        "tp-size": tp,
+        "kv-cache-dtype": "auto",
     }
     deploy = "swacheck: 1\ngpu: " + _json.dumps(name) + "\nserver: " + _json.dumps(server) + "\n"
     run = _lint(tree, {"d.yaml": deploy})
@@ -411,11 +538,19 @@ def test_any_gpu_name_and_values_never_crash(tree, name, runner, a2a, mfs, tp):
 
 
 def test_gpu_in_the_configuration_file(tree):
-    root = tree({**FP4_MODEL, "s.yaml": "model-path: models/v4\nmoe-a2a-backend: deepep\n", "swacheck.toml": 'gpu = "H100"\n'})
+    root = tree(
+        {
+            **FP4_MODEL,
+            "s.yaml": "model-path: models/v4\nmoe-a2a-backend: deepep\n",
+            "swacheck.toml": 'gpu = "H100"\n',
+        }
+    )
     run = run_cli("--format", "json", "s.yaml", cwd=root)
     assert run.findings("SWA501")[0]["severity"] == "error"
     assert "gpu               H100  (swacheck.toml)" in run_cli("--show-settings", cwd=root).stdout
-    assert run_cli("--format", "json", "--gpu", "B200", "s.yaml", cwd=root).findings("SWA501") == []  # the command line wins
+    assert (
+        run_cli("--format", "json", "--gpu", "B200", "s.yaml", cwd=root).findings("SWA501") == []
+    )  # the command line wins
 
 
 def test_gpu_setting_must_be_a_name(tree):
@@ -438,7 +573,9 @@ def test_explain_shows_the_preflight_facts_only_with_a_gpu(tree):
         "weights_origin": pre["checkpoint"]["weights_origin"],
         "weights_approximate": True,
     }
-    human = run_cli("explain", "--color", "never", "examples/preflight-memory/server.yaml", cwd=ROOT).stdout
+    human = run_cli(
+        "explain", "--color", "never", "examples/preflight-memory/server.yaml", cwd=ROOT
+    ).stdout
     assert "preflight (SWA5xx)" in human and "routed experts = MXFP4" in human
     plain = run_cli("explain", "--format", "json", "examples/cuda-paged/prefill.yaml", cwd=ROOT)
     assert "preflight" not in plain.data["deployments"][0]

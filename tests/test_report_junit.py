@@ -10,15 +10,23 @@ import os
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import EXAMPLE, EAGLE, ROOT, run_cli
+from conftest import EAGLE, EXAMPLE, ROOT, run_cli
 
 from swacheck.report import junit
 
 GOLDEN = ROOT / "tests" / "golden"
-CASES = ["rocm-unified-draft-window", "cuda-no-pd-draft-window", "cuda-nextn", "rocm-unified-decode"]
+CASES = [
+    "rocm-unified-draft-window",
+    "cuda-no-pd-draft-window",
+    "cuda-nextn",
+    "rocm-unified-decode",
+]
 
 # One SWA102 error (PD, draft window 256) and one SWA201 warning (explicit page-size).
-FAILING = EAGLE + "speculative-draft-model-path: models/mtp256\ndisaggregation-mode: prefill\npage-size: 64\n"
+FAILING = (
+    EAGLE
+    + "speculative-draft-model-path: models/mtp256\ndisaggregation-mode: prefill\npage-size: 64\n"
+)
 PASSING = EAGLE + "disaggregation-mode: prefill\n"
 NOTE_ONLY = EAGLE + "speculative-draft-model-path: models/mtp256\n"  # no PD: SWA102 note
 
@@ -64,13 +72,19 @@ def test_examples_parse_and_count():
     assert_counts_consistent(root)
     suites = root.findall("testsuite")
     assert len(suites) == 21  # one per file that holds deployments (a manifest holds two)
-    assert counts(root) == (22, 11, 0)  # 22 deployments, 11 error findings (one of a PD pair), no input error
+    assert counts(root) == (
+        22,
+        11,
+        0,
+    )  # 22 deployments, 11 error findings (one of a PD pair), no input error
     by_name = {s.get("name"): s for s in suites}
     case = by_name["examples/rocm-draft-window/prefill.yaml"].find("testcase")
     assert case.get("name") == "v4-flash-prefill-rocm-w256-draft"
     (failure,) = case.findall("failure")
     assert failure.get("type") == "SWA101"
-    assert failure.get("message").startswith("SWA101: DSV4 target and draft pools must share SWA ring geometry")
+    assert failure.get("message").startswith(
+        "SWA101: DSV4 target and draft pools must share SWA ring geometry"
+    )
     assert failure.text.startswith("examples/rocm-draft-window/prefill.yaml:12:1: SWA101 error: ")
     assert "fix (unsafe): Remove speculative-draft-model-path" in failure.text
     assert "examples/rocm-draft-window/prefill.yaml:12:1: delete line 12" in failure.text
@@ -132,8 +146,18 @@ def test_skipped_deployments_and_named_files_are_skipped_test_cases(tree):
     assert_counts_consistent(xml)
     assert xml.get("skipped") == "2"
     cases = {(c.get("classname"), c.get("name")): c for c in xml.iter("testcase")}
-    assert cases["plain.yaml", "plain"].find("skipped").get("message").startswith("no speculative decoding")
-    assert cases["values.yaml", "not a deployment"].find("skipped").get("message").startswith("skipped, not a deployment")
+    assert (
+        cases["plain.yaml", "plain"]
+        .find("skipped")
+        .get("message")
+        .startswith("no speculative decoding")
+    )
+    assert (
+        cases["values.yaml", "not a deployment"]
+        .find("skipped")
+        .get("message")
+        .startswith("skipped, not a deployment")
+    )
     assert cases["good.yaml", "good"].find("skipped") is None
     suites = {s.get("name"): s.get("skipped") for s in xml.iter("testsuite")}
     assert suites == {"plain.yaml": "1", "good.yaml": "0", "values.yaml": "1"}

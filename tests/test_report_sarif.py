@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import jsonschema
 import pytest
-from conftest import EXAMPLE, EAGLE, ROOT, run_cli
+from conftest import EAGLE, EXAMPLE, ROOT, run_cli
 
 from swacheck import __version__
 from swacheck.model import Location
@@ -28,10 +28,18 @@ from swacheck.rules import RULES
 
 GOLDEN = ROOT / "tests" / "golden"
 SCHEMA_FILE = ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
-CASES = ["rocm-unified-draft-window", "cuda-no-pd-draft-window", "cuda-nextn", "rocm-unified-decode"]
+CASES = [
+    "rocm-unified-draft-window",
+    "cuda-no-pd-draft-window",
+    "cuda-nextn",
+    "rocm-unified-decode",
+]
 RULES_PLACEHOLDER = "every rule in swacheck.rules.RULES (checked by test_driver_lists_every_rule)"
 
-FAILING = EAGLE + "speculative-draft-model-path: models/mtp256\ndisaggregation-mode: prefill\npage-size: 64\n"
+FAILING = (
+    EAGLE
+    + "speculative-draft-model-path: models/mtp256\ndisaggregation-mode: prefill\npage-size: 64\n"
+)
 
 
 @lru_cache(maxsize=1)
@@ -42,11 +50,11 @@ def validator() -> jsonschema.protocols.Validator:
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
-
 @pytest.fixture(autouse=True)
 def _no_workspace(monkeypatch):
     # Under GitHub Actions GITHUB_WORKSPACE would move every path; tests that want it set it.
     monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+
 
 def assert_valid(doc: dict) -> None:
     errors = sorted(validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
@@ -64,9 +72,15 @@ def results(doc: dict) -> list[dict]:
 
 def test_schema_file_is_the_official_one():
     schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
-    assert schema["id"] == "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+    assert (
+        schema["id"]
+        == "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+    )
     assert schema["$schema"] == "http://json-schema.org/draft-04/schema#"
-    assert hashlib.sha256(SCHEMA_FILE.read_bytes()).hexdigest() == "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"
+    assert (
+        hashlib.sha256(SCHEMA_FILE.read_bytes()).hexdigest()
+        == "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"
+    )
     assert isinstance(validator(), jsonschema.Draft4Validator)
 
 
@@ -130,27 +144,49 @@ def test_results_point_at_rules_and_locations():
     (result,) = results(doc)
     assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == "SWA101"
     assert result["level"] == "error"
-    assert result["message"]["text"].startswith("DSV4 target and draft pools must share SWA ring geometry")
+    assert result["message"]["text"].startswith(
+        "DSV4 target and draft pools must share SWA ring geometry"
+    )
     loc = result["locations"][0]["physicalLocation"]
-    assert loc["artifactLocation"] == {"uri": "examples/rocm-draft-window/prefill.yaml", "uriBaseId": "%SRCROOT%"}
+    assert loc["artifactLocation"] == {
+        "uri": "examples/rocm-draft-window/prefill.yaml",
+        "uriBaseId": "%SRCROOT%",
+    }
     assert loc["region"] == {"startLine": 12, "startColumn": 1}  # an insert position: no endColumn
     related = result["relatedLocations"]
     assert [r["id"] for r in related] == [1, 2]
     assert related[1]["physicalLocation"] == {
-        "artifactLocation": {"uri": "examples/models/DeepSeek-V4-Flash-MTP-w256/config.json", "uriBaseId": "%SRCROOT%"},
+        "artifactLocation": {
+            "uri": "examples/models/DeepSeek-V4-Flash-MTP-w256/config.json",
+            "uriBaseId": "%SRCROOT%",
+        },
         "region": {"startLine": 14, "startColumn": 21, "endLine": 14, "endColumn": 24},
     }
     assert related[1]["message"] == {"text": "draft window 256 comes from here"}
     logical = "examples/rocm-draft-window/prefill.yaml#v4-flash-prefill-rocm-w256-draft/window"
-    assert result["locations"][0]["logicalLocations"] == [{"fullyQualifiedName": logical, "kind": "member"}]
-    expected = hashlib.sha256(f"examples/rocm-draft-window/prefill.yaml\0SWA101\0{logical}".encode()).hexdigest()
+    assert result["locations"][0]["logicalLocations"] == [
+        {"fullyQualifiedName": logical, "kind": "member"}
+    ]
+    expected = hashlib.sha256(
+        f"examples/rocm-draft-window/prefill.yaml\0SWA101\0{logical}".encode()
+    ).hexdigest()
     assert result["partialFingerprints"] == {"swacheck/v2": expected}
 
 
 def test_region():
-    assert sarif.region(Location("f", 3, 2, 3, 7)) == {"startLine": 3, "startColumn": 2, "endLine": 3, "endColumn": 7}
+    assert sarif.region(Location("f", 3, 2, 3, 7)) == {
+        "startLine": 3,
+        "startColumn": 2,
+        "endLine": 3,
+        "endColumn": 7,
+    }
     assert sarif.region(Location("f", 3, 2, 3, 2)) == {"startLine": 3, "startColumn": 2}
-    assert sarif.region(Location("f", 3, 2, 5, 1)) == {"startLine": 3, "startColumn": 2, "endLine": 5, "endColumn": 1}
+    assert sarif.region(Location("f", 3, 2, 5, 1)) == {
+        "startLine": 3,
+        "startColumn": 2,
+        "endLine": 5,
+        "endColumn": 1,
+    }
 
 
 def test_fingerprints_survive_lines_moving(tree, tmp_path):
@@ -160,7 +196,11 @@ def test_fingerprints_survive_lines_moving(tree, tmp_path):
     after, _ = sarif_run("server.yaml", cwd=tmp_path)
     assert_valid(before)
     assert_valid(after)
-    assert [r["ruleId"] for r in results(before)] == [r["ruleId"] for r in results(after)] == ["SWA102", "SWA201"]
+    assert (
+        [r["ruleId"] for r in results(before)]
+        == [r["ruleId"] for r in results(after)]
+        == ["SWA102", "SWA201"]
+    )
     for b, a in zip(results(before), results(after)):
         assert b["partialFingerprints"] == a["partialFingerprints"]
         b_line = b["locations"][0]["physicalLocation"]["region"]["startLine"]
@@ -197,7 +237,10 @@ def test_paths_are_relative_to_the_working_directory(tree):
     assert run.exit_code == 1
     assert_valid(doc)
     result = results(doc)[0]
-    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "sub/server.yaml", "uriBaseId": "%SRCROOT%"}
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "sub/server.yaml",
+        "uriBaseId": "%SRCROOT%",
+    }
     related = result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]
     assert related == {"uri": "models/v4/config.json", "uriBaseId": "%SRCROOT%"}
 
@@ -214,7 +257,9 @@ def test_paths_outside_the_working_directory_are_file_uris(tree, tmp_path):
 
 
 def test_input_errors_are_tool_execution_notifications(tree):
-    doc, run = sarif_run("bad.yaml", "server.yaml", cwd=tree({"bad.yaml": "model-path: [\n", "server.yaml": FAILING}))
+    doc, run = sarif_run(
+        "bad.yaml", "server.yaml", cwd=tree({"bad.yaml": "model-path: [\n", "server.yaml": FAILING})
+    )
     assert run.exit_code == 2
     assert_valid(doc)
     (invocation,) = doc["runs"][0]["invocations"]
@@ -224,9 +269,17 @@ def test_input_errors_are_tool_execution_notifications(tree):
     assert note["level"] == "error"
     assert note["message"]["text"].startswith("invalid YAML")
     assert note["locations"] == [
-        {"physicalLocation": {"artifactLocation": {"uri": "bad.yaml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 2, "startColumn": 1}}}
+        {
+            "physicalLocation": {
+                "artifactLocation": {"uri": "bad.yaml", "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": 2, "startColumn": 1},
+            }
+        }
     ]
-    assert [r["ruleId"] for r in results(doc)] == ["SWA102", "SWA201"]  # the other file is still checked
+    assert [r["ruleId"] for r in results(doc)] == [
+        "SWA102",
+        "SWA201",
+    ]  # the other file is still checked
 
 
 # --- stable fingerprints and workspace-relative paths ---------------------------------------------
@@ -243,15 +296,27 @@ def _fingerprints(doc: dict) -> dict[tuple[str, str], str]:
 
 def _two_folders(tree) -> object:
     # the same deployment (same name, same findings) in two folders
-    return tree({"b/server.yaml": FAILING.replace("models/", "../models/"), "c/server.yaml": FAILING.replace("models/", "../models/")})
+    return tree(
+        {
+            "b/server.yaml": FAILING.replace("models/", "../models/"),
+            "c/server.yaml": FAILING.replace("models/", "../models/"),
+        }
+    )
 
 
 def test_fingerprints_hold_the_file_path(tree):
     root = _two_folders(tree)
     doc, _ = sarif_run(".", cwd=root)
     prints = _fingerprints(doc)
-    assert set(prints) == {("b/server.yaml", "SWA102"), ("b/server.yaml", "SWA201"), ("c/server.yaml", "SWA102"), ("c/server.yaml", "SWA201")}
-    assert prints["b/server.yaml", "SWA102"] != prints["c/server.yaml", "SWA102"]  # not moved between files
+    assert set(prints) == {
+        ("b/server.yaml", "SWA102"),
+        ("b/server.yaml", "SWA201"),
+        ("c/server.yaml", "SWA102"),
+        ("c/server.yaml", "SWA201"),
+    }
+    assert (
+        prints["b/server.yaml", "SWA102"] != prints["c/server.yaml", "SWA102"]
+    )  # not moved between files
 
 
 def test_fingerprints_stable_when_an_unrelated_folder_is_added_or_renamed(tree):
@@ -272,7 +337,9 @@ def test_fingerprints_stable_when_an_unrelated_folder_is_added_or_renamed(tree):
 def test_paths_are_relative_to_the_git_top_level_not_the_working_directory(tree):
     root = tree({"deploy/server.yaml": FAILING.replace("models/", "../models/")})
     (root / ".git").mkdir()
-    doc, run = sarif_run("server.yaml", cwd=root / "deploy")  # a step with working-directory: deploy
+    doc, run = sarif_run(
+        "server.yaml", cwd=root / "deploy"
+    )  # a step with working-directory: deploy
     assert run.exit_code == 1
     assert_valid(doc)
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results(doc)}
@@ -297,4 +364,9 @@ def test_a_run_without_deployments_is_a_notification_without_a_file(tree):
     assert run.exit_code == 2
     assert_valid(doc)
     (note,) = doc["runs"][0]["invocations"][0]["toolExecutionNotifications"]
-    assert note == {"level": "error", "message": {"text": "no deployments found in 2 inputs (--allow-empty allows a run without any)"}}
+    assert note == {
+        "level": "error",
+        "message": {
+            "text": "no deployments found in 2 inputs (--allow-empty allows a run without any)"
+        },
+    }

@@ -8,7 +8,6 @@ pp-size > 1 or HiSparse (pool_configurator.py:148).
 from __future__ import annotations
 
 import pytest
-
 from conftest import EAGLE
 
 ROCM = ("--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton")
@@ -21,8 +20,22 @@ def server(*lines: str) -> dict[str, str]:
 @pytest.mark.parametrize(
     "name, lines, platform, target, draft, codes",
     [
-        ("1 cuda paged", ["disaggregation-mode: prefill"], (), [256, 128, None], [256, 128, None], []),
-        ("2 rocm unified prefill", ["disaggregation-mode: prefill"], ROCM, [128, 131, 33667], [128, 131, 33667], []),
+        (
+            "1 cuda paged",
+            ["disaggregation-mode: prefill"],
+            (),
+            [256, 128, None],
+            [256, 128, None],
+            [],
+        ),
+        (
+            "2 rocm unified prefill",
+            ["disaggregation-mode: prefill"],
+            ROCM,
+            [128, 131, 33667],
+            [128, 131, 33667],
+            [],
+        ),
         (
             "3 rocm decode mrr 16",
             ["disaggregation-mode: decode", "max-running-requests: 16"],
@@ -55,7 +68,14 @@ def server(*lines: str) -> dict[str, str]:
             [256, 256, None],
             ["SWA102"],
         ),
-        ("7 rocm env unset", ["disaggregation-mode: prefill"], ("--platform", "rocm"), [256, 128, None], [256, 128, None], []),
+        (
+            "7 rocm env unset",
+            ["disaggregation-mode: prefill"],
+            ("--platform", "rocm"),
+            [256, 128, None],
+            [256, 128, None],
+            [],
+        ),
         (
             "10 cuda dcp 2",
             ["disaggregation-mode: prefill", "dcp-size: 2"],
@@ -76,7 +96,9 @@ def test_scenario(lint, name, lines, platform, target, draft, codes):
 
 
 def test_scenario_5_message_is_sglangs(lint):
-    run = lint(server("disaggregation-mode: prefill", "speculative-draft-model-path: models/mtp256"), *ROCM)
+    run = lint(
+        server("disaggregation-mode: prefill", "speculative-draft-model-path: models/mtp256"), *ROCM
+    )
     (finding,) = run.findings("SWA101")
     assert finding["message"].startswith(
         "DSV4 target and draft pools must share SWA ring geometry: "
@@ -85,12 +107,22 @@ def test_scenario_5_message_is_sglangs(lint):
 
 
 def test_scenario_8_fp8_unified_pd_with_pp(lint):
-    run = lint(server("disaggregation-mode: decode", "pp-size: 2"), *ROCM, "--env", "SGLANG_DSV4_UNIFIED_KV_FP8=1")
-    assert run.codes() == ["SWA204", "SWA207"]  # and PP + MTP on a decode server (validation_hook.py:161)
+    run = lint(
+        server("disaggregation-mode: decode", "pp-size: 2"),
+        *ROCM,
+        "--env",
+        "SGLANG_DSV4_UNIFIED_KV_FP8=1",
+    )
+    assert run.codes() == [
+        "SWA204",
+        "SWA207",
+    ]  # and PP + MTP on a decode server (validation_hook.py:161)
 
 
 def test_scenario_8_fp8_unified_pd_alone_is_accepted_by_0_5_23(lint):
-    run = lint(server("disaggregation-mode: decode"), *ROCM, "--env", "SGLANG_DSV4_UNIFIED_KV_FP8=1")
+    run = lint(
+        server("disaggregation-mode: decode"), *ROCM, "--env", "SGLANG_DSV4_UNIFIED_KV_FP8=1"
+    )
     assert run.codes() == []
 
 
@@ -121,4 +153,6 @@ def test_without_pd_a_mismatch_is_only_a_note(lint):
 
 
 def run_fail_on_note(lint) -> int:
-    return lint(server("speculative-draft-model-path: models/mtp256"), *ROCM, "--fail-on", "note").exit_code
+    return lint(
+        server("speculative-draft-model-path: models/mtp256"), *ROCM, "--fail-on", "note"
+    ).exit_code

@@ -32,7 +32,9 @@ CROSS = {
     # two deployment files in f1/ and f2/ share shared/server.yaml and its suppression
     "f1/dep.yaml": "swacheck: 1\nserver: ../shared/server.yaml\n",
     "f2/dep.yaml": "swacheck: 1\nserver: ../shared/server.yaml\nplatform: rocm\n",
-    "shared/server.yaml": server("decode", extra="page-size: 64  # swacheck: ignore[SWA201] pinned by the template\n"),
+    "shared/server.yaml": server(
+        "decode", extra="page-size: 64  # swacheck: ignore[SWA201] pinned by the template\n"
+    ),
     # an explicit pair across folders, named by a pairs: document at the top
     "pairs.yaml": "swacheck: 1\npairs:\n  - {prefill: c/p.yaml, decode: d/q.yaml}\n",
     "c/p.yaml": server("prefill"),
@@ -78,7 +80,15 @@ def test_the_cross_folder_tree_is_checked_as_the_user_expects(tree):
     run = run_cli("--format", "json", ".", cwd=tree(CROSS))
     files = [d["file"] for d in run.deployments]
     # b/server.yaml and shared/server.yaml are checked through their deployment files only
-    assert files == ["a/dep.yaml", "c/p.yaml", "d/q.yaml", "e/decode.yaml", "e/prefill.yaml", "f1/dep.yaml", "f2/dep.yaml"]
+    assert files == [
+        "a/dep.yaml",
+        "c/p.yaml",
+        "d/q.yaml",
+        "e/decode.yaml",
+        "e/prefill.yaml",
+        "f1/dep.yaml",
+        "f2/dep.yaml",
+    ]
     pairs = {(p["prefill"]["file"], p["decode"]["file"]): p["how"] for p in run.data["pairs"]}
     assert pairs["c/p.yaml", "d/q.yaml"].startswith("named as a pair")
     assert ("e/prefill.yaml", "e/decode.yaml") in pairs
@@ -98,7 +108,9 @@ def test_plan_unites_folders_that_refer_to_each_other(tree):
     root = tree(CROSS)
     names = sorted(CROSS)
     found = _plan(root, names)
-    got = sorted(sorted(str(c.path).removeprefix(str(root) + "/") for c in unit) for unit in found.units)
+    got = sorted(
+        sorted(str(c.path).removeprefix(str(root) + "/") for c in unit) for unit in found.units
+    )
     assert got == sorted(
         [
             ["a/dep.yaml", "b/server.yaml"],
@@ -136,9 +148,13 @@ def test_an_unreadable_deployment_file_is_reported_in_its_unit(tree):
     root = tree({**CROSS, "g/dep.yaml": "swacheck: 1\nserver: [\n"})
     run = run_cli("--format", "json", ".", cwd=root)
     assert run.exit_code == 2
-    assert run.stderr.splitlines() == ["g/dep.yaml:3:1: invalid YAML: did not find expected node content (while parsing a flow node)"]
+    assert run.stderr.splitlines() == [
+        "g/dep.yaml:3:1: invalid YAML: did not find expected node content (while parsing a flow node)"
+    ]
     data = json.loads(run.stdout)
-    assert data["summary"]["input_errors"] == 1 and len(data["deployments"]) == 7  # the others are checked
+    assert (
+        data["summary"]["input_errors"] == 1 and len(data["deployments"]) == 7
+    )  # the others are checked
 
 
 def test_the_json_stream_writes_the_same_bytes_when_its_pairs_wait_on_disk(tree, monkeypatch):
@@ -169,11 +185,26 @@ def test_server_configs_whose_keys_contain_a_launch_kinds_mark_stay_in_their_own
     server = "model-path: ../models/v4\nmax-running-requests: 64\n# run this with setup.sh\n"
     root = tree({"a/s.yaml": server, "b/s.yaml": server})
     assert len(_plan(root, ["a/s.yaml", "b/s.yaml"]).units) == 2
-    root = tree({"c/task.yaml": "resources: {accelerators: H100:8}\nrun: |\n  python -m sglang.launch_server --model-path m\n"})
-    assert len(_plan(root, ["a/s.yaml", "b/s.yaml", "c/task.yaml"]).units) == 1  # a SkyPilot task: one unit
+    root = tree(
+        {
+            "c/task.yaml": "resources: {accelerators: H100:8}\nrun: |\n  python -m "
+            "sglang.launch_server --model-path m\n"
+        }
+    )
+    assert (
+        len(_plan(root, ["a/s.yaml", "b/s.yaml", "c/task.yaml"]).units) == 1
+    )  # a SkyPilot task: one unit
 
 
-@pytest.mark.parametrize("text", ["apiVersion: v1\nkind: Pod\n", "items:\n  - apiVersion: v1\n", '{"services": {}}', "services:\n  a: {}\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "apiVersion: v1\nkind: Pod\n",
+        "items:\n  - apiVersion: v1\n",
+        '{"services": {}}',
+        "services:\n  a: {}\n",
+    ],
+)
 def test_a_launch_kinds_key_makes_the_run_one_unit(tree, text):
     root = tree({"a/s.yaml": "model-path: ../models/v4\n", "b/k.yaml": text})
     assert len(_plan(root, ["a/s.yaml", "b/k.yaml"]).units) == 1

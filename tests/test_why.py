@@ -15,19 +15,24 @@ from conftest import EAGLE, ROOT, run_cli
 from typer.testing import CliRunner
 
 from swacheck.cli import app
-from swacheck.why import WORDINGS, diagnose, parse_lines, parse_text, parse_tuples, TupleError
+from swacheck.why import WORDINGS, TupleError, diagnose, parse_lines, parse_text, parse_tuples
 
 LOGS = ROOT / "tests" / "data" / "logs"
 GOLDEN = ROOT / "tests" / "golden"
 
 RING = "DSV4 target and draft pools must share SWA ring geometry: target=(128, 131, 33667), draft=(256, 259, 66563)"
-PAGED_2 = "DSV4 target and draft pools must share paged SWA geometry: target=(256, 128), draft=(256, 256)"
+PAGED_2 = (
+    "DSV4 target and draft pools must share paged SWA geometry: target=(256, 128), draft=(256, 256)"
+)
 PAGED_3 = "DSV4 target and draft pools must share SWA geometry: target=(256, 128, None), draft=(256, 256, None)"
 PAGED_3_INT = "DSV4 target and draft pools must share SWA geometry: target=(256, 128, None), draft=(256, 128, 256)"
 UNIFIED_MODE = "DSV4 target and draft pools must use the same unified-KV mode"
 MAPPING = "DSV4 target and draft pools must share the SWA index mapping"
 SWA_ONLY = "DSV4 draft state transfer expects SWA-only NextN layers"
-PAGES_ONLY = "DSV4 target and draft pools must share SWA ring geometry: target=(128, 131, 33667), draft=(128, 131, 6419)"
+PAGES_ONLY = (
+    "DSV4 target and draft pools must share SWA ring geometry: target=(128, "
+    "131, 33667), draft=(128, 131, 6419)"
+)
 NO_ERROR = "swacheck why: no DSV4 target/draft error found"
 
 
@@ -83,7 +88,9 @@ def test_paged_three_tuple_with_an_int_is_encoder_replay():
     assert err.draft == (256, 128, 256)
     diag = diagnose(err)
     assert diag.differs == ("ring_capacity",)
-    assert "encoder SWA bounded replay" in diag.sentences[0] and "DeepSeek-V4.1" in diag.sentences[0]
+    assert (
+        "encoder SWA bounded replay" in diag.sentences[0] and "DeepSeek-V4.1" in diag.sentences[0]
+    )
 
 
 @pytest.mark.parametrize(
@@ -125,7 +132,11 @@ def test_pages_only_differ_gives_request_slots():
     assert (slots.target, slots.draft) == (257, 49)
     text = diag.sentences[0]
     assert "target 257 (33667 ÷ 131), draft 49 (6419 ÷ 131)" in text
-    assert "max-running-requests" in text and "attn-dp-size" in text and "disaggregation-decode-extra-slots" in text
+    assert (
+        "max-running-requests" in text
+        and "attn-dp-size" in text
+        and "disaggregation-decode-extra-slots" in text
+    )
     assert "16 + 32 + 1" in text  # a PD decode server with max-running-requests 16
 
 
@@ -137,13 +148,22 @@ def test_pages_only_on_the_cli():
 
 
 def test_pages_not_a_multiple_of_the_ring_cannot_come_from_sglang():
-    diag = diagnose(one("DSV4 target and draft pools must share SWA ring geometry: target=(128, 131, 33667), draft=(128, 131, 6420)"))
+    diag = diagnose(
+        one(
+            "DSV4 target and draft pools must share SWA ring geometry: target=(128, 131, 33667), draft=(128, 131, 6420)"
+        )
+    )
     assert "not a whole multiple" in " ".join(diag.sentences)
     assert "cannot come from one SGLang pool" in " ".join(diag.sentences)
 
 
 def test_ring_only_differs_gives_draft_tokens():
-    diag = diagnose(one("DSV4 target and draft pools must share SWA ring geometry: target=(128, 131, 33667), draft=(128, 133, 34181)"))
+    diag = diagnose(
+        one(
+            "DSV4 target and draft pools must share SWA ring geometry: target=(128, "
+            "131, 33667), draft=(128, 133, 34181)"
+        )
+    )
     assert diag.differs == ("ring_size", "pages") and diag.causes == ("ring_size",)
     tokens = {d.name: d for d in diag.derived}["draft tokens"]
     assert (tokens.target, tokens.draft) == (4, 6)
@@ -152,18 +172,29 @@ def test_ring_only_differs_gives_draft_tokens():
 
 
 def test_ring_smaller_than_window_is_impossible():
-    diag = diagnose(one("DSV4 target and draft pools must share SWA ring geometry: target=(128, 131, 33667), draft=(256, 131, 33667)"))
+    diag = diagnose(
+        one(
+            "DSV4 target and draft pools must share SWA ring geometry: target=(128, "
+            "131, 33667), draft=(256, 131, 33667)"
+        )
+    )
     assert "smaller than its window" in " ".join(diag.sentences)
 
 
 def test_paged_page_size_points_at_dcp_size():
-    diag = diagnose(one("DSV4 target and draft pools must share SWA geometry: target=(256, 128, None), draft=(512, 128, None)"))
+    diag = diagnose(
+        one(
+            "DSV4 target and draft pools must share SWA geometry: target=(256, 128, None), draft=(512, 128, None)"
+        )
+    )
     assert diag.differs == ("page_size",)
     assert "dcp-size 2" in diag.sentences[0] and "dcp-size 1" in diag.sentences[0]
 
 
 def test_equal_tuples_are_reported_as_edited():
-    run = why("DSV4 target and draft pools must share SWA ring geometry: target=(128, 131, 33667), draft=(128, 131, 33667)")
+    run = why(
+        "DSV4 target and draft pools must share SWA ring geometry: target=(128, 131, 33667), draft=(128, 131, 33667)"
+    )
     assert run.exit_code == 0
     assert "The two tuples are equal" in run.stdout
 
@@ -193,7 +224,12 @@ def test_eight_tp_ranks_count_once_with_eight_occurrences():
 
 @pytest.mark.parametrize(
     "prefix",
-    ["[2026-11-02 10:31:07 TP0] ", "2026-11-02T10:31:07Z ERROR ", "2026-11-02 10:31:07,123 - sglang - ERROR - RuntimeError: ", "  "],
+    [
+        "[2026-11-02 10:31:07 TP0] ",
+        "2026-11-02T10:31:07Z ERROR ",
+        "2026-11-02 10:31:07,123 - sglang - ERROR - RuntimeError: ",
+        "  ",
+    ],
 )
 def test_timestamps_and_prefixes(prefix):
     err = one(prefix + RING)
@@ -201,13 +237,23 @@ def test_timestamps_and_prefixes(prefix):
 
 
 def test_ansi_colour_codes():
-    err = one("\x1b[2m[2026-11-02 10:31:07 TP0]\x1b[0m \x1b[31mRuntimeError\x1b[0m: \x1b[1m" + RING + "\x1b[0m")
+    err = one(
+        "\x1b[2m[2026-11-02 10:31:07 TP0]\x1b[0m \x1b[31mRuntimeError\x1b[0m: \x1b[1m"
+        + RING
+        + "\x1b[0m"
+    )
     assert err.message == RING
 
 
 def test_windows_line_endings(tmp_path):
     log = tmp_path / "crlf.log"
-    log.write_bytes(("Traceback (most recent call last):\r\n  File \"x.py\", line 1, in f\r\nRuntimeError: " + RING + "\r\n").encode())
+    log.write_bytes(
+        (
+            'Traceback (most recent call last):\r\n  File "x.py", line 1, in f\r\nRuntimeError: '
+            + RING
+            + "\r\n"
+        ).encode()
+    )
     run = why("--from-log", str(log), "--format", "json")
     assert run.exit_code == 0, run.stderr
     [err] = run.data["errors"]
@@ -215,7 +261,10 @@ def test_windows_line_endings(tmp_path):
 
 
 def test_message_wrapped_after_geometry():
-    text = "RuntimeError: DSV4 target and draft pools must share SWA ring geometry:\r\n    target=(128, 131, 33667), draft=(256, 259, 66563)\r\n"
+    text = (
+        "RuntimeError: DSV4 target and draft pools must share SWA ring geometry:\r\n "
+        "   target=(128, 131, 33667), draft=(256, 259, 66563)\r\n"
+    )
     err = one(text)
     assert err.message == RING and err.first_line == 1
 
@@ -255,15 +304,29 @@ def test_structured_log_lines_are_messages_not_source(line):
 def test_several_errors_in_one_log_are_distinct_and_counted():
     parse = parse_text((LOGS / "launcher-three-attempts.log").read_text())
     assert not parse.malformed
-    assert [(e.kind, e.count, e.first_line) for e in parse.errors] == [("paged", 2, 11), ("ring", 1, 14), ("unified_mode", 1, 17)]
-    run = why("--from-log", "tests/data/logs/launcher-three-attempts.log", "--format", "json", cwd=ROOT)
+    assert [(e.kind, e.count, e.first_line) for e in parse.errors] == [
+        ("paged", 2, 11),
+        ("ring", 1, 14),
+        ("unified_mode", 1, 17),
+    ]
+    run = why(
+        "--from-log", "tests/data/logs/launcher-three-attempts.log", "--format", "json", cwd=ROOT
+    )
     assert run.exit_code == 0, run.stderr
-    assert [(e["kind"], e["count"]) for e in run.data["errors"]] == [("paged", 2), ("ring", 1), ("unified_mode", 1)]
+    assert [(e["kind"], e["count"]) for e in run.data["errors"]] == [
+        ("paged", 2),
+        ("ring", 1),
+        ("unified_mode", 1),
+    ]
     assert run.data["errors"][0]["sglang_versions"] == "0.5.16 – 0.5.22"
 
 
 def test_log_from_stdin():
-    result = CliRunner().invoke(app, ["why", "--from-log", "-", "--format", "json"], input="noise\nRuntimeError: " + MAPPING + "\n")
+    result = CliRunner().invoke(
+        app,
+        ["why", "--from-log", "-", "--format", "json"],
+        input="noise\nRuntimeError: " + MAPPING + "\n",
+    )
     assert result.exit_code == 0, result.stderr
     [err] = json.loads(result.stdout)["errors"]
     assert err["kind"] == "mapping" and err["first_line"] == 2
@@ -275,8 +338,14 @@ def test_log_from_stdin():
 @pytest.mark.parametrize(
     "tuples, words",
     [
-        ("target=(128, 131), draft=(256, 259, 66563)", "target=(128, 131) has 2 elements; this message prints 3: (window, ring_size, pages)"),
-        ("target=(128, abc, 1), draft=(256, 259, 66563)", "target element 2 (ring_size) 'abc' is not an integer or None"),
+        (
+            "target=(128, 131), draft=(256, 259, 66563)",
+            "target=(128, 131) has 2 elements; this message prints 3: (window, ring_size, pages)",
+        ),
+        (
+            "target=(128, abc, 1), draft=(256, 259, 66563)",
+            "target element 2 (ring_size) 'abc' is not an integer or None",
+        ),
         ("target=(128, None, 1), draft=(256, 259, 66563)", "target ring_size is None"),
         ("target=(128, 131, 33667), draft=(256, 259, 66563", "the draft tuple has no closing ')'"),
         ("target=(128, 131, 33667)", "expected ', draft=(...)'"),
@@ -301,7 +370,10 @@ def test_paged_wording_needs_its_own_tuple_shape():
 
 def test_malformed_in_a_log_reports_its_line_and_still_explains_the_rest(tmp_path):
     log = tmp_path / "app.log"
-    log.write_text(f"RuntimeError: {RING}\nRuntimeError: DSV4 target and draft pools must share SWA ring geometry: target=(128, 13\n")
+    log.write_text(
+        f"RuntimeError: {RING}\nRuntimeError: DSV4 target and draft pools must "
+        f"share SWA ring geometry: target=(128, 13\n"
+    )
     run = why("--from-log", str(log))
     assert run.exit_code == 2
     assert run.stderr.startswith(f"{log}:2: malformed DSV4 target/draft message")
@@ -309,9 +381,14 @@ def test_malformed_in_a_log_reports_its_line_and_still_explains_the_rest(tmp_pat
 
 
 def test_unrelated_text_exits_2():
-    run = why("AssertionError: Only EAGLE speculative algorithm with topk == 1 is supported for DeepseekV4ForCausalLM")
+    run = why(
+        "AssertionError: Only EAGLE speculative algorithm with topk == 1 is supported for DeepseekV4ForCausalLM"
+    )
     assert run.exit_code == 2 and run.stdout == ""
-    assert run.stderr.startswith(NO_ERROR + " in the text (expected e.g. \"DSV4 target and draft pools must share SWA ring geometry")
+    assert run.stderr.startswith(
+        NO_ERROR
+        + ' in the text (expected e.g. "DSV4 target and draft pools must share SWA ring geometry'
+    )
     assert len(run.stderr.strip().splitlines()) == 1
 
 
@@ -356,43 +433,104 @@ def test_the_failed_deployment_matches_and_names_the_keys():
     assert run.stderr == ""
     out = run.stdout
     assert "matches: this is the deployment that failed" in out
-    assert "examples/models/DeepSeek-V4-Flash-MTP-w256/config.json:14:21: draft: sliding_window 256" in out
-    assert "examples/rocm-draft-window/prefill.yaml:12:33: draft: speculative-draft-model-path ../models/DeepSeek-V4-Flash-MTP-w256" in out
+    assert (
+        "examples/models/DeepSeek-V4-Flash-MTP-w256/config.json:14:21: draft: sliding_window 256"
+        in out
+    )
+    assert (
+        "examples/rocm-draft-window/prefill.yaml:12:33: draft: "
+        "speculative-draft-model-path ../models/DeepSeek-V4-Flash-MTP-w256" in out
+    )
     assert "fix (SWA101): Remove speculative-draft-model-path" in out
     assert "examples/rocm-draft-window/prefill.yaml:12:1: delete line 12" in out
 
 
 def test_json_output_shape():
-    run = why("RuntimeError: " + RING, "examples/rocm-draft-window/prefill.yaml", "--format", "json", cwd=ROOT)
+    run = why(
+        "RuntimeError: " + RING,
+        "examples/rocm-draft-window/prefill.yaml",
+        "--format",
+        "json",
+        cwd=ROOT,
+    )
     assert run.exit_code == 0, run.stderr
     data = run.data
     assert data["version"] == 1
     [err] = data["errors"]
-    assert set(err) >= {"kind", "message", "count", "first_line", "sglang_versions", "target", "draft", "differs", "diagnosis", "deployments"}
-    assert err["kind"] == "ring" and err["message"] == RING and err["count"] == 1 and err["first_line"] == 1
-    assert err["target"] == {"tuple": [128, 131, 33667], "window": 128, "ring_size": 131, "pages": 33667}
+    assert set(err) >= {
+        "kind",
+        "message",
+        "count",
+        "first_line",
+        "sglang_versions",
+        "target",
+        "draft",
+        "differs",
+        "diagnosis",
+        "deployments",
+    }
+    assert (
+        err["kind"] == "ring"
+        and err["message"] == RING
+        and err["count"] == 1
+        and err["first_line"] == 1
+    )
+    assert err["target"] == {
+        "tuple": [128, 131, 33667],
+        "window": 128,
+        "ring_size": 131,
+        "pages": 33667,
+    }
     assert err["draft"]["window"] == 256
     assert err["differs"] == ["window", "ring_size", "pages"]
     assert all(isinstance(s, str) for s in err["diagnosis"])
     [dep] = err["deployments"]
-    assert dep["file"] == "examples/rocm-draft-window/prefill.yaml" and dep["name"] == "v4-flash-prefill-rocm-w256-draft"
+    assert (
+        dep["file"] == "examples/rocm-draft-window/prefill.yaml"
+        and dep["name"] == "v4-flash-prefill-rocm-w256-draft"
+    )
     assert dep["matches"] is True
-    assert {"file": "examples/models/DeepSeek-V4-Flash-MTP-w256/config.json", "line": 14, "column": 21, "what": "draft: sliding_window 256"} in dep["keys"]
-    assert any(k["file"] == "examples/rocm-draft-window/prefill.yaml" and (k["line"], k["column"]) == (12, 33) and k["what"] == "draft: speculative-draft-model-path ../models/DeepSeek-V4-Flash-MTP-w256" for k in dep["keys"])
+    assert {
+        "file": "examples/models/DeepSeek-V4-Flash-MTP-w256/config.json",
+        "line": 14,
+        "column": 21,
+        "what": "draft: sliding_window 256",
+    } in dep["keys"]
+    assert any(
+        k["file"] == "examples/rocm-draft-window/prefill.yaml"
+        and (k["line"], k["column"]) == (12, 33)
+        and k["what"] == "draft: speculative-draft-model-path ../models/DeepSeek-V4-Flash-MTP-w256"
+        for k in dep["keys"]
+    )
     assert dep["fix"]["code"] == "SWA101" and dep["fix"]["edits"][0]["line"] == 12
 
 
 def test_json_without_paths_has_no_deployments():
     run = why(UNIFIED_MODE, "--format", "json")
     [err] = run.data["errors"]
-    assert err["target"] is None and err["draft"] is None and err["differs"] == [] and err["deployments"] == []
+    assert (
+        err["target"] is None
+        and err["draft"] is None
+        and err["differs"] == []
+        and err["deployments"] == []
+    )
 
 
 def test_two_tuple_paged_message_matches_on_the_first_two_fields():
-    run = why(PAGED_2, "examples/cuda-draft-window/decode.yaml", "examples/cuda-paged/prefill.yaml", "--format", "json", cwd=ROOT)
+    run = why(
+        PAGED_2,
+        "examples/cuda-draft-window/decode.yaml",
+        "examples/cuda-paged/prefill.yaml",
+        "--format",
+        "json",
+        cwd=ROOT,
+    )
     deps = {d["file"]: d for d in run.data["errors"][0]["deployments"]}
     assert deps["examples/cuda-draft-window/decode.yaml"]["matches"] is True
-    assert deps["examples/cuda-draft-window/decode.yaml"]["predicted"] == {"target": [256, 128], "draft": [256, 256]}
+    assert deps["examples/cuda-draft-window/decode.yaml"]["predicted"] == {
+        "target": [256, 128],
+        "draft": [256, 256],
+    }
     assert deps["examples/cuda-paged/prefill.yaml"]["matches"] is False
 
 
@@ -410,26 +548,59 @@ def test_non_matching_deployment_says_which_numbers_differ():
     assert "No deployment predicts this error" in run.stdout
 
 
-SERVER = EAGLE + """\
+SERVER = (
+    EAGLE
+    + """\
 speculative-draft-model-path: models/mtp256
 disaggregation-mode: prefill
 """
+)
 
 
 def test_platform_and_env_options_apply_to_the_paths(tree):
     root = tree({"server.yaml": SERVER})
     plain = why(RING, "server.yaml", "--format", "json", cwd=root)
     assert plain.data["errors"][0]["deployments"][0]["matches"] is False  # CUDA: paged KV
-    rocm = why(RING, "server.yaml", "--format", "json", "--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton", cwd=root)
+    rocm = why(
+        RING,
+        "server.yaml",
+        "--format",
+        "json",
+        "--platform",
+        "rocm",
+        "--env",
+        "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton",
+        cwd=root,
+    )
     [dep] = rocm.data["errors"][0]["deployments"]
     assert dep["matches"] is True
-    assert any(k["file"] == "server.yaml" and k["line"] == 5 and "speculative-draft-model-path" in k["what"] for k in dep["keys"])
+    assert any(
+        k["file"] == "server.yaml"
+        and k["line"] == 5
+        and "speculative-draft-model-path" in k["what"]
+        for k in dep["keys"]
+    )
 
 
 def test_project_config_applies_unless_no_config(tree):
-    root = tree({"server.yaml": SERVER, "swacheck.toml": 'platform = "rocm"\nenv = { SGLANG_HACK_FLASHMLA_BACKEND = "unified_kv_triton" }\n'})
-    assert why(RING, "server.yaml", "--format", "json", cwd=root).data["errors"][0]["deployments"][0]["matches"] is True
-    assert why(RING, "server.yaml", "--format", "json", "--no-config", cwd=root).data["errors"][0]["deployments"][0]["matches"] is False
+    root = tree(
+        {
+            "server.yaml": SERVER,
+            "swacheck.toml": 'platform = "rocm"\nenv = { SGLANG_HACK_FLASHMLA_BACKEND = "unified_kv_triton" }\n',
+        }
+    )
+    assert (
+        why(RING, "server.yaml", "--format", "json", cwd=root).data["errors"][0]["deployments"][0][
+            "matches"
+        ]
+        is True
+    )
+    assert (
+        why(RING, "server.yaml", "--format", "json", "--no-config", cwd=root).data["errors"][0][
+            "deployments"
+        ][0]["matches"]
+        is False
+    )
 
 
 def test_unified_mode_matches_explicit_geometry(tree):
@@ -450,14 +621,31 @@ def test_unified_mode_matches_explicit_geometry(tree):
 
 
 def test_ring_draft_tokens_point_at_num_steps(tree):
-    root = tree({"server.yaml": EAGLE.replace("speculative-num-steps: 3", "speculative-num-steps: 5") + "disaggregation-mode: prefill\n"})
+    root = tree(
+        {
+            "server.yaml": EAGLE.replace("speculative-num-steps: 3", "speculative-num-steps: 5")
+            + "disaggregation-mode: prefill\n"
+        }
+    )
     run = why(
         "DSV4 target and draft pools must share SWA ring geometry: target=(128, 131, 33667), draft=(128, 133, 34181)",
-        "server.yaml", "--format", "json", "--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton", cwd=root,
+        "server.yaml",
+        "--format",
+        "json",
+        "--platform",
+        "rocm",
+        "--env",
+        "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton",
+        cwd=root,
     )
     [dep] = run.data["errors"][0]["deployments"]
     assert dep["matches"] is False
-    assert {"file": "server.yaml", "line": 3, "column": 24, "what": "target, draft: speculative-num-steps 5"} in dep["keys"]
+    assert {
+        "file": "server.yaml",
+        "line": 3,
+        "column": 24,
+        "what": "target, draft: speculative-num-steps 5",
+    } in dep["keys"]
 
 
 def test_input_errors_in_paths_exit_2_but_still_explain():
@@ -470,7 +658,10 @@ def test_input_errors_in_paths_exit_2_but_still_explain():
 # ------------------------------------------------------------------ golden outputs
 
 GOLDEN_CASES = {
-    "why-rocm-unified-draft-window": ["RuntimeError: " + RING, "examples/rocm-draft-window/prefill.yaml"],
+    "why-rocm-unified-draft-window": [
+        "RuntimeError: " + RING,
+        "examples/rocm-draft-window/prefill.yaml",
+    ],
     "why-decode-tp8-ring": ["--from-log", "tests/data/logs/decode-tp8-ring.log"],
 }
 
@@ -495,7 +686,8 @@ def test_a_log_path_given_as_text_gets_a_hint():
 
 # ------------------------------------------------------------------ properties
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 _value = st.one_of(st.none(), st.integers(min_value=0, max_value=10**12))
 
@@ -508,7 +700,11 @@ def test_parsing_never_raises(text):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.tuples(st.integers(0, 10**9), st.integers(0, 10**9), _value), st.tuples(st.integers(0, 10**9), st.integers(0, 10**9), _value), st.text(alphabet=st.characters(blacklist_categories=("Cc", "Zl", "Zp", "Cs")), max_size=30))
+@given(
+    st.tuples(st.integers(0, 10**9), st.integers(0, 10**9), _value),
+    st.tuples(st.integers(0, 10**9), st.integers(0, 10**9), _value),
+    st.text(alphabet=st.characters(blacklist_categories=("Cc", "Zl", "Zp", "Cs")), max_size=30),
+)
 def test_paged_0_5_23_tuples_round_trip_behind_any_prefix(target, draft, prefix):
     text = f"{prefix} RuntimeError: DSV4 target and draft pools must share SWA geometry: target={target}, draft={draft}"
     parse = parse_text(text)
@@ -521,13 +717,25 @@ def test_paged_0_5_23_tuples_round_trip_behind_any_prefix(target, draft, prefix)
 
 def test_a_malformed_message_repeated_by_every_rank_is_reported_once(tmp_path):
     log = tmp_path / "app.log"
-    log.write_text("".join(f"[TP{i}] RuntimeError: DSV4 target and draft pools must share SWA ring geometry: target=(128, 131)\n" for i in range(8)))
+    log.write_text(
+        "".join(
+            f"[TP{i}] RuntimeError: DSV4 target and draft pools must share SWA ring geometry: target=(128, 131)\n"
+            for i in range(8)
+        )
+    )
     run = why("--from-log", str(log))
     assert run.exit_code == 2
-    assert run.stderr.splitlines() == [f"{log}:1: malformed DSV4 target/draft message: target=(128, 131) has 2 elements; this message prints 3: (window, ring_size, pages) (8 times)"]
+    assert run.stderr.splitlines() == [
+        f"{log}:1: malformed DSV4 target/draft message: target=(128, 131) has 2 "
+        f"elements; this message prints 3: (window, ring_size, pages) (8 times)"
+    ]
 
 
 def test_a_message_cut_short_then_another_message():
-    parse = parse_text("RuntimeError: DSV4 target and draft pools must share SWA ring geometry:\nRuntimeError: " + MAPPING + "\n")
+    parse = parse_text(
+        "RuntimeError: DSV4 target and draft pools must share SWA ring geometry:\nRuntimeError: "
+        + MAPPING
+        + "\n"
+    )
     assert [m.line for m in parse.malformed] == [1]
     assert [e.kind for e in parse.errors] == ["mapping"]

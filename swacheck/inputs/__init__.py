@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 from .. import limits
 from ..loading import FileCache, Mapping, SourceFile, kind_name, not_regular, special_kind
 from ..model import InputError, InputProblem, Val
-from ..report.escape import one_line
 from ..paths import real, remember_real
+from ..report.escape import one_line
 from . import kinds
 from .deployment_file import is_deployment_file, load_deployment, load_pairs
 from .server_config import is_server_config, load_server_args
@@ -53,7 +53,9 @@ EXTENSIONS = (".yaml", ".yml", ".json")
 class Candidate:
     path: str
     explicit: bool  # named on the command line (vs found by walking a directory)
-    partner: bool = False  # not named: a PD server beside a named one (kept only when paired with it)
+    partner: bool = (
+        False  # not named: a PD server beside a named one (kept only when paired with it)
+    )
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -62,11 +64,16 @@ class Inputs:
     errors: list[InputError] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # files that held at least one deployment
     skipped: list[str] = field(default_factory=list)  # files that hold no deployment of their own
-    notes: list[InputError] = field(default_factory=list)  # why each file named explicitly was skipped
+    notes: list[InputError] = field(
+        default_factory=list
+    )  # why each file named explicitly was skipped
 
 
 def discover(
-    paths: list[str], exclude: tuple[str, ...] = (), root: str | None = None, special: dict[str, str] | None = None
+    paths: list[str],
+    exclude: tuple[str, ...] = (),
+    root: str | None = None,
+    special: dict[str, str] | None = None,
 ) -> tuple[list[Candidate], list[InputError]]:
     """Expand directories (sorted, hidden folders skipped, symlinked folders not followed).
 
@@ -86,8 +93,17 @@ def discover(
         key = key or real(path)
         if lexical_root and path != "-" and not (key + os.sep).startswith(lexical_root):
             named = os.path.abspath(path)
-            if (named + os.sep).startswith(lexical_root) or (os.path.realpath(os.path.dirname(named)) + os.sep).startswith(lexical_root):
-                errors.append(InputError(path, None, None, f"a symbolic link to outside the root {one_line(root)!r}; not read (--root)"))  # type: ignore[arg-type]
+            if (named + os.sep).startswith(lexical_root) or (
+                os.path.realpath(os.path.dirname(named)) + os.sep
+            ).startswith(lexical_root):
+                errors.append(
+                    InputError(
+                        path,
+                        None,
+                        None,
+                        f"a symbolic link to outside the root {one_line(root)!r}; not read (--root)",
+                    )
+                )  # type: ignore[arg-type]
                 return
         if key not in seen:
             seen.add(key)
@@ -98,10 +114,16 @@ def discover(
             add(raw, True)
         elif os.path.isdir(raw):
             for dirpath, dirnames, filenames in os.walk(raw):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in exclude)
-                real_dir = real(dirpath)  # one lookup per folder; a file's own is only needed for a link
+                dirnames[:] = sorted(
+                    d for d in dirnames if not d.startswith(".") and d not in exclude
+                )
+                real_dir = real(
+                    dirpath
+                )  # one lookup per folder; a file's own is only needed for a link
                 for name in sorted(filenames):
-                    if (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) and name not in exclude:
+                    if (
+                        name.lower().endswith(EXTENSIONS) or _is_launch_file(name)
+                    ) and name not in exclude:
                         path = os.path.normpath(os.path.join(dirpath, name))
                         try:
                             mode = os.lstat(path).st_mode  # the one stat a walked file costs
@@ -113,7 +135,11 @@ def discover(
                             if special is not None:
                                 special[path] = f"{kind}, not a regular file"
                             continue
-                        add(path, False, None if link else remember_real(path, os.path.join(real_dir, name)))
+                        add(
+                            path,
+                            False,
+                            None if link else remember_real(path, os.path.join(real_dir, name)),
+                        )
         elif os.path.exists(raw):
             kind = _special(raw)
             if kind is not None:
@@ -121,7 +147,11 @@ def discover(
             else:
                 add(raw, True)
         elif os.path.lexists(raw):
-            errors.append(InputError(raw, None, None, "a symbolic link that leads nowhere (broken, or a loop)"))
+            errors.append(
+                InputError(
+                    raw, None, None, "a symbolic link that leads nowhere (broken, or a loop)"
+                )
+            )
         else:
             errors.append(InputError(raw, None, None, "no such file or directory"))
     return out, errors
@@ -140,8 +170,12 @@ def _is_launch_file(path: str) -> bool:
     return kinds.file_kind(path) is not None
 
 
-def _read_launch_file(cand: Candidate, files: FileCache, platform: Val, env: dict[str, Val]) -> launch.Found:
-    kind = kinds.file_kind(cand.path) or kinds.kind_named("script")  # a file named explicitly with a shell #!
+def _read_launch_file(
+    cand: Candidate, files: FileCache, platform: Val, env: dict[str, Val]
+) -> launch.Found:
+    kind = kinds.file_kind(cand.path) or kinds.kind_named(
+        "script"
+    )  # a file named explicitly with a shell #!
     return kind.read(cand.path, files, platform, env)  # type: ignore[no-any-return]
 
 
@@ -171,7 +205,9 @@ def read_inputs(
     referenced_servers: set[str] = set()
     for cand in candidates:
         with limits.budget(cand.path):  # the file's own budgets (limits.py)
-            if cand.path != "-" and (_is_launch_file(cand.path) or (cand.explicit and _shell_script(cand.path, files))):
+            if cand.path != "-" and (
+                _is_launch_file(cand.path) or (cand.explicit and _shell_script(cand.path, files))
+            ):
                 launched = _read_launch_file(cand, files, platform, env)
                 ordered.extend((dep, False) for dep in launched.deployments)
                 result.errors.extend(launched.errors)
@@ -180,7 +216,12 @@ def read_inputs(
                 if not launched.any:
                     result.skipped.append(cand.path)
                     if cand.explicit:
-                        result.notes.append(_skip_note(cand.path, "no SGLang launch command (python -m sglang.launch_server or sglang serve)"))
+                        result.notes.append(
+                            _skip_note(
+                                cand.path,
+                                "no SGLang launch command (python -m sglang.launch_server or sglang serve)",
+                            )
+                        )
                 continue
             try:
                 text = stdin_text if cand.path == "-" else None
@@ -210,12 +251,21 @@ def read_inputs(
                     elif is_server_config(doc.root, walked=not cand.explicit):
                         if source.raw_documents > 1:
                             raise InputProblem(
-                                "an SGLang server config must be a single YAML document (SGLang reads it with yaml.safe_load)",
+                                "an SGLang server config must be a single YAML document (SGLang reads it "
+                                "with yaml.safe_load)",
                                 doc.root.loc,
                             )
                         stem = os.path.splitext(os.path.basename(cand.path))[0]
                         server = load_server_args(doc.root, cand.path)
-                        dep = Deployment(stem, cand.path, doc.root.loc, platform, dict(env), server, duplicates=list(doc.duplicates))
+                        dep = Deployment(
+                            stem,
+                            cand.path,
+                            doc.root.loc,
+                            platform,
+                            dict(env),
+                            server,
+                            duplicates=list(doc.duplicates),
+                        )
                         ordered.append((dep, True))
                         found += 1
                     elif (kind := kinds.document_kind(doc.root)) is not None:
@@ -232,17 +282,29 @@ def read_inputs(
                 continue
             result.skipped.append(cand.path)
             if cand.explicit and launch_kind:
-                result.notes.append(_skip_note(cand.path, f"{launch_kind} in which no container or service runs python -m sglang.launch_server or sglang serve"))
+                result.notes.append(
+                    _skip_note(
+                        cand.path,
+                        f"{launch_kind} in which no container or service runs python -m "
+                        f"sglang.launch_server or sglang serve",
+                    )
+                )
             elif cand.explicit:
                 result.notes.append(
-                    _skip_note(cand.path, f"{_what(source)}, not an SGLang server config (a 'model-path' key) or a swacheck deployment file ('swacheck: 1')")
+                    _skip_note(
+                        cand.path,
+                        f"{_what(source)}, not an SGLang server config (a 'model-path' key) or a "
+                        f"swacheck deployment file ('swacheck: 1')",
+                    )
                 )
     # A server config that a deployment file in this run points at is checked through that
     # deployment (with its platform and env), not a second time on its own.
     dropped: set[str] = set()
     for dep, is_standalone in ordered:
         if is_standalone and real(dep.file) in referenced_servers:
-            dropped.add(dep.file)  # read through its deployment file: neither checked alone nor skipped
+            dropped.add(
+                dep.file
+            )  # read through its deployment file: neither checked alone nor skipped
         else:
             result.deployments.append(dep)
     if dropped:
@@ -263,14 +325,21 @@ class Skipped(str):
     reason: str = "not a deployment"
 
     @classmethod
-    def of(cls, path: str, reason: str) -> "Skipped":
+    def of(cls, path: str, reason: str) -> Skipped:
         out = cls(path)
         out.reason = reason
         return out
 
 
 def _template(
-    cand: Candidate, files: FileCache, stdin_text: str | None, parses: bool, result: Inputs, ordered: list, platform: Val, env: dict[str, Val]
+    cand: Candidate,
+    files: FileCache,
+    stdin_text: str | None,
+    parses: bool,
+    result: Inputs,
+    ordered: list,
+    platform: Val,
+    env: dict[str, Val],
 ) -> bool:
     """A Helm/Jinja template (``templates.py``): not read. One that holds an SGLang launch is a
     deployment that is not checked (SWA307 note, with the fix: render it first); any other is
@@ -291,12 +360,28 @@ def _template(
         from ..model import Location
 
         stem = os.path.splitext(os.path.basename(cand.path))[0]
-        ordered.append((unread(stem, cand.path, Location(cand.path, 1, 1, 1, 1), platform, env, f"{what} that mentions SGLang: not checked until rendered; {templates.fix_hint(cand.path)}"), False))
+        ordered.append(
+            (
+                unread(
+                    stem,
+                    cand.path,
+                    Location(cand.path, 1, 1, 1, 1),
+                    platform,
+                    env,
+                    f"{what} that mentions SGLang: not checked until rendered; {templates.fix_hint(cand.path)}",
+                ),
+                False,
+            )
+        )
         result.files.append(cand.path)
     else:
         result.skipped.append(Skipped.of(cand.path, what))
         if cand.explicit:
-            result.notes.append(_skip_note(cand.path, f"{what}: not YAML until rendered; {templates.fix_hint(cand.path)}"))
+            result.notes.append(
+                _skip_note(
+                    cand.path, f"{what}: not YAML until rendered; {templates.fix_hint(cand.path)}"
+                )
+            )
     return True
 
 

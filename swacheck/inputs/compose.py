@@ -29,8 +29,29 @@ from collections import ChainMap
 from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..model import InputProblem, Val
-from .launch import Context, Found, build, launches, load_text, platform_of_image, yaml_word, names_for, seed_env
-from .shell import ShellSyntaxError, SpanChain, SpanRun, Chars, Env, Source, Unknown, Var, Word, split_words
+from .launch import (
+    Context,
+    Found,
+    build,
+    launches,
+    load_text,
+    names_for,
+    platform_of_image,
+    seed_env,
+    yaml_word,
+)
+from .shell import (
+    Chars,
+    Env,
+    ShellSyntaxError,
+    Source,
+    SpanChain,
+    SpanRun,
+    Unknown,
+    Var,
+    Word,
+    split_words,
+)
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -41,7 +62,9 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MAX_NESTING = 50  # ${A:-${B:-...}} levels, as in shell.py
 
 
-def interpolate(word: Word, variables: Env, unset: str, marks: dict[int, Unknown] | None = None, depth: int = 0) -> Word:
+def interpolate(
+    word: Word, variables: Env, unset: str, marks: dict[int, Unknown] | None = None, depth: int = 0
+) -> Word:
     """Compose's interpolation of one string, keeping each character's origin.
 
     ``marks`` receives, for each character of an unknown expansion, the id of its span: the
@@ -105,10 +128,18 @@ def interpolate(word: Word, variables: Env, unset: str, marks: dict[int, Unknown
             rest = t[m.end() : end]
             op = next((o for o in (":-", ":+", ":?", "-", "+", "?") if rest.startswith(o)), "")
             if rest and not op:
-                raise InputProblem(f"invalid interpolation format {t[i:end + 1]!r}", word.loc(i, end + 1))
+                raise InputProblem(
+                    f"invalid interpolation format {t[i : end + 1]!r}", word.loc(i, end + 1)
+                )
             if op and depth >= _MAX_NESTING:
-                raise InputProblem(f"${{...}} nested more than {_MAX_NESTING} levels deep", word.loc(i, end + 1))
-            arg = interpolate(word.sub(m.end() + len(op), end), variables, unset, marks, depth + 1) if op else None
+                raise InputProblem(
+                    f"${{...}} nested more than {_MAX_NESTING} levels deep", word.loc(i, end + 1)
+                )
+            arg = (
+                interpolate(word.sub(m.end() + len(op), end), variables, unset, marks, depth + 1)
+                if op
+                else None
+            )
             flush(i)
             emit(_lookup(name, op, arg, variables, word.sub(i, end + 1), unset))
             i = lit = end + 1
@@ -147,7 +178,9 @@ _DOLLAR = re.compile(r"\$(?:\$|\{[A-Za-z_]|[A-Za-z_])")
 def _lookup(name: str, op: str, arg: Word | None, variables: Env, raw: Word, unset: str) -> Word:
     var = variables.get(name)
     if var is not None and var.value is None:
-        return Word(raw.text, raw.spans, raw.whole, [Unknown(raw.text, name, var.reason, _span(raw))])
+        return Word(
+            raw.text, raw.spans, raw.whole, [Unknown(raw.text, name, var.reason, _span(raw))]
+        )
     value = var.value if var is not None else None
     use_alt = (value is None or value.text == "") if op.startswith(":") else value is None
     if op in (":-", "-") and use_alt or op in (":+", "+") and not use_alt:
@@ -172,7 +205,9 @@ def _span(w: Word):  # type: ignore[no-untyped-def]
 # A statement of an env file as Compose reads it (compose-go dotenv/parser.go, locateKeyName):
 # optional `export`, a name of letters, digits, `_` and `.`, then `=` or `:` (or the end of the
 # line: a name alone is inherited from the shell that runs docker compose).
-_ENV_LINE = re.compile(r"[ \t\v\f\r]*(?:export[ \t\v\f\r]+)?([\w.]+)[ \t\v\f\r]*(?:([=:])[ \t\v\f\r]*|$)")
+_ENV_LINE = re.compile(
+    r"[ \t\v\f\r]*(?:export[ \t\v\f\r]+)?([\w.]+)[ \t\v\f\r]*(?:([=:])[ \t\v\f\r]*|$)"
+)
 
 
 def parse_env_file(src: Source, variables: Env, unset: str) -> Env:
@@ -191,12 +226,19 @@ def parse_env_file(src: Source, variables: Env, unset: str) -> Env:
         m = _ENV_LINE.match(line)
         if m is None:
             raise InputProblem(
-                "not an env file line: Compose reads NAME=VALUE (a name of letters, digits, '_' and '.') and refuses this file",
+                "not an env file line: Compose reads NAME=VALUE (a name of letters, "
+                "digits, '_' and '.') and refuses this file",
                 src.location(start, start),
             )
         name = m.group(1)
         if m.group(2) is None:  # a name alone: inherited from the shell that runs docker compose
-            out[name] = Var(None, True, f"{name} in {os.path.basename(src.path)}", unset, src.location(start, start + len(line)))
+            out[name] = Var(
+                None,
+                True,
+                f"{name} in {os.path.basename(src.path)}",
+                unset,
+                src.location(start, start + len(line)),
+            )
             continue
         vstart = start + m.end()
         raw = line[m.end() :].rstrip("\r")
@@ -204,14 +246,25 @@ def parse_env_file(src: Source, variables: Env, unset: str) -> Env:
         if quote and raw.find(quote, 1) > 0:
             close = raw.find(quote, 1)
             inner = raw[1:close]
-            word = Word(inner, SpanRun(src, vstart + 1, vstart + 1 + len(inner)), (src, vstart, vstart + close + 1), quoted=True)  # type: ignore[arg-type]
+            word = Word(
+                inner,
+                SpanRun(src, vstart + 1, vstart + 1 + len(inner)),
+                (src, vstart, vstart + close + 1),
+                quoted=True,
+            )  # type: ignore[arg-type]
         else:
             value = re.split(r"\s+#", raw, maxsplit=1)[0].rstrip()
-            word = Word(value, SpanRun(src, vstart, vstart + len(value)), (src, vstart, vstart + len(value)))  # type: ignore[arg-type]
+            word = Word(
+                value, SpanRun(src, vstart, vstart + len(value)), (src, vstart, vstart + len(value))
+            )  # type: ignore[arg-type]
         if quote != "'":
             word = interpolate(word, ChainMap(out, variables), unset)  # type: ignore[arg-type]  # no copy per line
         origin = f"{name} in {os.path.basename(src.path)}"
-        out[name] = Var(word, True, origin) if not word.unknown else Var(None, True, origin, word.unknown[0].reason, word.unknown[0].location)
+        out[name] = (
+            Var(word, True, origin)
+            if not word.unknown
+            else Var(None, True, origin, word.unknown[0].reason, word.unknown[0].location)
+        )
     return out
 
 
@@ -240,10 +293,14 @@ def _words(node: object, src: Source, variables: Env, unset: str, key: str) -> l
                 raise InputProblem(f"{key} items must be strings, got {kind_name(item)}", item.loc)
             out.append(interpolate(yaml_word(item, src), variables, unset))
         return out
-    raise InputProblem(f"{key} must be a string or a list of strings, got {kind_name(node)}", node.loc)  # type: ignore[union-attr]
+    raise InputProblem(
+        f"{key} must be a string or a list of strings, got {kind_name(node)}", node.loc
+    )  # type: ignore[union-attr]
 
 
-def _service_env(service: Mapping, src: Source, base_dir: str, files: FileCache, variables: Env, unset: str) -> Env:
+def _service_env(
+    service: Mapping, src: Source, base_dir: str, files: FileCache, variables: Env, unset: str
+) -> Env:
     env: Env = {}
     if (ef := service.get("env_file")) is not None:
         entries = ef.value.items if isinstance(ef.value, Sequence) else [ef.value]
@@ -252,9 +309,14 @@ def _service_env(service: Mapping, src: Source, base_dir: str, files: FileCache,
             if isinstance(entry, Mapping):
                 path_node = entry.get("path").value if entry.get("path") else None  # type: ignore[union-attr]
                 req = entry.get("required")
-                required = not (req is not None and isinstance(req.value, Scalar) and req.value.value is False)
+                required = not (
+                    req is not None and isinstance(req.value, Scalar) and req.value.value is False
+                )
             if not isinstance(path_node, Scalar) or not isinstance(path_node.value, str):
-                raise InputProblem(f"env_file entries must be paths, got {kind_name(path_node)}", getattr(path_node, "loc", ef.key_loc))  # type: ignore[arg-type]
+                raise InputProblem(
+                    f"env_file entries must be paths, got {kind_name(path_node)}",
+                    getattr(path_node, "loc", ef.key_loc),
+                )  # type: ignore[arg-type]
             rel = interpolate(yaml_word(path_node, src), variables, unset).text
             path = rel if os.path.isabs(rel) else os.path.normpath(os.path.join(base_dir, rel))
             files.check_reference(path, path_node.loc, "env_file")
@@ -269,24 +331,50 @@ def _service_env(service: Mapping, src: Source, base_dir: str, files: FileCache,
         if isinstance(node, Mapping):
             for name, pair in node.pairs.items():
                 v = pair.value
-                items.append((name, yaml_word(v, src) if isinstance(v, Scalar) and v.value is not None else None, pair.key_loc))
+                items.append(
+                    (
+                        name,
+                        yaml_word(v, src)
+                        if isinstance(v, Scalar) and v.value is not None
+                        else None,
+                        pair.key_loc,
+                    )
+                )
         elif isinstance(node, Sequence):
             for item in node.items:
                 if not isinstance(item, Scalar):
-                    raise InputProblem(f"environment entries must be strings, got {kind_name(item)}", item.loc)
+                    raise InputProblem(
+                        f"environment entries must be strings, got {kind_name(item)}", item.loc
+                    )
                 word = yaml_word(item, src)
                 name, eq, _ = word.text.partition("=")
                 items.append((name, word.sub(len(name) + 1) if eq else None, item.loc))
         else:
-            raise InputProblem(f"environment must be a list or a mapping, got {kind_name(node)}", node.loc)  # type: ignore[union-attr]
+            raise InputProblem(
+                f"environment must be a list or a mapping, got {kind_name(node)}", node.loc
+            )  # type: ignore[union-attr]
         for name, word, where in items:
             origin = f"environment {name} of service in {os.path.basename(src.path)}"
             if word is None:  # `- A` / `A:`: the value of the shell that runs docker compose
                 known = variables.get(name)
-                env[name] = known if known is not None else Var(None, True, origin, f"{name} is passed from the shell that runs docker compose", where)  # type: ignore[arg-type]
+                env[name] = (
+                    known
+                    if known is not None
+                    else Var(
+                        None,
+                        True,
+                        origin,
+                        f"{name} is passed from the shell that runs docker compose",
+                        where,
+                    )
+                )  # type: ignore[arg-type]
                 continue
             word = interpolate(word, variables, unset)
-            env[name] = Var(word, True, origin) if not word.unknown else Var(None, True, origin, word.unknown[0].reason, word.unknown[0].location)
+            env[name] = (
+                Var(word, True, origin)
+                if not word.unknown
+                else Var(None, True, origin, word.unknown[0].reason, word.unknown[0].location)
+            )
     return env
 
 
@@ -301,28 +389,51 @@ def _gpu_platform(service: Mapping) -> Val | None:
                 continue
             driver = item.get("driver")
             caps = item.get("capabilities")
-            d = str(driver.value.value).lower() if driver and isinstance(driver.value, Scalar) else ""
+            d = (
+                str(driver.value.value).lower()
+                if driver and isinstance(driver.value, Scalar)
+                else ""
+            )
             if d in ("nvidia", "amd"):
-                return Val("cuda" if d == "nvidia" else "rocm", f"deploy.resources.reservations.devices driver: {d}", driver.value.loc)  # type: ignore[union-attr]
+                return Val(
+                    "cuda" if d == "nvidia" else "rocm",
+                    f"deploy.resources.reservations.devices driver: {d}",
+                    driver.value.loc,
+                )  # type: ignore[union-attr]
             if caps is not None and "gpu" in str(caps.value.plain()):
-                return Val("cuda", "deploy.resources.reservations.devices capabilities: [gpu] (NVIDIA by default)", caps.key_loc)
+                return Val(
+                    "cuda",
+                    "deploy.resources.reservations.devices capabilities: [gpu] (NVIDIA by default)",
+                    caps.key_loc,
+                )
     dev = service.get("devices")
     if dev is not None and isinstance(dev.value, Sequence):
         for item in dev.value.items:
             if isinstance(item, Scalar) and str(item.value).split(":")[0] in ("/dev/kfd",):
                 return Val("rocm", "devices: /dev/kfd (the ROCm kernel driver)", item.loc)
     runtime = service.get("runtime")
-    if runtime is not None and isinstance(runtime.value, Scalar) and runtime.value.value == "nvidia":
+    if (
+        runtime is not None
+        and isinstance(runtime.value, Scalar)
+        and runtime.value.value == "nvidia"
+    ):
         return Val("cuda", "runtime: nvidia", runtime.value.loc)
     if (gpus := service.get("gpus")) is not None:
         return Val("cuda", "gpus (NVIDIA)", gpus.key_loc)
     image = service.get("image")
-    if image is not None and isinstance(image.value, Scalar) and isinstance(image.value.value, str) and (p := platform_of_image(image.value.value)):
+    if (
+        image is not None
+        and isinstance(image.value, Scalar)
+        and isinstance(image.value.value, str)
+        and (p := platform_of_image(image.value.value))
+    ):
         return Val(p, f"image {image.value.value}", image.value.loc)
     return None
 
 
-def load_compose(doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]) -> Found:
+def load_compose(
+    doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]
+) -> Found:
     found = Found()
     root = doc.root
     assert isinstance(root, Mapping)
@@ -331,7 +442,10 @@ def load_compose(doc: Document, path: str, files: FileCache, platform: Val, env:
     src = Source(path, files.load(path).text)
     base_dir = os.path.dirname(path) or "."
     fallback = seed_env(env)
-    unset = "not set in the project's .env file (Compose takes it from the shell that runs docker compose; give it with --env)"
+    unset = (
+        "not set in the project's .env file (Compose takes it from the shell that "
+        "runs docker compose; give it with --env)"
+    )
     variables: Env = dict(fallback)
     dotenv = os.path.normpath(os.path.join(base_dir, ".env"))
     label = os.path.basename(path)
@@ -347,18 +461,51 @@ def load_compose(doc: Document, path: str, files: FileCache, platform: Val, env:
             continue
         try:
             senv = _service_env(service, src, base_dir, files, variables, unset)
-            argv = _words(service.get("entrypoint").value if service.get("entrypoint") else None, src, variables, unset, "entrypoint")  # type: ignore[union-attr]
-            argv += _words(service.get("command").value if service.get("command") else None, src, variables, unset, "command")  # type: ignore[union-attr]
-            ctx = Context(label, base_dir, fallback, unset_reason="not in the service's environment")
+            argv = _words(
+                service.get("entrypoint").value if service.get("entrypoint") else None,
+                src,
+                variables,
+                unset,
+                "entrypoint",
+            )  # type: ignore[union-attr]
+            argv += _words(
+                service.get("command").value if service.get("command") else None,
+                src,
+                variables,
+                unset,
+                "command",
+            )  # type: ignore[union-attr]
+            ctx = Context(
+                label, base_dir, fallback, unset_reason="not in the service's environment"
+            )
             items = launches(argv, {**fallback, **senv}, ctx) if argv else []
         except InputProblem as problem:
             found.errors.append(problem.to_error())
             continue
         hint = _gpu_platform(service)
-        dups = [d for d in doc.duplicates if (service.loc.line, service.loc.column) <= (d.again.line, d.again.column) <= (service.loc.end_line, service.loc.end_column)]
+        dups = [
+            d
+            for d in doc.duplicates
+            if (service.loc.line, service.loc.column)
+            <= (d.again.line, d.again.column)
+            <= (service.loc.end_line, service.loc.end_column)
+        ]
         for launch, dep_name in zip(items, names_for(f"compose/{service_name}", len(items))):
             try:
-                found.deployments.append(build(launch, dep_name, path, base_dir, files, platform, env, hint, service.loc, dups))
+                found.deployments.append(
+                    build(
+                        launch,
+                        dep_name,
+                        path,
+                        base_dir,
+                        files,
+                        platform,
+                        env,
+                        hint,
+                        service.loc,
+                        dups,
+                    )
+                )
             except InputProblem as problem:
                 found.errors.append(problem.to_error())
     return found

@@ -37,23 +37,57 @@ from .shell import Source
 from .types import unread
 
 CONTAINER_KEYS = ("mainContainer", "runner", "container")
-SKIP_KEYS = {"initContainers", "ephemeralContainers", "status", "metadata", "readinessProbe", "livenessProbe", "startupProbe", "lifecycle"}
+SKIP_KEYS = {
+    "initContainers",
+    "ephemeralContainers",
+    "status",
+    "metadata",
+    "readinessProbe",
+    "livenessProbe",
+    "startupProbe",
+    "lifecycle",
+}
 # keys that say nothing about the role of what they hold
 STRUCTURAL = {
-    "spec", "template", "containers", "extraPodSpec", "mainContainer", "runner", "container", "podSpec", "podTemplate",
-    "leaderWorkerTemplate", "services", "roles", "components", "workload", "pattern", "leaderWorkerPattern",
-    "standalonePattern", "leaderWorkerSet",
+    "spec",
+    "template",
+    "containers",
+    "extraPodSpec",
+    "mainContainer",
+    "runner",
+    "container",
+    "podSpec",
+    "podTemplate",
+    "leaderWorkerTemplate",
+    "services",
+    "roles",
+    "components",
+    "workload",
+    "pattern",
+    "leaderWorkerPattern",
+    "standalonePattern",
+    "leaderWorkerSet",
 }
 _MAX_DEPTH = 40
 _MAX_NODES = 200_000
 
 
 def _label(key: str) -> str:
-    return {"leaderTemplate": "leader", "workerTemplate": "worker", "patchLeaderTemplate": "leader", "patchWorkerTemplate": "worker"}.get(key, key)
+    return {
+        "leaderTemplate": "leader",
+        "workerTemplate": "worker",
+        "patchLeaderTemplate": "leader",
+        "patchWorkerTemplate": "worker",
+    }.get(key, key)
 
 
 def _name_of(node: object) -> str:
-    if isinstance(node, Mapping) and (p := node.get("name")) is not None and isinstance(p.value, Scalar) and p.value.value is not None:
+    if (
+        isinstance(node, Mapping)
+        and (p := node.get("name")) is not None
+        and isinstance(p.value, Scalar)
+        and p.value.value is not None
+    ):
         return str(p.value.value)
     return ""
 
@@ -77,7 +111,9 @@ def _mentions_sglang(node: object, budget: list[int]) -> bool:
     return False
 
 
-def load_custom(doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]) -> Found:
+def load_custom(
+    doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]
+) -> Found:
     found = Found()
     root = doc.root
     assert isinstance(root, Mapping)
@@ -90,7 +126,9 @@ def load_custom(doc: Document, path: str, files: FileCache, platform: Val, env: 
     containers: list[tuple[Mapping, list[str], Sequence | None, Val | None, Val | None]] = []
     budget = [_MAX_NODES]
 
-    def walk(node: object, labels: list[str], envs: Sequence | None, hint: Val | None, depth: int) -> None:
+    def walk(
+        node: object, labels: list[str], envs: Sequence | None, hint: Val | None, depth: int
+    ) -> None:
         if depth > _MAX_DEPTH or budget[0] <= 0:
             return
         budget[0] -= 1
@@ -124,7 +162,9 @@ def load_custom(doc: Document, path: str, files: FileCache, platform: Val, env: 
     launched = 0
     for container, labels, envs, hint, gpu in containers:
         stem = "/".join([kind, name, *labels])
-        launched += read_container(found, container, stem, kind, doc, path, src, files, platform, env, envs, hint, gpu)
+        launched += read_container(
+            found, container, stem, kind, doc, path, src, files, platform, env, envs, hint, gpu
+        )
     if launched == 0 and not found.errors and _mentions_sglang(root, [_MAX_NODES]):
         n = len(containers)
         found.deployments.append(
@@ -134,8 +174,10 @@ def load_custom(doc: Document, path: str, files: FileCache, platform: Val, env: 
                 root.loc,
                 platform,
                 env,
-                f"{kind} {name!r}: {n} container{'s' if n != 1 else ''} found, none runs python -m sglang.launch_server, "
-                "sglang serve or python -m dynamo.sglang in a form swacheck reads (a script inside the image, or a command the operator builds); not checked",
+                f"{kind} {name!r}: {n} container{'s' if n != 1 else ''} found, none runs "
+                f"python -m sglang.launch_server, "
+                "sglang serve or python -m dynamo.sglang in a form swacheck reads (a "
+                "script inside the image, or a command the operator builds); not checked",
             )
         )
     return found

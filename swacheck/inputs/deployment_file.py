@@ -40,7 +40,9 @@ def is_deployment_file(root: object) -> bool:
     return isinstance(root, Mapping) and "swacheck" in root.pairs
 
 
-def _unknown(key: str, allowed: tuple[str, ...] | list[str], where: str, node: Node) -> InputProblem:
+def _unknown(
+    key: str, allowed: tuple[str, ...] | list[str], where: str, node: Node
+) -> InputProblem:
     import difflib  # only for a misspelt key
 
     near = difflib.get_close_matches(key, allowed, n=1)
@@ -77,13 +79,22 @@ def _geometry(node: Node, what: str) -> ExplicitGeometry:
         ok = (
             isinstance(value, bool)
             if kind is bool
-            else (isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value))
+            else (
+                isinstance(value, list)
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+            )
             if kind is list
             else (isinstance(value, int) and not isinstance(value, bool) and value > 0)
         )
         if not ok:
-            expected = {bool: "true or false", list: "a list of integers", int: "a positive integer"}[kind]
-            raise InputProblem(f"{what}.{key} must be {expected}, got {kind_name(pair.value)}", pair.value.loc)
+            expected = {
+                bool: "true or false",
+                list: "a list of integers",
+                int: "a positive integer",
+            }[kind]
+            raise InputProblem(
+                f"{what}.{key} must be {expected}, got {kind_name(pair.value)}", pair.value.loc
+            )
         out.values[key] = Val(value, f"{what}.{key}", pair.value.loc)
     return out
 
@@ -93,16 +104,25 @@ def load_pairs(root: Mapping, file: str, files: FileCache | None = None) -> list
     given the run's ``files``, each path must lie inside the run's root."""
     for key, pair in root.pairs.items():
         if key not in ("swacheck", "pairs"):
-            raise InputProblem(f"a document with 'pairs' holds only 'swacheck' and 'pairs'; found {key!r} (put deployments in their own documents)", pair.key_loc)
+            raise InputProblem(
+                f"a document with 'pairs' holds only 'swacheck' and 'pairs'; found {key!r} "
+                f"(put deployments in their own documents)",
+                pair.key_loc,
+            )
     node = root.pairs["pairs"].value
     if not isinstance(node, Sequence) or not node.items:
-        raise InputProblem(f"pairs must be a non-empty list of {{prefill: PATH, decode: PATH}}, got {kind_name(node)}", node.loc)
+        raise InputProblem(
+            f"pairs must be a non-empty list of {{prefill: PATH, decode: PATH}}, got {kind_name(node)}",
+            node.loc,
+        )
     base = os.path.dirname(file) or "."
     out = []
     for item in node.items:
         entry = _expect_mapping(item, "each pairs entry")
         if set(entry.pairs) != {"prefill", "decode"}:
-            raise InputProblem("each pairs entry has exactly the keys prefill and decode", entry.loc)
+            raise InputProblem(
+                "each pairs entry has exactly the keys prefill and decode", entry.loc
+            )
         both = []
         for role in ("prefill", "decode"):
             node = entry.pairs[role].value
@@ -125,27 +145,47 @@ def load_deployment(
     base_dir = os.path.dirname(file) or "."
     version = root.pairs["swacheck"].value
     if not isinstance(version, Scalar) or version.value != 1 or isinstance(version.value, bool):
-        shown = kind_name(version) if isinstance(version, Scalar) and isinstance(version.value, bool) else repr(version.plain())
-        raise InputProblem(f"unsupported deployment file version {shown}: swacheck reads version 1", version.loc)
+        shown = (
+            kind_name(version)
+            if isinstance(version, Scalar) and isinstance(version.value, bool)
+            else repr(version.plain())
+        )
+        raise InputProblem(
+            f"unsupported deployment file version {shown}: swacheck reads version 1", version.loc
+        )
     for key, pair in root.pairs.items():
         if key not in TOP_KEYS:
             raise _unknown(key, TOP_KEYS, "a swacheck deployment file", pair.value)
 
     name_pair = root.get("name")
     stem = os.path.splitext(os.path.basename(file))[0]
-    name = _expect_str(name_pair.value, "name") if name_pair else (stem if doc_index == 0 else f"{stem}[{doc_index}]")
+    name = (
+        _expect_str(name_pair.value, "name")
+        if name_pair
+        else (stem if doc_index == 0 else f"{stem}[{doc_index}]")
+    )
 
     platform = default_platform
     if (p := root.get("platform")) is not None:
         value = _expect_str(p.value, "platform")
         if value not in PLATFORMS:
-            raise InputProblem(f"platform must be one of {', '.join(PLATFORMS)}, got {value!r}", p.value.loc)
+            raise InputProblem(
+                f"platform must be one of {', '.join(PLATFORMS)}, got {value!r}", p.value.loc
+            )
         platform = Val(value, "deployment file", p.value.loc)
 
     gpu = None
     if (g := root.get("gpu")) is not None:
-        if not isinstance(g.value, Scalar) or isinstance(g.value.value, bool) or g.value.value is None or not str(g.value.value).strip():
-            raise InputProblem(f"gpu must be a GPU name such as H100 or MI355X, got {kind_name(g.value)}", g.value.loc)
+        if (
+            not isinstance(g.value, Scalar)
+            or isinstance(g.value.value, bool)
+            or g.value.value is None
+            or not str(g.value.value).strip()
+        ):
+            raise InputProblem(
+                f"gpu must be a GPU name such as H100 or MI355X, got {kind_name(g.value)}",
+                g.value.loc,
+            )
         gpu = Val(str(g.value.value).strip(), "deployment file gpu", g.value.loc)
 
     env = dict(default_env)
@@ -154,7 +194,11 @@ def load_deployment(
             node = pair.value
             if not isinstance(node, Scalar) or isinstance(node.value, (list, dict)):
                 raise InputProblem(f"env.{key} must be a string, got {kind_name(node)}", node.loc)
-            value = "" if node.value is None else (str(node.value).lower() if isinstance(node.value, bool) else str(node.value))
+            value = (
+                ""
+                if node.value is None
+                else (str(node.value).lower() if isinstance(node.value, bool) else str(node.value))
+            )
             env[key] = Val(value, "deployment file env", node.loc)
 
     duplicates = []
@@ -169,7 +213,10 @@ def load_deployment(
         rel = _expect_str(s.value, "server")
         path = os.path.normpath(os.path.join(base_dir, rel))
         if os.path.exists(path) and os.path.exists(file) and os.path.samefile(path, file):
-            raise InputProblem("server: names this deployment file itself; give the SGLang server config's path", s.value.loc)
+            raise InputProblem(
+                "server: names this deployment file itself; give the SGLang server config's path",
+                s.value.loc,
+            )
         files.check_reference(path, s.value.loc, "server config")
         try:
             source = files.load(path)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..loading import Mapping, Scalar
 
@@ -24,7 +24,11 @@ def is_script_path(path: str) -> bool:
 
 def is_dockerfile_path(path: str) -> bool:
     name = os.path.basename(path).lower()
-    return name == "dockerfile" or name.endswith(".dockerfile") or (name.startswith("dockerfile.") and not name.endswith(".dockerignore"))
+    return (
+        name == "dockerfile"
+        or name.endswith(".dockerfile")
+        or (name.startswith("dockerfile.") and not name.endswith(".dockerignore"))
+    )
 
 
 def has_shell_shebang(text: str) -> bool:
@@ -36,7 +40,11 @@ def is_manifest(root: object) -> bool:
     """A Kubernetes object: a mapping with scalar ``apiVersion`` and ``kind``."""
     return (
         isinstance(root, Mapping)
-        and all(isinstance(root.pairs[k].value, Scalar) for k in ("apiVersion", "kind") if k in root.pairs)
+        and all(
+            isinstance(root.pairs[k].value, Scalar)
+            for k in ("apiVersion", "kind")
+            if k in root.pairs
+        )
         and "apiVersion" in root.pairs
         and "kind" in root.pairs
     )
@@ -44,9 +52,16 @@ def is_manifest(root: object) -> bool:
 
 def is_compose(root: object) -> bool:
     """A Compose file: ``services`` holding at least one service with an image, command or build."""
-    if not isinstance(root, Mapping) or (services := root.get("services")) is None or not isinstance(services.value, Mapping):
+    if (
+        not isinstance(root, Mapping)
+        or (services := root.get("services")) is None
+        or not isinstance(services.value, Mapping)
+    ):
         return False
-    return any(isinstance(p.value, Mapping) and any(k in p.value.pairs for k in SERVICE_KEYS) for p in services.value.pairs.values())
+    return any(
+        isinstance(p.value, Mapping) and any(k in p.value.pairs for k in SERVICE_KEYS)
+        for p in services.value.pairs.values()
+    )
 
 
 # --------------------------------------------------------------------------- the input-kind registry
@@ -87,10 +102,16 @@ def is_markdown_path(path: str) -> bool:
 
 def is_srt_slurm(root: object) -> bool:
     """An srt-slurm recipe: ``backend: {sglang_config: {...}}`` (``type: sglang`` when given)."""
-    if not isinstance(root, Mapping) or (backend := root.get("backend")) is None or not isinstance(backend.value, Mapping):
+    if (
+        not isinstance(root, Mapping)
+        or (backend := root.get("backend")) is None
+        or not isinstance(backend.value, Mapping)
+    ):
         return False
     kind = backend.value.get("type")
-    if kind is not None and not (isinstance(kind.value, Scalar) and str(kind.value.value).lower() == "sglang"):
+    if kind is not None and not (
+        isinstance(kind.value, Scalar) and str(kind.value.value).lower() == "sglang"
+    ):
         return False
     return "sglang_config" in backend.value.pairs
 
@@ -102,7 +123,19 @@ def is_skypilot(root: object) -> bool:
     scripts = [root.pairs[k] for k in ("run", "setup") if k in root.pairs]
     if not scripts or not all(isinstance(p.value, Scalar) for p in scripts):
         return False
-    return any(k in root.pairs for k in ("resources", "num_nodes", "envs", "file_mounts", "workdir", "service", "secrets", "name"))
+    return any(
+        k in root.pairs
+        for k in (
+            "resources",
+            "num_nodes",
+            "envs",
+            "file_mounts",
+            "workdir",
+            "service",
+            "secrets",
+            "name",
+        )
+    )
 
 
 # File kinds, matched by name in this order. (SGLang server configs and swacheck deployment
@@ -111,15 +144,45 @@ def is_skypilot(root: object) -> bool:
 FILE_KINDS: tuple[Kind, ...] = (
     Kind("dockerfile", "a Dockerfile", ".launch:read_dockerfile", path=is_dockerfile_path),
     Kind("script", "a shell script", ".launch:read_script", path=is_script_path),
-    Kind("markdown", "a document (Markdown/MDX/reStructuredText)", ".markdown:read_doc", path=is_markdown_path),
+    Kind(
+        "markdown",
+        "a document (Markdown/MDX/reStructuredText)",
+        ".markdown:read_doc",
+        path=is_markdown_path,
+    ),
 )
 # Document kinds, tried in this order on every YAML document that is neither a deployment file
 # nor an SGLang server config.
 DOCUMENT_KINDS: tuple[Kind, ...] = (
-    Kind("srt-slurm", "an srt-slurm recipe", ".srt_slurm:load_recipe", document=is_srt_slurm, refers=False, marks=("sglang_config",)),
-    Kind("skypilot", "a SkyPilot task", ".skypilot:load_task", document=is_skypilot, marks=("run", "setup")),
-    Kind("kubernetes", "a Kubernetes manifest", ".kubernetes:load_manifest", document=is_manifest, marks=("apiVersion",)),
-    Kind("compose", "a Compose file", ".compose:load_compose", document=is_compose, marks=("services",)),
+    Kind(
+        "srt-slurm",
+        "an srt-slurm recipe",
+        ".srt_slurm:load_recipe",
+        document=is_srt_slurm,
+        refers=False,
+        marks=("sglang_config",),
+    ),
+    Kind(
+        "skypilot",
+        "a SkyPilot task",
+        ".skypilot:load_task",
+        document=is_skypilot,
+        marks=("run", "setup"),
+    ),
+    Kind(
+        "kubernetes",
+        "a Kubernetes manifest",
+        ".kubernetes:load_manifest",
+        document=is_manifest,
+        marks=("apiVersion",),
+    ),
+    Kind(
+        "compose",
+        "a Compose file",
+        ".compose:load_compose",
+        document=is_compose,
+        marks=("services",),
+    ),
 )
 
 

@@ -26,7 +26,16 @@ import re
 from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..model import InputProblem, Location, Val
-from .launch import Context, Found, build, launches, platform_of_image, yaml_word, names_for, seed_env
+from .launch import (
+    Context,
+    Found,
+    build,
+    launches,
+    names_for,
+    platform_of_image,
+    seed_env,
+    yaml_word,
+)
 from .shell import Env, Source, SpanChain, Unknown, Var, Word
 
 POD_SPECS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
@@ -101,7 +110,9 @@ def expand_refs(word: Word, env: Env) -> Word:
         flush(i)
         if var is not None and var.value is not None:
             size += len(var.value.text)
-            limits.current().expand(len(var.value.text), word.loc(i, m.end()))  # limits.MAX_EXPANSION
+            limits.current().expand(
+                len(var.value.text), word.loc(i, m.end())
+            )  # limits.MAX_EXPANSION
             limits.current().word(size, word.loc(i, m.end()))
             text.append(var.value.text)
             chunks.append(var.value.spans)
@@ -114,7 +125,11 @@ def expand_refs(word: Word, env: Env) -> Word:
             where = first if first == last else None
             if first is not None and last is not None and first[0] is last[0]:
                 where = (first[0], first[1], last[2])
-            reason = var.reason if var is not None else f"{name} is not in the container's env (Kubernetes leaves {raw} as written)"
+            reason = (
+                var.reason
+                if var is not None
+                else f"{name} is not in the container's env (Kubernetes leaves {raw} as written)"
+            )
             unknown.append(Unknown(raw, name, reason, where))
         i = lit = m.end()
     flush(len(t))
@@ -125,12 +140,19 @@ def expand_refs(word: Word, env: Env) -> Word:
 # --------------------------------------------------------------------------- containers
 
 
-def _container_env(container: Mapping, src: Source, fallback: Env, label: str, kind: str) -> tuple[Env, str]:
+def _container_env(
+    container: Mapping, src: Source, fallback: Env, label: str, kind: str
+) -> tuple[Env, str]:
     """The container's ``env`` as variables, and how to say that a variable is in none of them."""
     env: Env = {}
     if kind == "LeaderWorkerSet":
         for name in LWS_ENV:
-            env[name] = fallback.get(name) or Var(None, True, "LeaderWorkerSet", f"{name} is set by the LeaderWorkerSet controller: only known in the cluster")
+            env[name] = fallback.get(name) or Var(
+                None,
+                True,
+                "LeaderWorkerSet",
+                f"{name} is set by the LeaderWorkerSet controller: only known in the cluster",
+            )
     node = _at(container, ("env",))
     if isinstance(node, Sequence):
         for item in node.items:
@@ -140,12 +162,25 @@ def _container_env(container: Mapping, src: Source, fallback: Env, label: str, k
             origin = f"env {name} of container {_str(_at(container, ('name',)))} in {label}"
             if (vf := item.get("valueFrom")) is not None:
                 source = ", ".join(vf.value.pairs) if isinstance(vf.value, Mapping) else "valueFrom"
-                var = Var(None, True, origin, f"{name} comes from valueFrom ({source}): only known in the cluster", vf.key_loc)
+                var = Var(
+                    None,
+                    True,
+                    origin,
+                    f"{name} comes from valueFrom ({source}): only known in the cluster",
+                    vf.key_loc,
+                )
             elif isinstance(value, Scalar):
                 if value.value is not None and not isinstance(value.value, str):
-                    raise InputProblem(f"env {name}: Kubernetes requires a string value, got {kind_name(value)} (quote it)", value.loc)
+                    raise InputProblem(
+                        f"env {name}: Kubernetes requires a string value, got {kind_name(value)} (quote it)",
+                        value.loc,
+                    )
                 word = expand_refs(yaml_word(value, src), env)
-                var = Var(word, True, origin) if not word.unknown else Var(None, True, origin, word.unknown[0].reason, word.unknown[0].location)
+                var = (
+                    Var(word, True, origin)
+                    if not word.unknown
+                    else Var(None, True, origin, word.unknown[0].reason, word.unknown[0].location)
+                )
             else:
                 var = Var(Word("", [], None), True, origin)
             if var.value is None and name in fallback:
@@ -168,14 +203,23 @@ def _gpu_platform(container: Mapping) -> Val | None:
                 if key.lower().startswith(prefix):
                     return Val(platform, f"resources.{section}.{key}", pair.key_loc)
     image = _at(container, ("image",))
-    if isinstance(image, Scalar) and isinstance(image.value, str) and (p := platform_of_image(image.value)) is not None:
+    if (
+        isinstance(image, Scalar)
+        and isinstance(image.value, str)
+        and (p := platform_of_image(image.value)) is not None
+    ):
         return Val(p, f"image {image.value}", image.loc)
     return None
 
 
 # Node labels that name the GPU model a pod is scheduled on (the value is a GPU name, sglang/gpus.py):
 # NVIDIA GPU feature discovery, GKE accelerators, AMD's GPU labeller, Karpenter on AWS.
-GPU_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "amd.com/gpu.product-name", "karpenter.k8s.aws/instance-gpu-name")
+GPU_LABELS = (
+    "nvidia.com/gpu.product",
+    "cloud.google.com/gke-accelerator",
+    "amd.com/gpu.product-name",
+    "karpenter.k8s.aws/instance-gpu-name",
+)
 
 
 def gpu_of_pod(spec: object) -> Val | None:
@@ -184,17 +228,41 @@ def gpu_of_pod(spec: object) -> Val | None:
     if isinstance(selector, Mapping):
         for label in GPU_LABELS:
             pair = selector.get(label)
-            if pair is not None and isinstance(pair.value, Scalar) and isinstance(pair.value.value, str) and pair.value.value.strip():
+            if (
+                pair is not None
+                and isinstance(pair.value, Scalar)
+                and isinstance(pair.value.value, str)
+                and pair.value.value.strip()
+            ):
                 return Val(pair.value.value.strip(), f"nodeSelector {label}", pair.value.loc)
-    terms = _at(spec, ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"))
-    if isinstance(terms, Sequence) and len(terms.items) == 1:  # several terms are alternatives: no one GPU
+    terms = _at(
+        spec,
+        (
+            "affinity",
+            "nodeAffinity",
+            "requiredDuringSchedulingIgnoredDuringExecution",
+            "nodeSelectorTerms",
+        ),
+    )
+    if (
+        isinstance(terms, Sequence) and len(terms.items) == 1
+    ):  # several terms are alternatives: no one GPU
         exprs = _at(terms.items[0], ("matchExpressions",))
         for expr in exprs.items if isinstance(exprs, Sequence) else []:
             key = _str(_at(expr, ("key",)))
             values = _at(expr, ("values",))
-            if key in GPU_LABELS and _str(_at(expr, ("operator",))) == "In" and isinstance(values, Sequence) and len(values.items) == 1:
+            if (
+                key in GPU_LABELS
+                and _str(_at(expr, ("operator",))) == "In"
+                and isinstance(values, Sequence)
+                and len(values.items) == 1
+            ):
                 value = values.items[0]
-                if isinstance(value, Scalar) and isinstance(value.value, str) and value.value.strip():
+                if (
+                    isinstance(value, Scalar)
+                    and isinstance(value.value, str)
+                    and value.value.strip()
+                ):
                     return Val(value.value.strip(), f"node affinity {key} In", value.loc)
     return None
 
@@ -209,16 +277,25 @@ def _argv(container: Mapping, src: Source, env: Env) -> list[Word]:
             raise InputProblem(f"{key} must be a list of strings, got {kind_name(node)}", node.loc)  # type: ignore[union-attr]
         for item in node.items:
             if not isinstance(item, Scalar) or not isinstance(item.value, str):
-                raise InputProblem(f"{key}: Kubernetes requires strings, got {kind_name(item)} (quote it)", item.loc)
+                raise InputProblem(
+                    f"{key}: Kubernetes requires strings, got {kind_name(item)} (quote it)",
+                    item.loc,
+                )
             words.append(expand_refs(yaml_word(item, src), env))
     return words
 
 
 def _within(dup, loc: Location) -> bool:  # type: ignore[no-untyped-def]
-    return (loc.line, loc.column) <= (dup.again.line, dup.again.column) <= (loc.end_line, loc.end_column)
+    return (
+        (loc.line, loc.column)
+        <= (dup.again.line, dup.again.column)
+        <= (loc.end_line, loc.end_column)
+    )
 
 
-def load_manifest(doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]) -> Found:
+def load_manifest(
+    doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]
+) -> Found:
     """The SGLang containers of one manifest document (any kind: ``containers.py`` finds the
     containers of custom resources)."""
     found = Found()
@@ -238,7 +315,19 @@ def load_manifest(doc: Document, path: str, files: FileCache, platform: Val, env
         for container in containers.items:
             if isinstance(container, Mapping):
                 stem = f"{kind}/{name}/{role}" if role else f"{kind}/{name}"
-                read_container(found, container, stem, kind, doc, path, src, files, platform, env, gpu=gpu_of_pod(_at(root, spec_path)))
+                read_container(
+                    found,
+                    container,
+                    stem,
+                    kind,
+                    doc,
+                    path,
+                    src,
+                    files,
+                    platform,
+                    env,
+                    gpu=gpu_of_pod(_at(root, spec_path)),
+                )
     return found
 
 
@@ -268,12 +357,18 @@ def read_container(
     try:
         cenv: Env = {}
         if outer_env is not None:
-            cenv, _ = _container_env(Mapping(outer_env.loc, {"env": _pair("env", outer_env)}), src, fallback, label, kind)
+            cenv, _ = _container_env(
+                Mapping(outer_env.loc, {"env": _pair("env", outer_env)}), src, fallback, label, kind
+            )
         own, unset = _container_env(container, src, {**fallback, **cenv}, label, kind)
         cenv.update(own)
         argv = _argv(container, src, cenv)
         # a $(VAR) Kubernetes leaves as written reaches `sh -c` as a command substitution
-        reasons = {u.shown: f"{u.reason}; the shell would then run it as a command" for w in argv for u in w.unknown}
+        reasons = {
+            u.shown: f"{u.reason}; the shell would then run it as a command"
+            for w in argv
+            for u in w.unknown
+        }
         reasons.update({f"$({n})": v.reason for n, v in cenv.items() if v.value is None})
         ctx = Context(label, base_dir, fallback, opaque_reasons=reasons, unset_reason=unset)
         items = launches(argv, {**fallback, **cenv}, ctx) if argv else []
@@ -284,7 +379,9 @@ def read_container(
     dups = [d for d in doc.duplicates if _within(d, container.loc)]
     for launch, dep_name in zip(items, names_for(f"{stem}/{cname}", len(items))):
         try:
-            dep = build(launch, dep_name, path, base_dir, files, platform, env, hint, container.loc, dups)
+            dep = build(
+                launch, dep_name, path, base_dir, files, platform, env, hint, container.loc, dups
+            )
             dep.gpu = gpu
             found.deployments.append(dep)
         except InputProblem as problem:

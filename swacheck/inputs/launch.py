@@ -26,8 +26,8 @@ import json
 import os
 import re
 from collections import ChainMap
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .. import limits
 from ..loading import FileCache, Mapping, Pair, Scalar, Sequence, SourceFile, read_text
@@ -84,8 +84,30 @@ PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 DYNAMO_MODULES = ("dynamo.sglang", "dynamo.sglang.worker", "dynamo.sglang.decode_worker")
 WRAPPERS = {"exec", "nohup", "time", "command"}
 # Wrappers with options of their own, followed by the command they run.
-SCANNED_WRAPPERS = {"numactl", "taskset", "timeout", "setsid", "stdbuf", "srun", "nice", "ionice", "chrt", "sudo", "nsys", "apptainer", "singularity"}
-RUNNERS = {"uv": ("run",), "conda": ("run",), "mamba": ("run",), "micromamba": ("run",), "pixi": ("run",), "poetry": ("run",), "pipenv": ("run",)}
+SCANNED_WRAPPERS = {
+    "numactl",
+    "taskset",
+    "timeout",
+    "setsid",
+    "stdbuf",
+    "srun",
+    "nice",
+    "ionice",
+    "chrt",
+    "sudo",
+    "nsys",
+    "apptainer",
+    "singularity",
+}
+RUNNERS = {
+    "uv": ("run",),
+    "conda": ("run",),
+    "mamba": ("run",),
+    "micromamba": ("run",),
+    "pixi": ("run",),
+    "poetry": ("run",),
+    "pipenv": ("run",),
+}
 _LAUNCH_MODULE = re.compile(r"sglang\.launch_server|dynamo\.sglang(\.worker|\.decode_worker)?")
 _MENTIONS_LAUNCH = re.compile(r"sglang\.launch_server|sglang\s+serve|dynamo\.sglang")
 _PY_FLAGS_WITH_VALUE = {"-X", "-W"}
@@ -127,7 +149,11 @@ def _program_at(argv: list[Word], start: int) -> int | None:
     for j in range(start, len(argv)):
         w = argv[j]
         if w.unknown:
-            if j + 2 < len(argv) and argv[j + 1].text == "-m" and _LAUNCH_MODULE.fullmatch(argv[j + 2].text):
+            if (
+                j + 2 < len(argv)
+                and argv[j + 1].text == "-m"
+                and _LAUNCH_MODULE.fullmatch(argv[j + 2].text)
+            ):
                 return j  # "$PY" -m sglang.launch_server
             continue
         b = _base(w)
@@ -135,7 +161,14 @@ def _program_at(argv: list[Word], start: int) -> int | None:
             if j + 1 < len(argv) and argv[j + 1].text == "serve":
                 return j
             continue  # `uv run --with sglang ...`
-        if PYTHON.fullmatch(b) or b in ("env", "docker", "podman", "eval") or b in SHELLS or b in WRAPPERS or b in SCANNED_WRAPPERS or b in RUNNERS:
+        if (
+            PYTHON.fullmatch(b)
+            or b in ("env", "docker", "podman", "eval")
+            or b in SHELLS
+            or b in WRAPPERS
+            or b in SCANNED_WRAPPERS
+            or b in RUNNERS
+        ):
             return j
     return None
 
@@ -148,7 +181,9 @@ def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[L
     while argv:
         if argv[0].unknown:
             if len(argv) > 2 and argv[1].text == "-m" and _LAUNCH_MODULE.fullmatch(argv[2].text):
-                argv = [Word("python3", argv[0].spans, argv[0].whole, [], argv[0].quoted)] + argv[1:]  # "$PY" -m sglang.launch_server
+                argv = [Word("python3", argv[0].spans, argv[0].whole, [], argv[0].quoted)] + argv[
+                    1:
+                ]  # "$PY" -m sglang.launch_server
                 break
             return []
         head = _base(argv[0])
@@ -160,7 +195,9 @@ def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[L
         if head == "env":
             argv = _strip_env(argv[1:], env, ctx)
             continue
-        if head in SCANNED_WRAPPERS or (head in RUNNERS and len(argv) > 1 and argv[1].text in RUNNERS[head]):
+        if head in SCANNED_WRAPPERS or (
+            head in RUNNERS and len(argv) > 1 and argv[1].text in RUNNERS[head]
+        ):
             # numactl/taskset/timeout/srun ... OPTIONS CMD, uv run / conda run OPTIONS CMD:
             # the command is the first word that starts one (their options never do)
             j = _program_at(argv, 2 if head in RUNNERS else 1)
@@ -168,7 +205,13 @@ def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[L
                 return []
             argv = argv[j:]
             continue
-        if head in ("docker", "podman", "nerdctl") and (run := 2 if len(argv) > 1 and argv[1].text == "run" else 3 if len(argv) > 2 and argv[1].text == "container" and argv[2].text == "run" else 0):
+        if head in ("docker", "podman", "nerdctl") and (
+            run := 2
+            if len(argv) > 1 and argv[1].text == "run"
+            else 3
+            if len(argv) > 2 and argv[1].text == "container" and argv[2].text == "run"
+            else 0
+        ):
             argv, env, hint = _docker_run(argv[run:], env, ctx)
             if not argv:
                 return []  # no image, or an image without a command: its entrypoint is not in the files
@@ -182,14 +225,32 @@ def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[L
                 spans.extend(s if s is not None else w.whole for s in w.spans)
             if any(w.unknown for w in argv[1:]):
                 if _MENTIONS_LAUNCH.search(text):
-                    return [_unread(argv, env, "launch assembled at runtime; not evaluated (eval of text only known when the script runs)")]
+                    return [
+                        _unread(
+                            argv,
+                            env,
+                            "launch assembled at runtime; not evaluated (eval of text only known when the script runs)",
+                        )
+                    ]
                 return []
             try:
                 commands = lex(Chars(text, spans))
             except ShellSyntaxError:
                 return []
-            walker = Walker(dict(env), ctx.label, ctx.fallback, ctx.base_dir, read_file=None, opaque_reasons=ctx.opaque_reasons, unset_reason=ctx.unset_reason)
-            return [launch for cmd in walker.walk(commands) for launch in launches(cmd.argv, cmd.env, ctx, depth + 1)]
+            walker = Walker(
+                dict(env),
+                ctx.label,
+                ctx.fallback,
+                ctx.base_dir,
+                read_file=None,
+                opaque_reasons=ctx.opaque_reasons,
+                unset_reason=ctx.unset_reason,
+            )
+            return [
+                launch
+                for cmd in walker.walk(commands)
+                for launch in launches(cmd.argv, cmd.env, ctx, depth + 1)
+            ]
         break
     if not argv:
         return []
@@ -206,9 +267,29 @@ def _unread(argv: list[Word], env: Env, reason: str) -> Launch:
 
 # `docker run` options that take no value; every other option takes one (`-e K=V`, `-v A:B`, ...)
 _DOCKER_FLAGS = {
-    "-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "-itd", "-dit", "-id", "-td",
-    "--rm", "--privileged", "--init", "-P", "--publish-all", "--read-only", "--no-healthcheck", "--oom-kill-disable",
-    "--sig-proxy", "-q", "--quiet",
+    "-d",
+    "--detach",
+    "-i",
+    "--interactive",
+    "-t",
+    "--tty",
+    "-it",
+    "-ti",
+    "-itd",
+    "-dit",
+    "-id",
+    "-td",
+    "--rm",
+    "--privileged",
+    "--init",
+    "-P",
+    "--publish-all",
+    "--read-only",
+    "--no-healthcheck",
+    "--oom-kill-disable",
+    "--sig-proxy",
+    "-q",
+    "--quiet",
 }
 
 
@@ -230,7 +311,9 @@ def _docker_run(argv: list[Word], env: Env, ctx: Context) -> tuple[list[Word], E
         if t == "--":
             i += 1
             break
-        name, has_value = (t.split("=", 1)[0], True) if t.startswith("--") and "=" in t else (t, False)
+        name, has_value = (
+            (t.split("=", 1)[0], True) if t.startswith("--") and "=" in t else (t, False)
+        )
         value: Word | None = None
         if has_value:
             value = word.sub(len(name) + 1)
@@ -249,12 +332,22 @@ def _docker_run(argv: list[Word], env: Env, ctx: Context) -> tuple[list[Word], E
             if m is None:  # `-e NAME`: copied from the environment docker runs in
                 if value.text and not value.unknown:
                     known = env.get(value.text)
-                    cenv[value.text] = known if known is not None and known.exported else Var(
-                        None, True, f"docker run -e {value.text} in {ctx.label}", "set only at run time: copied from the environment docker runs in", value.location
+                    cenv[value.text] = (
+                        known
+                        if known is not None and known.exported
+                        else Var(
+                            None,
+                            True,
+                            f"docker run -e {value.text} in {ctx.label}",
+                            "set only at run time: copied from the environment docker runs in",
+                            value.location,
+                        )
                     )
                 continue
             key = m.group(1)
-            cenv[key] = _assigned(key, value.sub(m.end()), ctx, f"docker run -e {key}=... in {ctx.label}")
+            cenv[key] = _assigned(
+                key, value.sub(m.end()), ctx, f"docker run -e {key}=... in {ctx.label}"
+            )
         elif name == "--entrypoint":
             entrypoint = [value]
         elif name == "--device" and "/dev/kfd" in value.text:
@@ -277,10 +370,16 @@ def _launches(argv: list[Word], env: Env, ctx: Context, depth: int) -> list[Laun
         while i < len(argv) and argv[i].text.startswith("-") and not argv[i].text.startswith("-m"):
             i += 2 if argv[i].text in _PY_FLAGS_WITH_VALUE else 1
         if i < len(argv) and argv[i].text.startswith("-m"):
-            module, rest = (argv[i].text[2:], i + 1) if argv[i].text != "-m" else ((argv[i + 1].text if i + 1 < len(argv) else ""), i + 2)
+            module, rest = (
+                (argv[i].text[2:], i + 1)
+                if argv[i].text != "-m"
+                else ((argv[i + 1].text if i + 1 < len(argv) else ""), i + 2)
+            )
             if module == "sglang.launch_server" or module in DYNAMO_MODULES:
                 limits.current().deployment(argv[0].location)
-                return [Launch(f"{head} -m {module}", argv[rest:], False, env, argv[0].location, whole)]
+                return [
+                    Launch(f"{head} -m {module}", argv[rest:], False, env, argv[0].location, whole)
+                ]
         return []
     if head == "sglang" and len(argv) > 1 and argv[1].text == "serve":
         limits.current().deployment(argv[0].location)
@@ -340,7 +439,11 @@ def _shell_c(argv: list[Word], env: Env, ctx: Context, depth: int) -> list[Launc
                 opaque_reasons=ctx.opaque_reasons,
                 unset_reason=ctx.unset_reason,
             )
-            return [launch for cmd in walker.walk(commands) for launch in launches(cmd.argv, cmd.env, ctx, depth + 1)]
+            return [
+                launch
+                for cmd in walker.walk(commands)
+                for launch in launches(cmd.argv, cmd.env, ctx, depth + 1)
+            ]
         if t in ("-o", "+o"):
             i += 2
         elif t.startswith(("-", "+")):
@@ -377,7 +480,12 @@ _NEGATIVE = re.compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?")
 
 def _is_option(word: Word) -> bool:
     t = word.text
-    return t.startswith("-") and len(t) > 1 and not _NEGATIVE.fullmatch(t) and not (word.unknown and t.startswith("$"))
+    return (
+        t.startswith("-")
+        and len(t) > 1
+        and not _NEGATIVE.fullmatch(t)
+        and not (word.unknown and t.startswith("$"))
+    )
 
 
 def _value_loc(word: Word, start: int) -> Location | None:
@@ -430,7 +538,9 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
     out = Parsed()
     words = launch.args
     expect_model = launch.serve
-    nowhere = launch.whole or launch.location or Location("<--env>", 1, 1, 1, 1)  # text that only --env gave
+    nowhere = (
+        launch.whole or launch.location or Location("<--env>", 1, 1, 1, 1)
+    )  # text that only --env gave
     i = 0
     while i < len(words):
         w = words[i]
@@ -444,26 +554,48 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
                 out.unresolved.append(_unresolved("arguments", "", w))
             elif expect_model:
                 loc = w.loc() or nowhere
-                out.entries.append(Arg("model-path", "model-path", Pair("model-path", loc, Scalar(t, loc, w.quoted)), "exact", "store", cli=True))  # type: ignore[arg-type]
+                out.entries.append(
+                    Arg(
+                        "model-path",
+                        "model-path",
+                        Pair("model-path", loc, Scalar(t, loc, w.quoted)),
+                        "exact",
+                        "store",
+                        cli=True,
+                    )
+                )  # type: ignore[arg-type]
             else:
-                raise InputProblem(f"unrecognized argument {t!r}: {launch.program} takes no positional arguments", w.loc(), w.location.file if w.location else "")
+                raise InputProblem(
+                    f"unrecognized argument {t!r}: {launch.program} takes no positional arguments",
+                    w.loc(),
+                    w.location.file if w.location else "",
+                )
             expect_model = False
             i += 1
             continue
         expect_model = False
         if t == "--":
-            raise InputProblem("'--' ends the options: argparse rejects the arguments after it", w.loc())
+            raise InputProblem(
+                "'--' ends the options: argparse rejects the arguments after it", w.loc()
+            )
         dashes = 2 if t.startswith("--") else 1
         name, eq, _ = t[dashes:].partition("=")
         key_loc = (w.loc(dashes, dashes + len(name)) if name else w.loc()) or nowhere
-        if dashes == 1 and len(name) > 1 and not w.unknown and flags.match(name, profile).option is not None:
+        if (
+            dashes == 1
+            and len(name) > 1
+            and not w.unknown
+            and flags.match(name, profile).option is not None
+        ):
             # `-tp-size 8`: argparse exits on it (unrecognized arguments); SWA306 says so, with
             # the right fix, and the words are not taken for the option they resemble
             i += 1
             while not eq and i < len(words) and not _is_option(words[i]):
                 i += 1
             continue
-        if any(u.shown in t[: dashes + len(name)] for u in w.unknown):  # `--$FLAG ...`: which option is unknown
+        if any(
+            u.shown in t[: dashes + len(name)] for u in w.unknown
+        ):  # `--$FLAG ...`: which option is unknown
             out.unresolved.append(_unresolved("arguments", "", w))
             i += 1
             while i < len(words) and not _is_option(words[i]):  # and so are the values it may take
@@ -483,16 +615,23 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
                     w.loc(),
                 )
             if out.config is not None:
-                raise InputProblem("ValueError: Multiple config files specified! Only one allowed.", key_loc)
+                raise InputProblem(
+                    "ValueError: Multiple config files specified! Only one allowed.", key_loc
+                )
             if i + 1 >= len(words):
-                raise InputProblem("ValueError: No config file specified after --config flag!", key_loc)
+                raise InputProblem(
+                    "ValueError: No config file specified after --config flag!", key_loc
+                )
             out.config = (words[i + 1], key_loc)
             i += 2
             continue
         node: Scalar | Sequence
         if arity == "store_true":
             if eq and option is not None:
-                raise InputProblem(f"argument --{option.name}: ignored explicit argument {t[value_start:]!r}", _value_loc(w, value_start))
+                raise InputProblem(
+                    f"argument --{option.name}: ignored explicit argument {t[value_start:]!r}",
+                    _value_loc(w, value_start),
+                )
             node = Scalar(option is None or option.name != f"no-{option.canonical}", key_loc)  # type: ignore[arg-type]
             i += 1
         elif arity in ("store-list", "any"):
@@ -506,14 +645,25 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
             if bad:
                 out.unresolved.append(_unresolved("argument", canonical, bad[0]))
                 continue
-            items = [Scalar(v.text[s:], (_value_loc(v, s) if s else v.loc()) or nowhere, v.quoted) for v, s in values]
-            if arity == "any" and len(items) <= 1:  # an option argparse does not know: SWA303 reports it
+            items = [
+                Scalar(v.text[s:], (_value_loc(v, s) if s else v.loc()) or nowhere, v.quoted)
+                for v, s in values
+            ]
+            if (
+                arity == "any" and len(items) <= 1
+            ):  # an option argparse does not know: SWA303 reports it
                 node = items[0] if items else Scalar(True, key_loc)  # type: ignore[arg-type]
-                out.entries.append(Arg(canonical, name, Pair(name, key_loc, node), m.how, kind, cli=True))  # type: ignore[arg-type]
+                out.entries.append(
+                    Arg(canonical, name, Pair(name, key_loc, node), m.how, kind, cli=True)
+                )  # type: ignore[arg-type]
                 continue
             first = items[0].loc if items else key_loc
             last = items[-1].loc if items else key_loc
-            span = Location(first.file, first.line, first.column, last.end_line, last.end_column) if first and last else key_loc  # type: ignore[union-attr]
+            span = (
+                Location(first.file, first.line, first.column, last.end_line, last.end_column)
+                if first and last
+                else key_loc
+            )  # type: ignore[union-attr]
             node = Sequence(span, items)  # type: ignore[arg-type]
         else:  # store
             if eq:
@@ -524,7 +674,10 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
                 value_loc = value.loc() or nowhere
                 i += 2
             else:
-                raise InputProblem(f"argument --{option.name if option else name}: expected one argument (argparse stops here)", key_loc)
+                raise InputProblem(
+                    f"argument --{option.name if option else name}: expected one argument (argparse stops here)",
+                    key_loc,
+                )
             if value.unknown:
                 out.unresolved.append(_unresolved("argument", canonical, value))
                 continue
@@ -537,7 +690,12 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
 
 
 _PLATFORM_NAMES = {"rocm": "ROCm", "npu": "Ascend NPU"}
-ROCM_ENV = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "SGLANG_USE_AITER", "HSA_NO_SCRATCH_RECLAIM")
+ROCM_ENV = (
+    "HIP_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES",
+    "SGLANG_USE_AITER",
+    "HSA_NO_SCRATCH_RECLAIM",
+)
 NPU_ENV = ("ASCEND_RT_VISIBLE_DEVICES",)
 
 
@@ -561,7 +719,9 @@ def infer_platform(given: Val, env: Env, hint: Val | None) -> Val:
         for name in names:
             var = env.get(name)
             if var is not None and var.origin != "--env":
-                return Val(platform, f"{name} is set, a {_PLATFORM_NAMES[platform]} variable", var.location)
+                return Val(
+                    platform, f"{name} is set, a {_PLATFORM_NAMES[platform]} variable", var.location
+                )
     return given
 
 
@@ -570,8 +730,16 @@ def _config_args(word: Word, base_dir: str, files: FileCache) -> tuple[ServerArg
     rel = word.text
     where = word.loc()
     if os.path.splitext(rel)[1].lower() not in (".yaml", ".yml"):
-        raise InputProblem(f"--config {rel}: ValueError: Config file must be YAML format, got: {os.path.splitext(rel)[1] or 'no extension'}", where)
-    candidates = [rel] if os.path.isabs(rel) else [os.path.normpath(os.path.join(base_dir, rel)), os.path.normpath(rel)]
+        raise InputProblem(
+            f"--config {rel}: ValueError: Config file must be YAML format, got: "
+            f"{os.path.splitext(rel)[1] or 'no extension'}",
+            where,
+        )
+    candidates = (
+        [rel]
+        if os.path.isabs(rel)
+        else [os.path.normpath(os.path.join(base_dir, rel)), os.path.normpath(rel)]
+    )
     readable = [c for c in dict.fromkeys(candidates) if files.is_readable_reference(c)]
     if not readable:  # outside the root: refused before looking, so nothing says whether it exists
         files.check_reference(candidates[0], where, "--config")
@@ -585,12 +753,18 @@ def _config_args(word: Word, base_dir: str, files: FileCache) -> tuple[ServerArg
             raise
         raise InputProblem(f"--config {rel}: {problem.message}", where) from None
     if source.raw_documents > 1:
-        raise InputProblem(f"--config {rel} must hold one YAML document (SGLang reads it with yaml.safe_load), it has {source.raw_documents}", where)
+        raise InputProblem(
+            f"--config {rel} must hold one YAML document (SGLang reads it with "
+            f"yaml.safe_load), it has {source.raw_documents}",
+            where,
+        )
     if not source.documents:
         return ServerArgs({}, None, path, base_dir), []
     doc = source.documents[0]
     if not isinstance(doc.root, Mapping):
-        raise InputProblem("ValueError: Config file must contain a dictionary at root level", doc.root.loc)
+        raise InputProblem(
+            "ValueError: Config file must contain a dictionary at root level", doc.root.loc
+        )
     return load_server_args(doc.root, path), list(doc.duplicates)
 
 
@@ -598,10 +772,18 @@ def _model_path_problem(u: Unresolved, what: str = "") -> InputProblem:
     """The deployment cannot be resolved without its model: name the variable and how to give it."""
     var = u.variable
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", var):
-        hint = f"give it with --env {var}=VALUE and point swacheck at a local copy of the checkpoint with --model-config VALUE=PATH"
+        hint = (
+            f"give it with --env {var}=VALUE and point swacheck at a local copy of the "
+            f"checkpoint with --model-config VALUE=PATH"
+        )
     else:
-        hint = "swacheck does not run commands: write the path, or check a local copy with --env/--model-config VALUE=PATH"
-    return InputProblem(f"model-path cannot be resolved: {what or u.shown + ': ' + u.reason}; {hint}", u.location)
+        hint = (
+            "swacheck does not run commands: write the path, or check a local copy "
+            "with --env/--model-config VALUE=PATH"
+        )
+    return InputProblem(
+        f"model-path cannot be resolved: {what or u.shown + ': ' + u.reason}; {hint}", u.location
+    )
 
 
 def build(
@@ -633,7 +815,10 @@ def build(
         if word.unknown:
             u = _unresolved("argument", "config", word)
             if "model-path" not in cli_names:
-                raise _model_path_problem(u, f"it would come from the --config file {word.text}, and {u.shown}: {u.reason}")
+                raise _model_path_problem(
+                    u,
+                    f"it would come from the --config file {word.text}, and {u.shown}: {u.reason}",
+                )
             unresolved.append(u)
         else:
             server, config_dups = _config_args(word, base_dir, files)
@@ -641,27 +826,61 @@ def build(
             # argparse keeps the last value: the command line wins over the file (documented by
             # SGLang), so an overridden key is dropped -- unless SGLang refuses it anyway (SWA303).
             file_entries = [
-                a for a in server.entries
-                if not (a.name in cli_names and a.how in ("exact", "prefix") and not a.kind.startswith("refused"))
+                a
+                for a in server.entries
+                if not (
+                    a.name in cli_names
+                    and a.how in ("exact", "prefix")
+                    and not a.kind.startswith("refused")
+                )
             ]
     entries = file_entries + parsed.entries
     args = {a.name: a for a in entries}
     notes: list = []
     for w in launch.args:  # `-tp-size 8`: argparse reads a single-dash word as short options
         m = _SINGLE_DASH.fullmatch(w.text)
-        if m and not w.unknown and len(m.group(1)) > 1 and flags.match(m.group(1), profile).option is not None:
-            notes.append(("pitfall:single-dash", f"{w.text.split('=')[0]} has a single dash: SGLang's options are spelt with two (--{m.group(1)}); argparse exits with 'unrecognized arguments'", w.loc(0, len(m.group(1)) + 1)))
+        if (
+            m
+            and not w.unknown
+            and len(m.group(1)) > 1
+            and flags.match(m.group(1), profile).option is not None
+        ):
+            notes.append(
+                (
+                    "pitfall:single-dash",
+                    f"{w.text.split('=')[0]} has a single dash: SGLang's options are spelt "
+                    f"with two (--{m.group(1)}); argparse exits with 'unrecognized arguments'",
+                    w.loc(0, len(m.group(1)) + 1),
+                )
+            )
     if parsed.escaped_blank is not None:
-        notes.append(("pitfall:trailing-space", "'\\' is followed by trailing spaces: argparse gets ' ' as an argument and SGLang exits (unrecognized arguments), and the command ends at this line", parsed.escaped_blank.location))
+        notes.append(
+            (
+                "pitfall:trailing-space",
+                "'\\' is followed by trailing spaces: argparse gets ' ' as an argument "
+                "and SGLang exits (unrecognized arguments), and the command ends at this "
+                "line",
+                parsed.escaped_blank.location,
+            )
+        )
     for u in unresolved:
         if u.kind == "argument" and u.name == "model-path":
             raise _model_path_problem(u)
     if "model-path" not in args:
         extra = next((u for u in unresolved if u.kind == "arguments"), None)
         if extra is None:
-            raise InputProblem(f"{launch.program} without --model-path: SGLang needs the model", launch.location)
-        raise _model_path_problem(extra, f"no --model-path is written, so it would come from {extra.shown}: {extra.reason}")
-    mapping = Mapping(launch.whole or launch.location or Location(file, 1, 1, 1, 1), {a.written: a.pair for a in parsed.entries}, flow=True)
+            raise InputProblem(
+                f"{launch.program} without --model-path: SGLang needs the model", launch.location
+            )
+        raise _model_path_problem(
+            extra,
+            f"no --model-path is written, so it would come from {extra.shown}: {extra.reason}",
+        )
+    mapping = Mapping(
+        launch.whole or launch.location or Location(file, 1, 1, 1, 1),
+        {a.written: a.pair for a in parsed.entries},
+        flow=True,
+    )
     server = ServerArgs(args, mapping, file, base_dir, entries)
 
     env = dict(default_env)
@@ -669,7 +888,16 @@ def build(
         if var.value is not None:
             env[var_name] = Val(var.value.text, var.origin or var_name, var.location)
         elif var_name not in default_env:
-            unresolved.append(Unresolved("env", var_name, var_name, var.reason or "only known at run time", var.where, var_name))
+            unresolved.append(
+                Unresolved(
+                    "env",
+                    var_name,
+                    var_name,
+                    var.reason or "only known at run time",
+                    var.where,
+                    var_name,
+                )
+            )
     return LaunchDeployment(
         name=name,
         file=file,
@@ -697,7 +925,9 @@ class Found:
         return bool(self.deployments or self.errors)
 
 
-def load_text(files: FileCache, path: str, text: str | None = None, reference: bool = False) -> Source:
+def load_text(
+    files: FileCache, path: str, text: str | None = None, reference: bool = False
+) -> Source:
     """A script's text, kept in the run's file cache so inline suppressions in it are found.
     ``reference``: a file another input names (a sourced script), read only inside the run's root."""
     if reference:
@@ -735,19 +965,34 @@ def _collect(
 ) -> None:
     for launch, name in zip(items, _names(stem, len(items))):
         try:
-            found.deployments.append(build(launch, name, file, base_dir, files, platform, env, hint))
+            found.deployments.append(
+                build(launch, name, file, base_dir, files, platform, env, hint)
+            )
         except InputProblem as problem:
             found.errors.append(problem.to_error())
 
 
-def script_launches(src: Source, env: Env, ctx: Context, chars: Chars | None = None) -> list[Launch]:
+def script_launches(
+    src: Source, env: Env, ctx: Context, chars: Chars | None = None
+) -> list[Launch]:
     """Every launch of a shell script, in order."""
     try:
         commands = lex(chars or Chars.of_source(src))
     except ShellSyntaxError as err:
         raise syntax_problem(err, src.path) from None
-    sourcing = (os.path.realpath(src.path),) if os.path.isfile(src.path) else ()  # a script that sources itself
-    walker = Walker(env, os.path.basename(src.path), ctx.fallback, ctx.base_dir, read_file=ctx.read_file, opaque_reasons=ctx.opaque_reasons, unset_reason=ctx.unset_reason, sourcing=sourcing)  # type: ignore[arg-type]
+    sourcing = (
+        (os.path.realpath(src.path),) if os.path.isfile(src.path) else ()
+    )  # a script that sources itself
+    walker = Walker(
+        env,
+        os.path.basename(src.path),
+        ctx.fallback,
+        ctx.base_dir,
+        read_file=ctx.read_file,
+        opaque_reasons=ctx.opaque_reasons,
+        unset_reason=ctx.unset_reason,
+        sourcing=sourcing,
+    )  # type: ignore[arg-type]
     out: list[Launch] = []
     dynamic = None  # the first command run through a variable: where a launch may be assembled
     for cmd in walker.walk(commands):
@@ -761,18 +1006,35 @@ def script_launches(src: Source, env: Env, ctx: Context, chars: Chars | None = N
                 dynamic = cmd
     text = chars.text if chars is not None else src.text
     if not out and dynamic is not None and _MENTIONS_LAUNCH.search(text):
-        shown = dynamic.argv[0].unknown[0].shown if dynamic.argv[0].unknown else dynamic.argv[0].text
-        out.append(_unread(dynamic.argv, dynamic.env, f"launch assembled at runtime; not evaluated ({shown} is only known when the script runs)"))
+        shown = (
+            dynamic.argv[0].unknown[0].shown if dynamic.argv[0].unknown else dynamic.argv[0].text
+        )
+        out.append(
+            _unread(
+                dynamic.argv,
+                dynamic.env,
+                f"launch assembled at runtime; not evaluated ({shown} is only known when the script runs)",
+            )
+        )
     return out
 
 
-def read_script(path: str, files: FileCache, platform: Val, env: dict[str, Val], text: str | None = None, label: str | None = None) -> Found:
+def read_script(
+    path: str,
+    files: FileCache,
+    platform: Val,
+    env: dict[str, Val],
+    text: str | None = None,
+    label: str | None = None,
+) -> Found:
     """A shell script (or ``--command`` text when ``label`` is given)."""
     found = Found()
     try:
         src = Source(label, text) if label is not None else load_text(files, path, text)  # type: ignore[arg-type]
         base_dir = "." if label is not None else (os.path.dirname(path) or ".")
-        ctx = Context(src.path, base_dir, _seed(env), read_file=lambda p: load_text(files, p, reference=True))
+        ctx = Context(
+            src.path, base_dir, _seed(env), read_file=lambda p: load_text(files, p, reference=True)
+        )
         items = script_launches(src, _seed(env), ctx)
     except InputProblem as problem:
         found.errors.append(problem.to_error())
@@ -808,7 +1070,11 @@ def _instructions(src: Source) -> list[_Instruction]:
             continue
         start = src.starts[i] + (len(line) - len(line.lstrip()))
         if len(out) >= limits.MAX_INSTRUCTIONS:
-            raise InputProblem(f"more than {limits.MAX_INSTRUCTIONS} instructions in {one_line(os.path.basename(src.path))} (the limit per Dockerfile)", Location(src.path, i + 1, 1, i + 1, 1))
+            raise InputProblem(
+                f"more than {limits.MAX_INSTRUCTIONS} instructions in "
+                f"{one_line(os.path.basename(src.path))} (the limit per Dockerfile)",
+                Location(src.path, i + 1, 1, i + 1, 1),
+            )
         m = re.match(r"([A-Za-z]+)\s*", src.text[start : src.starts[i] + len(line)])
         keyword = m.group(1).upper() if m else ""
         pieces: list[str] = []
@@ -873,7 +1139,9 @@ class _Stage:
     image_hint: Val | None = None
 
 
-def _assignments(ins: _Instruction, build_env: Env, label: str, allow_bare: bool) -> list[tuple[str, Var | None, Location | None]]:
+def _assignments(
+    ins: _Instruction, build_env: Env, label: str, allow_bare: bool
+) -> list[tuple[str, Var | None, Location | None]]:
     """``ENV A=1 B="2 3"`` / ``ENV A 1`` / ``ARG A[=1]``: (name, value or None for no default, where)."""
     try:
         commands = lex(ins.args)
@@ -886,9 +1154,30 @@ def _assignments(ins: _Instruction, build_env: Env, label: str, allow_bare: bool
         words = [expand_one(r, build_env) for r in raws[1:]]
         text = " ".join(w.text for w in words)
         unknown = [u for w in words for u in w.unknown]
-        spans = [s for k, w in enumerate(words) for s in (w.spans + ([w.spans[-1] if w.spans else None] if k < len(words) - 1 else []))]
-        value = Word(text, spans[: len(text)] if len(spans) >= len(text) else [None] * len(text), words[0].whole if words else None, unknown)
-        out.append((name, Var(value if not unknown else None, True, f"ENV {name} in {label}", _reasons(value), unknown[0].location if unknown else None), span_location(raws[0].span)))
+        spans = [
+            s
+            for k, w in enumerate(words)
+            for s in (w.spans + ([w.spans[-1] if w.spans else None] if k < len(words) - 1 else []))
+        ]
+        value = Word(
+            text,
+            spans[: len(text)] if len(spans) >= len(text) else [None] * len(text),
+            words[0].whole if words else None,
+            unknown,
+        )
+        out.append(
+            (
+                name,
+                Var(
+                    value if not unknown else None,
+                    True,
+                    f"ENV {name} in {label}",
+                    _reasons(value),
+                    unknown[0].location if unknown else None,
+                ),
+                span_location(raws[0].span),
+            )
+        )
         return out
     for raw in raws:
         a = raw.assignment()
@@ -899,12 +1188,18 @@ def _assignments(ins: _Instruction, build_env: Env, label: str, allow_bare: bool
         name, value_raw, name_span = a
         value = expand_one(value_raw, build_env)
         origin = f"{ins.keyword} {name} in {label}"
-        var = Var(value, True, origin) if not value.unknown else Var(None, True, origin, _reasons(value), value.unknown[0].location)
+        var = (
+            Var(value, True, origin)
+            if not value.unknown
+            else Var(None, True, origin, _reasons(value), value.unknown[0].location)
+        )
         out.append((name, var, span_location(name_span)))
     return out
 
 
-def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list[Launch], Val | None]:
+def dockerfile_launches(
+    src: Source, fallback: Env, base_dir: str
+) -> tuple[list[Launch], Val | None]:
     """The launches of a Dockerfile's final stage, and the platform its base image says."""
     label = os.path.basename(src.path)
     global_args: Env = {}
@@ -919,25 +1214,54 @@ def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list
             except ShellSyntaxError as err:
                 raise syntax_problem(err, src.path) from None
             raws = [r for r in raws if not (r.literal() or "").startswith("--")]
-            image = expand_one(raws[0], global_args, "not declared with ARG before FROM") if raws else None
-            parent = stages.get(image.text.lower()) if image is not None and not image.unknown else None
+            image = (
+                expand_one(raws[0], global_args, "not declared with ARG before FROM")
+                if raws
+                else None
+            )
+            parent = (
+                stages.get(image.text.lower()) if image is not None and not image.unknown else None
+            )
             stage_count += 1
             if stage_count > limits.MAX_STAGES:
-                raise InputProblem(f"more than {limits.MAX_STAGES} FROM stages in {one_line(label)} (the limit per Dockerfile)", Location(src.path, ins.line, 1, ins.line, 1))
+                raise InputProblem(
+                    f"more than {limits.MAX_STAGES} FROM stages in {one_line(label)} (the limit per Dockerfile)",
+                    Location(src.path, ins.line, 1, ins.line, 1),
+                )
             stage = _Stage(image)
             if parent is not None:  # the parent's ENV under the stage's own (no copy per stage)
-                stage.env, stage.cmd, stage.entrypoint, stage.image_hint = ChainMap({}, *parent.env.maps) if isinstance(parent.env, ChainMap) else ChainMap({}, parent.env), parent.cmd, parent.entrypoint, parent.image_hint  # type: ignore[assignment]
-            elif image is not None and not image.unknown and (p := platform_of_image(image.text)) is not None:
+                stage.env, stage.cmd, stage.entrypoint, stage.image_hint = (
+                    ChainMap({}, *parent.env.maps)
+                    if isinstance(parent.env, ChainMap)
+                    else ChainMap({}, parent.env),
+                    parent.cmd,
+                    parent.entrypoint,
+                    parent.image_hint,
+                )  # type: ignore[assignment]
+            elif (
+                image is not None
+                and not image.unknown
+                and (p := platform_of_image(image.text)) is not None
+            ):
                 stage.image_hint = Val(p, f"base image {image.text}", image.loc())
             if len(raws) >= 3 and (raws[1].literal() or "").lower() == "as":
                 stages[(raws[2].literal() or "").lower()] = stage
             continue
         if kw == "ARG":
             target = stage.args if stage is not None else global_args
-            build_env = ChainMap({}, *([stage.env, stage.args] if stage else []), global_args)  # no copy per ARG line
+            build_env = ChainMap(
+                {}, *([stage.env, stage.args] if stage else []), global_args
+            )  # no copy per ARG line
             for name, var, _ in _assignments(ins, build_env, label, allow_bare=True):
-                if var is None:  # `ARG X` without a default: the global default, else given at build time
-                    var = global_args.get(name) or Var(None, False, f"ARG {name} in {label}", f"ARG {name} has no default: its value is given at build time (--build-arg)")
+                if (
+                    var is None
+                ):  # `ARG X` without a default: the global default, else given at build time
+                    var = global_args.get(name) or Var(
+                        None,
+                        False,
+                        f"ARG {name} in {label}",
+                        f"ARG {name} has no default: its value is given at build time (--build-arg)",
+                    )
                 target[name] = Var(var.value, False, var.origin, var.reason)
             continue
         if stage is None:
@@ -958,7 +1282,9 @@ def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list
     if stage is None:
         return [], None
     runtime = {**fallback, **stage.env}
-    reason = "not set by an ENV line of the Dockerfile (the base image or `docker run -e` may set it)"
+    reason = (
+        "not set by an ENV line of the Dockerfile (the base image or `docker run -e` may set it)"
+    )
     ctx = Context(src.path, base_dir, fallback, unset_reason=reason)
     entry, cmd = stage.entrypoint, stage.cmd
     if entry is not None and entry[0] == "shell":
@@ -971,7 +1297,15 @@ def dockerfile_launches(src: Source, fallback: Env, base_dir: str) -> tuple[list
             argv += cmd[1]  # type: ignore[operator]
         else:
             chars: Chars = cmd[1]  # type: ignore[assignment]
-            argv += [Word.plain("/bin/sh"), Word.plain("-c"), Word(chars.text, chars.spans, join_spans([chars.spans[0], chars.spans[-1]]) if chars.spans else None)]
+            argv += [
+                Word.plain("/bin/sh"),
+                Word.plain("-c"),
+                Word(
+                    chars.text,
+                    chars.spans,
+                    join_spans([chars.spans[0], chars.spans[-1]]) if chars.spans else None,
+                ),
+            ]
     return (launches(argv, runtime, ctx) if argv else []), stage.image_hint
 
 
@@ -988,7 +1322,9 @@ def read_dockerfile(path: str, files: FileCache, platform: Val, env: dict[str, V
     return found
 
 
-def read_commands(commands: list[str], files: FileCache, platform: Val, env: dict[str, Val]) -> tuple[list[Deployment], list[InputError]]:
+def read_commands(
+    commands: list[str], files: FileCache, platform: Val, env: dict[str, Val]
+) -> tuple[list[Deployment], list[InputError]]:
     """``--command "..."``: shown as ``<command>``, or ``--command[N]`` (1-based) when there are several."""
     deployments: list[Deployment] = []
     errors: list[InputError] = []
@@ -997,13 +1333,21 @@ def read_commands(commands: list[str], files: FileCache, platform: Val, env: dic
         with limits.budget(label):
             found = read_script(label, files, platform, env, text=text, label=label)
         if not found.any:
-            errors.append(InputError(label, None, None, f"no SGLang launch command found in {label} (expected python -m sglang.launch_server ... or sglang serve ...)"))
+            errors.append(
+                InputError(
+                    label,
+                    None,
+                    None,
+                    f"no SGLang launch command found in {label} (expected python -m "
+                    f"sglang.launch_server ... or sglang serve ...)",
+                )
+            )
         deployments.extend(found.deployments)
         errors.extend(found.errors)
     return deployments, errors
 
 
-# --------------------------------------------------------------------------- words from YAML scalars (Kubernetes, Compose)
+# ----------------------------------------------------- words from YAML scalars (Kubernetes, Compose)
 
 
 def yaml_text(node: Scalar) -> str:
@@ -1021,14 +1365,22 @@ def yaml_word(node: Scalar, src: Source) -> Word:
     start, end = src.offset(loc.line, loc.column), src.offset(loc.end_line, loc.end_column)
     whole = (src, start, max(start, end))
     spans = _align(text, src, start)
-    return Word(text, spans if spans is not None else [whole] * len(text), whole, quoted=node.quoted)  # type: ignore[arg-type]
+    return Word(
+        text, spans if spans is not None else [whole] * len(text), whole, quoted=node.quoted
+    )  # type: ignore[arg-type]
 
 
 def _align(text: str, src: Source, start: int) -> list | SpanRun | None:
     s = src.text
     head = s[start : start + 1]
     j = start + 1 if head in ("'", '"') else start
-    if head not in ("|", ">") and "\n" not in text and s.startswith(text, j) and not (head == "'" and "'" in text) and not (head == '"' and "\\" in text):
+    if (
+        head not in ("|", ">")
+        and "\n" not in text
+        and s.startswith(text, j)
+        and not (head == "'" and "'" in text)
+        and not (head == '"' and "\\" in text)
+    ):
         return SpanRun(src, j, j + len(text))  # written as it reads, on one line: a run of the file
     indent: int | None = None
     if head and head in "|>":

@@ -36,14 +36,44 @@ import re
 
 from ..loading import FileCache
 from ..model import InputProblem, Location, Val
-from .launch import Context, Found, Launch, build, load_text, names_for, parse_args, script_launches, seed_env
-from .shell import Chars, Source, Var
+from .launch import (
+    Context,
+    Found,
+    Launch,
+    build,
+    load_text,
+    names_for,
+    parse_args,
+    script_launches,
+    seed_env,
+)
 from .pitfalls import attach
+from .shell import Chars, Source, Var
 from .types import unread
 
 YAML_LANGS = {"yaml", "yml"}
-SHELL_LANGS = {"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "terminal", "bash-session", "sh-session", "ksh"}
-PROMPT_LANGS = {"console", "shell-session", "shellsession", "terminal", "bash-session", "sh-session"}
+SHELL_LANGS = {
+    "",
+    "bash",
+    "sh",
+    "shell",
+    "zsh",
+    "console",
+    "shell-session",
+    "shellsession",
+    "terminal",
+    "bash-session",
+    "sh-session",
+    "ksh",
+}
+PROMPT_LANGS = {
+    "console",
+    "shell-session",
+    "shellsession",
+    "terminal",
+    "bash-session",
+    "sh-session",
+}
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})[ \t]*([^\s`{]*)")
 _RST = re.compile(r"^(\s*)\.\.\s+(code-block|code|sourcecode|prompt)::\s*(\S*)")
 _LAUNCH = re.compile(r"sglang\.launch_server|sglang\s+serve")
@@ -63,7 +93,10 @@ def _blocks(src: Source) -> list[tuple[str, int, int, int]]:
         if m:
             indent, fence, lang = len(m.group(1)), m.group(2), m.group(3).lower()
             j = i + 1
-            while j < len(lines) and not (lines[j].lstrip(" ").startswith(fence[0] * len(fence)) and lines[j].strip().strip(fence[0]) == ""):
+            while j < len(lines) and not (
+                lines[j].lstrip(" ").startswith(fence[0] * len(fence))
+                and lines[j].strip().strip(fence[0]) == ""
+            ):
                 j += 1
             out.append((lang, i + 1, j, indent))
             i = j + 1
@@ -73,11 +106,17 @@ def _blocks(src: Source) -> list[tuple[str, int, int, int]]:
             base = len(r.group(1))
             lang = r.group(3).lower()
             j = i + 1
-            while j < len(lines) and (not lines[j].strip() or lines[j].lstrip().startswith(":") and len(lines[j]) - len(lines[j].lstrip()) > base):
+            while j < len(lines) and (
+                not lines[j].strip()
+                or lines[j].lstrip().startswith(":")
+                and len(lines[j]) - len(lines[j].lstrip()) > base
+            ):
                 j += 1  # blank lines and directive options
             start = j
             body_indent = None
-            while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > base):
+            while j < len(lines) and (
+                not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > base
+            ):
                 if lines[j].strip() and body_indent is None:
                     body_indent = len(lines[j]) - len(lines[j].lstrip())
                 j += 1
@@ -134,7 +173,11 @@ def _fill_placeholders(chars: Chars) -> tuple[Chars, dict[str, tuple[str, Locati
             continue
         name = f"{_FILL}{len(found) + 1}"
         first, final = chars.spans[m.start()], chars.spans[m.end() - 1]
-        where = (first[0], first[1], final[2]) if first is not None and final is not None and first[0] is final[0] else first
+        where = (
+            (first[0], first[1], final[2])
+            if first is not None and final is not None and first[0] is final[0]
+            else first
+        )
         found[name] = (m.group(0), where[0].location(where[1], where[2]) if where else None)
         text.append(chars.text[last : m.start()])
         spans.extend(chars.spans[last : m.start()])
@@ -149,7 +192,9 @@ def _fill_placeholders(chars: Chars) -> tuple[Chars, dict[str, tuple[str, Locati
     return Chars("".join(text), spans), found
 
 
-def _fill_in(launch: Launch, holes: dict[str, tuple[str, Location | None]]) -> tuple[str, Location | None] | None:
+def _fill_in(
+    launch: Launch, holes: dict[str, tuple[str, Location | None]]
+) -> tuple[str, Location | None] | None:
     """The placeholder the model path is, when it is one (argument errors are build's to report)."""
     try:
         parsed = parse_args(launch)
@@ -160,7 +205,11 @@ def _fill_in(launch: Launch, holes: dict[str, tuple[str, Location | None]]) -> t
             shown = holes[u.variable][0] if u.variable in holes else u.shown
             return shown, u.location
     for a in parsed.entries:
-        if a.name == "model-path" and isinstance(a.value, str) and _PLACEHOLDER_TEXT.search(a.value):
+        if (
+            a.name == "model-path"
+            and isinstance(a.value, str)
+            and _PLACEHOLDER_TEXT.search(a.value)
+        ):
             return a.value, a.value_loc
     if not any(a.name == "model-path" for a in parsed.entries):
         extra = next((u for u in parsed.unresolved if u.kind == "arguments"), None)
@@ -169,7 +218,17 @@ def _fill_in(launch: Launch, holes: dict[str, tuple[str, Location | None]]) -> t
     return None
 
 
-def _yaml_block(found: Found, src: Source, start: int, end: int, path: str, label: str, files: FileCache, platform: Val, env: dict[str, Val]) -> None:
+def _yaml_block(
+    found: Found,
+    src: Source,
+    start: int,
+    end: int,
+    path: str,
+    label: str,
+    files: FileCache,
+    platform: Val,
+    env: dict[str, Val],
+) -> None:
     """A YAML code block: an SGLang server config, or a Kubernetes/Compose/srt-slurm/SkyPilot
     document that launches SGLang, read with positions in the doc (the lines around the block
     are blanked, so every line and column is the doc's). A block that does not parse, or holds
@@ -194,7 +253,17 @@ def _yaml_block(found: Found, src: Source, start: int, end: int, path: str, labe
         try:
             if is_server_config(root, walked=True):
                 server = load_server_args(root, path)
-                found.deployments.append(Deployment(f"{label}:{start + 1}", path, root.loc, platform, dict(env), server, duplicates=list(doc.duplicates)))  # type: ignore[union-attr]
+                found.deployments.append(
+                    Deployment(
+                        f"{label}:{start + 1}",
+                        path,
+                        root.loc,
+                        platform,
+                        dict(env),
+                        server,
+                        duplicates=list(doc.duplicates),
+                    )
+                )  # type: ignore[union-attr]
             elif (kind := kinds.document_kind(root)) is not None:
                 launched = kind.read(doc, path, files, platform, env)
                 found.deployments.extend(launched.deployments)
@@ -225,31 +294,65 @@ def read_doc(path: str, files: FileCache, platform: Val, env: dict[str, Val]) ->
             continue
         chars, holes = _fill_placeholders(chars)
         fallback = seed_env(env)
-        reasons = {f"${{{n}}}": f"a placeholder to fill in: {shown}" for n, (shown, _) in holes.items()}
+        reasons = {
+            f"${{{n}}}": f"a placeholder to fill in: {shown}" for n, (shown, _) in holes.items()
+        }
         for n, (shown, where) in holes.items():
-            fallback[n] = Var(None, True, "placeholder", f"a placeholder to fill in: {shown}", where)
+            fallback[n] = Var(
+                None, True, "placeholder", f"a placeholder to fill in: {shown}", where
+            )
         unset = f"not set in this code block of {label} (a placeholder to fill in, or set in another block)"
         ctx = Context(label, base_dir, fallback, opaque_reasons=reasons, unset_reason=unset)
         stem = f"{label}:{start + 1}"
-        block_loc = src.location(src.starts[start - 1] if start > 0 else 0, src.starts[start - 1] if start > 0 else 0)
+        block_loc = src.location(
+            src.starts[start - 1] if start > 0 else 0, src.starts[start - 1] if start > 0 else 0
+        )
         try:
             items = script_launches(src, dict(fallback), ctx, chars)
         except InputProblem as problem:
-            found.deployments.append(unread(stem, path, problem.location or block_loc, platform, env, f"the code block at line {start} holds an SGLang launch but is not valid shell ({problem.message}); not checked"))
+            found.deployments.append(
+                unread(
+                    stem,
+                    path,
+                    problem.location or block_loc,
+                    platform,
+                    env,
+                    f"the code block at line {start} holds an SGLang launch but is not valid "
+                    f"shell ({problem.message}); not checked",
+                )
+            )
             continue
         block: list = []
         for launch, name in zip(items, names_for(stem, len(items))):
             hole = _fill_in(launch, holes)
             if hole is not None:
                 shown, where = hole
-                block.append(unread(name, path, where or launch.whole, platform, env, f"fill in {shown} (the model path) to check this launch"))
+                block.append(
+                    unread(
+                        name,
+                        path,
+                        where or launch.whole,
+                        platform,
+                        env,
+                        f"fill in {shown} (the model path) to check this launch",
+                    )
+                )
                 continue
             try:
                 dep = build(launch, name, path, base_dir, files, platform, env)
             except InputProblem as problem:
                 # a doc shows a launch, it does not run one: what cannot be resolved in it (a
                 # --config file written by an earlier block, a refused argument) is a note
-                block.append(unread(name, path, problem.location or launch.whole, platform, env, f"not checked: {problem.message}"))
+                block.append(
+                    unread(
+                        name,
+                        path,
+                        problem.location or launch.whole,
+                        platform,
+                        env,
+                        f"not checked: {problem.message}",
+                    )
+                )
                 continue
             if not hasattr(dep, "unresolved"):  # a launch assembled at run time: a note as it is
                 block.append(dep)
@@ -258,9 +361,17 @@ def read_doc(path: str, files: FileCache, platform: Val, env: dict[str, Val]) ->
             for u in dep.unresolved:  # placeholders in other arguments: "fill in" notes, not SWA305
                 if u.kind == "env" and u.name in holes:
                     continue  # the placeholder's own stand-in variable
-                if u.variable in holes or (u.kind == "argument" and "not set in this code block" in u.reason):
+                if u.variable in holes or (
+                    u.kind == "argument" and "not set in this code block" in u.reason
+                ):
                     shown = holes[u.variable][0] if u.variable in holes else u.shown
-                    dep.notes.append(("note", f"fill in {shown} for --{u.name or 'arguments'}; the argument is checked as unset", u.location))
+                    dep.notes.append(
+                        (
+                            "note",
+                            f"fill in {shown} for --{u.name or 'arguments'}; the argument is checked as unset",
+                            u.location,
+                        )
+                    )
                 else:
                     kept.append(u)
             dep.unresolved = kept

@@ -76,11 +76,29 @@ def scan(chars: Chars) -> list[tuple[str, str, Location | None, int]]:
         if not flags_follow(k + 2):
             continue
         start = starts[k + 1]
-        where = _loc(chars, start, start + max(1, len(nxt))) or _loc(chars, starts[k], starts[k] + len(line))
+        where = _loc(chars, start, start + max(1, len(nxt))) or _loc(
+            chars, starts[k], starts[k] + len(line)
+        )
         if stripped:
-            out.append(("pitfall:continuation-comment", "a comment line inside a '\\'-continued command ends the command: the flags below it never reach the server", where, line_no(k)))
+            out.append(
+                (
+                    "pitfall:continuation-comment",
+                    "a comment line inside a '\\'-continued command ends the command: the "
+                    "flags below it never reach the server",
+                    where,
+                    line_no(k),
+                )
+            )
         else:
-            out.append(("pitfall:continuation-blank", "a blank line inside a '\\'-continued command ends the command: the flags below it never reach the server", where, line_no(k)))
+            out.append(
+                (
+                    "pitfall:continuation-blank",
+                    "a blank line inside a '\\'-continued command ends the command: the flags "
+                    "below it never reach the server",
+                    where,
+                    line_no(k),
+                )
+            )
     return out
 
 
@@ -88,7 +106,10 @@ _SWITCH = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?\+([^}]*)\}")
 _FLAG = re.compile(r"(^|\s)--[a-z][a-z0-9-]+")
 
 
-_SET = re.compile(r"(?:^|[\s;(])([A-Za-z_][A-Za-z0-9_]*)\+?=|\b(?:export|declare|local|readonly|typeset|read|for)\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_SET = re.compile(
+    r"(?:^|[\s;(])([A-Za-z_][A-Za-z0-9_]*)\+?=|\b(?:export|declare|local|readonly|typeset|read|for)\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)",
+    re.MULTILINE,
+)
 _MAX_SWITCHES = 100
 
 
@@ -116,8 +137,19 @@ def attach(deployments: list[Deployment], chars: Chars) -> None:
                 loc = dep.location
                 if loc is None or where is None or loc.file != where.file or name in dep.env:
                     continue
-                if (loc.line, loc.column) <= (where.line, where.column) and (where.line, where.column) <= (loc.end_line, loc.end_column):
-                    dep.notes.append(("pitfall:switch-off", f"{text} passes its flags only when {name} is set, and {name} is set nowhere in the file: swacheck reads the launch without them (give --env {name}=1 to check it with them)", where))
+                if (loc.line, loc.column) <= (where.line, where.column) and (
+                    where.line,
+                    where.column,
+                ) <= (loc.end_line, loc.end_column):
+                    dep.notes.append(
+                        (
+                            "pitfall:switch-off",
+                            f"{text} passes its flags only when {name} is set, and {name} is set "
+                            f"nowhere in the file: swacheck reads the launch without them (give --env "
+                            f"{name}=1 to check it with them)",
+                            where,
+                        )
+                    )
                     break
     if "\\" not in chars.text:
         return
@@ -125,6 +157,11 @@ def attach(deployments: list[Deployment], chars: Chars) -> None:
     for kind, message, where, last_line in found:
         for dep in deployments:
             loc = dep.location
-            if loc is not None and where is not None and loc.file == where.file and loc.end_line == last_line:
+            if (
+                loc is not None
+                and where is not None
+                and loc.file == where.file
+                and loc.end_line == last_line
+            ):
                 dep.notes.append((kind, message, where))
                 break

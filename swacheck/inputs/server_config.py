@@ -17,7 +17,9 @@ from ..sglang.version import DEFAULT, SGLangProfile
 from .types import Arg, ServerArgs
 
 
-def server_args_from_mapping(mapping: Mapping, file: str, base_dir: str, profile: SGLangProfile = DEFAULT) -> ServerArgs:
+def server_args_from_mapping(
+    mapping: Mapping, file: str, base_dir: str, profile: SGLangProfile = DEFAULT
+) -> ServerArgs:
     entries: list[Arg] = []
     for written, pair in mapping.pairs.items():
         m = flags.match(written, profile)
@@ -53,5 +55,9 @@ def is_server_config(root: object, walked: bool = False) -> bool:
 
 def load_server_args(root: object, file: str) -> ServerArgs:
     if not isinstance(root, Mapping):
-        raise InputProblem("an SGLang server config must be a mapping of server arguments", getattr(root, "loc", None), file)
+        raise InputProblem(
+            "an SGLang server config must be a mapping of server arguments",
+            getattr(root, "loc", None),
+            file,
+        )
     return server_args_from_mapping(root, file, os.path.dirname(file) or ".")

@@ -25,9 +25,9 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Sequence as SequenceABC
-from typing import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 
 from .. import limits
 from ..model import InputProblem, Location
@@ -71,7 +71,7 @@ class SpanRun(SequenceABC):
 
     __slots__ = ("src", "start", "stop")
 
-    def __init__(self, src: "Source", start: int, stop: int):
+    def __init__(self, src: Source, start: int, stop: int):
         self.src, self.start, self.stop = src, start, max(start, stop)
 
     def __len__(self) -> int:
@@ -103,7 +103,9 @@ class SpanRun(SequenceABC):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, SpanRun):
-            return (other.src, other.start, other.stop) == (self.src, self.start, self.stop) or (len(self) == 0 == len(other))
+            return (other.src, other.start, other.stop) == (self.src, self.start, self.stop) or (
+                len(self) == 0 == len(other)
+            )
         if isinstance(other, (list, tuple)):
             return list(self) == list(other)
         return NotImplemented
@@ -222,7 +224,7 @@ def join_spans(spans: Iterable[Span | None]) -> Span | None:
     """The span from the first to the last character, when they are in order in one source."""
     if isinstance(spans, SpanRun):  # consecutive characters: no need to look at each
         return (spans.src, spans.start, spans.stop) if len(spans) else None
-    items = [s for s in spans]
+    items = list(spans)
     if not items or any(s is None for s in items):
         return None
     src = items[0][0]  # type: ignore[index]
@@ -242,15 +244,19 @@ class Chars:
     spans: list[Span | None]
 
     @classmethod
-    def of_source(cls, src: Source, start: int = 0, end: int | None = None) -> "Chars":
+    def of_source(cls, src: Source, start: int = 0, end: int | None = None) -> Chars:
         end = len(src.text) if end is None else end
         return cls(src.text[start:end], SpanRun(src, start, end))  # type: ignore[arg-type]
 
     @classmethod
-    def of_word(cls, word: "Word") -> "Chars":
+    def of_word(cls, word: Word) -> Chars:
         """A word's text to tokenise again (``sh -c``); characters from nowhere point at the word."""
         spans = word.spans
-        if isinstance(spans, SpanRun) or isinstance(spans, SpanChain) and all(isinstance(p, SpanRun) for p in spans.parts):
+        if (
+            isinstance(spans, SpanRun)
+            or isinstance(spans, SpanChain)
+            and all(isinstance(p, SpanRun) for p in spans.parts)
+        ):
             return cls(word.text, spans)  # positions of characters of the file: none is missing
         return cls(word.text, [s if s is not None else word.whole for s in word.spans])
 
@@ -283,7 +289,7 @@ class Word:
     quoted: bool = False
 
     @classmethod
-    def plain(cls, text: str, span: Span | None = None) -> "Word":
+    def plain(cls, text: str, span: Span | None = None) -> Word:
         return cls(text, [span] * len(text), span)
 
     @property
@@ -302,9 +308,11 @@ class Word:
         joined = join_spans(self.spans[start:end])
         return span_location(joined) if joined is not None else self.location
 
-    def sub(self, start: int, end: int | None = None) -> "Word":
+    def sub(self, start: int, end: int | None = None) -> Word:
         end = len(self.text) if end is None else end
-        return Word(self.text[start:end], self.spans[start:end], self.whole, list(self.unknown), self.quoted)
+        return Word(
+            self.text[start:end], self.spans[start:end], self.whole, list(self.unknown), self.quoted
+        )
 
     def __str__(self) -> str:
         return self.text
@@ -326,7 +334,7 @@ class Param:
 
     name: str
     op: str
-    arg: list["Part"] | None
+    arg: list[Part] | None
     quoted: bool
     span: Span | None
     raw: str
@@ -346,7 +354,7 @@ class Opaque:
 class ArrayLit:
     """A bash array literal ``NAME=(a "b c" $D)`` (or ``NAME+=(...)``): its unexpanded items."""
 
-    items: list["RawWord"]
+    items: list[RawWord]
     span: Span | None
 
 
@@ -364,7 +372,7 @@ class RawWord:
             return "".join(p.text for p in self.parts)  # type: ignore[union-attr]
         return None
 
-    def assignment(self) -> tuple[str, "RawWord", Span | None] | None:
+    def assignment(self) -> tuple[str, RawWord, Span | None] | None:
         """``NAME=value`` (NAME unquoted): the name, the value word and the name's span."""
         first = self.parts[0] if self.parts else None
         if not isinstance(first, Lit) or first.quoted:
@@ -379,7 +387,11 @@ class RawWord:
         rest.extend(self.parts[1:])
         name_span = join_spans(first.spans[: m.end(1)])
         value_spans = [s for p in rest for s in _part_spans(p)]
-        return m.group(1) + m.group(2), RawWord(rest, join_spans([value_spans[0], value_spans[-1]]) if value_spans else None), name_span
+        return (
+            m.group(1) + m.group(2),
+            RawWord(rest, join_spans([value_spans[0], value_spans[-1]]) if value_spans else None),
+            name_span,
+        )
 
 
 def _part_spans(p: Part) -> list[Span | None]:
@@ -409,9 +421,32 @@ _HEREDOC_LAUNCH = re.compile(r"sglang\.launch_server|sglang\s+serve|dynamo\.sgla
 # loop made a 5 MB script take seconds): none that quotes, escapes, expands, ends a word or a
 # ${...}, or starts a `\` continuation
 _PLAIN_RUN = re.compile(r"""[^ \t\r\n;&|()<>\\'"$`}]+""")
-_PLAIN_RUN_UNEXPANDED = re.compile(r"""[^ \t\r\n;&|()<>\\'"}]+""")  # `$` and backquotes are plain too
+_PLAIN_RUN_UNEXPANDED = re.compile(
+    r"""[^ \t\r\n;&|()<>\\'"}]+"""
+)  # `$` and backquotes are plain too
 _DQUOTE_RUN = re.compile(r"""[^"\\$`]+""")
-_OPERATORS = ("&&", "||", ";;", "&>>", "&>", ">>", "<<<", "<<-", "<<", "<&", ">&", "<>", ">|", ";", "&", "|", "(", ")", "<", ">")
+_OPERATORS = (
+    "&&",
+    "||",
+    ";;",
+    "&>>",
+    "&>",
+    ">>",
+    "<<<",
+    "<<-",
+    "<<",
+    "<&",
+    ">&",
+    "<>",
+    ">|",
+    ";",
+    "&",
+    "|",
+    "(",
+    ")",
+    "<",
+    ">",
+)
 _OPERATOR_START = frozenset(o[0] for o in _OPERATORS)
 _REDIRECTS = {"&>>", "&>", ">>", "<<<", "<<-", "<<", "<&", ">&", "<>", ">|", "<", ">"}
 _SEPARATORS = {"&&", "||", ";;", ";", "&", "|", "(", ")", "\n"}
@@ -430,10 +465,14 @@ class _Lexer:
         self.s = chars.spans
         self.i = 0
         self.n = len(self.t)
-        self.expand = expand  # False: `$` and backquotes are plain characters (Compose command strings)
+        self.expand = (
+            expand  # False: `$` and backquotes are plain characters (Compose command strings)
+        )
         self.depth = 0  # ${X:-${Y:-...}} nesting
         self.depth_heredoc = 0
-        self.heredoc_commands: list[RawCommand] = []  # from heredoc bodies, added after their command
+        self.heredoc_commands: list[
+            RawCommand
+        ] = []  # from heredoc bodies, added after their command
         self.word_start = 0  # where the word being lexed starts (limits.MAX_WORD)
 
     # -- helpers
@@ -478,7 +517,11 @@ class _Lexer:
             if words:
                 spans = [w.span for w in words]
                 first, last = spans[0], spans[-1]
-                span = (first[0], first[1], last[2]) if first and last and first[0] is last[0] else first
+                span = (
+                    (first[0], first[1], last[2])
+                    if first and last and first[0] is last[0]
+                    else first
+                )
                 out.append(RawCommand(words, span))
             words = []
 
@@ -502,7 +545,11 @@ class _Lexer:
                 end = self.t.find("\n", self.i)
                 self.i = self.n if end < 0 else end
                 continue
-            op = next((o for o in _OPERATORS if self.t.startswith(o, self.i)), None) if c in _OPERATOR_START else None
+            op = (
+                next((o for o in _OPERATORS if self.t.startswith(o, self.i)), None)
+                if c in _OPERATOR_START
+                else None
+            )
             if op is not None:
                 start = self.i
                 self.i += len(op)
@@ -523,7 +570,11 @@ class _Lexer:
             if (
                 self.t.startswith("(", self.i)
                 and _ARRAY_START.fullmatch(word.literal() or "")
-                and (all(w.assignment() for w in words) or (words[0].literal() or "") in ("declare", "typeset", "local", "readonly", "export"))
+                and (
+                    all(w.assignment() for w in words)
+                    or (words[0].literal() or "")
+                    in ("declare", "typeset", "local", "readonly", "export")
+                )
             ):
                 word = self.array(word)  # NAME=( ... ), NAME+=( ... )
             last_end = self.i
@@ -565,11 +616,18 @@ class _Lexer:
                 raise self.fail(f"unexpected {c!r} in an array (...)", self.i)
             items.append(self.word())
         end = self.s[self.i - 1]
-        whole = (name.span[0], name.span[1], end[2]) if name.span is not None and end is not None and name.span[0] is end[0] else name.span
+        whole = (
+            (name.span[0], name.span[1], end[2])
+            if name.span is not None and end is not None and name.span[0] is end[0]
+            else name.span
+        )
         return RawWord(name.parts + [ArrayLit(items, self.span(open_at, self.i))], whole)
+
     @staticmethod
     def span_location_of_last(commands: list[RawCommand]) -> Location | None:
-        return span_location(commands[-1].words[-1].span) if commands and commands[-1].words else None
+        return (
+            span_location(commands[-1].words[-1].span) if commands and commands[-1].words else None
+        )
 
     def heredoc_delimiter(self) -> str | None:
         while self.i < self.n and self.t[self.i] in " \t":
@@ -597,7 +655,9 @@ class _Lexer:
                     break
             if _HEREDOC_LAUNCH.search(self.t, body_start, body_end) and self.depth_heredoc < 4:
                 # a script written by a heredoc (`cat > run.sh <<EOF`): its launch lines count
-                sub = _Lexer(Chars(self.t[body_start:body_end], self.s[body_start:body_end]), self.expand)
+                sub = _Lexer(
+                    Chars(self.t[body_start:body_end], self.s[body_start:body_end]), self.expand
+                )
                 sub.depth_heredoc = self.depth_heredoc + 1
                 try:
                     self.heredoc_commands.extend(sub.commands())
@@ -610,7 +670,8 @@ class _Lexer:
         """A single word longer than a word may become by expansion (limits.MAX_WORD): said
         before its characters cost more (an escape or a ``$'...'`` character is an object each)."""
         raise InputProblem(
-            f"a word is more than {limits.MAX_WORD} characters long here (the limit on one word)", span_location(self.span(self.word_start, self.word_start + 1))
+            f"a word is more than {limits.MAX_WORD} characters long here (the limit on one word)",
+            span_location(self.span(self.word_start, self.word_start + 1)),
         )
 
     def word(self) -> RawWord:
@@ -673,7 +734,9 @@ class _Lexer:
                     flush()
                     parts.append(part)
                     continue
-            m = (_PLAIN_RUN if self.expand else _PLAIN_RUN_UNEXPANDED).match(self.t, self.i)  # plain characters, a run at a time
+            m = (_PLAIN_RUN if self.expand else _PLAIN_RUN_UNEXPANDED).match(
+                self.t, self.i
+            )  # plain characters, a run at a time
             end = m.end() if m else self.i + 1
             lit.append(self.t[self.i : end])
             lit_spans.add_range(self.i, end)
@@ -730,7 +793,19 @@ class _Lexer:
         self.i += 2
         out: list[str] = []
         spans: list[Span | None] = []
-        escapes = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "v": "\v"}
+        escapes = {
+            "n": "\n",
+            "t": "\t",
+            "r": "\r",
+            "\\": "\\",
+            "'": "'",
+            '"': '"',
+            "a": "\a",
+            "b": "\b",
+            "e": "\x1b",
+            "f": "\f",
+            "v": "\v",
+        }
         while True:
             if self.i - self.word_start > limits.MAX_WORD:
                 self.too_long()
@@ -791,7 +866,12 @@ class _Lexer:
             raise self.fail("unterminated backquote", start)
         self.i = j + 1
         raw = self.t[start : self.i]
-        return Opaque(raw, "a command substitution: its output is only known when the script runs", quoted, self.span(start, self.i))
+        return Opaque(
+            raw,
+            "a command substitution: its output is only known when the script runs",
+            quoted,
+            self.span(start, self.i),
+        )
 
     def dollar(self, quoted: bool) -> Part | None:
         start = self.i
@@ -799,10 +879,20 @@ class _Lexer:
         nxt = t[self.i + 1 : self.i + 2]
         if t.startswith("$((", self.i):
             self.i = self.matching(self.i + 3, "((", "))")
-            return Opaque(t[start : self.i], "arithmetic: only known when the script runs", quoted, self.span(start, self.i))
+            return Opaque(
+                t[start : self.i],
+                "arithmetic: only known when the script runs",
+                quoted,
+                self.span(start, self.i),
+            )
         if nxt == "(":
             self.i = self.matching(self.i + 2, "(", ")")
-            return Opaque(t[start : self.i], "a command substitution: its output is only known when the script runs", quoted, self.span(start, self.i))
+            return Opaque(
+                t[start : self.i],
+                "a command substitution: its output is only known when the script runs",
+                quoted,
+                self.span(start, self.i),
+            )
         if nxt == "{":
             return self.braced(quoted)
         m = _NAME.match(t, self.i + 1)
@@ -820,12 +910,19 @@ class _Lexer:
         self.i += 2
         if t.startswith("#", self.i) and not t.startswith("#}", self.i):
             self.i = self.matching(self.i, "{", "}")
-            return Opaque(t[start : self.i], "a string length: only known when the script runs", quoted, self.span(start, self.i))
+            return Opaque(
+                t[start : self.i],
+                "a string length: only known when the script runs",
+                quoted,
+                self.span(start, self.i),
+            )
         m = _NAME.match(t, self.i)
         if m is None:
             special = t[self.i : self.i + 1]
             self.i = self.matching(self.i, "{", "}")
-            return Opaque(t[start : self.i], _special_reason(special), quoted, self.span(start, self.i))
+            return Opaque(
+                t[start : self.i], _special_reason(special), quoted, self.span(start, self.i)
+            )
         name = m.group(0)
         self.i = m.end()
         if t.startswith("}", self.i):
@@ -834,11 +931,21 @@ class _Lexer:
         sub = re.match(r"\[(@|\*|\d+)\]\}", t[self.i : self.i + 24])
         if sub is not None:  # ${ARR[@]}, ${ARR[*]}, ${ARR[0]}
             self.i += sub.end()
-            return Param(name, f"[{sub.group(1)}]", None, quoted, self.span(start, self.i), t[start : self.i])
-        op = next((o for o in (":-", ":=", ":+", ":?", "-", "=", "+", "?") if t.startswith(o, self.i)), None)
+            return Param(
+                name, f"[{sub.group(1)}]", None, quoted, self.span(start, self.i), t[start : self.i]
+            )
+        op = next(
+            (o for o in (":-", ":=", ":+", ":?", "-", "=", "+", "?") if t.startswith(o, self.i)),
+            None,
+        )
         if op is None:  # ${X%suffix}, ${X/a/b}, ${X:1:2}, ...: computed at run time
             self.i = self.matching(self.i, "{", "}")
-            return Opaque(t[start : self.i], "a pattern or substring expansion: only known when the script runs", quoted, self.span(start, self.i))
+            return Opaque(
+                t[start : self.i],
+                "a pattern or substring expansion: only known when the script runs",
+                quoted,
+                self.span(start, self.i),
+            )
         self.i += len(op)
         self.depth += 1
         if self.depth > _MAX_NESTING:
@@ -899,9 +1006,16 @@ class Var:
 Env = dict[str, Var]
 
 
-def _unknown_var(name: str, shown: str, var: Var | None, span: Span | None, unset_reason: str) -> Unknown:
+def _unknown_var(
+    name: str, shown: str, var: Var | None, span: Span | None, unset_reason: str
+) -> Unknown:
     if var is None:
-        return Unknown(shown, name, f"{name} is {unset_reason or 'not set in the file or its environment'}", span)
+        return Unknown(
+            shown,
+            name,
+            f"{name} is {unset_reason or 'not set in the file or its environment'}",
+            span,
+        )
     return Unknown(shown, name, var.reason or f"{name} is only known at run time", span)
 
 
@@ -924,7 +1038,9 @@ class _Fields:
             limits.current().word(self.size, span_location(self.raw.span))
         self.text.append(text)
         if text:
-            self.spans.append(spans if len(spans) == len(text) else [spans[0] if spans else None] * len(text))
+            self.spans.append(
+                spans if len(spans) == len(text) else [spans[0] if spans else None] * len(text)
+            )
         if quoted:
             self.quoted = self.started = True
         elif text:
@@ -952,8 +1068,17 @@ class _Fields:
         if self.started or self.unknown:
             chunks = self.spans
             spans = chunks[0] if len(chunks) == 1 else [sp for chunk in chunks for sp in chunk]
-            self.out.append(Word("".join(self.text), spans, self.raw.span, self.unknown, self.quoted))  # type: ignore[arg-type]
-        self.text, self.spans, self.unknown, self.quoted, self.started, self.size = [], [], [], False, False, 0
+            self.out.append(
+                Word("".join(self.text), spans, self.raw.span, self.unknown, self.quoted)
+            )  # type: ignore[arg-type]
+        self.text, self.spans, self.unknown, self.quoted, self.started, self.size = (
+            [],
+            [],
+            [],
+            False,
+            False,
+            0,
+        )
 
 
 def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -> list[Word]:
@@ -971,7 +1096,9 @@ def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -
             f.unknown.append(Unknown(part.raw, part.raw, part.reason, part.span))
         elif isinstance(part, ArrayLit):
             f.add("(...)", [part.span] * 5, False)
-            f.unknown.append(Unknown("(...)", "(...)", "an array where a word is expected", part.span))
+            f.unknown.append(
+                Unknown("(...)", "(...)", "an array where a word is expected", part.span)
+            )
         elif part.op.startswith("[") and (items := _elements(part, env, unset_reason)) is not None:
             for k, item in enumerate(items):  # "${A[@]}": one field per element
                 if k:
@@ -1013,7 +1140,14 @@ def _elements(p: Param, env: Env, unset_reason: str) -> list[Word] | None:
     if var is None:
         return []  # an unset array is empty (arrays are never exported)
     if var.value is None and var.items is None:
-        return [Word(p.raw, [p.span] * len(p.raw), p.span, [_unknown_var(p.name, p.raw, var, p.span, unset_reason)])]
+        return [
+            Word(
+                p.raw,
+                [p.span] * len(p.raw),
+                p.span,
+                [_unknown_var(p.name, p.raw, var, p.span, unset_reason)],
+            )
+        ]
     items = var.items if var.items is not None else [var.value]  # type: ignore[list-item]
     if index == "@":
         return [_copy(w) for w in items]
@@ -1044,7 +1178,12 @@ def _param(p: Param, env: Env, unset_reason: str) -> Word:
         return expand_one(RawWord(p.arg or [], p.span), env, unset_reason)
 
     def unknown() -> Word:
-        return Word(p.raw, [p.span] * len(p.raw), p.span, [_unknown_var(p.name, p.raw, var, p.span, unset_reason)])
+        return Word(
+            p.raw,
+            [p.span] * len(p.raw),
+            p.span,
+            [_unknown_var(p.name, p.raw, var, p.span, unset_reason)],
+        )
 
     op = p.op
     if op == "":
@@ -1064,12 +1203,27 @@ def _param(p: Param, env: Env, unset_reason: str) -> Word:
         return Word("", [], p.span) if use_alt else arg_word()
     # :? and ?: the shell stops with an error when the variable is unset
     if use_alt:
-        return Word(p.raw, [p.span] * len(p.raw), p.span, [Unknown(p.raw, p.name, f"{p.name} must be set when the script runs ({p.raw})", p.span)])
+        return Word(
+            p.raw,
+            [p.span] * len(p.raw),
+            p.span,
+            [
+                Unknown(
+                    p.raw, p.name, f"{p.name} must be set when the script runs ({p.raw})", p.span
+                )
+            ],
+        )
     return _copy(value)  # type: ignore[arg-type]
 
 
 def _copy(w: Word) -> Word:
-    return Word(w.text, w.spans if isinstance(w.spans, SpanRun) else list(w.spans), w.whole, list(w.unknown), w.quoted)
+    return Word(
+        w.text,
+        w.spans if isinstance(w.spans, SpanRun) else list(w.spans),
+        w.whole,
+        list(w.unknown),
+        w.quoted,
+    )
 
 
 # --------------------------------------------------------------------------- walking a script
@@ -1086,7 +1240,21 @@ class Command:
 
 
 _DECLARE = {"export", "declare", "typeset", "readonly", "local"}
-_RESERVED = {"!", "{", "}", "then", "else", "elif", "do", "if", "while", "until", "fi", "done", "esac"}
+_RESERVED = {
+    "!",
+    "{",
+    "}",
+    "then",
+    "else",
+    "elif",
+    "do",
+    "if",
+    "while",
+    "until",
+    "fi",
+    "done",
+    "esac",
+}
 
 
 @dataclass(slots=True)
@@ -1102,7 +1270,9 @@ class Walker:
     fallback: Env = field(default_factory=dict)
     base_dir: str = "."
     allexport: bool = False
-    read_file: Callable[[str], Source] | None = None  # for `. FILE` / `source FILE`; raises InputProblem outside the root
+    read_file: Callable[[str], Source] | None = (
+        None  # for `. FILE` / `source FILE`; raises InputProblem outside the root
+    )
     depth: int = 0
     opaque_reasons: dict[str, str] = field(default_factory=dict)  # "$(POD_IP)" -> why it is unknown
     unset_reason: str = ""  # how to say that a variable is set nowhere: "not set in decode.sh ..."
@@ -1120,13 +1290,34 @@ class Walker:
         if name.endswith("+"):  # NAME+=value / NAME+=(items): append to what NAME holds
             name = name[:-1]
             old = self.env.get(name)
-            if old is not None and (old.value is not None or old.items is not None) and (var.value is not None or var.items is not None):
+            if (
+                old is not None
+                and (old.value is not None or old.items is not None)
+                and (var.value is not None or var.items is not None)
+            ):
                 if var.items is not None or old.items is not None:
-                    items = list(old.items if old.items is not None else [old.value]) + list(var.items if var.items is not None else [var.value])  # type: ignore[list-item]
-                    var = Var(items[0] if items else Word("", [], None), old.exported, var.origin, items=items)
+                    items = list(old.items if old.items is not None else [old.value]) + list(
+                        var.items if var.items is not None else [var.value]
+                    )  # type: ignore[list-item]
+                    var = Var(
+                        items[0] if items else Word("", [], None),
+                        old.exported,
+                        var.origin,
+                        items=items,
+                    )
                 else:
                     a, b = old.value, var.value
-                    var = Var(Word(a.text + b.text, a.spans + b.spans, a.whole, a.unknown + b.unknown, a.quoted or b.quoted), old.exported, var.origin)  # type: ignore[union-attr]
+                    var = Var(
+                        Word(
+                            a.text + b.text,
+                            a.spans + b.spans,
+                            a.whole,
+                            a.unknown + b.unknown,
+                            a.quoted or b.quoted,
+                        ),
+                        old.exported,
+                        var.origin,
+                    )  # type: ignore[union-attr]
             elif old is not None and old.value is None and old.items is None:
                 var = Var(None, old.exported, var.origin, old.reason, old.where)
         if var.value is None and var.items is None and name in self.fallback:
@@ -1145,7 +1336,10 @@ class Walker:
         if not self.opaque_reasons:
             return
         for w in words:
-            w.unknown = [Unknown(u.shown, u.name, self.opaque_reasons.get(u.shown, u.reason), u.span) for u in w.unknown]
+            w.unknown = [
+                Unknown(u.shown, u.name, self.opaque_reasons.get(u.shown, u.reason), u.span)
+                for u in w.unknown
+            ]
 
     def value_var(self, raw: RawWord, origin: str) -> Var:
         if raw.parts and isinstance(raw.parts[-1], ArrayLit):  # NAME=(a b c)
@@ -1239,16 +1433,27 @@ class Walker:
         word = expand_one(raw, self.env)
         if word.unknown or not word.text:
             return
-        path = word.text if os.path.isabs(word.text) else os.path.normpath(os.path.join(self.base_dir, word.text))
+        path = (
+            word.text
+            if os.path.isabs(word.text)
+            else os.path.normpath(os.path.join(self.base_dir, word.text))
+        )
         if not os.path.isfile(path):
             return
         at = span_location(raw.span)
         key = os.path.realpath(path)
         if key in self.sourcing:
-            chain = [os.path.basename(p) for p in self.sourcing[self.sourcing.index(key) :]] + [os.path.basename(key)]
-            raise InputProblem(f"{one_line(chain[0])} sources itself ({one_line(' -> '.join(chain))}): the shell would never finish", at)
+            chain = [os.path.basename(p) for p in self.sourcing[self.sourcing.index(key) :]] + [
+                os.path.basename(key)
+            ]
+            raise InputProblem(
+                f"{one_line(chain[0])} sources itself ({one_line(' -> '.join(chain))}): the shell would never finish",
+                at,
+            )
         if self.depth >= limits.MAX_SOURCE_DEPTH:
-            raise InputProblem(f"sourced files nested more than {limits.MAX_SOURCE_DEPTH} deep (the limit)", at)
+            raise InputProblem(
+                f"sourced files nested more than {limits.MAX_SOURCE_DEPTH} deep (the limit)", at
+            )
         limits.current().source(at)
         try:
             src = self.read_file(path)
@@ -1256,8 +1461,16 @@ class Walker:
         except (InputProblem, ShellSyntaxError):
             return
         inner = Walker(
-            self.env, os.path.basename(path), self.fallback, os.path.dirname(path) or ".", self.allexport, self.read_file,
-            self.depth + 1, self.opaque_reasons, self.unset_reason, sourcing=(*self.sourcing, key),
+            self.env,
+            os.path.basename(path),
+            self.fallback,
+            os.path.dirname(path) or ".",
+            self.allexport,
+            self.read_file,
+            self.depth + 1,
+            self.opaque_reasons,
+            self.unset_reason,
+            sourcing=(*self.sourcing, key),
         )
         yield from inner.walk(commands)
         self.allexport = inner.allexport

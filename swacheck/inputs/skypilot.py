@@ -29,7 +29,15 @@ def _accelerators(root: Mapping) -> Val | None:
     if acc is None:
         return None
     node = acc.value
-    texts = [node.value] if isinstance(node, Scalar) else [i.value for i in node.items if isinstance(i, Scalar)] if isinstance(node, Sequence) else list(node.pairs) if isinstance(node, Mapping) else []
+    texts = (
+        [node.value]
+        if isinstance(node, Scalar)
+        else [i.value for i in node.items if isinstance(i, Scalar)]
+        if isinstance(node, Sequence)
+        else list(node.pairs)
+        if isinstance(node, Mapping)
+        else []
+    )
     for text in texts:
         name = str(text).lower()
         if re.search(r"\bmi\d{3}", name):
@@ -39,7 +47,9 @@ def _accelerators(root: Mapping) -> Val | None:
     return None
 
 
-def load_task(doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]) -> Found:
+def load_task(
+    doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]
+) -> Found:
     found = Found()
     root = doc.root
     assert isinstance(root, Mapping)
@@ -55,14 +65,28 @@ def load_task(doc: Document, path: str, files: FileCache, platform: Val, env: di
             if section == "envs" and isinstance(p.value, Scalar) and p.value.value is not None:
                 start[name] = Var(yaml_word(p.value, src), True, f"envs.{name} in {label}")
             elif name not in start:
-                start[name] = Var(None, True, f"{section}.{name} in {label}", f"{name} is given when the task is launched (sky launch --{section[:-1]} {name}=...)", p.key_loc)
+                start[name] = Var(
+                    None,
+                    True,
+                    f"{section}.{name} in {label}",
+                    f"{name} is given when the task is launched (sky launch --{section[:-1]} {name}=...)",
+                    p.key_loc,
+                )
     hint = _accelerators(root)
     name = root.get("name")
-    stem = str(name.value.value) if name is not None and isinstance(name.value, Scalar) and name.value.value else os.path.splitext(label)[0]
-    unset = f"not in the task's envs (SkyPilot sets SKYPILOT_* variables at run time; others come from sky launch --env)"
+    stem = (
+        str(name.value.value)
+        if name is not None and isinstance(name.value, Scalar) and name.value.value
+        else os.path.splitext(label)[0]
+    )
+    unset = "not in the task's envs (SkyPilot sets SKYPILOT_* variables at run time; others come from sky launch --env)"
     for section in ("setup", "run"):
         pair = root.get(section)
-        if pair is None or not isinstance(pair.value, Scalar) or not isinstance(pair.value.value, str):
+        if (
+            pair is None
+            or not isinstance(pair.value, Scalar)
+            or not isinstance(pair.value.value, str)
+        ):
             continue
         word = yaml_word(pair.value, src)
         chars = Chars(word.text, [s if s is not None else word.whole for s in word.spans])

@@ -41,7 +41,11 @@ from .launch import ROCM_ENV, Found
 from .types import Arg, Deployment, ServerArgs
 
 MODES = ("prefill", "decode", "aggregated")
-_ENV_KEY = {"prefill": "prefill_environment", "decode": "decode_environment", "aggregated": "aggregated_environment"}
+_ENV_KEY = {
+    "prefill": "prefill_environment",
+    "decode": "decode_environment",
+    "aggregated": "aggregated_environment",
+}
 
 
 def _get(node: object, *keys: str) -> Pair | None:
@@ -71,7 +75,9 @@ def _synthetic(name: str, value: str, loc: Location) -> Arg:
     return Arg(name, name, Pair(name, loc, Scalar(value, loc)), "exact", "store", cli=True)
 
 
-def load_recipe(doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]) -> Found:
+def load_recipe(
+    doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]
+) -> Found:
     found = Found()
     root = doc.root
     assert isinstance(root, Mapping)
@@ -79,32 +85,73 @@ def load_recipe(doc: Document, path: str, files: FileCache, platform: Val, env: 
     assert isinstance(backend, Mapping)
     config = backend.pairs["sglang_config"].value
     recipe = _get(root, "name")
-    stem = str(recipe.value.value) if recipe is not None and isinstance(recipe.value, Scalar) and recipe.value.value else os.path.splitext(os.path.basename(path))[0]
+    stem = (
+        str(recipe.value.value)
+        if recipe is not None and isinstance(recipe.value, Scalar) and recipe.value.value
+        else os.path.splitext(os.path.basename(path))[0]
+    )
     model = _get(root, "model", "path")
     base_dir = os.path.dirname(path) or "."
     if not isinstance(config, Mapping):
         if not (isinstance(config, Scalar) and config.value is None):
-            found.errors.append(InputProblem("backend.sglang_config must be a mapping of prefill/decode/aggregated flags", config.loc).to_error())
+            found.errors.append(
+                InputProblem(
+                    "backend.sglang_config must be a mapping of prefill/decode/aggregated flags",
+                    config.loc,
+                ).to_error()
+            )
         return found
     for mode in MODES:
         pair = config.get(mode)
         if pair is None or (isinstance(pair.value, Scalar) and pair.value.value is None):
             continue
         try:
-            found.deployments.append(_deployment(root, backend, pair, mode, model, stem, path, base_dir, platform, env))
+            found.deployments.append(
+                _deployment(root, backend, pair, mode, model, stem, path, base_dir, platform, env)
+            )
         except InputProblem as problem:
             found.errors.append(problem.to_error())
     return found
 
 
-def _deployment(root: Mapping, backend: Mapping, pair: Pair, mode: str, model: Pair | None, stem: str, path: str, base_dir: str, platform: Val, env: dict[str, Val]) -> Deployment:
+def _deployment(
+    root: Mapping,
+    backend: Mapping,
+    pair: Pair,
+    mode: str,
+    model: Pair | None,
+    stem: str,
+    path: str,
+    base_dir: str,
+    platform: Val,
+    env: dict[str, Val],
+) -> Deployment:
     flags_map = pair.value
     if not isinstance(flags_map, Mapping):
-        raise InputProblem(f"backend.sglang_config.{mode} must be a mapping of SGLang flags", flags_map.loc)
-    if model is None or not isinstance(model.value, Scalar) or not isinstance(model.value.value, str) or not model.value.value:
+        raise InputProblem(
+            f"backend.sglang_config.{mode} must be a mapping of SGLang flags", flags_map.loc
+        )
+    if (
+        model is None
+        or not isinstance(model.value, Scalar)
+        or not isinstance(model.value.value, str)
+        or not model.value.value
+    ):
         where = _get(root, "model")
-        raise InputProblem("an srt-slurm recipe needs model.path: srt-slurm passes it as --model-path", where.key_loc if where else root.loc)
-    entries: list[Arg] = [Arg("model-path", "model.path", Pair("model-path", model.key_loc, model.value), "exact", "store", cli=True)]
+        raise InputProblem(
+            "an srt-slurm recipe needs model.path: srt-slurm passes it as --model-path",
+            where.key_loc if where else root.loc,
+        )
+    entries: list[Arg] = [
+        Arg(
+            "model-path",
+            "model.path",
+            Pair("model-path", model.key_loc, model.value),
+            "exact",
+            "store",
+            cli=True,
+        )
+    ]
     if mode != "aggregated":
         entries.append(_synthetic("disaggregation-mode", mode, pair.key_loc))
     for key in sorted(flags_map.pairs):
@@ -118,11 +165,26 @@ def _deployment(root: Mapping, backend: Mapping, pair: Pair, mode: str, model: P
         kind = flags.cli_kind(option) if option else "unknown"  # command-line semantics
         canonical = option.canonical if option else dashed
         if isinstance(value, Mapping):
-            raise InputProblem(f"backend.sglang_config.{mode}.{key}: srt-slurm passes a mapping as its Python text; write the JSON string", value.loc)
-        node: Scalar | Sequence = value if isinstance(value, (Scalar, Sequence)) else Scalar(str(value), item.key_loc)  # type: ignore[assignment]
+            raise InputProblem(
+                f"backend.sglang_config.{mode}.{key}: srt-slurm passes a mapping as its "
+                f"Python text; write the JSON string",
+                value.loc,
+            )
+        node: Scalar | Sequence = (
+            value if isinstance(value, (Scalar, Sequence)) else Scalar(str(value), item.key_loc)
+        )  # type: ignore[assignment]
         if isinstance(node, Scalar) and node.value is not True and not isinstance(node.value, str):
             node = Scalar(str(node.value), node.loc, node.quoted)  # srt-slurm passes str(value)
-        entries.append(Arg(canonical, key, Pair(key, item.key_loc, node), m.how if m.how != "underscore" else "exact", kind, cli=True))
+        entries.append(
+            Arg(
+                canonical,
+                key,
+                Pair(key, item.key_loc, node),
+                m.how if m.how != "underscore" else "exact",
+                kind,
+                cli=True,
+            )
+        )
     args = {a.name: a for a in entries}
     server = ServerArgs(args, flags_map, path, base_dir, entries)
     dep_env = dict(env)
@@ -133,4 +195,11 @@ def _deployment(root: Mapping, backend: Mapping, pair: Pair, mode: str, model: P
                 v = p.value.value
                 text = ("true" if v else "false") if isinstance(v, bool) else str(v)
                 dep_env[name] = Val(text, f"backend.{_ENV_KEY[mode]}.{name}", p.value.loc)
-    return Deployment(f"srt-slurm/{stem}/{mode}", path, pair.key_loc, _platform(root, dep_env, platform), dep_env, server)
+    return Deployment(
+        f"srt-slurm/{stem}/{mode}",
+        path,
+        pair.key_loc,
+        _platform(root, dep_env, platform),
+        dep_env,
+        server,
+    )

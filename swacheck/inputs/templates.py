@@ -48,7 +48,10 @@ def describe(path: str, text: str, parses: bool) -> str | None:
 def fix_hint(path: str) -> str:
     chart = in_helm_chart(path) if path != "-" else None
     target = os.path.relpath(chart) if chart else "CHART"
-    return f"render it first and check the result: helm template {target} | swacheck - (or your template engine's output)"
+    return (
+        f"render it first and check the result: helm template {target} | swacheck "
+        f"- (or your template engine's output)"
+    )
 
 
 _LAUNCH = re.compile(r"sglang\.launch_server|sglang\s+serve|dynamo\.sglang")

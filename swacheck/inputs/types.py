@@ -85,7 +85,9 @@ class Deployment:
     draft_geometry: ExplicitGeometry = field(default_factory=ExplicitGeometry)
     duplicates: list[Duplicate] = field(default_factory=list)
     assume_pd: bool = False  # no server given: numbers copied from a PD launch's log
-    gpu: Val | None = None  # the GPU the server runs on (deployment file gpu:, else --gpu); None: not given
+    gpu: Val | None = (
+        None  # the GPU the server runs on (deployment file gpu:, else --gpu); None: not given
+    )
     # What the reader noticed about the text itself (rules SWA306/SWA307): (kind, message, where);
     # kind is "pitfall" (a shell mistake that changes what SGLang receives) or "note".
     notes: list[tuple[str, str, Location | None]] = field(default_factory=list)
@@ -99,7 +101,9 @@ class UnreadDeployment(Deployment):
     reason: str = ""
 
 
-def unread(name: str, file: str, location: Location | None, platform: Val, env: dict[str, Val], reason: str) -> UnreadDeployment:
+def unread(
+    name: str, file: str, location: Location | None, platform: Val, env: dict[str, Val], reason: str
+) -> UnreadDeployment:
     """A deployment that stands for a launch swacheck cannot read, so it is never a silent pass."""
     import os
 

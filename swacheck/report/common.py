@@ -45,8 +45,6 @@ def pool_json(res: Resolution, pool: Pool | None) -> dict[str, Any] | None:
     return out
 
 
-
-
 @dataclass(slots=True, unsafe_hash=True)
 class Row:
     cells: tuple[str, str, str, str, str]
@@ -88,7 +86,11 @@ def table_rows(r: DeploymentResult) -> list[Row]:
                 "tuple",
                 fmt(t_tuple),
                 fmt(d_tuple) if d_tuple else "-",
-                "compared by SGLang" if res.checked_by_sglang else "not compared by SGLang (no PD)" if d else "",
+                "compared by SGLang"
+                if res.checked_by_sglang
+                else "not compared by SGLang (no PD)"
+                if d
+                else "",
                 "",
             ),
             d_tuple is not None and d_tuple != t_tuple,
@@ -106,7 +108,9 @@ def edit_text(e: Edit) -> str:
     """What an edit does, in the human format's words."""
     n = e.end_line - e.line
     if e.replacement == "" and e.column == 1 and e.end_column == 1 and n > 0:
-        return f"delete line{'s' if n > 1 else ''} {e.line}" + (f"-{e.end_line - 1}" if n > 1 else "")
+        return f"delete line{'s' if n > 1 else ''} {e.line}" + (
+            f"-{e.end_line - 1}" if n > 1 else ""
+        )
     if e.replacement == "":
         return f"delete to {e.end_line}:{e.end_column}" if n else f"delete to column {e.end_column}"
     if e.line == e.end_line and e.column == e.end_column:
@@ -124,7 +128,11 @@ def heading(r: DeploymentResult) -> tuple[str, str]:
         from ..sglang.gpus import lookup
 
         known = lookup(str(gpu.value))
-        parts.append(f"{known.name} ({known.arch_text})" if known else f"unknown GPU {one_line(str(gpu.value))[:40]!r}")
+        parts.append(
+            f"{known.name} ({known.arch_text})"
+            if known
+            else f"unknown GPU {one_line(str(gpu.value))[:40]!r}"
+        )
     parts.append("skipped" if res.mode == "skipped" else f"{res.mode} KV")
     if res.pd and pd is not None and pd.value != "null":
         parts.append(f"PD {pd.value}")
@@ -146,7 +154,13 @@ def pair_json(pair) -> dict[str, Any]:  # type: ignore[no-untyped-def]
         "decode": {"file": pair.decode.deployment.file, "name": pair.decode.deployment.name},
         "how": pair.how,
         "compared": {
-            name: {"prefill": p.value, "decode": d.value, "differs": p.value != d.value, "prefill_from": p.describe(), "decode_from": d.describe()}
+            name: {
+                "prefill": p.value,
+                "decode": d.value,
+                "differs": p.value != d.value,
+                "prefill_from": p.describe(),
+                "decode_from": d.describe(),
+            }
             for name, p, d in pair.rows()
         },
         "findings": [f.to_json() for f in pair.findings],
@@ -155,4 +169,7 @@ def pair_json(pair) -> dict[str, Any]:  # type: ignore[no-untyped-def]
 
 def pair_rows(pair) -> list[Row]:  # type: ignore[no-untyped-def]
     """Rows of a pair's table: value | prefill | decode | prefill from | decode from."""
-    return [Row((name, fmt(p.value), fmt(d.value), p.describe(), d.describe()), p.value != d.value) for name, p, d in pair.rows()]
+    return [
+        Row((name, fmt(p.value), fmt(d.value), p.describe(), d.describe()), p.value != d.value)
+        for name, p, d in pair.rows()
+    ]

@@ -81,7 +81,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 REDACTED = "***"
@@ -179,7 +179,9 @@ _SECRETS = re.compile(
 # Compiled on first use (:func:`_values`): it takes 10 ms, and most runs never need it.
 _VALUES_PATTERN = (
     r"(?i)"
-    r"((?:proxy-)?authorization\s*[:=]\s*)(?!\*\*\*)(?:(?:bearer|basic|token|digest|bot|negotiate|aws4-hmac-sha256)\s+)?" + _QUOTED_OR_WORD + r"|"
+    r"((?:proxy-)?authorization\s*[:=]\s*)(?!\*\*\*)(?:(?:bearer|basic|token|digest|bot|negotiate|aws4-hmac-sha256)\s+)?"
+    + _QUOTED_OR_WORD
+    + r"|"
     r"(bearer\s+)(?=[A-Za-z0-9._~+/=-]{12,})(?=\S*[0-9._~+/=-])[A-Za-z0-9._~+/=-]+|"
     r"(://)[^/\s:@'\"]+:[^/\s@'\"]+(?=@)|"
     r"(--[A-Za-z0-9-]*?" + _SECRET_WORD + r"(?:=|\s+))(?!\*\*\*)" + _QUOTED_OR_WORD + r"|"
@@ -187,13 +189,15 @@ _VALUES_PATTERN = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _values() -> re.Pattern[str]:
     return re.compile(_VALUES_PATTERN)
 
 
 # literal tests that decide which patterns can match at all (see :func:`redact`)
-_TOKEN_HINT = re.compile(r"g[hl][a-z]{0,6}[_-]|github_pat_|xox|xapp-|hf_|api_org_|[spr]k[_-]|npm_|pypi-|eyJ|-----BEGIN|A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)")
+_TOKEN_HINT = re.compile(
+    r"g[hl][a-z]{0,6}[_-]|github_pat_|xox|xapp-|hf_|api_org_|[spr]k[_-]|npm_|pypi-|eyJ|-----BEGIN|A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)"
+)
 _VALUE_HINTS = ("auth", "bearer", "://", "key", "secret", "pass", "cred", "token")
 # "Basic <base64 of user:password>"
 _BASIC = re.compile(r"(?i)(\bbasic\s+)([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])")
@@ -208,7 +212,11 @@ RANDOM_ENTROPY = 0.75  # share of the maximal entropy for the length (log2 of mi
 
 
 def _random_piece(piece: str) -> bool:
-    if not (any(c.isdigit() for c in piece) and any(c.isupper() for c in piece) and any(c.islower() for c in piece)):
+    if not (
+        any(c.isdigit() for c in piece)
+        and any(c.isupper() for c in piece)
+        and any(c.islower() for c in piece)
+    ):
         return False
     if len(piece) / len(_CHUNK.findall(piece)) > RANDOM_CHUNK:
         return False
@@ -232,7 +240,12 @@ def looks_random(run: str) -> bool:
     if any(len(p) >= RANDOM_MIN and _random_piece(p) for p in pieces):
         return True
     joined = "".join(pieces)
-    return len(joined) >= 24 and len(pieces) <= len(joined) / 6 and max(map(len, pieces)) >= 10 and _random_piece(joined)
+    return (
+        len(joined) >= 24
+        and len(pieces) <= len(joined) / 6
+        and max(map(len, pieces)) >= 10
+        and _random_piece(joined)
+    )
 
 
 def _value(match: re.Match[str]) -> str:
@@ -383,7 +396,17 @@ def print_error(text: str) -> None:
     print(terminal(text), file=sys.stderr)
 
 
-_GIT_NAMED = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\"}
+_GIT_NAMED = {
+    7: "\\a",
+    8: "\\b",
+    9: "\\t",
+    10: "\\n",
+    11: "\\v",
+    12: "\\f",
+    13: "\\r",
+    34: '\\"',
+    92: "\\\\",
+}
 
 
 def diff_path(path: str) -> str:

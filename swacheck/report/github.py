@@ -24,7 +24,11 @@ from .escape import terminal, workflow_message, workflow_property
 from .sarif import base_dir, repo_path
 
 LIMIT = 10
-LEVELS = (("error", "error", "error"), ("warning", "warning", "warning"), ("note", "notice", "note"))
+LEVELS = (
+    ("error", "error", "error"),
+    ("warning", "warning", "warning"),
+    ("note", "notice", "note"),
+)
 NO_FILE = {"-", "<stdin>", "<input>", "", "swacheck"}  # "swacheck": the run as a whole
 
 
@@ -104,7 +108,9 @@ def render(result: RunResult, out: TextIO) -> None:
             out.write(item.annotation + "\n")
     for sev, _level, word in LEVELS:
         rest = by_severity[sev][LIMIT:]
-        for item in rest:  # plain log lines: escape.terminal leaves no line break and no workflow command
+        for (
+            item
+        ) in rest:  # plain log lines: escape.terminal leaves no line break and no workflow command
             out.write(terminal(item.plain) + "\n")
         if rest:
             out.write(
@@ -122,13 +128,13 @@ def write_step_summary(result: RunResult) -> None:
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if not path:
         return
-    from .markdown import render_markdown
-
-    from .markdown import MAX_BYTES
+    from .markdown import MAX_BYTES, render_markdown
 
     try:
         used = os.path.getsize(path) if os.path.isfile(path) else 0
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(render_markdown(result, max(MAX_BYTES - used, 0)))
     except OSError as exc:
-        print(f"{path}: cannot write the GitHub step summary: {exc.strerror or exc}", file=sys.stderr)
+        print(
+            f"{path}: cannot write the GitHub step summary: {exc.strerror or exc}", file=sys.stderr
+        )

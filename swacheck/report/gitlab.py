@@ -3,8 +3,8 @@
 A JSON array with one issue per finding: ``description``, ``check_name`` (the rule code),
 ``fingerprint`` (the SARIF fingerprint: file, rule and logical location, no line number),
 ``severity`` and ``location`` (``path`` relative to ``CI_PROJECT_DIR``, else the run's root,
-and ``lines.begin``), every string through ``escape.json_data``. GitLab shows the issues in merge requests; input errors have no place in
-the format and go to stderr (exit 2) as with every format.
+and ``lines.begin``), every string through ``escape.json_data``. GitLab shows the issues in merge requests;
+input errors have no place in the format and go to stderr (exit 2) as with every format.
 """
 
 from __future__ import annotations
@@ -23,7 +23,11 @@ SEVERITY = {"error": "major", "warning": "minor", "note": "info"}
 
 def as_data(result: RunResult) -> list[dict[str, Any]]:
     project = os.environ.get("CI_PROJECT_DIR")
-    base = os.path.realpath(project) if project and os.path.isdir(project) else base_dir(result.settings)
+    base = (
+        os.path.realpath(project)
+        if project and os.path.isdir(project)
+        else base_dir(result.settings)
+    )
     issues: list[dict[str, Any]] = []
     for r, f, _, key in fingerprinted(result, base):
         path = repo_path(f.location.file if f.location else r.deployment.file, base)

@@ -13,7 +13,8 @@ writer about 0.05 ms, which is what a run over thousands of deployments in CI ne
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Callable, Iterable, TextIO
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, TextIO
 
 from ..engine import DeploymentResult, RunResult
 from ..model import Finding
@@ -88,7 +89,10 @@ def plain_table(header: tuple[str, ...], rows: list[Row], right: tuple[int, ...]
     lines = []
     for n, c in enumerate(cells):
         mark = "*" if n and rows[n - 1].differs else " "
-        parts = [c[i].rjust(widths[i]) if i in right else c[i].ljust(widths[i]) for i in range(len(header))]
+        parts = [
+            c[i].rjust(widths[i]) if i in right else c[i].ljust(widths[i])
+            for i in range(len(header))
+        ]
         lines.append(f"{mark} " + "  ".join(parts).rstrip())
     return "\n".join(lines)
 
@@ -106,7 +110,11 @@ class PlainWriter:
             self.flush()
 
     def table(self, header: tuple[str, ...], rows: list[Row], title_rows: bool = True) -> None:
-        self.buf.append(plain_table(header, [Row(tuple(terminal(c) for c in row.cells), row.differs) for row in rows]))  # type: ignore[arg-type]
+        self.buf.append(
+            plain_table(
+                header, [Row(tuple(terminal(c) for c in row.cells), row.differs) for row in rows]
+            )
+        )  # type: ignore[arg-type]
 
     def flush(self) -> None:
         if self.buf:
@@ -154,10 +162,18 @@ class RichWriter:
 
         table = Table(show_edge=True, pad_edge=False, header_style="bold")
         for i, name in enumerate(header):
-            table.add_column(cell(name), justify="right" if i in right else "left", overflow=overflow)  # type: ignore[arg-type]
+            table.add_column(
+                cell(name), justify="right" if i in right else "left", overflow=overflow
+            )  # type: ignore[arg-type]
         for n, row in enumerate(rows):
             last = title_rows and row.cells[0] == "tuple"
-            style = styles[n] if styles is not None else "bold red" if row.differs else ("bold" if last else None)
+            style = (
+                styles[n]
+                if styles is not None
+                else "bold red"
+                if row.differs
+                else ("bold" if last else None)
+            )
             table.add_row(*(cell(c) for c in row.cells), style=style)
         self.console.print(table)
 
@@ -180,7 +196,12 @@ class RichWriter:
 def finding_lines(f: Finding) -> Iterable[tuple[Segment, ...]]:
     """A finding as lines: the ``file:line:col: CODE severity: message`` line, related places, the fix."""
     style = STYLE[f.severity]
-    yield ((f"{f.location}: " if f.location else "", "bold"), (f.code, style), (f" {f.severity}: ", style), (f.message, None))
+    yield (
+        (f"{f.location}: " if f.location else "", "bold"),
+        (f.code, style),
+        (f" {f.severity}: ", style),
+        (f.message, None),
+    )
     for rel in f.related:
         yield ((f"    related: {rel.location}: {rel.message}", "dim"),)
     if f.fix is not None:
@@ -198,7 +219,12 @@ def summary_line(result: RunResult) -> list[Segment]:
         if n
     ]
     counted = f" ({', '.join(skipped)})" if skipped else ""
-    line: list[Segment] = [(f"Checked {s.deployments} deployment{'s' if s.deployments != 1 else ''} in {files}{counted}: ", None)]
+    line: list[Segment] = [
+        (
+            f"Checked {s.deployments} deployment{'s' if s.deployments != 1 else ''} in {files}{counted}: ",
+            None,
+        )
+    ]
     parts = []
     for sev in ("error", "warning", "note"):
         n = s.counts[sev]
@@ -208,7 +234,9 @@ def summary_line(result: RunResult) -> list[Segment]:
     if s.baselined:
         parts.append((f"{s.baselined} in the baseline", "dim"))
     if s.input_errors:
-        parts.append((f"{s.input_errors} input error{'s' if s.input_errors != 1 else ''}", "bold red"))
+        parts.append(
+            (f"{s.input_errors} input error{'s' if s.input_errors != 1 else ''}", "bold red")
+        )
     for i, part in enumerate(parts):
         line.append(part)
         if i < len(parts) - 1:
@@ -262,7 +290,9 @@ class Stream:
 
     def __init__(self, settings: Settings, out: TextIO):
         self.settings = settings
-        self.w: PlainWriter | RichWriter = RichWriter(out, settings.color) if wants_rich(out, settings.color) else PlainWriter(out)
+        self.w: PlainWriter | RichWriter = (
+            RichWriter(out, settings.color) if wants_rich(out, settings.color) else PlainWriter(out)
+        )
         self.pairs: list[str] = []
         self.after_line = False  # the last deployment printed was a one-line one
 
@@ -279,7 +309,9 @@ class Stream:
             _deployment(w, r, verbose)
             self.after_line = one_line
         if not quiet:
-            self.pairs.extend(w.capture(lambda pair=pair: _pair(w, pair, verbose)) for pair in unit.pairs)
+            self.pairs.extend(
+                w.capture(lambda pair=pair: _pair(w, pair, verbose)) for pair in unit.pairs
+            )
 
     def finish(self, totals: RunResult) -> None:
         w = self.w
@@ -296,7 +328,13 @@ class Stream:
             w.raw("\n")
         if self.settings.verbose:
             for path in totals.skipped:
-                w.line((f"skipped {path}: {totals.skipped_why.get(path) or getattr(path, 'reason', 'not a deployment')}", "dim"))
+                w.line(
+                    (
+                        f"skipped {path}: "
+                        f"{totals.skipped_why.get(path) or getattr(path, 'reason', 'not a deployment')}",
+                        "dim",
+                    )
+                )
         if not self.settings.quiet:
             w.line(*summary_line(totals))
         w.flush()
@@ -309,10 +347,19 @@ def _pair(w: PlainWriter | RichWriter, pair: ServerPair, verbose: bool = True) -
     rows = pair_rows(pair)
     differing = [row for row in rows if row.differs]
     if not verbose and not differing and not pair.findings:
-        w.line(("PD pair: ", "bold"), (files, "bold"), (f"  ({pair.how})", "dim"), ("  the two servers agree on everything SGLang compares", "green"))
+        w.line(
+            ("PD pair: ", "bold"),
+            (files, "bold"),
+            (f"  ({pair.how})", "dim"),
+            ("  the two servers agree on everything SGLang compares", "green"),
+        )
         return
     w.line(("PD pair: ", "bold"), (files, "bold"), (f"  ({pair.how})", "dim"))
-    w.table(("value", "prefill", "decode", "prefill from", "decode from"), rows if verbose else differing, title_rows=False)
+    w.table(
+        ("value", "prefill", "decode", "prefill from", "decode from"),
+        rows if verbose else differing,
+        title_rows=False,
+    )
     if not verbose and len(differing) < len(rows):
         w.line((f"  {len(rows) - len(differing)} other values agree (-v shows them)", "dim"))
     if not pair.findings and not differing:

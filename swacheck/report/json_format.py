@@ -37,7 +37,11 @@ def deployment_json(r: DeploymentResult) -> dict[str, Any]:
 def head(settings: Settings) -> dict[str, Any]:
     return {
         "version": SCHEMA_VERSION,
-        "tool": {"name": "swacheck", "version": __version__, "sglang_version": settings.sglang_version},
+        "tool": {
+            "name": "swacheck",
+            "version": __version__,
+            "sglang_version": settings.sglang_version,
+        },
     }
 
 
@@ -119,7 +123,9 @@ class Stream:
         self.pairs = 0
         # the pairs wait for the last deployment; past a few MiB (35 MB at 20,000 deployments)
         # they wait on disk rather than in memory
-        self.pair_text = tempfile.SpooledTemporaryFile(max_size=PAIRS_IN_MEMORY, mode="w+", encoding="utf-8")
+        self.pair_text = tempfile.SpooledTemporaryFile(
+            max_size=PAIRS_IN_MEMORY, mode="w+", encoding="utf-8"
+        )
         out.write("{")
         for key, value in head(settings).items():
             self._member(key, value)

@@ -70,14 +70,18 @@ def as_element(result: RunResult) -> ET.Element:
         case = suite.case(r.deployment.file, r.deployment.name)
         below: list[str] = []
         failing = any(SEVERITY_RANK[f.severity] >= threshold for f in r.findings)
-        if r.resolution.mode == "skipped" and not failing:  # a failure wins: one outcome per test case
+        if (
+            r.resolution.mode == "skipped" and not failing
+        ):  # a failure wins: one outcome per test case
             ET.SubElement(case, "skipped", message=clean(r.resolution.skip_reason or "not checked"))
             suite.skipped += 1
         elif r.resolution.skip_reason:
             below.append(r.resolution.skip_reason)
         for f in r.findings:
             if SEVERITY_RANK[f.severity] >= threshold:
-                failure = ET.SubElement(case, "failure", message=clean(f"{f.code}: {f.message}"), type=f.code)
+                failure = ET.SubElement(
+                    case, "failure", message=clean(f"{f.code}: {f.message}"), type=f.code
+                )
                 failure.text = body(finding_text(f))
                 suite.failures += 1
             else:
@@ -88,7 +92,9 @@ def as_element(result: RunResult) -> ET.Element:
         _error_case(suite_for(e.file), e)
     for note in result.notes:
         suite = suite_for(note.file)
-        ET.SubElement(suite.case(note.file, "not a deployment"), "skipped", message=clean(note.message))
+        ET.SubElement(
+            suite.case(note.file, "not a deployment"), "skipped", message=clean(note.message)
+        )
         suite.skipped += 1
 
     root = ET.Element("testsuites", name="swacheck")

@@ -85,7 +85,9 @@ def render_markdown(result: RunResult, max_bytes: int = MAX_BYTES) -> str:
 
     rank = {"note": 0, "warning": 1, "error": 2}
     failing = [r for r in result.results if r.findings]
-    failing.sort(key=lambda r: -max(rank[f.severity] for f in r.findings))  # stable: run order within a level
+    failing.sort(
+        key=lambda r: -max(rank[f.severity] for f in r.findings)
+    )  # stable: run order within a level
     passing = [r for r in result.results if not r.findings]
     out: list[str] = []
     size = 0
@@ -113,7 +115,12 @@ def render_markdown(result: RunResult, max_bytes: int = MAX_BYTES) -> str:
     for r in failing:
         add(_deployment_block(r), "deployments with findings")
     if passing:
-        add([f"### {len(passing)} deployment{'s' if len(passing) != 1 else ''} without findings", ""])
+        add(
+            [
+                f"### {len(passing)} deployment{'s' if len(passing) != 1 else ''} without findings",
+                "",
+            ]
+        )
         for r in passing:
             add([_passing_line(r)], "passing deployments")
         add([""])

@@ -17,8 +17,9 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator, TextIO
+from typing import Any, TextIO
 from urllib.parse import quote
 
 from .. import __version__
@@ -27,7 +28,9 @@ from ..model import Location
 from .common import fix_label
 from .escape import json_data, path_for_uri
 
-SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SCHEMA_URI = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
 INFORMATION_URI = "https://github.com/swacheck/swacheck"
 SRCROOT = "%SRCROOT%"
 FINGERPRINT = "swacheck/v2"  # v2: file path + rule + logical location (v1 had no file path)
@@ -49,7 +52,10 @@ def base_dir(settings: Any) -> str:
 
 def _relative(file: str, base: str) -> str | None:
     """``file`` relative to ``base``, or None when it lies outside."""
-    for path, folder in ((os.path.abspath(file), os.path.abspath(base)), (os.path.realpath(file), os.path.realpath(base))):
+    for path, folder in (
+        (os.path.abspath(file), os.path.abspath(base)),
+        (os.path.realpath(file), os.path.realpath(base)),
+    ):
         try:
             rel = os.path.relpath(path, folder)
         except ValueError:  # another drive on Windows
@@ -126,7 +132,9 @@ def fingerprint(file: str, code: str, logical: str) -> str:
     the rule and the finding's logical location (:func:`logical_location`); no line number, and
     nothing that depends on the other files in the run or their order."""
     # surrogateescape: a path or deployment name that is not UTF-8 hashes its bytes
-    return hashlib.sha256(f"{file}\0{code}\0{logical}".encode("utf-8", "surrogateescape")).hexdigest()
+    return hashlib.sha256(
+        f"{file}\0{code}\0{logical}".encode("utf-8", "surrogateescape")
+    ).hexdigest()
 
 
 def logical_location(deployment_file: str, deployment: str, field: str) -> str:
@@ -144,7 +152,11 @@ def fingerprinted(result: RunResult, base: str) -> Iterator[tuple[Any, Any, str,
         deployment_file = repo_path(r.deployment.file, base)
         for f in r.findings:
             logical = logical_location(deployment_file, r.deployment.name, f.field)
-            key = fingerprint(repo_path(f.location.file if f.location else r.deployment.file, base), f.code, logical)
+            key = fingerprint(
+                repo_path(f.location.file if f.location else r.deployment.file, base),
+                f.code,
+                logical,
+            )
             seen[key] = seen.get(key, 0) + 1
             if seen[key] > 1:
                 key = hashlib.sha256(f"{key}:{seen[key]}".encode("ascii")).hexdigest()
@@ -170,11 +182,23 @@ def as_data(result: RunResult) -> dict[str, Any]:
         if f.location is not None:
             item["locations"] = [{"physicalLocation": physical_location(f.location, base)}]
         else:  # code scanning wants a location: the deployment's file, without a region
-            item["locations"] = [{"physicalLocation": {"artifactLocation": artifact_location(r.deployment.file, base)}}]
-        item["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": logical, "kind": "member"}]
+            item["locations"] = [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": artifact_location(r.deployment.file, base)
+                    }
+                }
+            ]
+        item["locations"][0]["logicalLocations"] = [
+            {"fullyQualifiedName": logical, "kind": "member"}
+        ]
         if f.related:
             item["relatedLocations"] = [
-                {"id": i + 1, "physicalLocation": physical_location(rel.location, base), "message": {"text": rel.message}}
+                {
+                    "id": i + 1,
+                    "physicalLocation": physical_location(rel.location, base),
+                    "message": {"text": rel.message},
+                }
                 for i, rel in enumerate(f.related)
             ]
         item["partialFingerprints"] = {FINGERPRINT: key}
@@ -189,7 +213,10 @@ def as_data(result: RunResult) -> dict[str, Any]:
         if e.line is not None:
             loc["region"] = {"startLine": e.line, "startColumn": e.column or 1}
         note["locations"] = [{"physicalLocation": loc}]
-    invocation: dict[str, Any] = {"executionSuccessful": not result.errors, "exitCode": result.exit_code}
+    invocation: dict[str, Any] = {
+        "executionSuccessful": not result.errors,
+        "exitCode": result.exit_code,
+    }
     if notifications:
         invocation["toolExecutionNotifications"] = json_data(notifications)
     return {

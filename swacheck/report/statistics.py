@@ -41,9 +41,8 @@ class Stream:
     def finish(self, totals: RunResult) -> None:
         self.out.write(table(totals))
         if not self.settings.quiet:
-            from .human import summary_text
-
             from .escape import terminal
+            from .human import summary_text
 
             self.out.write(terminal(summary_text(totals)) + "\n")
 

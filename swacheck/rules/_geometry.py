@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
 from ..model import Edit, Finding, Fix, Location, Related, Val
@@ -15,7 +15,9 @@ def _explicit(val: Val) -> bool:
     return val.origin.startswith(("target.geometry", "draft.geometry"))
 
 
-def _window_fix(res: Resolution, ctx: Context, moving: Pool, staying: Pool) -> tuple[str, list[Edit]]:
+def _window_fix(
+    res: Resolution, ctx: Context, moving: Pool, staying: Pool
+) -> tuple[str, list[Edit]]:
     server = res.deployment.server
     draft_path = server.get("speculative-draft-model-path")
     model_path = server.get("model-path")
@@ -40,7 +42,11 @@ def _window_fix(res: Resolution, ctx: Context, moving: Pool, staying: Pool) -> t
     if loc is None:
         return (f"Make the {moving.role}'s sliding_window {staying.window.value}.", [])
     json_style = loc.file.lower().endswith(".json")
-    what = f"{moving.role}.geometry window" if _explicit(moving.window) else f"the {moving.role} model's sliding_window"
+    what = (
+        f"{moving.role}.geometry window"
+        if _explicit(moving.window)
+        else f"the {moving.role} model's sliding_window"
+    )
     return (
         f"Set {what} to {staying.window.value} ({loc}) to match the {staying.role}.",
         [fixes.replace(loc, fixes.render_scalar(staying.window.value, json_style))],
@@ -54,21 +60,28 @@ def geometry_findings(rule: Rule, res: Resolution, ctx: Context, mode: str) -> I
     if t.unified.value != d.unified.value:  # SWA103 reports this; SGLang stops there
         return
     t_fields, d_fields = t.fields(mode, res.profile), d.fields(mode, res.profile)
-    differing = [(name, tv, dv) for (name, tv), (_, dv) in zip(t_fields, d_fields) if tv.value != dv.value]
+    differing = [
+        (name, tv, dv) for (name, tv), (_, dv) in zip(t_fields, d_fields) if tv.value != dv.value
+    ]
     if not differing:
         return
     moving, staying = (d, t) if ctx.align_to == "target" else (t, d)
     template = res.profile.msg_ring if mode == "unified" else res.profile.msg_paged
-    sglang_msg = template.format(target=format_tuple(t.tuple(mode, res.profile)), draft=format_tuple(d.tuple(mode, res.profile)))
+    sglang_msg = template.format(
+        target=format_tuple(t.tuple(mode, res.profile)),
+        draft=format_tuple(d.tuple(mode, res.profile)),
+    )
     parts = ", ".join(f"{name} {tv.value} vs {dv.value}" for name, tv, dv in differing)
     if res.checked_by_sglang:
         message = f"{sglang_msg} ({parts}; target vs draft)"
         severity = rule.SEVERITY
     elif not res.profile.has_dsv4_block:
         message = (
-            f"target and draft SWA geometry differ ({parts}); SGLang {res.profile.version} does not compare the pools yet "
+            f"target and draft SWA geometry differ ({parts}); SGLang "
+            f"{res.profile.version} does not compare the pools yet "
             f"(the check came in {res.profile.checks_added_in} with the fix of the draft's SWA state transfer for "
-            f"disaggregated MTP, PR #30461); from {res.profile.checks_added_in} on this launch fails under PD with: {sglang_msg}"
+            f"disaggregated MTP, PR #30461); from {res.profile.checks_added_in} on "
+            f"this launch fails under PD with: {sglang_msg}"
         )
         severity = "note"
     else:
@@ -89,7 +102,11 @@ def geometry_findings(rule: Rule, res: Resolution, ctx: Context, mode: str) -> I
         descriptions.append(text)
         edits.extend(window_edits)
     dcp = res.deployment.server.get("dcp-size")
-    if any(name == "page_size" for name, _, _ in differing) and dcp is not None and not _explicit(d.page_size):
+    if (
+        any(name == "page_size" for name, _, _ in differing)
+        and dcp is not None
+        and not _explicit(d.page_size)
+    ):
         # the draft worker scales its page by dcp-size (kv_cache_configurator.py loc_space_scale)
         descriptions.append(
             f"The draft pool's page is page size x dcp-size ({d.page_size.value}); run PD servers with dcp-size 1."
@@ -101,8 +118,14 @@ def geometry_findings(rule: Rule, res: Resolution, ctx: Context, mode: str) -> I
         sv = dict(staying.fields(mode, res.profile))[name]
         if name in ("window", "sliding_window") or not _explicit(mv) or mv.location is None:
             continue
-        descriptions.append(f"Set {moving.role}.geometry {name} to {sv.value} to match the {staying.role}.")
-        edits.append(fixes.replace(mv.location, fixes.render_scalar(sv.value, mv.location.file.endswith(".json"))))
+        descriptions.append(
+            f"Set {moving.role}.geometry {name} to {sv.value} to match the {staying.role}."
+        )
+        edits.append(
+            fixes.replace(
+                mv.location, fixes.render_scalar(sv.value, mv.location.file.endswith(".json"))
+            )
+        )
     if not descriptions:
         descriptions.append(f"Make the {moving.role}'s inputs give the {staying.role}'s geometry.")
 
@@ -117,12 +140,26 @@ def geometry_findings(rule: Rule, res: Resolution, ctx: Context, mode: str) -> I
     draft_path = res.deployment.server.get("speculative-draft-model-path")
     if edits:
         first = edits[0]
-        location = Location(first.file, first.line, first.column, first.line, first.column if first.replacement == "" else first.end_column)
+        location = Location(
+            first.file,
+            first.line,
+            first.column,
+            first.line,
+            first.column if first.replacement == "" else first.end_column,
+        )
     elif moving.role == "draft" and draft_path is not None and t.window.value != d.window.value:
         location = draft_path.key_loc  # a launch command: point at the flag to drop
     else:
         location = _root_location(values[moving.role]) or res.deployment.location
-    yield Finding(rule.CODE, severity, message, location, Fix(" ".join(descriptions), tuple(edits), safe), related, name)
+    yield Finding(
+        rule.CODE,
+        severity,
+        message,
+        location,
+        Fix(" ".join(descriptions), tuple(edits), safe),
+        related,
+        name,
+    )
 
 
 def _root_location(val: Val):

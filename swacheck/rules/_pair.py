@@ -41,19 +41,36 @@ def pair_finding(  # type: ignore[no-untyped-def]
     """
     p, d = pair.prefill_values[name], pair.decode_values[name]
     location = location or root_location(d) or pair.decode.deployment.location
-    related = [Related(loc, f"prefill {name} {show(p)} comes from here") for loc in [prefill_location or root_location(p)] if loc is not None]
+    related = [
+        Related(loc, f"prefill {name} {show(p)} comes from here")
+        for loc in [prefill_location or root_location(p)]
+        if loc is not None
+    ]
     if location is None or root_location(d) is None:
-        related.append(Related(pair.decode.deployment.location, f"decode server {pair.decode.deployment.name}"))  # type: ignore[arg-type]
+        related.append(
+            Related(pair.decode.deployment.location, f"decode server {pair.decode.deployment.name}")
+        )  # type: ignore[arg-type]
     value = p.value if fix_value is _SAME else fix_value
     edits = ()
-    if d.location is not None and (p.location is not None or fix_value is not _SAME) and not isinstance(value, bool) and value is not None:
-        edits = (fixes.replace(d.location, fixes.render_scalar(value, d.location.file.lower().endswith(".json"))),)
+    if (
+        d.location is not None
+        and (p.location is not None or fix_value is not _SAME)
+        and not isinstance(value, bool)
+        and value is not None
+    ):
+        edits = (
+            fixes.replace(
+                d.location, fixes.render_scalar(value, d.location.file.lower().endswith(".json"))
+            ),
+        )
     return Finding(
         rule.CODE,
         severity or rule.SEVERITY,
         f"{message} [prefill {pair.prefill.deployment.file} vs decode {pair.decode.deployment.file}]",
         location,
-        Fix(fix_text, edits, safe=not edits),  # an edit moves one server's setting: changes what it runs
+        Fix(
+            fix_text, edits, safe=not edits
+        ),  # an edit moves one server's setting: changes what it runs
         tuple(related),
         f"pair:{name}",
     )

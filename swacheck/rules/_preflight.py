@@ -9,16 +9,16 @@ on what depends on it, and with a GPU swacheck does not know they say what they 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
+from .. import fixes
 from ..inputs import Arg
 from ..loading import Scalar
 from ..model import Edit, Finding, Fix, Location, Val
 from ..sglang import checkpoint as ckpt
 from ..sglang.gpus import Gpu, lookup
 from ..sglang.resolve import Resolution
-from .. import fixes
 from .base import arg_mapping
 
 
@@ -98,7 +98,11 @@ def where(res: Resolution, a: Arg | None, value: bool = True) -> Location | None
     """The argument's value (or key) position, else the deployment's."""
     if a is not None:
         return a.value_loc if value else a.key_loc
-    return res.deployment.server.mapping.loc if res.deployment.server.mapping is not None else res.deployment.location
+    return (
+        res.deployment.server.mapping.loc
+        if res.deployment.server.mapping is not None
+        else res.deployment.location
+    )
 
 
 def set_arg(res: Resolution, name: str, value: Any) -> Edit | None:
@@ -124,7 +128,12 @@ def checkpoint(res: Resolution) -> ckpt.Checkpoint | None:
     model_path = text(res, "model-path")
     # thousands of deployments share a handful of model configs: the facts depend on the config,
     # the folder name and the one environment variable
-    key = (id(model), model_path, env.value if env is not None else None, env.location if env is not None else None)
+    key = (
+        id(model),
+        model_path,
+        env.value if env is not None else None,
+        env.location if env is not None else None,
+    )
     hit = _CHECKPOINTS.get(key)
     if hit is not None and hit[0] is model:
         return hit[1]
@@ -139,17 +148,25 @@ def gib(n: float) -> str:
     return f"{n / (1 << 30):.2f} GiB"
 
 
-@lru_cache(maxsize=None)
-def unknown_gpu_finding(code: str, gpu_val: Val, needs: str, at: Location | None, field: str) -> Finding:
+@cache
+def unknown_gpu_finding(
+    code: str, gpu_val: Val, needs: str, at: Location | None, field: str
+) -> Finding:
     """The note of a GPU-dependent rule when the GPU given is not in the table: what the rule
     would need, never a guess."""
-    return Finding(code, "note", f"{unknown_gpu_note(str(gpu_val.value))}: {needs}", gpu_val.location or at, Fix("Name a GPU swacheck knows with --gpu."), field=field)
+    return Finding(
+        code,
+        "note",
+        f"{unknown_gpu_note(str(gpu_val.value))}: {needs}",
+        gpu_val.location or at,
+        Fix("Name a GPU swacheck knows with --gpu."),
+        field=field,
+    )
 
 
 def unknown_gpu_note(name: str) -> str:
-    from ..sglang.gpus import known_names
-
     from ..model import one_line
+    from ..sglang.gpus import known_names
 
     shown = one_line(name if len(name) <= 60 else name[:57] + "...")
     return f"swacheck does not know the GPU {shown!r} (known: {', '.join(known_names())})"

@@ -47,7 +47,7 @@ into a deployment file's `geometry`.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding
 from ..sglang.resolve import Resolution

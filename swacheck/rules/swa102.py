@@ -41,7 +41,7 @@ numbers copied into a deployment file's `geometry`.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding
 from ..sglang.resolve import Resolution
@@ -51,7 +51,9 @@ from .base import Context
 CODE = "SWA102"
 NAME = "paged-geometry-mismatch"
 SEVERITY = "error"
-SUMMARY = "paged SWA geometry (page_size, sliding_window, ring capacity) differs between target and draft"
+SUMMARY = (
+    "paged SWA geometry (page_size, sliding_window, ring capacity) differs between target and draft"
+)
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 

@@ -32,7 +32,7 @@ it corrects a copied `geometry.unified`.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
 from ..model import Finding, Fix, Related
@@ -53,16 +53,29 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     moving, staying = (d, t) if ctx.align_to == "target" else (t, d)
     edits = ()
     if moving.unified.location is not None:
-        edits = (fixes.replace(moving.unified.location, fixes.render_scalar(staying.unified.value, False)),)
-    message = res.profile.msg_unified_mode + f" (target unified={t.unified.value}, draft unified={d.unified.value})"
-    related = (Related(staying.unified.location, f"{staying.role} unified comes from here"),) if staying.unified.location else ()
+        edits = (
+            fixes.replace(
+                moving.unified.location, fixes.render_scalar(staying.unified.value, False)
+            ),
+        )
+    message = (
+        res.profile.msg_unified_mode
+        + f" (target unified={t.unified.value}, draft unified={d.unified.value})"
+    )
+    related = (
+        (Related(staying.unified.location, f"{staying.role} unified comes from here"),)
+        if staying.unified.location
+        else ()
+    )
     yield Finding(
         CODE,
         SEVERITY if res.checked_by_sglang else "note",
         message if res.checked_by_sglang else "not checked without PD disaggregation: " + message,
         moving.unified.location or res.deployment.location,
         Fix(
-            f"Make the {moving.role} pool {'unified' if staying.unified.value else 'paged'}, like the {staying.role} pool.",
+            f"Make the {moving.role} pool "
+            f"{'unified' if staying.unified.value else 'paged'}, like the "
+            f"{staying.role} pool.",
             edits,
             # a number copied into `geometry` is safe to correct; the environment that picks the backend is not
             moving.unified.origin.startswith(("target.geometry", "draft.geometry")),

@@ -32,7 +32,7 @@ copied `geometry.compression_ratios`.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
 from ..model import Finding, Fix

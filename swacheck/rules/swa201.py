@@ -29,7 +29,7 @@ nothing that runs.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
 from ..model import Finding, Fix
@@ -49,7 +49,10 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         forced = event.data["forced"]
         edit = fixes.delete_line_of(event.arg.pair, arg_mapping(res))
         if edit is not None:
-            fix = Fix(f"Remove {event.arg.written}: SGLang uses {forced} for DeepSeek-V4 whatever is configured.", (edit,))
+            fix = Fix(
+                f"Remove {event.arg.written}: SGLang uses {forced} for DeepSeek-V4 whatever is configured.",
+                (edit,),
+            )
         else:  # a flow mapping: change the value rather than cut the entry out
             fix = Fix(
                 f"Set {event.arg.written} to {forced}: SGLang uses it for DeepSeek-V4 whatever is configured.",

@@ -47,7 +47,7 @@ top-k other than 1 is unsafe.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
 from ..model import Finding, Fix
@@ -57,9 +57,11 @@ from .base import Context, arg_mapping, finding_for_event
 CODE = "SWA202"
 NAME = "speculative-args-refused"
 SEVERITY = "error"
-SUMMARY = "speculative algorithm other than EAGLE/DSPARK, or EAGLE without explicit top-k 1 and num-steps, for DeepSeek-V4"
+SUMMARY = (
+    "speculative algorithm other than EAGLE/DSPARK, or EAGLE without explicit "
+    "top-k 1 and num-steps, for DeepSeek-V4"
+)
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
-
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
@@ -67,15 +69,29 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     mapping = arg_mapping(res)
     server = res.deployment.server
     for event in res.events_of("dspark-draft-missing"):
-        fix = Fix("Add speculative-draft-model-path: the DSpark draft checkpoint (SGLang has no default draft for this target).")
-        message = f"{event.message}: ValueError: DSpark dense speculative decoding requires setting --speculative-draft-model-path."
-        yield finding_for_event(rule, event, fix, message=message, field="speculative-draft-model-path")
-    for event in res.events_of("algorithm-refused", "eagle-topk-missing", "eagle-topk-refused", "eagle-steps-missing"):
+        fix = Fix(
+            "Add speculative-draft-model-path: the DSpark draft checkpoint (SGLang "
+            "has no default draft for this target)."
+        )
+        message = (
+            f"{event.message}: ValueError: DSpark dense speculative decoding requires "
+            f"setting --speculative-draft-model-path."
+        )
+        yield finding_for_event(
+            rule, event, fix, message=message, field="speculative-draft-model-path"
+        )
+    for event in res.events_of(
+        "algorithm-refused", "eagle-topk-missing", "eagle-topk-refused", "eagle-steps-missing"
+    ):
         arg = event.arg
         if event.kind == "algorithm-refused":
             assert arg is not None
             raw = event.data["algorithm"]
-            target = "DSPARK" if raw.upper() == "DSPARK" and "DSPARK" in res.profile.algorithms else "EAGLE"
+            target = (
+                "DSPARK"
+                if raw.upper() == "DSPARK" and "DSPARK" in res.profile.algorithms
+                else "EAGLE"
+            )
             edits = [fixes.replace(arg.value_loc, target)]
             if target == "EAGLE":
                 edits.extend(_missing_eagle_args(arg, server, mapping))
@@ -86,41 +102,78 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             )
             # NEXTN/eagle/dspark name the algorithm SGLang would run: safe; another algorithm is replaced: unsafe
             fix = Fix(
-                f"Use speculative-algorithm: {target}" + (" (DeepSeek-V4 MTP) with speculative-eagle-topk: 1 and speculative-num-steps." if target == "EAGLE" else "."),
+                f"Use speculative-algorithm: {target}"
+                + (
+                    " (DeepSeek-V4 MTP) with speculative-eagle-topk: 1 and speculative-num-steps."
+                    if target == "EAGLE"
+                    else "."
+                ),
                 tuple(edits),
                 raw.upper() in ("NEXTN", "EAGLE", "DSPARK"),
             )
             message = f"{event.message}: AssertionError: {res.profile.algorithm_assert} ({what})"
         elif event.kind == "eagle-topk-missing":
             edits = _missing_eagle_args(arg, server, mapping) if arg else []
-            fix = Fix("Add speculative-eagle-topk: 1" + (" and speculative-num-steps: 3." if server.get("speculative-num-steps") is None else "."), tuple(edits))
+            fix = Fix(
+                "Add speculative-eagle-topk: 1"
+                + (
+                    " and speculative-num-steps: 3."
+                    if server.get("speculative-num-steps") is None
+                    else "."
+                ),
+                tuple(edits),
+            )
             message = (
                 f"{event.message}: AssertionError: {res.profile.topk_assert} (the DSV4 hook checks top-k before the "
                 "speculative hook's default of 1 is filled in)"
             )
         elif event.kind == "eagle-topk-refused":
             assert arg is not None
-            fix = Fix("Set speculative-eagle-topk to 1.", (fixes.replace(arg.value_loc, "1"),), safe=False)  # changes the drafting
+            fix = Fix(
+                "Set speculative-eagle-topk to 1.", (fixes.replace(arg.value_loc, "1"),), safe=False
+            )  # changes the drafting
             message = f"{event.message}: AssertionError: {res.profile.topk_assert}"
         else:  # eagle-steps-missing
             assert arg is not None
             edit = fixes.insert_after(arg.pair, mapping, "speculative-num-steps", 3)
-            fix = Fix("Add speculative-num-steps: 3 (SGLang's own choice for DeepSeek-V4, 4 draft tokens).", (edit,) if edit else ())
+            fix = Fix(
+                "Add speculative-num-steps: 3 (SGLang's own choice for DeepSeek-V4, 4 draft tokens).",
+                (edit,) if edit else (),
+            )
             message = (
                 f"{event.message}: the speculative hook asserts that top-k and draft tokens are unset "
                 "before choosing steps itself, a bare AssertionError (speculative_hook.py)"
             )
-        field = {"algorithm-refused": "speculative-algorithm", "eagle-steps-missing": "speculative-num-steps"}.get(event.kind, "speculative-eagle-topk")
+        field = {
+            "algorithm-refused": "speculative-algorithm",
+            "eagle-steps-missing": "speculative-num-steps",
+        }.get(event.kind, "speculative-eagle-topk")
         yield finding_for_event(rule, event, fix, message=message, field=field)
 
 
 def _missing_eagle_args(after, server, mapping) -> list:
     """Insert the EAGLE arguments DeepSeek-V4 needs that the config lacks, after ``after``."""
-    missing = [(k, v) for k, v in (("speculative-eagle-topk", 1), ("speculative-num-steps", 3)) if server.get(k) is None]
+    missing = [
+        (k, v)
+        for k, v in (("speculative-eagle-topk", 1), ("speculative-num-steps", 3))
+        if server.get(k) is None
+    ]
     if not missing:
         return []
     edit = fixes.insert_after(after.pair, mapping, missing[0][0], missing[0][1])
     if edit is None:
         return []
-    extra = "".join(edit.replacement.replace(f"{missing[0][0]}: {missing[0][1]}", f"{k}: {v}") for k, v in missing[1:])
-    return [type(edit)(edit.file, edit.line, edit.column, edit.end_line, edit.end_column, edit.replacement + extra)]
+    extra = "".join(
+        edit.replacement.replace(f"{missing[0][0]}: {missing[0][1]}", f"{k}: {v}")
+        for k, v in missing[1:]
+    )
+    return [
+        type(edit)(
+            edit.file,
+            edit.line,
+            edit.column,
+            edit.end_line,
+            edit.end_column,
+            edit.replacement + extra,
+        )
+    ]

@@ -32,7 +32,7 @@ Fix safety: safe — SGLang rewrites the value to steps + 1 anyway; the fix writ
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
 from ..model import Finding, Fix

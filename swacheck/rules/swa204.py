@@ -33,7 +33,7 @@ Fix safety: unsafe — it changes pipeline parallelism or drops HiSparse.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
 from ..model import Finding, Fix, Related
@@ -52,13 +52,27 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         arg = event.arg
         env = event.data["env"]
         if event.data["why"] == "pd":
-            fix = Fix(f"Unset SGLANG_DSV4_UNIFIED_KV_FP8 on PD servers (SGLang {res.profile.version} refuses it for any PD server; 0.5.22+ only with pp-size > 1 or HiSparse).")
+            fix = Fix(
+                f"Unset SGLANG_DSV4_UNIFIED_KV_FP8 on PD servers (SGLang "
+                f"{res.profile.version} refuses it for any PD server; 0.5.22+ only with "
+                f"pp-size > 1 or HiSparse)."
+            )
         elif event.data["why"] == "pp-size" and arg is not None:
-            fix = Fix("Run PD with pp-size 1, or unset SGLANG_DSV4_UNIFIED_KV_FP8.", (fixes.replace(arg.value_loc, "1"),), safe=False)
+            fix = Fix(
+                "Run PD with pp-size 1, or unset SGLANG_DSV4_UNIFIED_KV_FP8.",
+                (fixes.replace(arg.value_loc, "1"),),
+                safe=False,
+            )
         else:
             edit = fixes.delete_line_of(arg.pair, arg_mapping(res)) if arg is not None else None
-            fix = Fix("Drop enable-hisparse, or unset SGLANG_DSV4_UNIFIED_KV_FP8.", (edit,) if edit else (), safe=False)
-        related = (Related(env.location, "SGLANG_DSV4_UNIFIED_KV_FP8 set here"),) if env.location else ()
+            fix = Fix(
+                "Drop enable-hisparse, or unset SGLANG_DSV4_UNIFIED_KV_FP8.",
+                (edit,) if edit else (),
+                safe=False,
+            )
+        related = (
+            (Related(env.location, "SGLANG_DSV4_UNIFIED_KV_FP8 set here"),) if env.location else ()
+        )
         yield Finding(
             CODE,
             SEVERITY,

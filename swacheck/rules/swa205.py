@@ -33,7 +33,7 @@ Fix safety: unsafe — it changes the KV cache dtype or the attention backend.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
 from ..model import Finding, Fix
@@ -52,10 +52,27 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for event in res.events_of("kv-dtype-refused"):
         assert event.arg is not None
         value = event.data["value"]
-        better = "bfloat16" if value in ("bf16",) and "bfloat16" in res.profile.dsv4_kv_dtypes else "fp8_e4m3"
-        fix = Fix(f"Set {event.arg.written} to {better} (or auto).", (fixes.replace(event.arg.value_loc, better),), safe=False)
-        yield finding_for_event(rule, event, fix, message=f"{event.message}: AssertionError: {value} is not supported for DeepseekV4ForCausalLM")
+        better = (
+            "bfloat16"
+            if value in ("bf16",) and "bfloat16" in res.profile.dsv4_kv_dtypes
+            else "fp8_e4m3"
+        )
+        fix = Fix(
+            f"Set {event.arg.written} to {better} (or auto).",
+            (fixes.replace(event.arg.value_loc, better),),
+            safe=False,
+        )
+        yield finding_for_event(
+            rule,
+            event,
+            fix,
+            message=f"{event.message}: AssertionError: {value} is not supported for DeepseekV4ForCausalLM",
+        )
     for event in res.events_of("trtllm-pd"):
         assert event.arg is not None
-        fix = Fix("Use dsv4-attn-backend auto or flashmla on PD servers.", (fixes.replace(event.arg.value_loc, "auto"),), safe=False)
+        fix = Fix(
+            "Use dsv4-attn-backend auto or flashmla on PD servers.",
+            (fixes.replace(event.arg.value_loc, "auto"),),
+            safe=False,
+        )
         yield finding_for_event(rule, event, fix, message=f"AssertionError: {event.message}")

@@ -41,7 +41,7 @@ Fix safety: none — no automatic fix: which of the two to give up is your choic
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding, Fix
 from ..sglang.resolve import Resolution
@@ -50,11 +50,17 @@ from .base import Context, finding_for_event
 CODE = "SWA206"
 NAME = "online-compress-mtp"
 SEVERITY = "error"
-SUMMARY = "SGLANG_OPT_USE_ONLINE_COMPRESS=1 with speculative decoding on CUDA (the DSV4 pool asserts)"
+SUMMARY = (
+    "SGLANG_OPT_USE_ONLINE_COMPRESS=1 with speculative decoding on CUDA (the DSV4 pool asserts)"
+)
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for event in res.events_of("online-compress-mtp"):
-        fix = Fix("Unset SGLANG_OPT_USE_ONLINE_COMPRESS (or 0) on this server, or run it without speculative decoding.")
-        yield finding_for_event(sys.modules[__name__], event, fix, field="SGLANG_OPT_USE_ONLINE_COMPRESS")
+        fix = Fix(
+            "Unset SGLANG_OPT_USE_ONLINE_COMPRESS (or 0) on this server, or run it without speculative decoding."
+        )
+        yield finding_for_event(
+            sys.modules[__name__], event, fix, field="SGLANG_OPT_USE_ONLINE_COMPRESS"
+        )

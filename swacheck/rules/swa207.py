@@ -22,7 +22,8 @@ Checks two argument validations SGLang runs on one server, per release:
 
 The server stops during argument validation, e.g.
 `AssertionError: PP + speculative decoding (MTP) is only supported on prefill nodes (disaggregation-mode=prefill)`
-or `ValueError: --disaggregation-decode-allocation-policy prefill_complete does not yet support attention tensor parallelism greater than one`.
+or
+`ValueError: --disaggregation-decode-allocation-policy prefill_complete does not yet support attention tensor parallelism greater than one`.
 
 ## Example
 
@@ -49,7 +50,7 @@ Fix safety: none — no automatic fix: both change how the server is parallelise
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding, Fix
 from ..sglang.resolve import Resolution
@@ -58,15 +59,23 @@ from .base import Context, finding_for_event
 CODE = "SWA207"
 NAME = "pd-pipeline-args-refused"
 SEVERITY = "error"
-SUMMARY = "pp-size > 1 with speculative decoding where the release refuses it; prefill_complete allocation with what it does not support"
+SUMMARY = (
+    "pp-size > 1 with speculative decoding where the release refuses it; "
+    "prefill_complete allocation with what it does not support"
+)
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     for event in res.events_of("pp-spec-refused"):
-        fix = Fix("Run this server with pp-size 1 (use tensor parallelism instead), or without speculative decoding.")
+        fix = Fix(
+            "Run this server with pp-size 1 (use tensor parallelism instead), or without speculative decoding."
+        )
         yield finding_for_event(rule, event, fix, field="pp-size")
     for event in res.events_of("prefill-complete-refused"):
-        fix = Fix("Remove disaggregation-decode-allocation-policy (the default, early, supports these) or what the message lists.")
+        fix = Fix(
+            "Remove disaggregation-decode-allocation-policy (the default, early, "
+            "supports these) or what the message lists."
+        )
         yield finding_for_event(rule, event, fix, field="disaggregation-decode-allocation-policy")

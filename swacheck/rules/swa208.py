@@ -38,7 +38,7 @@ Fix safety: none — no automatic fix: only you know the checkpoint's window.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding, Fix
 from ..sglang.resolve import Resolution
@@ -53,5 +53,8 @@ FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edi
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for event in res.events_of("model-config-refused"):
-        fix = Fix(f"Point the {event.data['role']} model path at the checkpoint you mean, or give its config.json the model's sliding_window.")
+        fix = Fix(
+            f"Point the {event.data['role']} model path at the checkpoint you mean, or "
+            f"give its config.json the model's sliding_window."
+        )
         yield finding_for_event(sys.modules[__name__], event, fix, field="sliding_window")

@@ -30,7 +30,7 @@ Fix safety: safe — it deletes the entry YAML and JSON already ignore (the late
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
 from ..model import Finding, Fix, Related
@@ -71,7 +71,10 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     server = res.deployment.server
     by_name: dict[str, list] = {}
     for arg in server.entries:
-        if arg.how in ("exact", "prefix"):  # `page_size` never reaches argparse's --page-size (SWA303)
+        if arg.how in (
+            "exact",
+            "prefix",
+        ):  # `page_size` never reaches argparse's --page-size (SWA303)
             by_name.setdefault(arg.name, []).append(arg)
     for name, args in by_name.items():
         if len(args) > 1:
@@ -82,7 +85,10 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 SEVERITY,
                 f"{first.written!r} and {last.written!r} set the same argument --{name}: SGLang uses the later one",
                 last.key_loc,
-                Fix(f"Delete {first.written!r} at line {first.key_loc.line}.", (edit,) if edit else ()),
+                Fix(
+                    f"Delete {first.written!r} at line {first.key_loc.line}.",
+                    (edit,) if edit else (),
+                ),
                 (Related(first.key_loc, "earlier spelling, ignored"),),
                 name,
             )

@@ -29,7 +29,7 @@ Fix safety: none — no automatic fix; the numbers must be copied again from SGL
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding, Fix
 from ..sglang.resolve import Resolution
@@ -45,7 +45,11 @@ FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edi
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     dep = res.deployment
     for role, geometry in (("target", dep.target_geometry), ("draft", dep.draft_geometry)):
-        window, ring, pages = geometry.get("window"), geometry.get("ring_size"), geometry.get("pages")
+        window, ring, pages = (
+            geometry.get("window"),
+            geometry.get("ring_size"),
+            geometry.get("pages"),
+        )
         if ring is not None and window is not None and ring.value < window.value:
             yield Finding(
                 CODE,
@@ -53,7 +57,9 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 f"{role}.geometry ring_size {ring.value} is smaller than window {window.value}: "
                 "SGLang's ring is window + draft tokens - 1",
                 ring.location,
-                Fix(f"Copy {role}.geometry again from SGLang's output; ring_size is at least the window."),
+                Fix(
+                    f"Copy {role}.geometry again from SGLang's output; ring_size is at least the window."
+                ),
                 (),
                 f"{role}.ring_size",
             )
@@ -62,7 +68,8 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 CODE,
                 SEVERITY,
                 f"{role}.geometry pages {pages.value} is not a multiple of ring_size {ring.value} "
-                f"({pages.value} / {ring.value} = {pages.value / ring.value:.2f}): SGLang's pages are request slots x ring size",
+                f"({pages.value} / {ring.value} = {pages.value / ring.value:.2f}): "
+                f"SGLang's pages are request slots x ring size",
                 pages.location,
                 Fix(f"Copy {role}.geometry again from SGLang's output."),
                 (),

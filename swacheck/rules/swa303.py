@@ -51,7 +51,7 @@ deprecation table names (`disable-cuda-graph: true` -> `cuda-graph-backend-decod
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
 from ..model import Finding, Fix
@@ -69,22 +69,42 @@ FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no ed
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     for event in res.events_of("config-not-yaml"):
-        fix = Fix("Save the server config as YAML (.yaml or .yml); JSON is valid YAML, so renaming the file is enough.")
-        yield finding_for_event(rule, event, fix, field="config", message=f"{event.message}: ValueError: Config file must be YAML format, got: .json")
+        fix = Fix(
+            "Save the server config as YAML (.yaml or .yml); JSON is valid YAML, so renaming the file is enough."
+        )
+        yield finding_for_event(
+            rule,
+            event,
+            fix,
+            field="config",
+            message=f"{event.message}: ValueError: Config file must be YAML format, got: .json",
+        )
     for event in res.events_of("valued-flag"):
         arg = event.arg
         assert arg is not None
         edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
-        fix = Fix(f"Remove {arg.written!r} from the file and pass --{arg.written} on the command line.", (edit,) if edit else (), safe=False)
-        yield finding_for_event(rule, event, fix, message=f"{event.message}: error: unrecognized arguments: true ({event.data['action']} takes no value)")
+        fix = Fix(
+            f"Remove {arg.written!r} from the file and pass --{arg.written} on the command line.",
+            (edit,) if edit else (),
+            safe=False,
+        )
+        yield finding_for_event(
+            rule,
+            event,
+            fix,
+            message=f"{event.message}: error: unrecognized arguments: true ({event.data['action']} takes no value)",
+        )
     forks = res.events_of("fork-key")
     if forks:
         names = ", ".join(e.arg.written for e in forks if e.arg is not None)
         yield finding_for_event(
             rule,
             forks[0],
-            Fix("Nothing to change if the server runs SGLang-KT; upstream SGLang would refuse these flags."),
-            message=f"{forks[0].data['fork']} flags, not options of SGLang {res.profile.version}: {names}; swacheck leaves them unchecked",
+            Fix(
+                "Nothing to change if the server runs SGLang-KT; upstream SGLang would refuse these flags."
+            ),
+            message=f"{forks[0].data['fork']} flags, not options of SGLang "
+            f"{res.profile.version}: {names}; swacheck leaves them unchecked",
             severity="note",
         )
     for event in res.events_of("unknown-key", "refused-key", "underscore-key", "ambiguous-key"):
@@ -92,7 +112,9 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         assert arg is not None
         if event.kind == "ambiguous-key":
             cands = event.data["candidates"]
-            fix = Fix(f"Write the option in full: one of {', '.join(cands[:5])}{', ...' if len(cands) > 5 else ''}.")
+            fix = Fix(
+                f"Write the option in full: one of {', '.join(cands[:5])}{', ...' if len(cands) > 5 else ''}."
+            )
             message = f"{event.message}: argparse refuses it (could match {', '.join('--' + c for c in cands[:5])})"
         elif event.kind == "unknown-key":
             near = event.data.get("suggestion")
@@ -108,13 +130,19 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 )
                 message = f"{event.message}: error: unrecognized arguments (removed after SGLang {removed})"
             elif typo:  # one letter from exactly one option: a typo, safe to rename
-                fix = Fix(f"Rename {arg.written!r} to {typo!r}.", (fixes.replace(arg.key_loc, typo),))
+                fix = Fix(
+                    f"Rename {arg.written!r} to {typo!r}.", (fixes.replace(arg.key_loc, typo),)
+                )
                 message = f"{event.message}: error: unrecognized arguments (did you mean {typo!r}?)"
             elif near:  # a spelling suggestion stays a hint
-                fix = Fix(f"Did you mean {near!r}? Correct the name by hand (see `python -m sglang.launch_server --help`).")
+                fix = Fix(
+                    f"Did you mean {near!r}? Correct the name by hand (see `python -m sglang.launch_server --help`)."
+                )
                 message = f"{event.message}: error: unrecognized arguments (did you mean {near!r}?)"
             else:
-                fix = Fix(f"Remove {arg.written!r} or correct its name (see `python -m sglang.launch_server --help`).")
+                fix = Fix(
+                    f"Remove {arg.written!r} or correct its name (see `python -m sglang.launch_server --help`)."
+                )
                 message = f"{event.message}: error: unrecognized arguments"
         elif event.kind == "underscore-key":
             canonical = event.data["canonical"]
@@ -123,7 +151,11 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         elif arg.name == "enable-dp-attention":
             dp = res.deployment.server.get("dp-size")
             edits = []
-            if dp is not None and arg.value is True and res.deployment.server.get("attn-dp-size") is None:
+            if (
+                dp is not None
+                and arg.value is True
+                and res.deployment.server.get("attn-dp-size") is None
+            ):
                 edits.append(fixes.replace(dp.key_loc, "attn-dp-size"))
             if (edit := fixes.delete_line_of(arg.pair, arg_mapping(res))) is not None:
                 edits.append(edit)
@@ -133,20 +165,35 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 tuple(edits),
                 safe=False,
             )
-        elif (named := flags.replacement(arg.name, res.profile)) is not None and isinstance(arg.value, bool):
+        elif (named := flags.replacement(arg.name, res.profile)) is not None and isinstance(
+            arg.value, bool
+        ):
             # SGLang's own deprecation table names the replacement: written in the file, it does
             # exactly what the deprecated flag does on the command line (safe)
             written = ", ".join(f"{k}: {v}" for k, v in named)
             if arg.value:
                 edit = fixes.replace_entry(arg.pair, arg_mapping(res), named)
-                text = f"Write {written} in place of {arg.written!r}: SGLang {res.profile.version} names them as its replacement."
+                text = (
+                    f"Write {written} in place of {arg.written!r}: SGLang "
+                    f"{res.profile.version} names them as its replacement."
+                )
             else:
                 edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
-                text = f"Remove {arg.written!r}: false is its default (SGLang {res.profile.version} names {written} as its replacement)."
+                text = (
+                    f"Remove {arg.written!r}: false is its default (SGLang "
+                    f"{res.profile.version} names {written} as its replacement)."
+                )
             fix = Fix(text, (edit,) if edit else ())
         else:
             edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
-            fix = Fix(f"Remove {arg.written!r} from the file and pass it on the command line.", (edit,) if edit else (), safe=False)
+            fix = Fix(
+                f"Remove {arg.written!r} from the file and pass it on the command line.",
+                (edit,) if edit else (),
+                safe=False,
+            )
         if event.kind == "refused-key":
-            message = f"{event.message}: ValueError: Unsupported config option '{arg.name.replace('-', '_')}' with action '{event.data['action']}'"
+            message = (
+                f"{event.message}: ValueError: Unsupported config option "
+                f"'{arg.name.replace('-', '_')}' with action '{event.data['action']}'"
+            )
         yield finding_for_event(rule, event, fix, message=message)

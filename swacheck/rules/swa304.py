@@ -41,7 +41,7 @@ Fix safety: none — no automatic fix: only you know the value you meant.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding, Fix
 from ..sglang.resolve import Resolution
@@ -61,10 +61,20 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         fix = Fix(f"Give {event.arg.written} {event.data['expected']}.")
         yield finding_for_event(rule, event, fix)
     for event in res.events_of("zero-requests"):
-        yield finding_for_event(rule, event, Fix("Set max-running-requests to at least attn-dp-size (requests are split across attention-DP workers)."))
+        yield finding_for_event(
+            rule,
+            event,
+            Fix(
+                "Set max-running-requests to at least attn-dp-size (requests are split across attention-DP workers)."
+            ),
+        )
     for event in res.events_of("requests-clamped"):
-        fix = Fix("Set max-running-requests to the number of requests you mean (at least attn-dp-size).")
+        fix = Fix(
+            "Set max-running-requests to the number of requests you mean (at least attn-dp-size)."
+        )
         yield finding_for_event(rule, event, fix, severity="warning")
     for event in res.events_of("dp-combination"):
-        fix = Fix("Use either dp-size (replicas) or attn-dp-size (attention data parallelism), not both above 1.")
+        fix = Fix(
+            "Use either dp-size (replicas) or attn-dp-size (attention data parallelism), not both above 1."
+        )
         yield finding_for_event(rule, event, fix, message=f"ValueError: {event.message}")

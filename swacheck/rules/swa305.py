@@ -45,7 +45,7 @@ Fix safety: none — no automatic fix: swacheck does not run commands or guess v
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding, Fix
 from ..sglang.resolve import ENV_BACKEND, ENV_FP8, Resolution
@@ -65,15 +65,27 @@ def _used(name: str, res: Resolution) -> bool:
     if name == ENV_BACKEND:
         return res.values.get("platform") is not None and res.values["platform"].value == "rocm"
     if name == ENV_FP8:
-        return res.target is not None and bool(res.target.unified.value) and res.values.get("disaggregation_mode") is not None and res.values["disaggregation_mode"].value != "null"
+        return (
+            res.target is not None
+            and bool(res.target.unified.value)
+            and res.values.get("disaggregation_mode") is not None
+            and res.values["disaggregation_mode"].value != "null"
+        )
     return False
 
 
 def _fix(variable: str, kind: str) -> Fix:
     if _NAME.fullmatch(variable or ""):
-        return Fix(f"Set {variable} in the file (or give it a default, ${{{variable}:-VALUE}}), or tell swacheck its value with --env {variable}=VALUE.")
+        return Fix(
+            f"Set {variable} in the file (or give it a default, "
+            f"${{{variable}:-VALUE}}), or tell swacheck its value with --env "
+            f"{variable}=VALUE."
+        )
     if kind == "arguments":
-        return Fix('Write the server arguments in the file, or check the launch as it is run: swacheck --command "python -m sglang.launch_server ...".')
+        return Fix(
+            "Write the server arguments in the file, or check the launch as it is "
+            'run: swacheck --command "python -m sglang.launch_server ...".'
+        )
     return Fix("Write the value in the file: swacheck does not run commands.")
 
 
@@ -91,4 +103,6 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         else:
             message = f"{u.shown} may add server arguments swacheck cannot see ({u.reason}); they are not checked"
             field = u.shown
-        yield Finding(CODE, SEVERITY, message, u.location or dep.location, _fix(u.variable, u.kind), (), field)
+        yield Finding(
+            CODE, SEVERITY, message, u.location or dep.location, _fix(u.variable, u.kind), (), field
+        )

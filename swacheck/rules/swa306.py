@@ -41,12 +41,13 @@ The comment ends the command: the server runs without speculative decoding.
 Move commented-out flags below the command (or delete them), remove blank lines and the spaces
 after a final `\\`, and write long options with two dashes.
 
-Fix safety: none — no automatic fix: which line was meant to continue, or which flags the switch should add, is the author's call.
+Fix safety: none — no automatic fix: which line was meant to continue, or which flags the
+switch should add, is the author's call.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding, Fix
 from ..sglang.resolve import Resolution
@@ -56,10 +57,15 @@ CODE = "SWA306"
 NAME = "shell-pitfall"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SEVERITY = "warning"
-SUMMARY = "comment or blank line inside a continued command, backslash before trailing spaces, single-dash long flag, flags behind a switch set nowhere"
+SUMMARY = (
+    "comment or blank line inside a continued command, backslash before "
+    "trailing spaces, single-dash long flag, flags behind a switch set "
+    "nowhere"
+)
 
 FIXES = {
-    "continuation-comment": "Move the commented-out line below the command or delete it: bash ends the command at a comment line.",
+    "continuation-comment": "Move the commented-out line below the command or delete it: bash ends "
+    "the command at a comment line.",
     "continuation-blank": "Delete the blank line: bash ends the command there.",
     "trailing-space": "Delete the spaces after the backslash so that it continues the line.",
     "single-dash": "Write the option with two dashes.",
@@ -73,4 +79,12 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             what = kind.split(":", 1)[1]
             # a `\ ` word and a single-dash long flag make argparse exit: those are errors
             severity = "error" if what in ("trailing-space", "single-dash") else SEVERITY
-            yield Finding(CODE, severity, message, where or res.deployment.location, Fix(FIXES.get(what, "Fix the shell text.")), (), what)
+            yield Finding(
+                CODE,
+                severity,
+                message,
+                where or res.deployment.location,
+                Fix(FIXES.get(what, "Fix the shell text.")),
+                (),
+                what,
+            )

@@ -42,7 +42,7 @@ Fix safety: none — no automatic fix: there is nothing swacheck could check to 
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding, Fix
 from ..sglang.resolve import Resolution
@@ -52,7 +52,10 @@ CODE = "SWA307"
 NAME = "launch-not-checked"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SEVERITY = "note"
-SUMMARY = "launch found but not checked (assembled at run time, template, unknown custom resource, placeholder, unknown model)"
+SUMMARY = (
+    "launch found but not checked (assembled at run time, template, unknown "
+    "custom resource, placeholder, unknown model)"
+)
 
 _FIX = Fix(
     'Check the launch as it is run (swacheck --command "python3 -m sglang.launch_server ..."), render templates first '
@@ -62,7 +65,17 @@ _FIX = Fix(
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for event in res.events_of("not-checked"):
-        yield Finding(CODE, SEVERITY, event.message, event.location or res.deployment.location, _FIX, (), "not-checked")
+        yield Finding(
+            CODE,
+            SEVERITY,
+            event.message,
+            event.location or res.deployment.location,
+            _FIX,
+            (),
+            "not-checked",
+        )
     for kind, message, where in getattr(res.deployment, "notes", ()):
         if kind == "note":
-            yield Finding(CODE, SEVERITY, message, where or res.deployment.location, _FIX, (), "not-checked")
+            yield Finding(
+                CODE, SEVERITY, message, where or res.deployment.location, _FIX, (), "not-checked"
+            )

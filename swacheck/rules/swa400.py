@@ -27,7 +27,7 @@ Fix safety: none — no automatic fix: name the pair explicitly.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding, Fix
 
@@ -46,7 +46,9 @@ def check_alone(alone) -> Iterator[Finding]:  # type: ignore[no-untyped-def]
             SEVERITY,
             f"{dep.name}: no PD partner chosen: {why}; it is not checked against a partner",
             dep.location,
-            Fix("Name the pair with `swacheck pair PREFILL DECODE` or a `pairs:` list in a deployment file."),
+            Fix(
+                "Name the pair with `swacheck pair PREFILL DECODE` or a `pairs:` list in a deployment file."
+            ),
             (),
             "pair",
         )

@@ -26,12 +26,12 @@ Fix safety: unsafe — it changes one server of the pair.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding
 from ..pairing import ServerPair
-from .base import Context
 from ._pair import pair_finding
+from .base import Context
 
 CODE = "SWA401"
 NAME = "pd-page-size"
@@ -45,7 +45,9 @@ def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
     if pair.differs("page_size"):
         p, d = pair.prefill_values["page_size"].value, pair.decode_values["page_size"].value
         yield pair_finding(
-            rule, pair, "page_size",
+            rule,
+            pair,
+            "page_size",
             f"Page size mismatch: prefill server has page_size={p}, but decode server has page_size={d}: "
             "the decode server dies at the first request",
             "Run both servers where DeepSeek-V4 resolves the same page size (256; 128 on NPU).",

@@ -29,12 +29,12 @@ Fix safety: unsafe — it changes one server's KV cache dtype.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding
 from ..pairing import ServerPair
-from .base import Context
 from ._pair import pair_finding
+from .base import Context
 
 CODE = "SWA402"
 NAME = "pd-kv-cache-dtype"
@@ -48,9 +48,15 @@ def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
     p, d = pair.prefill_values, pair.decode_values
     if pair.differs("kv_cache_dtype"):
         yield pair_finding(
-            rule, pair, "kv_cache_dtype",
+            rule,
+            pair,
+            "kv_cache_dtype",
             f"KV cache dtype mismatch: prefill {p['kv_cache_dtype'].value}, decode {d['kv_cache_dtype'].value}: "
             "the decode server dies at the first request"
-            + (" (the unified pools ignore the flag, but SGLang compares the strings)" if p["unified_kv"].value and d["unified_kv"].value else ""),
+            + (
+                " (the unified pools ignore the flag, but SGLang compares the strings)"
+                if p["unified_kv"].value and d["unified_kv"].value
+                else ""
+            ),
             "Give both servers the same kv-cache-dtype.",
         )

@@ -27,12 +27,12 @@ Fix safety: unsafe — it changes one server's attention backend or KV layout.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding
 from ..pairing import ServerPair
-from .base import Context
 from ._pair import pair_finding
+from .base import Context
 
 CODE = "SWA403"
 NAME = "pd-kv-layout"
@@ -47,9 +47,15 @@ def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
         p, d = pair.prefill_values["kv_layout"].value, pair.decode_values["kv_layout"].value
         unknown = p.startswith("auto") or d.startswith("auto")
         yield pair_finding(
-            rule, pair, "kv_layout",
+            rule,
+            pair,
+            "kv_layout",
             f"KV layout mismatch: prefill {p}, decode {d}: the decode server dies at the first request"
-            + (" (an `auto` layout depends on the GPU: SM100 or gfx950 choose V4.1)" if unknown else ""),
+            + (
+                " (an `auto` layout depends on the GPU: SM100 or gfx950 choose V4.1)"
+                if unknown
+                else ""
+            ),
             "Give both servers the same dsv4-attn-backend, SGLANG_DSV4_KV_LAYOUT and SGLANG_DSV4_COMPRESSED_KV_LAYOUT.",
             severity="warning" if unknown else None,
         )

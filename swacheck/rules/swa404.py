@@ -29,12 +29,12 @@ Fix safety: unsafe — it changes one server's KV mode.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding
 from ..pairing import ServerPair
-from .base import Context
 from ._pair import pair_finding
+from .base import Context
 
 CODE = "SWA404"
 NAME = "pd-unified-kv"
@@ -52,7 +52,9 @@ def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
         backend = pair.decode.deployment.env.get("SGLANG_HACK_FLASHMLA_BACKEND")
         prefill_backend = pair.prefill.deployment.env.get("SGLANG_HACK_FLASHMLA_BACKEND")
         yield pair_finding(
-            rule, pair, "unified_kv",
+            rule,
+            pair,
+            "unified_kv",
             f"unified KV on the {'prefill' if p else 'decode'} server only (prefill unified={p}, decode unified={d}): "
             "SGLang does not check this; the state components differ, so requests fail or KV is silently corrupted",
             "Set SGLANG_HACK_FLASHMLA_BACKEND the same (unified_kv_triton or unset) on both servers.",

@@ -26,12 +26,12 @@ Fix safety: unsafe — it changes one server's environment.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding
 from ..pairing import ServerPair
-from .base import Context
 from ._pair import pair_finding
+from .base import Context
 
 CODE = "SWA405"
 NAME = "pd-unified-fp8"
@@ -45,8 +45,11 @@ def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
     p, d = pair.prefill_values, pair.decode_values
     if p["unified_kv"].value and d["unified_kv"].value and pair.differs("unified_kv_fp8"):
         yield pair_finding(
-            rule, pair, "unified_kv_fp8",
-            f"SGLANG_DSV4_UNIFIED_KV_FP8 differs (prefill {p['unified_kv_fp8'].value}, decode {d['unified_kv_fp8'].value}): "
+            rule,
+            pair,
+            "unified_kv_fp8",
+            f"SGLANG_DSV4_UNIFIED_KV_FP8 differs (prefill {p['unified_kv_fp8'].value}, "
+            f"decode {d['unified_kv_fp8'].value}): "
             "the transfer worker dies on the first KV send and requests hang until the 300 s timeout",
             "Set SGLANG_DSV4_UNIFIED_KV_FP8 the same on both servers.",
         )

@@ -26,12 +26,12 @@ Fix safety: unsafe — it changes one server's speculative decoding.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding
 from ..pairing import ServerPair
-from .base import Context
 from ._pair import pair_finding
+from .base import Context
 
 CODE = "SWA406"
 NAME = "pd-speculative"
@@ -45,7 +45,9 @@ def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
     if pair.differs("speculative"):
         p = pair.prefill_values["speculative"]
         yield pair_finding(
-            rule, pair, "speculative",
+            rule,
+            pair,
+            "speculative",
             f"speculative decoding on the {'prefill' if p.value else 'decode'} server only: the SWA state item lengths "
             "differ, so the prefill rejects the decode session and every request fails",
             "Use the same speculative-algorithm on both servers, or none on either.",

@@ -24,12 +24,12 @@ Fix safety: unsafe — it changes one server's environment.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding
 from ..pairing import ServerPair
-from .base import Context
 from ._pair import pair_finding
+from .base import Context
 
 CODE = "SWA407"
 NAME = "pd-online-compress"
@@ -44,8 +44,11 @@ def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
     cuda = p["platform"].value == "cuda" and d["platform"].value == "cuda"
     if cuda and pair.differs("online_compress"):
         yield pair_finding(
-            rule, pair, "online_compress",
-            f"SGLANG_OPT_USE_ONLINE_COMPRESS differs (prefill {p['online_compress'].value}, decode {d['online_compress'].value}): "
+            rule,
+            pair,
+            "online_compress",
+            f"SGLANG_OPT_USE_ONLINE_COMPRESS differs (prefill "
+            f"{p['online_compress'].value}, decode {d['online_compress'].value}): "
             "the request-state item lengths differ and every request fails",
             "Set SGLANG_OPT_USE_ONLINE_COMPRESS the same on both servers.",
         )

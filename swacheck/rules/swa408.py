@@ -30,12 +30,12 @@ Fix safety: unsafe — it changes one server's parallelism.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding
 from ..pairing import ServerPair
-from .base import Context
 from ._pair import pair_finding
+from .base import Context
 
 CODE = "SWA408"
 NAME = "pd-parallelism"
@@ -49,23 +49,32 @@ def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
     p, d = pair.prefill_values, pair.decode_values
     if d["attn_cp_size"].value != 1:
         yield pair_finding(
-            rule, pair, "attn_cp_size",
-            f"Decode cp size ({d['attn_cp_size'].value}) should be equal to 1: the decode server dies at the first request",
+            rule,
+            pair,
+            "attn_cp_size",
+            f"Decode cp size ({d['attn_cp_size'].value}) should be equal to 1: the "
+            f"decode server dies at the first request",
             "Run the decode server with attn-cp-size 1.",
             fix_value=1,
         )
     if d["pp_size"].value not in (1, p["pp_size"].value):
         yield pair_finding(
-            rule, pair, "pp_size",
+            rule,
+            pair,
+            "pp_size",
             f"Decode pp size ({d['pp_size'].value}) should be equal to prefill pp size ({p['pp_size'].value}) or 1: "
             "the decode server dies at the first request",
             "Run the decode server with pp-size 1 or the prefill's pp-size.",
         )
     if p["kv_cache_sharding"].value is True and pair.differs("attn_tp_size"):
         yield pair_finding(
-            rule, pair, "attn_tp_size",
+            rule,
+            pair,
+            "attn_tp_size",
             f"MLA KV cache sharding requires equal prefill/decode attn TP sizes (prefill {p['attn_tp_size'].value}, "
-            f"decode {d['attn_tp_size'].value}; attention TP = tp-size / attn-dp-size): the decode server dies at the first request",
-            "Give both servers the same attention TP (tp-size / attn-dp-size), or drop enable-kv-cache-sharding on the prefill.",
+            f"decode {d['attn_tp_size'].value}; attention TP = tp-size / "
+            f"attn-dp-size): the decode server dies at the first request",
+            "Give both servers the same attention TP (tp-size / attn-dp-size), or "
+            "drop enable-kv-cache-sharding on the prefill.",
             fix_value=None,
         )

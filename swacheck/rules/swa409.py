@@ -26,12 +26,12 @@ Fix safety: unsafe — it changes one server's metadata switches.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding
 from ..pairing import ServerPair
-from .base import Context
 from ._pair import pair_finding
+from .base import Context
 
 CODE = "SWA409"
 NAME = "pd-metadata-buffers"
@@ -42,10 +42,15 @@ FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no e
 
 def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
     rule = sys.modules[__name__]
-    for name, what in (("kv_checksum", "disaggregation-enable-kv-checksum"), ("sampling_mask", "SGLANG_ENABLE_DISAGG_SAMPLING_MASK")):
+    for name, what in (
+        ("kv_checksum", "disaggregation-enable-kv-checksum"),
+        ("sampling_mask", "SGLANG_ENABLE_DISAGG_SAMPLING_MASK"),
+    ):
         if pair.differs(name):
             yield pair_finding(
-                rule, pair, name,
+                rule,
+                pair,
+                name,
                 f"{what} differs (prefill {pair.prefill_values[name].value}, decode {pair.decode_values[name].value}): "
                 "the metadata buffers are counted differently and silently misaligned",
                 f"Set {what} the same on both servers.",

@@ -26,12 +26,12 @@ Fix safety: unsafe — it changes one server of the pair.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding
 from ..pairing import ServerPair
-from .base import Context
 from ._pair import pair_finding
+from .base import Context
 
 CODE = "SWA410"
 NAME = "pd-tolerated-difference"
@@ -42,14 +42,29 @@ FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no e
 
 def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
     rule = sys.modules[__name__]
-    for name in ("speculative_num_draft_tokens", "speculative_eagle_topk", "speculative_num_steps", "tp_size", "attn_dp_size"):
+    for name in (
+        "speculative_num_draft_tokens",
+        "speculative_eagle_topk",
+        "speculative_num_steps",
+        "tp_size",
+        "attn_dp_size",
+    ):
         if name == "speculative_num_draft_tokens" and pair.differs("speculative_num_steps"):
             continue  # the draft-token count follows the steps: report the cause once
-        if name in ("tp_size", "attn_dp_size") and pair.prefill_values["kv_cache_sharding"].value is True:
+        if (
+            name in ("tp_size", "attn_dp_size")
+            and pair.prefill_values["kv_cache_sharding"].value is True
+        ):
             continue  # with KV sharding the attention TP must match: SWA408's business
-        if pair.differs(name) and pair.prefill_values[name].value is not None and pair.decode_values[name].value is not None:
+        if (
+            pair.differs(name)
+            and pair.prefill_values[name].value is not None
+            and pair.decode_values[name].value is not None
+        ):
             yield pair_finding(
-                rule, pair, name,
+                rule,
+                pair,
+                name,
                 f"{name} differs (prefill {pair.prefill_values[name].value}, decode {pair.decode_values[name].value}); "
                 "SGLang tolerates this for DeepSeek-V4",
                 "Nothing is required; align the values if the difference is not intended.",

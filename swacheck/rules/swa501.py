@@ -60,7 +60,7 @@ Fix safety: unsafe — it changes the MoE runner the server uses.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding, Fix, Related
 from ..sglang.resolve import Resolution
@@ -71,14 +71,19 @@ CODE = "SWA501"
 NAME = "moe-runner-fp4-experts"
 SEVERITY = "error"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
-SUMMARY = "MoE runner (written or auto-selected) that cannot run DeepSeek-V4's FP4 experts on this GPU"
+SUMMARY = (
+    "MoE runner (written or auto-selected) that cannot run DeepSeek-V4's FP4 experts on this GPU"
+)
 
 A2A_DEEPGEMM = ("deepep", "mooncake", "nixl")
 NEVER = {
-    "triton": "AssertionError: Hidden size mismatch (the FP8 Triton MoE kernel reads the packed FP4 expert weight as half the hidden size; "
+    "triton": "AssertionError: Hidden size mismatch (the FP8 Triton MoE kernel reads "
+    "the packed FP4 expert weight as half the hidden size; "
     "moe_runner/triton_utils/fused_moe.py)",
-    "triton_kernel": "the Triton-kernels runner has no FP4-expert path for DeepSeek-V4 (Fp8Config.get_quant_method gives it the FP8 method)",
-    "flashinfer_trtllm": "flashinfer_trtllm runs FP8 expert weights only (Fp8MoEMethod builds FlashInferTrtllmFp8MoeQuantInfo)",
+    "triton_kernel": "the Triton-kernels runner has no FP4-expert path for DeepSeek-V4 "
+    "(Fp8Config.get_quant_method gives it the FP8 method)",
+    "flashinfer_trtllm": "flashinfer_trtllm runs FP8 expert weights only (Fp8MoEMethod builds "
+    "FlashInferTrtllmFp8MoeQuantInfo)",
 }
 
 
@@ -119,10 +124,17 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 depends_on_gpu = True
             chosen = "triton"
             picks = ", ".join(f"SM{m}0" for m in profile.dsv4_fp4_auto_sm) or "no GPU"
-            how = f"moe-runner-backend auto (SGLang {profile.version} picks {profile.dsv4_fp4_auto_runner} for DeepSeek-V4 FP4 experts only on {picks}; else triton)"
+            how = (
+                f"moe-runner-backend auto (SGLang {profile.version} picks "
+                f"{profile.dsv4_fp4_auto_runner} for DeepSeek-V4 FP4 experts only on "
+                f"{picks}; else triton)"
+            )
         elif a2a in A2A_DEEPGEMM:
             chosen = "deep_gemm" if sm is None or sm >= 9 else "triton"
-            how = f"moe-runner-backend auto with moe-a2a-backend {a2a} (auto becomes deep_gemm when DeepGEMM is available, else triton)"
+            how = (
+                f"moe-runner-backend auto with moe-a2a-backend {a2a} (auto becomes "
+                f"deep_gemm when DeepGEMM is available, else triton)"
+            )
         else:
             return  # another all-to-all backend: not judged
     problem = NEVER.get(chosen)
@@ -132,7 +144,9 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 return
             if sm is None:
                 depends_on_gpu = True
-            problem = "DeepGEMM's FP4-expert grouped GEMM is Blackwell-only (it asserts arch_major == 10)"
+            problem = (
+                "DeepGEMM's FP4-expert grouped GEMM is Blackwell-only (it asserts arch_major == 10)"
+            )
         elif chosen == "flashinfer_mxfp4":
             if sm is None or sm in (9, 10, 12):
                 return
@@ -146,17 +160,27 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         yield Finding(
             CODE,
             "note",
-            f"{pf.unknown_gpu_note(str(gpu_val.value))}: with FP4 experts, moe-runner-backend auto works only where SGLang {profile.version} "
-            f"picks {profile.dsv4_fp4_auto_runner} itself (SM{', SM'.join(str(m) + '0' for m in profile.dsv4_fp4_auto_sm)}); elsewhere it falls back "
+            f"{pf.unknown_gpu_note(str(gpu_val.value))}: with FP4 experts, "
+            f"moe-runner-backend auto works only where SGLang {profile.version} "
+            f"picks {profile.dsv4_fp4_auto_runner} itself "
+            f"(SM{', SM'.join(str(m) + '0' for m in profile.dsv4_fp4_auto_sm)}); "
+            f"elsewhere it falls back "
             "to triton, which fails with AssertionError: Hidden size mismatch",
             gpu_val.location or pf.where(res, runner_arg),
-            Fix("Name a GPU swacheck knows (--gpu H100, B200, ...), or set moe-runner-backend: marlin, which runs FP4 experts on any CUDA GPU."),
+            Fix(
+                "Name a GPU swacheck knows (--gpu H100, B200, ...), or set "
+                "moe-runner-backend: marlin, which runs FP4 experts on any CUDA GPU."
+            ),
             field="moe-runner-backend",
         )
         return
     if depends_on_gpu:
         if gpu_val is None:
-            needs = "a Blackwell (SM100) GPU" if chosen == "deep_gemm" else "the GPU's compute capability"
+            needs = (
+                "a Blackwell (SM100) GPU"
+                if chosen == "deep_gemm"
+                else "the GPU's compute capability"
+            )
             yield Finding(
                 CODE,
                 "note",
@@ -166,7 +190,13 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
                 field="moe-runner-backend",
             )
             return
-        yield pf.unknown_gpu_finding(CODE, gpu_val, f"{how} with DeepSeek-V4 FP4 experts needs a Blackwell (SM100) GPU: {problem}", pf.where(res, runner_arg), "moe-runner-backend")
+        yield pf.unknown_gpu_finding(
+            CODE,
+            gpu_val,
+            f"{how} with DeepSeek-V4 FP4 experts needs a Blackwell (SM100) GPU: {problem}",
+            pf.where(res, runner_arg),
+            "moe-runner-backend",
+        )
         return
     best = _best(sm, profile)
     gpu_text = f" on {gpu.name} ({gpu.arch_text})" if gpu is not None else ""
@@ -180,22 +210,46 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     edits = []
     if chosen == "deep_gemm" and runner == "auto":
         edit = pf.set_arg(res, "moe-runner-backend", best)
-        desc = f"Set moe-runner-backend: {best} (FP4 experts on {'this GPU' if gpu else 'SM90/SM100/SM120'}), or drop moe-a2a-backend {a2a} so that SGLang 0.5.19+ picks flashinfer_mxfp4 itself."
+        desc = (
+            f"Set moe-runner-backend: {best} (FP4 experts on "
+            f"{'this GPU' if gpu else 'SM90/SM100/SM120'}), or drop moe-a2a-backend "
+            f"{a2a} so that SGLang 0.5.19+ picks flashinfer_mxfp4 itself."
+        )
     else:
         edit = pf.set_arg(res, "moe-runner-backend", best)
-        desc = f"Set moe-runner-backend: {best}" + (" (runs FP4 experts on any CUDA GPU)." if best == "marlin" else f" (FP4 experts on {gpu.name if gpu else 'SM90/SM100/SM120'}).")
+        desc = f"Set moe-runner-backend: {best}" + (
+            " (runs FP4 experts on any CUDA GPU)."
+            if best == "marlin"
+            else f" (FP4 experts on {gpu.name if gpu else 'SM90/SM100/SM120'})."
+        )
     if edit is not None:
         edits.append(edit)
     if ck.experts_assumed:
-        desc += " If this checkpoint's experts were converted to FP8, set SGLANG_DSV4_FP4_EXPERTS=0 in the server environment instead."
+        desc += (
+            " If this checkpoint's experts were converted to FP8, set "
+            "SGLANG_DSV4_FP4_EXPERTS=0 in the server environment instead."
+        )
     severity = SEVERITY
     if ck.experts_assumed:
         # only SGLang's default says FP4: SGLang reads the weights' safetensors header, which may say
         # FP8 (a converted checkpoint) -- the outcome is likely, not certain
         severity = "warning"
         message += "; the FP4 format is SGLang's default, which the weights' header may overrule"
-    if ck.experts_assumed and any(getattr(u, "kind", "") == "env" and getattr(u, "name", "") == "SGLANG_DSV4_FP4_EXPERTS" for u in getattr(res.deployment, "unresolved", ())):
+    if ck.experts_assumed and any(
+        getattr(u, "kind", "") == "env" and getattr(u, "name", "") == "SGLANG_DSV4_FP4_EXPERTS"
+        for u in getattr(res.deployment, "unresolved", ())
+    ):
         # the launch sets SGLANG_DSV4_FP4_EXPERTS to a value known only at run time
         severity = "note"
-        message += "; unless SGLANG_DSV4_FP4_EXPERTS, set only at run time here, declares FP8 experts"
-    yield Finding(CODE, severity, message, pf.where(res, runner_arg if runner_arg is not None else pf.arg(res, "moe-a2a-backend")), Fix(desc, tuple(edits), safe=False), tuple(related), "moe-runner-backend")
+        message += (
+            "; unless SGLANG_DSV4_FP4_EXPERTS, set only at run time here, declares FP8 experts"
+        )
+    yield Finding(
+        CODE,
+        severity,
+        message,
+        pf.where(res, runner_arg if runner_arg is not None else pf.arg(res, "moe-a2a-backend")),
+        Fix(desc, tuple(edits), safe=False),
+        tuple(related),
+        "moe-runner-backend",
+    )

@@ -37,17 +37,17 @@ decode-attention-backend: aiter
 Remove the per-phase attention backend (or set it to `dsv4`); choose DeepSeek-V4's kernels with
 `dsv4-attn-backend` instead.
 
-Fix safety: mixed — removing `attention-backend` is safe (SGLang uses dsv4 whatever is written); removing a per-phase backend or changing `dsv4-attn-backend` changes the kernels that run, so it is unsafe.
+Fix safety: mixed — removing `attention-backend` is safe (SGLang uses dsv4 whatever is
+written); removing a per-phase backend or changing `dsv4-attn-backend` changes the kernels that run, so it is unsafe.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix
+from ..model import Finding, Fix, Related
 from ..sglang.resolve import Resolution
-from ..model import Related
 from . import _preflight as pf
 from .base import Context, arg_mapping
 
@@ -55,7 +55,11 @@ CODE = "SWA502"
 NAME = "dsv4-attention-backend"
 SEVERITY = "error"
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
-SUMMARY = "prefill/decode attention backend other than dsv4 for DeepSeek-V4 (attention-backend: replaced, a warning); dsv4-attn-backend trtllm/flashmla_mega off Blackwell"
+SUMMARY = (
+    "prefill/decode attention backend other than dsv4 for DeepSeek-V4 "
+    "(attention-backend: replaced, a warning); dsv4-attn-backend "
+    "trtllm/flashmla_mega off Blackwell"
+)
 
 OK = ("dsv4", "compressed")
 
@@ -65,7 +69,12 @@ def _fix(res: Resolution, a) -> Fix:
     if edit is None:
         edit = fixes.replace(a.value_loc, "dsv4")
     # removing attention-backend writes what SGLang does anyway (safe); a per-phase backend changes what runs
-    return Fix(f"Remove {a.written} (DeepSeek-V4 runs only on the dsv4 attention backend; pick its kernels with dsv4-attn-backend).", (edit,), safe=a.name == "attention-backend")
+    return Fix(
+        f"Remove {a.written} (DeepSeek-V4 runs only on the dsv4 attention backend; "
+        f"pick its kernels with dsv4-attn-backend).",
+        (edit,),
+        safe=a.name == "attention-backend",
+    )
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
@@ -80,8 +89,10 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         yield Finding(
             CODE,
             SEVERITY,
-            f"{name} {value} for DeepSeek-V4: the {phase} phase would run on {value}, which has no DeepSeek-V4 attention "
-            "(SGLang's DSV4 override sets only attention_backend on CUDA/ROCm; the per-phase backend wins): NotImplementedError or wrong output",
+            f"{name} {value} for DeepSeek-V4: the {phase} phase would run on {value}, "
+            f"which has no DeepSeek-V4 attention "
+            "(SGLang's DSV4 override sets only attention_backend on CUDA/ROCm; the "
+            "per-phase backend wins): NotImplementedError or wrong output",
             a.value_loc,
             _fix(res, a),
             field=name,
@@ -92,7 +103,8 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         yield Finding(
             CODE,
             "warning",
-            f"attention-backend {value} is replaced by dsv4 for DeepSeek-V4 (SGLang's DSV4 override sets attention_backend whatever is configured)",
+            f"attention-backend {value} is replaced by dsv4 for DeepSeek-V4 (SGLang's "
+            f"DSV4 override sets attention_backend whatever is configured)",
             a.value_loc,
             _fix(res, a),
             field="attention-backend",
@@ -106,13 +118,22 @@ def _kernels(res: Resolution) -> Iterator[Finding]:
     if a is None or value not in ("trtllm", "flashmla_mega") or pf.platform(res) != "cuda":
         return
     gpu_val, gpu = pf.gpu(res)
-    fix = Fix("Use dsv4-attn-backend: auto (SGLang picks flashmla).", (fixes.replace(a.value_loc, "auto"),), safe=False)
+    fix = Fix(
+        "Use dsv4-attn-backend: auto (SGLang picks flashmla).",
+        (fixes.replace(a.value_loc, "auto"),),
+        safe=False,
+    )
     model = res.target.model if res.target is not None else None
-    if value == "flashmla_mega" and model is not None and model.model_type not in (None, "deepseek_v41"):
+    if (
+        value == "flashmla_mega"
+        and model is not None
+        and model.model_type not in (None, "deepseek_v41")
+    ):
         yield Finding(
             CODE,
             SEVERITY,
-            "dsv4-attn-backend flashmla_mega with a DeepSeek-V4 (not V4.1) checkpoint: AssertionError: --dsv4-attn-backend "
+            "dsv4-attn-backend flashmla_mega with a DeepSeek-V4 (not V4.1) "
+            "checkpoint: AssertionError: --dsv4-attn-backend "
             "flashmla_mega requires DeepSeek-V4.1 on SM100/SM103.",
             a.value_loc,
             fix,
@@ -121,6 +142,22 @@ def _kernels(res: Resolution) -> Iterator[Finding]:
         return
     if gpu is None or gpu.sm_major is None or gpu.sm_major == 10:
         return  # no GPU named, or one swacheck does not know (SWA501/SWA503 say so), or Blackwell
-    related = (Related(gpu_val.location, "the GPU is named here"),) if gpu_val is not None and gpu_val.location else ()
-    text = "--dsv4-attn-backend trtllm requires an SM100/SM103 (Blackwell) GPU." if value == "trtllm" else "--dsv4-attn-backend flashmla_mega requires DeepSeek-V4.1 on SM100/SM103."
-    yield Finding(CODE, SEVERITY, f"dsv4-attn-backend {value} on {gpu.name} ({gpu.arch_text}): AssertionError: {text}", a.value_loc, fix, related, "dsv4-attn-backend")
+    related = (
+        (Related(gpu_val.location, "the GPU is named here"),)
+        if gpu_val is not None and gpu_val.location
+        else ()
+    )
+    text = (
+        "--dsv4-attn-backend trtllm requires an SM100/SM103 (Blackwell) GPU."
+        if value == "trtllm"
+        else "--dsv4-attn-backend flashmla_mega requires DeepSeek-V4.1 on SM100/SM103."
+    )
+    yield Finding(
+        CODE,
+        SEVERITY,
+        f"dsv4-attn-backend {value} on {gpu.name} ({gpu.arch_text}): AssertionError: {text}",
+        a.value_loc,
+        fix,
+        related,
+        "dsv4-attn-backend",
+    )

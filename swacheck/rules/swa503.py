@@ -41,7 +41,7 @@ Fix safety: unsafe — it changes the KV cache dtype.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
 from ..model import Finding, Fix, Related
@@ -65,7 +65,8 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         yield Finding(
             CODE,
             "warning",
-            f"the GPU {gpu.name} is an AMD GPU (ROCm) but the deployment's platform is cuda: the platform-dependent checks judge a CUDA server",
+            f"the GPU {gpu.name} is an AMD GPU (ROCm) but the deployment's platform is "
+            f"cuda: the platform-dependent checks judge a CUDA server",
             gpu_val.location if gpu_val is not None and gpu_val.location else pf.where(res, None),  # type: ignore[union-attr]
             Fix("Give --platform rocm (or platform: rocm in the deployment file)."),
             field="platform",
@@ -75,14 +76,21 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         return
     a = pf.arg(res, "kv-cache-dtype")
     dtype = pf.text(res, "kv-cache-dtype", "auto")
-    if dtype == "bfloat16" and "bfloat16" in res.profile.dsv4_kv_dtypes:  # else the hook refuses it first (SWA205)
+    if (
+        dtype == "bfloat16" and "bfloat16" in res.profile.dsv4_kv_dtypes
+    ):  # else the hook refuses it first (SWA205)
         yield Finding(
             CODE,
             SEVERITY,
             f"kv-cache-dtype bfloat16 for DeepSeek-V4 on CUDA: the DSV4 KV pool holds only byte (FP8) rows, "
-            f"AssertionError: assert self.store_dtype == torch.uint8 ({res.profile.kv_bf16_assert_at}, SGLang {res.profile.version})",
+            f"AssertionError: assert self.store_dtype == torch.uint8 "
+            f"({res.profile.kv_bf16_assert_at}, SGLang {res.profile.version})",
             pf.where(res, a),
-            Fix("Use kv-cache-dtype: fp8_e4m3 (SGLang's DeepSeek-V4 default on CUDA).", (fixes.replace(a.value_loc, "fp8_e4m3"),) if a is not None else (), safe=False),
+            Fix(
+                "Use kv-cache-dtype: fp8_e4m3 (SGLang's DeepSeek-V4 default on CUDA).",
+                (fixes.replace(a.value_loc, "fp8_e4m3"),) if a is not None else (),
+                safe=False,
+            ),
             field="kv-cache-dtype",
         )
         return
@@ -90,9 +98,19 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         return  # other values: SWA205
     if gpu_val is None:
         return
-    how = "kv-cache-dtype fp8_e4m3" if dtype == "fp8_e4m3" else "the default KV cache dtype fp8_e4m3 (kv-cache-dtype auto on DeepSeek-V4)"
+    how = (
+        "kv-cache-dtype fp8_e4m3"
+        if dtype == "fp8_e4m3"
+        else "the default KV cache dtype fp8_e4m3 (kv-cache-dtype auto on DeepSeek-V4)"
+    )
     if gpu is None:
-        yield pf.unknown_gpu_finding(CODE, gpu_val, f"{how} needs FP8 (e4m3) support, SM89 or later", pf.where(res, a), "kv-cache-dtype")
+        yield pf.unknown_gpu_finding(
+            CODE,
+            gpu_val,
+            f"{how} needs FP8 (e4m3) support, SM89 or later",
+            pf.where(res, a),
+            "kv-cache-dtype",
+        )
         return
     if gpu.sm is not None and gpu.sm < 89:
         related = (Related(gpu_val.location, "the GPU is named here"),) if gpu_val.location else ()
@@ -100,10 +118,13 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             CODE,
             SEVERITY,
             f"{how} on {gpu.name} ({gpu.arch_text}): no FP8 e4m3 below SM89, the DSV4 KV kernels fail with "
-            "'type fp8e4nv not supported in this architecture'; and bfloat16 KV trips the DSV4 pool's uint8 assertion on CUDA, "
+            "'type fp8e4nv not supported in this architecture'; and bfloat16 KV trips "
+            "the DSV4 pool's uint8 assertion on CUDA, "
             "so SGLang cannot serve DeepSeek-V4 on this GPU",
             pf.where(res, a),
-            Fix("Run DeepSeek-V4 on an SM89+ GPU (L40S, H100, H200, H20, H800, B200, RTX PRO 6000)."),
+            Fix(
+                "Run DeepSeek-V4 on an SM89+ GPU (L40S, H100, H200, H20, H800, B200, RTX PRO 6000)."
+            ),
             related,
             "kv-cache-dtype",
         )

@@ -48,7 +48,7 @@ Fix safety: unsafe — it changes a memory setting or the parallelism.
 from __future__ import annotations
 
 import math
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Finding, Fix, Related
 from ..sglang import checkpoint as ckpt
@@ -70,15 +70,23 @@ def _draft_bytes(res: Resolution, ck: ckpt.Checkpoint, tp: int) -> tuple[float, 
     if res.draft is None or res.target is None:
         return 0.0, ""
     if res.draft.model is not None and res.draft.model is not res.target.model:
-        other = ckpt.read(res.draft.model, res.deployment.env, pf.text(res, "speculative-draft-model-path"))
+        other = ckpt.read(
+            res.draft.model, res.deployment.env, pf.text(res, "speculative-draft-model-path")
+        )
         if other.weight_bytes is None:
             return None
-        return other.weight_bytes.value / tp, f"the draft checkpoint's {other.weight_bytes.origin} / tp {tp}"
+        return (
+            other.weight_bytes.value / tp,
+            f"the draft checkpoint's {other.weight_bytes.origin} / tp {tp}",
+        )
     if ck.weight_bytes is None or not ck.num_layers or not ck.nextn_layers:
         return None
     layers = ck.num_layers + ck.nextn_layers
     share = ck.weight_bytes.value * ck.nextn_layers / layers
-    return share / tp, f"MTP draft: {ck.nextn_layers} NextN layer(s) of {layers} = {pf.gib(share)} / tp {tp}, estimated"
+    return (
+        share / tp,
+        f"MTP draft: {ck.nextn_layers} NextN layer(s) of {layers} = {pf.gib(share)} / tp {tp}, estimated",
+    )
 
 
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
@@ -94,7 +102,9 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         return
     if gpu is None:
         needs = f"the memory check needs the GPU's memory (the weights are {pf.gib(ck.weight_bytes.value)} in all)"
-        yield pf.unknown_gpu_finding(CODE, gpu_val, needs, pf.where(res, None), "mem-fraction-static")
+        yield pf.unknown_gpu_finding(
+            CODE, gpu_val, needs, pf.where(res, None), "mem-fraction-static"
+        )
         return
     tp = pf.integer(res, "tp-size", 1)
     pp = pf.integer(res, "pp-size", 1)
@@ -125,7 +135,10 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             SEVERITY,
             f"{what} exceed the memory of one {on}: no mem-fraction-static fits; the server cannot load the model",
             pf.where(res, pf.arg(res, "tp-size") or mfs_arg),
-            Fix(f"Spread the weights over more GPUs: about tp-size {max(gpus_needed, tp + 1)} (x pp-size {pp}) leaves 10% for the KV cache."),
+            Fix(
+                f"Spread the weights over more GPUs: about tp-size "
+                f"{max(gpus_needed, tp + 1)} (x pp-size {pp}) leaves 10% for the KV cache."
+            ),
             tuple(related),
             "mem-fraction-static",
         )
@@ -133,18 +146,25 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     suggested = math.ceil((minimum + 0.02) * 100) / 100
     if suggested <= 0.95:
         fix = Fix(
-            f"Set mem-fraction-static to at least {minimum:.4f}; {suggested:.2f} leaves room for the CUDA context and the KV cache "
+            f"Set mem-fraction-static to at least {minimum:.4f}; {suggested:.2f} "
+            f"leaves room for the CUDA context and the KV cache "
             "(or raise tp-size / pp-size).",
             tuple(e for e in (pf.set_arg(res, "mem-fraction-static", suggested),) if e is not None),
             safe=False,  # a memory setting
         )
     else:  # no fraction leaves a useful KV cache: more GPUs
         wider = tp
-        while wider < 1024 and (ck.weight_bytes.value / (wider * pp) + draft_bytes * tp / wider) / mem > 0.85:
+        while (
+            wider < 1024
+            and (ck.weight_bytes.value / (wider * pp) + draft_bytes * tp / wider) / mem > 0.85
+        ):
             wider *= 2
         fix = Fix(
-            f"The weights need at least {minimum:.4f} of the GPU, which leaves almost nothing for the KV cache: spread them over "
-            f"more GPUs, e.g. tp-size {wider} (about {(ck.weight_bytes.value / (wider * pp) + draft_bytes * tp / wider) / mem:.2f} of each GPU).",
+            f"The weights need at least {minimum:.4f} of the GPU, which leaves almost "
+            f"nothing for the KV cache: spread them over "
+            f"more GPUs, e.g. tp-size {wider} (about "
+            f"{(ck.weight_bytes.value / (wider * pp) + draft_bytes * tp / wider) / mem:.2f} "
+            f"of each GPU).",
             tuple(e for e in (pf.set_arg(res, "tp-size", wider),) if e is not None),
             safe=False,  # parallelism
         )
@@ -153,7 +173,8 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             yield Finding(
                 CODE,
                 "note",
-                f"{what} on {on} need mem-fraction-static of at least {minimum:.4f}; it is unset, so SGLang chooses it: check the value it logs",
+                f"{what} on {on} need mem-fraction-static of at least {minimum:.4f}; it is "
+                f"unset, so SGLang chooses it: check the value it logs",
                 pf.where(res, None),
                 fix,
                 tuple(related),
@@ -169,7 +190,8 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         yield Finding(
             CODE,
             SEVERITY if not ck.weights_approximate or need - budget > MARGIN * mem else "warning",
-            f"{what} > mem-fraction-static {mfs:g} x {on} = {pf.gib(budget)}: {sglang}; the minimum is {minimum:.4f} (lower bound)",
+            f"{what} > mem-fraction-static {mfs:g} x {on} = {pf.gib(budget)}: "
+            f"{sglang}; the minimum is {minimum:.4f} (lower bound)",
             pf.where(res, mfs_arg),
             fix,
             tuple(related),
@@ -179,8 +201,10 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         yield Finding(
             CODE,
             "warning",
-            f"{what} leave only {pf.gib(budget - need)} of mem-fraction-static {mfs:g} x {on} for the KV cache and the CUDA context: "
-            f"SGLang measures the memory free before loading, which is less than the GPU's; likely 'Loaded weights leave no GPU memory "
+            f"{what} leave only {pf.gib(budget - need)} of mem-fraction-static {mfs:g} "
+            f"x {on} for the KV cache and the CUDA context: "
+            f"SGLang measures the memory free before loading, which is less than the "
+            f"GPU's; likely 'Loaded weights leave no GPU memory "
             f"for the KV cache' or 'Not enough memory'; the minimum is {minimum:.4f} (lower bound)",
             pf.where(res, mfs_arg),
             fix,

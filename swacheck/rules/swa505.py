@@ -38,7 +38,7 @@ Fix safety: unsafe — it changes the context-parallel layout.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
 from ..model import Finding, Fix
@@ -66,7 +66,8 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         yield Finding(
             CODE,
             SEVERITY,
-            "enable-prefill-cp without cp-strategy: ValueError: --cp-strategy must be set when --enable-prefill-cp is enabled. "
+            "enable-prefill-cp without cp-strategy: ValueError: --cp-strategy must be "
+            "set when --enable-prefill-cp is enabled. "
             f"(SGLang {v}; DeepSeek-V4 takes interleave)",
             cp.key_loc,
             Fix("Add cp-strategy: interleave.", (edit,) if edit else (), safe=False),
@@ -79,9 +80,17 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
             CODE,
             SEVERITY,
             f"cp-strategy {strategy} for DeepSeek-V4: ValueError: "
-            + ("DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends reindex with interleave order." if v == "0.5.23" else f"DeepSeekV4 only supports interleave CP strategy, got {strategy}"),
+            + (
+                "DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends reindex with interleave order."
+                if v == "0.5.23"
+                else f"DeepSeekV4 only supports interleave CP strategy, got {strategy}"
+            ),
             a.value_loc,
-            Fix("Use cp-strategy: interleave.", (fixes.replace(a.value_loc, "interleave"),), safe=False),
+            Fix(
+                "Use cp-strategy: interleave.",
+                (fixes.replace(a.value_loc, "interleave"),),
+                safe=False,
+            ),
             field="cp-strategy",
         )
     if npu:
@@ -91,7 +100,9 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         yield Finding(
             CODE,
             SEVERITY,
-            f"enable-prefill-cp with attention data parallelism ({attn_dp.value}): AssertionError: For round-robin split mode, dp attention is not supported.",
+            f"enable-prefill-cp with attention data parallelism ({attn_dp.value}): "
+            f"AssertionError: For round-robin split mode, dp attention is not "
+            f"supported.",
             attn_dp.location or cp.key_loc,
             Fix("Run DeepSeek-V4 prefill CP without attention DP (dp-size / attn-dp-size 1)."),
             field="enable-prefill-cp",
@@ -102,7 +113,8 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         yield Finding(
             CODE,
             SEVERITY,
-            f"enable-prefill-cp with tp-size {tp}: AssertionError: Context parallel only supports single machine (tp_size <= 8). "
+            f"enable-prefill-cp with tp-size {tp}: AssertionError: Context parallel "
+            f"only supports single machine (tp_size <= 8). "
             "Cross-machine CP has precision issues.",
             pf.where(res, a),
             Fix("Use prefill CP within one machine: tp-size 8 or less."),

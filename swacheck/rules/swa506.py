@@ -33,7 +33,7 @@ Fix safety: unsafe — it changes pipeline parallelism.
 from __future__ import annotations
 
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import fixes
 from ..model import Finding, Fix
@@ -50,5 +50,15 @@ SUMMARY = "pp-size > 1 on a DeepSeek-V4 PD server (SGLang 0.5.12 refuses it)"
 def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
     for event in res.events_of("pd-pp-refused"):
         arg = event.arg
-        fix = Fix("Run the PD server with pp-size 1 (SGLang 0.5.13 and later accept pipeline parallelism here).", (fixes.replace(arg.value_loc, "1"),) if arg is not None else (), safe=False)
-        yield finding_for_event(sys.modules[__name__], event, fix, message=f"ValueError: {event.message} (SGLang {res.profile.version}, deepseek_v4_hook.py)", field="pp-size")
+        fix = Fix(
+            "Run the PD server with pp-size 1 (SGLang 0.5.13 and later accept pipeline parallelism here).",
+            (fixes.replace(arg.value_loc, "1"),) if arg is not None else (),
+            safe=False,
+        )
+        yield finding_for_event(
+            sys.modules[__name__],
+            event,
+            fix,
+            message=f"ValueError: {event.message} (SGLang {res.profile.version}, deepseek_v4_hook.py)",
+            field="pp-size",
+        )

@@ -24,7 +24,7 @@ Fix safety: none — no automatic fix: only you know the reason.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ..model import Finding, Fix
 from ..suppress import Suppression
@@ -36,7 +36,9 @@ SUMMARY = "inline suppression comment without a reason"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check_suppressions(suppressions: Iterable[Suppression], enabled: Callable[[str], bool]) -> Iterator[Finding]:
+def check_suppressions(
+    suppressions: Iterable[Suppression], enabled: Callable[[str], bool]
+) -> Iterator[Finding]:
     for s in suppressions:
         if not s.reason:
             yield Finding(

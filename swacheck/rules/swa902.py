@@ -25,7 +25,7 @@ Fix safety: safe — the comment suppresses nothing; removing it changes no resu
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from .. import fixes
 from ..model import Finding, Fix
@@ -38,7 +38,9 @@ SUMMARY = "inline suppression that matched no finding"
 FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check_suppressions(suppressions: Iterable[Suppression], enabled: Callable[[str], bool]) -> Iterator[Finding]:
+def check_suppressions(
+    suppressions: Iterable[Suppression], enabled: Callable[[str], bool]
+) -> Iterator[Finding]:
     for s in suppressions:
         unused = [c for c in s.codes if c not in s.used and enabled(c)]
         if not unused:
@@ -49,7 +51,12 @@ def check_suppressions(suppressions: Iterable[Suppression], enabled: Callable[[s
             SEVERITY,
             f"unused suppression: no {', '.join(unused)} finding on line {s.target_line}",
             s.location,
-            Fix("Remove the suppression comment." if edits else f"Remove {', '.join(unused)} from the comment.", edits),
+            Fix(
+                "Remove the suppression comment."
+                if edits
+                else f"Remove {', '.join(unused)} from the comment.",
+                edits,
+            ),
             (),
             f"line {s.location.line}",
         )

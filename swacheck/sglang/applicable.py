@@ -62,7 +62,11 @@ def dsv4_only_inputs(dep: Deployment) -> str | None:
     for name, val in dep.env.items():
         if name.startswith(_DSV4_ENV) and not val.origin.startswith("--env"):
             return name
-        if name == "SGLANG_HACK_FLASHMLA_BACKEND" and val.value == "unified_kv_triton" and not val.origin.startswith("--env"):
+        if (
+            name == "SGLANG_HACK_FLASHMLA_BACKEND"
+            and val.value == "unified_kv_triton"
+            and not val.origin.startswith("--env")
+        ):
             return f"{name}=unified_kv_triton"
     return None
 
@@ -75,20 +79,34 @@ def _on_disk(model_path: str, base_dir: str) -> bool:
     return any(os.path.lexists(p) for p in (os.path.join(base_dir, model_path), model_path))
 
 
-def not_applicable(dep: Deployment, model_path: str, mapped: bool, speculative: bool, pd: bool) -> tuple[str, bool] | None:
+def not_applicable(
+    dep: Deployment, model_path: str, mapped: bool, speculative: bool, pd: bool
+) -> tuple[str, bool] | None:
     """Why a launch whose target ``config.json`` is missing is not checked, and whether that
     deserves a note; None when the missing file is an input error."""
-    if mapped or dep.target_model is not None or dep.target_geometry.values or dep.draft_geometry.values:
+    if (
+        mapped
+        or dep.target_model is not None
+        or dep.target_geometry.values
+        or dep.draft_geometry.values
+    ):
         return None
     if _on_disk(model_path, dep.server.base_dir):
         return None
     if not speculative and not pd:
-        return ("not applicable: no speculative decoding and no PD, so no DeepSeek-V4 target/draft pool or PD pair to compare (its config.json is not needed)", False)
+        return (
+            "not applicable: no speculative decoding and no PD, so no DeepSeek-V4 "
+            "target/draft pool or PD pair to compare (its config.json is not needed)",
+            False,
+        )
     if names_dsv4(model_path) or dsv4_only_inputs(dep):
         return None
     family = names_other_family(model_path)
     if family is not None:
-        return (f"not applicable: model {model_path!r} names {family}, not DeepSeek-V4 (its config.json is not needed)", False)
+        return (
+            f"not applicable: model {model_path!r} names {family}, not DeepSeek-V4 (its config.json is not needed)",
+            False,
+        )
     return (
         f"config.json for model {model_path!r} not found, and nothing says it is DeepSeek-V4: not checked "
         f"(to check it, point at a local copy with --model-config {model_path}=PATH)",

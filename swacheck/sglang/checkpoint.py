@@ -62,7 +62,8 @@ CATALOGUE: tuple[CatalogueEntry, ...] = (
         r"deepseek-v4-flash(-instruct|-base)?$",
         160 * 1000**3,
         "mxfp4",
-        "about 160 GB of safetensors, 284B parameters, FP4 experts + FP8 (huggingface.co/deepseek-ai/DeepSeek-V4-Flash; "
+        "about 160 GB of safetensors, 284B parameters, FP4 experts + FP8 "
+        "(huggingface.co/deepseek-ai/DeepSeek-V4-Flash; "
         "https://framia.pro/page/en-US/news/deepseek-v4-parameters)",
     ),
 )
@@ -154,14 +155,27 @@ def read(model: ModelConfig, env: dict[str, Val], model_path: str | None) -> Che
     assumed = False
     if qc.get("routed_experts_quant_method") == "mxfp4":
         experts = Val("mxfp4", "config.json quantization_config.routed_experts_quant_method", where)
-    elif str(qc.get("quant_algo", "")).upper() == "MIXED_PRECISION" and str(qc.get("moe_quant_algo", "")).upper() == "NVFP4":
-        experts = Val("nvfp4", "config.json quantization_config.moe_quant_algo NVFP4 (hybrid FP8+NVFP4)", where)
+    elif (
+        str(qc.get("quant_algo", "")).upper() == "MIXED_PRECISION"
+        and str(qc.get("moe_quant_algo", "")).upper() == "NVFP4"
+    ):
+        experts = Val(
+            "nvfp4",
+            "config.json quantization_config.moe_quant_algo NVFP4 (hybrid FP8+NVFP4)",
+            where,
+        )
     elif (e := env.get(ENV_FP4_EXPERTS)) is not None:
-        experts = Val("mxfp4" if _truthy(e.value) else "fp8", f"{ENV_FP4_EXPERTS}={e.value}", e.location)
+        experts = Val(
+            "mxfp4" if _truthy(e.value) else "fp8", f"{ENV_FP4_EXPERTS}={e.value}", e.location
+        )
     elif entry is not None:
         experts = Val(entry.experts, f"the published {entry.name} checkpoint")
     else:
-        experts = Val("mxfp4", f"SGLang's default for DeepSeek-V4 ({ENV_FP4_EXPERTS} on; SGLang would read the weights' safetensors header)")
+        experts = Val(
+            "mxfp4",
+            f"SGLang's default for DeepSeek-V4 ({ENV_FP4_EXPERTS} on; SGLang would "
+            f"read the weights' safetensors header)",
+        )
         assumed = True
 
     weights: Val | None = None
@@ -176,4 +190,11 @@ def read(model: ModelConfig, env: dict[str, Val], model_path: str | None) -> Che
     elif entry is not None:
         weights = Val(entry.total_bytes, f"swacheck's catalogue: {entry.source}")
         approximate = True
-    return Checkpoint(experts, assumed, weights, approximate, _int(model, "num_hidden_layers"), _int(model, "num_nextn_predict_layers"))
+    return Checkpoint(
+        experts,
+        assumed,
+        weights,
+        approximate,
+        _int(model, "num_hidden_layers"),
+        _int(model, "num_nextn_predict_layers"),
+    )

@@ -14,9 +14,9 @@ value as text, and argparse (``allow_abbrev=True``) parses the result. So, exact
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
 import os
+from dataclasses import dataclass
+from functools import cache, lru_cache
 
 from .version import SGLangProfile
 
@@ -45,7 +45,7 @@ def options(profile: SGLangProfile) -> dict[str, Option]:
     return _read(profile.args_file)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read(name: str) -> dict[str, Option]:
     with open(os.path.join(_DATA, name), encoding="utf-8") as fh:
         text = fh.read()
@@ -54,7 +54,9 @@ def _read(name: str) -> dict[str, Option]:
         if not line or line.startswith("#"):
             continue
         opt, canonical, kind, typ, choices = line.split("\t")
-        out[opt] = Option(opt, canonical, kind, typ, () if choices == "-" else tuple(choices.split(",")))
+        out[opt] = Option(
+            opt, canonical, kind, typ, () if choices == "-" else tuple(choices.split(","))
+        )
     return out
 
 
@@ -134,7 +136,12 @@ def _one_edit(a: str, b: str) -> bool:
         diff = [i for i in range(len(a)) if a[i] != b[i]]
         if len(diff) == 1:
             return True
-        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        return (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
     i = next((i for i in range(len(short)) if short[i] != long_[i]), len(short))
     return short[i:] == long_[i + 1 :]
@@ -167,7 +174,10 @@ def _version_key(version: str) -> tuple[int, ...]:
 # option it names is a plain one.
 _DEPRECATED_READ_FROM = ("0.5.23",)
 _DEPRECATED: dict[str, tuple[tuple[str, str], ...]] = {
-    "disable-cuda-graph": (("cuda-graph-backend-decode", "disabled"), ("cuda-graph-backend-prefill", "disabled")),
+    "disable-cuda-graph": (
+        ("cuda-graph-backend-decode", "disabled"),
+        ("cuda-graph-backend-prefill", "disabled"),
+    ),
 }
 
 
@@ -175,7 +185,9 @@ def replacement(name: str, profile: SGLangProfile) -> tuple[tuple[str, str], ...
     """The ``(option, value)`` entries SGLang names in place of deprecated ``name``, or None."""
     entries = _DEPRECATED.get(name) if profile.version in _DEPRECATED_READ_FROM else None
     table = _read(profile.args_file)
-    if entries and all(k in table and table[k].kind == "store" and v in table[k].choices for k, v in entries):
+    if entries and all(
+        k in table and table[k].kind == "store" and v in table[k].choices for k, v in entries
+    ):
         return entries
     return None
 
@@ -220,16 +232,23 @@ def value_refusal(option: Option, text: str) -> tuple[str, str] | None:
             return "an integer", f"argument {flag}: invalid int value: {text!r}"
         if option.type == "float":
             return "a number", f"argument {flag}: invalid float value: {text!r}"
-        return "an integer (or 1k, 1M, 1Ki, ...)", f"argument {flag}: Invalid integer value: {text.strip()!r}"
+        return (
+            "an integer (or 1k, 1M, 1Ki, ...)",
+            f"argument {flag}: Invalid integer value: {text.strip()!r}",
+        )
     if option.choices:
         conv = int if option.type == "int" else float if option.type == "float" else None
         try:
-            allowed: list = [conv(c) for c in option.choices] if conv is not None else list(option.choices)
+            allowed: list = (
+                [conv(c) for c in option.choices] if conv is not None else list(option.choices)
+            )
         except ValueError:  # a table row swacheck cannot convert: compare the text
             allowed = list(option.choices)
         if conv is None or not all(isinstance(a, conv) for a in allowed):
             value = text
         if value not in allowed:
             listed = ", ".join(repr(c) for c in allowed)
-            return "one of " + ", ".join(option.choices), f"argument {flag}: invalid choice: {value!r} (choose from {listed})"
+            return "one of " + ", ".join(
+                option.choices
+            ), f"argument {flag}: invalid choice: {value!r} (choose from {listed})"
     return None

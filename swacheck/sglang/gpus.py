@@ -30,7 +30,9 @@ import re
 from dataclasses import dataclass
 
 _MIB = 1024 * 1024
-_GB = 1024**3  # datasheet "GB" of HBM taken as GiB: an upper bound, so a memory verdict never errs against the user
+_GB = (
+    1024**3
+)  # datasheet "GB" of HBM taken as GiB: an upper bound, so a memory verdict never errs against the user
 
 _CUDA_GPUS = "https://developer.nvidia.com/cuda-gpus"
 _AMD_SPECS = "https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html"
@@ -57,47 +59,228 @@ class Gpu:
 
     @property
     def arch_text(self) -> str:
-        return f"{self.architecture}, SM{self.sm}" if self.sm is not None else f"{self.architecture}, {self.gfx}"
+        return (
+            f"{self.architecture}, SM{self.sm}"
+            if self.sm is not None
+            else f"{self.architecture}, {self.gfx}"
+        )
 
     def memory_gib(self) -> float:
         return self.memory_bytes / (1 << 30)
 
 
 def _nv(name, arch, sm, mem, mem_source, fp8, fp4, aliases=()) -> Gpu:
-    return Gpu(name, "nvidia", "cuda", arch, sm, None, mem, mem_source, fp8, fp4, f"{_CUDA_GPUS} (compute capability {sm // 10}.{sm % 10})", aliases)
+    return Gpu(
+        name,
+        "nvidia",
+        "cuda",
+        arch,
+        sm,
+        None,
+        mem,
+        mem_source,
+        fp8,
+        fp4,
+        f"{_CUDA_GPUS} (compute capability {sm // 10}.{sm % 10})",
+        aliases,
+    )
 
 
 def _amd(name, arch, gfx, mem, mem_source, fp8, fp4, aliases=()) -> Gpu:
-    return Gpu(name, "amd", "rocm", arch, None, gfx, mem, mem_source, fp8, fp4, f"{_AMD_SPECS} ({gfx})", aliases)
+    return Gpu(
+        name,
+        "amd",
+        "rocm",
+        arch,
+        None,
+        gfx,
+        mem,
+        mem_source,
+        fp8,
+        fp4,
+        f"{_AMD_SPECS} ({gfx})",
+        aliases,
+    )
 
 
 _SMI = "nvidia-smi memory.total"
 _NOMINAL = "datasheet capacity taken as GiB, an upper bound (the driver reports a little less)"
 
 GPUS: tuple[Gpu, ...] = (
-    _nv("A100", "Ampere", 80, 81920 * _MIB, f"{_SMI}, 80 GB model", False, False, ("A100-80GB", "A100-SXM4-80GB", "A100-PCIE-80GB", "A100 80GB")),
-    _nv("A100-40GB", "Ampere", 80, 40960 * _MIB, f"{_SMI}, 40 GB model", False, False, ("A100-SXM4-40GB", "A100-PCIE-40GB", "A100 40GB")),
-    _nv("A800", "Ampere", 80, 81920 * _MIB, f"{_SMI}, 80 GB model", False, False, ("A800-80GB", "A800-SXM4-80GB")),
+    _nv(
+        "A100",
+        "Ampere",
+        80,
+        81920 * _MIB,
+        f"{_SMI}, 80 GB model",
+        False,
+        False,
+        ("A100-80GB", "A100-SXM4-80GB", "A100-PCIE-80GB", "A100 80GB"),
+    ),
+    _nv(
+        "A100-40GB",
+        "Ampere",
+        80,
+        40960 * _MIB,
+        f"{_SMI}, 40 GB model",
+        False,
+        False,
+        ("A100-SXM4-40GB", "A100-PCIE-40GB", "A100 40GB"),
+    ),
+    _nv(
+        "A800",
+        "Ampere",
+        80,
+        81920 * _MIB,
+        f"{_SMI}, 80 GB model",
+        False,
+        False,
+        ("A800-80GB", "A800-SXM4-80GB"),
+    ),
     _nv("A10", "Ampere", 86, 23028 * _MIB, _SMI, False, False),
     _nv("L40S", "Ada Lovelace", 89, 46068 * _MIB, _SMI, True, False),
     _nv("L20", "Ada Lovelace", 89, 46068 * _MIB, _SMI, True, False),
-    _nv("RTX 4090", "Ada Lovelace", 89, 24564 * _MIB, _SMI, True, False, ("GeForce RTX 4090", "RTX4090", "4090")),
-    _nv("H100", "Hopper", 90, 81559 * _MIB, f"{_SMI}, 80 GB SXM/PCIe", True, False, ("H100-80GB", "H100-SXM5-80GB", "H100 80GB HBM3", "H100-PCIE", "H100 SXM")),
-    _nv("H800", "Hopper", 90, 81559 * _MIB, f"{_SMI}, 80 GB", True, False, ("H800-80GB", "H800 80GB HBM3")),
-    _nv("H200", "Hopper", 90, 143771 * _MIB, f"{_SMI}, 141 GB", True, False, ("H200-141GB", "H200 SXM", "H200-NVL", "H200 NVL")),
+    _nv(
+        "RTX 4090",
+        "Ada Lovelace",
+        89,
+        24564 * _MIB,
+        _SMI,
+        True,
+        False,
+        ("GeForce RTX 4090", "RTX4090", "4090"),
+    ),
+    _nv(
+        "H100",
+        "Hopper",
+        90,
+        81559 * _MIB,
+        f"{_SMI}, 80 GB SXM/PCIe",
+        True,
+        False,
+        ("H100-80GB", "H100-SXM5-80GB", "H100 80GB HBM3", "H100-PCIE", "H100 SXM"),
+    ),
+    _nv(
+        "H800",
+        "Hopper",
+        90,
+        81559 * _MIB,
+        f"{_SMI}, 80 GB",
+        True,
+        False,
+        ("H800-80GB", "H800 80GB HBM3"),
+    ),
+    _nv(
+        "H200",
+        "Hopper",
+        90,
+        143771 * _MIB,
+        f"{_SMI}, 141 GB",
+        True,
+        False,
+        ("H200-141GB", "H200 SXM", "H200-NVL", "H200 NVL"),
+    ),
     _nv("H20", "Hopper", 90, 97871 * _MIB, f"{_SMI}, 96 GB model", True, False, ("H20-96GB",)),
     _nv("GH200", "Hopper", 90, 97871 * _MIB, f"{_SMI}, 96 GB HBM3 model", True, False),
-    _nv("B200", "Blackwell", 100, 183359 * _MIB, f"{_SMI}, 180 GB usable", True, True, ("B200-180GB", "HGX B200")),
+    _nv(
+        "B200",
+        "Blackwell",
+        100,
+        183359 * _MIB,
+        f"{_SMI}, 180 GB usable",
+        True,
+        True,
+        ("B200-180GB", "HGX B200"),
+    ),
     _nv("GB200", "Blackwell", 100, 186 * _GB, _NOMINAL + ", 186 GB per GPU", True, True),
-    _nv("B300", "Blackwell Ultra", 103, 288 * _GB, _NOMINAL + ", 288 GB", True, True, ("B300-288GB", "HGX B300")),
+    _nv(
+        "B300",
+        "Blackwell Ultra",
+        103,
+        288 * _GB,
+        _NOMINAL + ", 288 GB",
+        True,
+        True,
+        ("B300-288GB", "HGX B300"),
+    ),
     _nv("GB300", "Blackwell Ultra", 103, 288 * _GB, _NOMINAL + ", 288 GB per GPU", True, True),
-    _nv("RTX PRO 6000", "Blackwell", 120, 97887 * _MIB, f"{_SMI}, 96 GB", True, True, ("RTX PRO 6000 Blackwell", "RTX-PRO-6000", "RTX PRO 6000 Blackwell Server Edition", "RTX PRO 6000 Blackwell Workstation Edition", "RTX6000 PRO", "RTX 6000 PRO")),
-    _nv("RTX 5090", "Blackwell", 120, 32607 * _MIB, _SMI, True, True, ("GeForce RTX 5090", "RTX5090", "5090")),
-    _amd("MI300X", "CDNA3", "gfx942", 192 * _GB, _NOMINAL + ", 192 GB HBM3", True, False, ("Instinct MI300X",)),
-    _amd("MI308X", "CDNA3", "gfx942", 192 * _GB, _NOMINAL + ", 192 GB HBM3", True, False, ("Instinct MI308X",)),
-    _amd("MI325X", "CDNA3", "gfx942", 256 * _GB, _NOMINAL + ", 256 GB HBM3E", True, False, ("Instinct MI325X",)),
-    _amd("MI350X", "CDNA4", "gfx950", 288 * _GB, _NOMINAL + ", 288 GB HBM3E", True, True, ("Instinct MI350X",)),
-    _amd("MI355X", "CDNA4", "gfx950", 288 * _GB, _NOMINAL + ", 288 GB HBM3E", True, True, ("Instinct MI355X", "MI35X", "mi35x")),
+    _nv(
+        "RTX PRO 6000",
+        "Blackwell",
+        120,
+        97887 * _MIB,
+        f"{_SMI}, 96 GB",
+        True,
+        True,
+        (
+            "RTX PRO 6000 Blackwell",
+            "RTX-PRO-6000",
+            "RTX PRO 6000 Blackwell Server Edition",
+            "RTX PRO 6000 Blackwell Workstation Edition",
+            "RTX6000 PRO",
+            "RTX 6000 PRO",
+        ),
+    ),
+    _nv(
+        "RTX 5090",
+        "Blackwell",
+        120,
+        32607 * _MIB,
+        _SMI,
+        True,
+        True,
+        ("GeForce RTX 5090", "RTX5090", "5090"),
+    ),
+    _amd(
+        "MI300X",
+        "CDNA3",
+        "gfx942",
+        192 * _GB,
+        _NOMINAL + ", 192 GB HBM3",
+        True,
+        False,
+        ("Instinct MI300X",),
+    ),
+    _amd(
+        "MI308X",
+        "CDNA3",
+        "gfx942",
+        192 * _GB,
+        _NOMINAL + ", 192 GB HBM3",
+        True,
+        False,
+        ("Instinct MI308X",),
+    ),
+    _amd(
+        "MI325X",
+        "CDNA3",
+        "gfx942",
+        256 * _GB,
+        _NOMINAL + ", 256 GB HBM3E",
+        True,
+        False,
+        ("Instinct MI325X",),
+    ),
+    _amd(
+        "MI350X",
+        "CDNA4",
+        "gfx950",
+        288 * _GB,
+        _NOMINAL + ", 288 GB HBM3E",
+        True,
+        True,
+        ("Instinct MI350X",),
+    ),
+    _amd(
+        "MI355X",
+        "CDNA4",
+        "gfx950",
+        288 * _GB,
+        _NOMINAL + ", 288 GB HBM3E",
+        True,
+        True,
+        ("Instinct MI355X", "MI35X", "mi35x"),
+    ),
 )
 
 

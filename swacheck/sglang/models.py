@@ -34,13 +34,17 @@ class ModelConfig:
     root: Mapping
     file: str | None  # None for an inline mapping inside a deployment file
     duplicates: list = field(default_factory=list)  # duplicate keys in the file
-    private: bool = False  # read from outside the run's root: its values are never quoted in messages
+    private: bool = (
+        False  # read from outside the run's root: its values are never quoted in messages
+    )
 
     def get(self, key: str) -> Val | None:
         pair = self.root.get(key)
         if pair is None:
             return None
-        return Val(pair.value.plain(), f"config.json key {key!r}" if self.file else key, pair.value.loc)
+        return Val(
+            pair.value.plain(), f"config.json key {key!r}" if self.file else key, pair.value.loc
+        )
 
     @property
     def architectures(self) -> list[str]:
@@ -69,7 +73,9 @@ class ModelConfig:
         v = pair.value
         if not isinstance(v, Scalar) or isinstance(v.value, bool) or not isinstance(v.value, int):
             got = type(v.value).__name__ if self.private and isinstance(v, Scalar) else kind_name(v)
-            raise InputProblem(f"{key} must be an integer, got {'a ' + got if self.private else got}", v.loc)
+            raise InputProblem(
+                f"{key} must be an integer, got {'a ' + got if self.private else got}", v.loc
+            )
         return Val(v.value, "config.json" if self.file else "inline model config", v.loc)
 
 
@@ -97,7 +103,9 @@ _REVISION = re.compile(r"^(?!.*\.\.)[A-Za-z0-9_][\w.\-/]{0,199}$")
 _COMMIT = re.compile(r"^[0-9a-f]{4,64}$")  # a commit hash (full or abbreviated)
 
 
-def _hub_config(model_id: str, revision: str | None, looked: list[str], server_env: dict[str, str] | None = None) -> str | None:
+def _hub_config(
+    model_id: str, revision: str | None, looked: list[str], server_env: dict[str, str] | None = None
+) -> str | None:
     org, name = model_id.split("/", 1)
     rev = revision or "main"
     if not _REVISION.match(rev):
@@ -170,7 +178,12 @@ class ModelStore:
         self._located: dict[tuple, tuple[str | None, list[str]]] = {}
 
     def from_path(
-        self, model_path: str, base_dir: str, where: Location | None, revision: str | None = None, server_env: dict[str, str] | None = None
+        self,
+        model_path: str,
+        base_dir: str,
+        where: Location | None,
+        revision: str | None = None,
+        server_env: dict[str, str] | None = None,
     ) -> ModelConfig:
         hub = tuple(sorted((k, v) for k, v in (server_env or {}).items() if k in HUB_ENV))
         key = (model_path, os.path.abspath(base_dir), revision, hub)
@@ -197,8 +210,12 @@ class ModelStore:
             raise InputProblem(f"model config {path}: {problem.message}", where) from None
         root = source.documents[0].root if source.documents else None
         if not isinstance(root, Mapping):
-            raise InputProblem("a model config.json must hold a JSON object", getattr(root, "loc", None), path)
-        config = self._configs[path] = ModelConfig(path, root, path, list(source.documents[0].duplicates), private)
+            raise InputProblem(
+                "a model config.json must hold a JSON object", getattr(root, "loc", None), path
+            )
+        config = self._configs[path] = ModelConfig(
+            path, root, path, list(source.documents[0].duplicates), private
+        )
         return config
 
     def _check_file(self, path: str, where: Location | None) -> bool:
@@ -209,15 +226,21 @@ class ModelStore:
         from ..paths import in_vcs_metadata, inside
 
         if in_vcs_metadata(path):
-            raise InputProblem(f"model config {path!r} is inside version-control metadata; swacheck never reads it", where)
+            raise InputProblem(
+                f"model config {path!r} is inside version-control metadata; swacheck never reads it",
+                where,
+            )
         if not path.lower().endswith(".json"):
-            raise InputProblem(f"model config {path!r} must be a JSON file (a checkpoint's config.json)", where)
+            raise InputProblem(
+                f"model config {path!r} must be a JSON file (a checkpoint's config.json)", where
+            )
         root = self.files.root
         if root is None or inside(path, root):
             return False
         if os.path.basename(path) != "config.json" or not os.path.isfile(path):
             raise InputProblem(
-                f"model config {path!r} is outside the root {root!r}: there swacheck reads only a regular file named config.json (--root)",
+                f"model config {path!r} is outside the root {root!r}: there swacheck reads "
+                f"only a regular file named config.json (--root)",
                 where,
             )
         return True

@@ -65,7 +65,12 @@ def kv_cache_dtype(res: Resolution) -> Val:
     if raw.value != "auto":
         return raw
     resolved = "bfloat16" if res.values["platform"].value == "npu" else "fp8_e4m3"
-    return Val(resolved, f"DSV4 resolves kv-cache-dtype auto to {resolved}", raw.location, (("kv-cache-dtype", raw),))
+    return Val(
+        resolved,
+        f"DSV4 resolves kv-cache-dtype auto to {resolved}",
+        raw.location,
+        (("kv-cache-dtype", raw),),
+    )
 
 
 def kv_layout(res: Resolution) -> Val:
@@ -73,9 +78,18 @@ def kv_layout(res: Resolution) -> Val:
     backend = _arg(res, "dsv4-attn-backend", "auto", "--dsv4-attn-backend auto")
     mode = env(res, "SGLANG_DSV4_KV_LAYOUT")
     option = env(res, "SGLANG_DSV4_COMPRESSED_KV_LAYOUT")
-    inputs = (("dsv4-attn-backend", backend), ("SGLANG_DSV4_KV_LAYOUT", mode), ("SGLANG_DSV4_COMPRESSED_KV_LAYOUT", option))
+    inputs = (
+        ("dsv4-attn-backend", backend),
+        ("SGLANG_DSV4_KV_LAYOUT", mode),
+        ("SGLANG_DSV4_COMPRESSED_KV_LAYOUT", option),
+    )
     if backend.value == "trtllm":
-        return Val("uniform_fp8", "dsv4-attn-backend trtllm uses uniform FP8 pools", backend.location, inputs)
+        return Val(
+            "uniform_fp8",
+            "dsv4-attn-backend trtllm uses uniform FP8 pools",
+            backend.location,
+            inputs,
+        )
     main = str(mode.value).lower()
     if backend.value == "flashmla_mega" and main != "v41_new":
         main = "v41"
@@ -87,7 +101,12 @@ def _attn_tp(res: Resolution) -> Val:
     """Attention TP = tp-size / attn-dp-size (srt/layers/dp_attention.py compute_dp_attention_world_info)."""
     tp = _arg(res, "tp-size", 1, "--tp-size")
     attn_dp = res.values["attn_dp_size"]
-    return Val(max(1, tp.value // max(1, attn_dp.value)), f"tp-size {tp.value} / attn-dp-size {attn_dp.value}", None, (("tp-size", tp), ("attn-dp-size", attn_dp)))
+    return Val(
+        max(1, tp.value // max(1, attn_dp.value)),
+        f"tp-size {tp.value} / attn-dp-size {attn_dp.value}",
+        None,
+        (("tp-size", tp), ("attn-dp-size", attn_dp)),
+    )
 
 
 def compared_values(res: Resolution) -> dict[str, Val]:
@@ -102,9 +121,12 @@ def compared_values(res: Resolution) -> dict[str, Val]:
         "kv_layout": kv_layout(res),
         "unified_kv": unified,
         "unified_kv_fp8": env_flag(res, "SGLANG_DSV4_UNIFIED_KV_FP8"),
-        "speculative": Val(speculative.value is not None, str(speculative.value or "off"), speculative.location),
+        "speculative": Val(
+            speculative.value is not None, str(speculative.value or "off"), speculative.location
+        ),
         "online_compress": env_flag(res, "SGLANG_OPT_USE_ONLINE_COMPRESS"),
-        "speculative_num_draft_tokens": v.get("speculative_num_draft_tokens") or Val(None, "no speculative decoding"),
+        "speculative_num_draft_tokens": v.get("speculative_num_draft_tokens")
+        or Val(None, "no speculative decoding"),
         "speculative_eagle_topk": v.get("speculative_eagle_topk") or Val(None, "no EAGLE"),
         "speculative_num_steps": v.get("speculative_num_steps") or Val(None, "no EAGLE"),
         "tp_size": _arg(res, "tp-size", 1, "--tp-size"),

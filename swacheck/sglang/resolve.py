@@ -101,7 +101,6 @@ class Resolution:
     # all; "no-pools" / "unknown" -- only what the reader saw in the text (SWA306, SWA307).
     quiet: str = ""
 
-
     def events_of(self, *kinds: str) -> list[Event]:
         return [e for e in self.events if e.kind in kinds]
 
@@ -110,7 +109,11 @@ def _ref_val(ref: ModelRef | None, role: str) -> Val | None:
     """Where a deployment file names a pool's model config, as a value with its position."""
     if ref is None:
         return None
-    return Val(ref.path if ref.path is not None else "(inline mapping)", f"{role}.model_config", ref.location)
+    return Val(
+        ref.path if ref.path is not None else "(inline mapping)",
+        f"{role}.model_config",
+        ref.location,
+    )
 
 
 def _merger_text(node: Any, item: bool = False) -> str:
@@ -142,7 +145,14 @@ class _Resolver:
     def events_of(self, kind: str) -> list[Event]:
         return [e for e in self.events if e.kind == kind]
 
-    def event(self, kind: str, message: str, arg: Arg | None = None, location: Location | None = None, **data: Any) -> None:
+    def event(
+        self,
+        kind: str,
+        message: str,
+        arg: Arg | None = None,
+        location: Location | None = None,
+        **data: Any,
+    ) -> None:
         loc = location or (arg.key_loc if arg else None)
         self.events.append(Event(kind, message, loc, arg, data))
 
@@ -156,7 +166,8 @@ class _Resolver:
         node = node if node is not None else arg.node
         self.event(
             "bad-value",
-            f"{arg.written}: SGLang's argument parser rejects {kind_name(node)}; expected {expected}" + (f" ({said})" if said else ""),
+            f"{arg.written}: SGLang's argument parser rejects {kind_name(node)}; expected {expected}"
+            + (f" ({said})" if said else ""),
             arg,
             location=node.loc,
             expected=expected,
@@ -173,14 +184,22 @@ class _Resolver:
         """
         table = flags.options(self.profile)
         for arg in self.dep.server.entries:
-            option = table.get(arg.written) if arg.how == "exact" else flags.match(arg.written, self.profile).option
+            option = (
+                table.get(arg.written)
+                if arg.how == "exact"
+                else flags.match(arg.written, self.profile).option
+            )
             if arg.how not in ("exact", "prefix") or option is None:
                 continue
             node = arg.node
             if arg.kind == "store_true":
                 if arg.cli or isinstance(arg.value, bool) or arg.value == []:
                     continue
-                emitted = [_merger_text(i, True) for i in node.items] if isinstance(node, Sequence) else [_merger_text(node)]
+                emitted = (
+                    [_merger_text(i, True) for i in node.items]
+                    if isinstance(node, Sequence)
+                    else [_merger_text(node)]
+                )
                 said = f"--{arg.written} {' '.join(emitted)}: error: unrecognized arguments: {' '.join(emitted)}"
                 self._bad(arg, "true or false", f"SGLang's --config loader passes it on as {said}")
             elif arg.kind in ("store", "store-list"):
@@ -196,7 +215,12 @@ class _Resolver:
                     refusal = flags.value_refusal(option, _merger_text(item, item is not node))
                     if refusal is not None:
                         expected = refusal[0]
-                        if option.choices and isinstance(item, Scalar) and item.value is None and not arg.cli:
+                        if (
+                            option.choices
+                            and isinstance(item, Scalar)
+                            and item.value is None
+                            and not arg.cli
+                        ):
                             expected += " (quote 'null': an unquoted YAML null reaches SGLang as the text None)"
                         self._bad(arg, expected, f"argparse: error: {refusal[1]}", item)
                         break
@@ -224,7 +248,11 @@ class _Resolver:
                 self._bad(arg, "an integer")
                 return None
         if option is not None and option.choices and text not in option.choices:
-            hint = " (quote 'null': an unquoted YAML null reaches SGLang as the text None)" if node.value is None else ""
+            hint = (
+                " (quote 'null': an unquoted YAML null reaches SGLang as the text None)"
+                if node.value is None
+                else ""
+            )
             self._bad(arg, "one of " + ", ".join(option.choices) + hint)
             return None
         return Val(value, arg.written, arg.value_loc)
@@ -234,7 +262,9 @@ class _Resolver:
         if val is not None and minimum is not None and val.value < minimum:
             arg = self.arg(name)
             assert arg is not None
-            self._bad(arg, "a positive integer" if minimum == 1 else f"an integer of at least {minimum}")
+            self._bad(
+                arg, "a positive integer" if minimum == 1 else f"an integer of at least {minimum}"
+            )
             return None
         return val
 
@@ -256,37 +286,89 @@ class _Resolver:
     def check_keys(self) -> None:
         """The --config merger and argparse: which keys SGLang takes (server_args_config_parser.py)."""
         server = self.dep.server
-        standalone = server.mapping is not None and (server.file != self.dep.file or server.mapping.loc == self.dep.location)
+        standalone = server.mapping is not None and (
+            server.file != self.dep.file or server.mapping.loc == self.dep.location
+        )
         if server.file and server.file.lower().endswith(".json") and standalone:
-            self.event("config-not-yaml", "SGLang's --config accepts only .yaml/.yml files", location=server.mapping.loc)  # type: ignore[union-attr]
+            self.event(
+                "config-not-yaml",
+                "SGLang's --config accepts only .yaml/.yml files",
+                location=server.mapping.loc,
+            )  # type: ignore[union-attr]
         for arg in server.entries:
             if arg.how == "unknown" and arg.written.replace("_", "-").startswith(FORK_PREFIXES):
                 # a fork's own flag (SGLang-KT adds --kt-* beyond upstream's six): left alone, noted once (SWA303)
-                self.event("fork-key", f"{arg.written!r} is not an SGLang {self.profile.version} option", arg, fork="SGLang-KT")
+                self.event(
+                    "fork-key",
+                    f"{arg.written!r} is not an SGLang {self.profile.version} option",
+                    arg,
+                    fork="SGLang-KT",
+                )
             elif arg.how == "unknown":
-                self.event("unknown-key", f"unknown server argument {arg.written!r}", arg, suggestion=flags.did_you_mean(arg.written, self.profile))
-            elif arg.how == "underscore" and not arg.kind.startswith("refused:") and not (arg.kind == "store_true" and arg.value is False):
+                self.event(
+                    "unknown-key",
+                    f"unknown server argument {arg.written!r}",
+                    arg,
+                    suggestion=flags.did_you_mean(arg.written, self.profile),
+                )
+            elif (
+                arg.how == "underscore"
+                and not arg.kind.startswith("refused:")
+                and not (arg.kind == "store_true" and arg.value is False)
+            ):
                 # the merger looks the action up with underscores: a refused action fails there first,
                 # and an underscored store_true key set to false emits nothing, so argparse never sees it
-                self.event("underscore-key", f"{arg.written!r} is spelled with underscores", arg, canonical=flags.match(arg.written, self.profile).option.name)  # type: ignore[union-attr]
+                self.event(
+                    "underscore-key",
+                    f"{arg.written!r} is spelled with underscores",
+                    arg,
+                    canonical=flags.match(arg.written, self.profile).option.name,
+                )  # type: ignore[union-attr]
             elif arg.how == "ambiguous":
                 cands = flags.match(arg.written, self.profile).candidates
-                self.event("ambiguous-key", f"{arg.written!r} is an ambiguous abbreviation", arg, candidates=cands)
+                self.event(
+                    "ambiguous-key",
+                    f"{arg.written!r} is an ambiguous abbreviation",
+                    arg,
+                    candidates=cands,
+                )
             if arg.kind.startswith("valued-flag:") and arg.value is True:
-                self.event("valued-flag", f"SGLang's --config loader passes {arg.written!r} on as --{arg.written} true", arg, action=arg.kind.split(":", 1)[1])
+                self.event(
+                    "valued-flag",
+                    f"SGLang's --config loader passes {arg.written!r} on as --{arg.written} true",
+                    arg,
+                    action=arg.kind.split(":", 1)[1],
+                )
             if arg.kind.startswith("refused:"):
-                self.event("refused-key", f"SGLang's --config loader refuses {arg.written!r}", arg, action=arg.kind.split(":", 1)[1])
+                self.event(
+                    "refused-key",
+                    f"SGLang's --config loader refuses {arg.written!r}",
+                    arg,
+                    action=arg.kind.split(":", 1)[1],
+                )
 
-    def model(self, ref: ModelRef | None, path_val: Val | None, role: str, revision: Val | None) -> ModelConfig | None:
+    def model(
+        self, ref: ModelRef | None, path_val: Val | None, role: str, revision: Val | None
+    ) -> ModelConfig | None:
         if ref is not None:
             if ref.inline is not None:
-                return ModelStore.inline(ref.inline, f"{self.dep.file} (inline {role}.model_config)")
+                return ModelStore.inline(
+                    ref.inline, f"{self.dep.file} (inline {role}.model_config)"
+                )
             assert ref.path is not None
             return self.models.from_path(ref.path, ref.base_dir, ref.location)
         if path_val is None:
             return None
-        hub_env = {k: str(v.value) for k, v in self.dep.env.items() if k in HUB_ENV and v.value}  # the server's hub cache
-        return self.models.from_path(path_val.value, self.dep.server.base_dir, path_val.location, revision.value if revision else None, hub_env)
+        hub_env = {
+            k: str(v.value) for k, v in self.dep.env.items() if k in HUB_ENV and v.value
+        }  # the server's hub cache
+        return self.models.from_path(
+            path_val.value,
+            self.dep.server.base_dir,
+            path_val.location,
+            revision.value if revision else None,
+            hub_env,
+        )
 
     def overrides(self) -> dict[str, Val]:
         """``json-model-override-args``: applied to the target's and the draft's model config."""
@@ -310,22 +392,41 @@ class _Resolver:
         if not isinstance(data, dict):
             self._bad(arg, "a JSON object")
             return {}
-        return {k: Val(v, f"{arg.written} override", locs.get(k, arg.value_loc)) for k, v in data.items()}
+        return {
+            k: Val(v, f"{arg.written} override", locs.get(k, arg.value_loc))
+            for k, v in data.items()
+        }
 
     def window(
-        self, model: ModelConfig | None, overrides: dict[str, Val], role: str, explicit: Val | None, source: Val | None
+        self,
+        model: ModelConfig | None,
+        overrides: dict[str, Val],
+        role: str,
+        explicit: Val | None,
+        source: Val | None,
     ) -> Val:
         if explicit is not None:
             return explicit
         if "sliding_window" in overrides:
             val = overrides["sliding_window"]
             if isinstance(val.value, bool) or not isinstance(val.value, int):
-                raise InputProblem(f"json-model-override-args sliding_window must be an integer, got {val.value!r}", val.location)
+                raise InputProblem(
+                    f"json-model-override-args sliding_window must be an integer, got {val.value!r}",
+                    val.location,
+                )
             return val
         if model is None:
-            raise InputProblem(f"no model config for the {role} pool: give model-path or {role}.model_config", self.dep.location)
+            raise InputProblem(
+                f"no model config for the {role} pool: give model-path or {role}.model_config",
+                self.dep.location,
+            )
         val = model.int_field("sliding_window")
-        if val is None and model.model_type == "deepseek_v4" and model.file is not None and not model.private:
+        if (
+            val is None
+            and model.model_type == "deepseek_v4"
+            and model.file is not None
+            and not model.private
+        ):
             raise _ModelConfigRefused(role, model)
         if val is None:
             raise InputProblem(
@@ -334,7 +435,12 @@ class _Resolver:
                 model.root.loc,
             )
         # The model path is kept as an input: it is the key to edit when the checkpoint is the wrong one.
-        return Val(val.value, "sliding_window", val.location, (("model path", source),) if source is not None else ())
+        return Val(
+            val.value,
+            "sliding_window",
+            val.location,
+            (("model path", source),) if source is not None else (),
+        )
 
     # ---------------------------------------------------------------- main
 
@@ -345,9 +451,15 @@ class _Resolver:
         for arg in server.entries:
             m = flags.match(arg.written, self.profile)
             name = m.option.canonical if m.option is not None else arg.written.replace("_", "-")
-            kind = (flags.cli_kind(m.option) if arg.cli else m.option.kind) if m.option is not None else "unknown"
+            kind = (
+                (flags.cli_kind(m.option) if arg.cli else m.option.kind)
+                if m.option is not None
+                else "unknown"
+            )
             entries.append(Arg(name, arg.written, arg.pair, m.how, kind, arg.cli))
-        self.dep = replace(self.dep, server=replace(server, args={a.name: a for a in entries}, entries=entries))
+        self.dep = replace(
+            self.dep, server=replace(server, args={a.name: a for a in entries}, entries=entries)
+        )
 
     def run(self) -> Resolution:
         if self.profile is not DEFAULT:
@@ -367,12 +479,24 @@ class _Resolver:
         if profile.attn_dp_from == "enable-dp-attention":
             # before 0.5.22 the attention-DP divisor is dp-size when --enable-dp-attention is on
             on = dp_attn is not None and dp_attn.value is True
-            attn_dp = Val(dp_size.value, f"dp-size {dp_size.value} (enable-dp-attention)", dp_attn.key_loc) if on else _default(1, "no enable-dp-attention")  # type: ignore[union-attr]
+            attn_dp = (
+                Val(
+                    dp_size.value, f"dp-size {dp_size.value} (enable-dp-attention)", dp_attn.key_loc
+                )
+                if on
+                else _default(1, "no enable-dp-attention")
+            )  # type: ignore[union-attr]
         else:
             attn_dp = self.int_arg("attn-dp-size", 1) or _default(1, "--attn-dp-size")
             if dp_attn is not None and dp_attn.value is True and attn_dp.value == 1:
-                attn_dp = Val(dp_size.value, f"dp-size {dp_size.value} (what enable-dp-attention means)", dp_attn.key_loc)
-                dp_size = Val(1, "enable-dp-attention turns dp-size into attn-dp-size", dp_attn.key_loc)
+                attn_dp = Val(
+                    dp_size.value,
+                    f"dp-size {dp_size.value} (what enable-dp-attention means)",
+                    dp_attn.key_loc,
+                )
+                dp_size = Val(
+                    1, "enable-dp-attention turns dp-size into attn-dp-size", dp_attn.key_loc
+                )
         if profile.attn_dp_from == "attn-dp-size" and dp_size.value > 1 and attn_dp.value > 1:
             self.event(
                 "dp-combination",
@@ -390,20 +514,33 @@ class _Resolver:
         mrr_explicit = self.int_arg("max-running-requests")
         extra = self.int_arg("disaggregation-decode-extra-slots", 0)
         if pd_mode != "decode" or not profile.has_decode_extra_slots:
-            extra = _default(0, "only a PD decode server pre-allocates request slots" if profile.has_decode_extra_slots else f"no decode extra slots in SGLang {profile.version}")
+            extra = _default(
+                0,
+                "only a PD decode server pre-allocates request slots"
+                if profile.has_decode_extra_slots
+                else f"no decode extra slots in SGLang {profile.version}",
+            )
         elif extra is None:
             if mrr_explicit is None:
                 extra = _default(0, "PD hook: max-running-requests unset when it runs")
             else:
-                divisor = dp_size.value * (attn_dp.value if profile.extra_slots_divisor == "dp*attn_dp" else 1)
+                divisor = dp_size.value * (
+                    attn_dp.value if profile.extra_slots_divisor == "dp*attn_dp" else 1
+                )
                 per = mrr_explicit.value // max(1, divisor)
                 if profile.extra_slots_floor_one:
                     per = max(1, per)
                 extra = Val(
                     2 * per if per <= 32 else 0,
-                    f"PD hook: 2 x per-worker requests {per}" if per <= 32 else f"PD hook: per-worker requests {per} > 32",
+                    f"PD hook: 2 x per-worker requests {per}"
+                    if per <= 32
+                    else f"PD hook: per-worker requests {per} > 32",
                     None,
-                    (("max-running-requests", mrr_explicit), ("dp-size", dp_size), ("attn-dp-size", attn_dp)),
+                    (
+                        ("max-running-requests", mrr_explicit),
+                        ("dp-size", dp_size),
+                        ("attn-dp-size", attn_dp),
+                    ),
                 )
         v["decode_extra_slots"] = extra
 
@@ -422,35 +559,78 @@ class _Resolver:
             if why[1]:
                 self.event("not-checked", why[0], location=missing.location)
             res = self.skipped(why[0], pd)
-            res.quiet = "unknown" if why[1] else ("no-pools" if why[0].startswith("not applicable: no speculative") else "other")
+            res.quiet = (
+                "unknown"
+                if why[1]
+                else (
+                    "no-pools" if why[0].startswith("not applicable: no speculative") else "other"
+                )
+            )
             return res
         tg, dg = dep.target_geometry, dep.draft_geometry
         if target_model is not None and not target_model.is_dsv4:
-            archs = "not DeepseekV4ForCausalLM" if target_model.private else (", ".join(target_model.architectures) or "none")
+            archs = (
+                "not DeepseekV4ForCausalLM"
+                if target_model.private
+                else (", ".join(target_model.architectures) or "none")
+            )
             res = self.skipped(f"not a DeepSeek-V4 target (architectures: {archs})", pd)
             res.quiet = "other"
             return res
         if target_model is None and not tg.values:
-            raise InputProblem("the deployment names no model: give the server's model-path or target.model_config", dep.location)
+            raise InputProblem(
+                "the deployment names no model: give the server's model-path or target.model_config",
+                dep.location,
+            )
 
         # DSV4 model hook (model_overrides/deepseek_v4.py, deepseek_v4_hook.py:63-158) ---
         is_npu = platform.value == "npu"
         page_default = profile.dsv4_npu_page_size if is_npu else 256
         page_arg = self.int_arg("page-size")
-        page = Val(page_default, "SGLang default (DSV4 override" + (", NPU)" if is_npu else ")"), None, (("platform", platform),))
+        page = Val(
+            page_default,
+            "SGLang default (DSV4 override" + (", NPU)" if is_npu else ")"),
+            None,
+            (("platform", platform),),
+        )
         if page_arg is not None and page_arg.value != page_default:
-            self.event("page-size-replaced", f"page-size {page_arg.value} is replaced by {page_default}", self.arg("page-size"), value=page_arg.value, forced=page_default)
+            self.event(
+                "page-size-replaced",
+                f"page-size {page_arg.value} is replaced by {page_default}",
+                self.arg("page-size"),
+                value=page_arg.value,
+                forced=page_default,
+            )
         v["page_size"] = page
         kv_dtype = self.str_arg("kv-cache-dtype")
         if kv_dtype is not None and kv_dtype.value not in profile.dsv4_kv_dtypes:
-            self.event("kv-dtype-refused", f"kv-cache-dtype {kv_dtype.value!r} is not supported for DeepSeek-V4", self.arg("kv-cache-dtype"), value=kv_dtype.value)
+            self.event(
+                "kv-dtype-refused",
+                f"kv-cache-dtype {kv_dtype.value!r} is not supported for DeepSeek-V4",
+                self.arg("kv-cache-dtype"),
+                value=kv_dtype.value,
+            )
         attn_backend = self.str_arg("dsv4-attn-backend")
-        if profile.trtllm_pd_assert and attn_backend is not None and attn_backend.value == "trtllm" and pd_mode != "null":
-            self.event("trtllm-pd", "--dsv4-attn-backend trtllm does not support PD disaggregation yet", self.arg("dsv4-attn-backend"))
+        if (
+            profile.trtllm_pd_assert
+            and attn_backend is not None
+            and attn_backend.value == "trtllm"
+            and pd_mode != "null"
+        ):
+            self.event(
+                "trtllm-pd",
+                "--dsv4-attn-backend trtllm does not support PD disaggregation yet",
+                self.arg("dsv4-attn-backend"),
+            )
         pp = self.int_arg("pp-size", 1) if profile.pd_pp_refused and pd_mode != "null" else None
         if pp is not None and pp.value > 1:
             # 0.5.12 deepseek_v4_hook.py:54-59 (get_mla_kv_ptrs_with_pp cannot slice V4's KV by PP layer range)
-            self.event("pd-pp-refused", f"V4 PD disaggregation requires pp_size=1, got pp_size={pp.value}.", self.arg("pp-size"), value=pp.value)
+            self.event(
+                "pd-pp-refused",
+                f"V4 PD disaggregation requires pp_size=1, got pp_size={pp.value}.",
+                self.arg("pp-size"),
+                value=pp.value,
+            )
         mrr = mrr_explicit or _default(DSV4_DEFAULT_MRR, "DSV4 hook, max-running-requests unset")
         v["max_running_requests"] = mrr
 
@@ -460,24 +640,50 @@ class _Resolver:
         algo: str | None = raw
         if raw is not None and raw not in profile.algorithms:
             # Checked on the raw text, before the speculative hook upper-cases it and maps NEXTN.
-            self.event("algorithm-refused", f"speculative-algorithm {raw!r} is not supported for DeepSeek-V4", spec_arg, algorithm=raw)
+            self.event(
+                "algorithm-refused",
+                f"speculative-algorithm {raw!r} is not supported for DeepSeek-V4",
+                spec_arg,
+                algorithm=raw,
+            )
             upper = raw.upper()
-            algo = "EAGLE" if upper in ("NEXTN", "EAGLE") else "DSPARK" if upper == "DSPARK" and "DSPARK" in profile.algorithms else None
+            algo = (
+                "EAGLE"
+                if upper in ("NEXTN", "EAGLE")
+                else "DSPARK"
+                if upper == "DSPARK" and "DSPARK" in profile.algorithms
+                else None
+            )
         no_server = dep.server.mapping is None
         if no_server and dg.values:
             algo = "EAGLE"  # numbers copied from a log: a draft pool existed
-        v["speculative_algorithm"] = Val(algo, spec_arg.written, spec_arg.value_loc) if (algo and spec_arg) else _default(algo, "no speculative decoding")
+        v["speculative_algorithm"] = (
+            Val(algo, spec_arg.written, spec_arg.value_loc)
+            if (algo and spec_arg)
+            else _default(algo, "no speculative decoding")
+        )
 
         steps = self.int_arg("speculative-num-steps", 0)
         topk = self.int_arg("speculative-eagle-topk")
         ndt = self.int_arg("speculative-num-draft-tokens")
         refused = bool(self.events_of("algorithm-refused"))
-        topk_written = self.arg("speculative-eagle-topk") is not None  # even with a bad value (SWA304)
+        topk_written = (
+            self.arg("speculative-eagle-topk") is not None
+        )  # even with a bad value (SWA304)
         if algo == "EAGLE" and not no_server and (topk is None or topk.value != 1):
             if not topk_written and not refused:  # the algorithm fix adds top-k 1 as well
-                self.event("eagle-topk-missing", "EAGLE needs an explicit speculative-eagle-topk: 1 for DeepSeek-V4", spec_arg)
+                self.event(
+                    "eagle-topk-missing",
+                    "EAGLE needs an explicit speculative-eagle-topk: 1 for DeepSeek-V4",
+                    spec_arg,
+                )
             elif topk is not None:
-                self.event("eagle-topk-refused", f"speculative-eagle-topk {topk.value} is not supported for DeepSeek-V4", self.arg("speculative-eagle-topk"), value=topk.value)
+                self.event(
+                    "eagle-topk-refused",
+                    f"speculative-eagle-topk {topk.value} is not supported for DeepSeek-V4",
+                    self.arg("speculative-eagle-topk"),
+                    value=topk.value,
+                )
         if algo == "EAGLE" and (topk is None or topk.value != 1):
             topk = Val(1, "the only top-k SGLang accepts for DeepSeek-V4 EAGLE")
 
@@ -486,20 +692,40 @@ class _Resolver:
         if algo == "EAGLE":
             adaptive = self.flag_arg("speculative-adaptive")
             if steps is None and adaptive is not None and adaptive.value and attn_dp.value <= 1:
-                steps = Val(3, "adaptive speculative default: middle of steps [0, 1, 3, 5, 7]", adaptive.location)
+                steps = Val(
+                    3,
+                    "adaptive speculative default: middle of steps [0, 1, 3, 5, 7]",
+                    adaptive.location,
+                )
             if steps is None:
                 # SGLang stops at the DSV4 top-k assertion first; the fixes for a missing top-k or a
                 # refused algorithm insert num-steps too, and a written but invalid value is SWA304's.
-                if not no_server and topk_written and not refused and self.arg("speculative-num-steps") is None:
+                if (
+                    not no_server
+                    and topk_written
+                    and not refused
+                    and self.arg("speculative-num-steps") is None
+                ):
                     self.event(
                         "eagle-steps-missing",
                         "EAGLE with speculative-eagle-topk set needs speculative-num-steps",
                         self.arg("speculative-eagle-topk") or spec_arg,
                     )
                 steps = Val(3, "assumed: SGLang's auto choice for DeepSeek-V4 is 3 steps")
-            draft_tokens = Val(steps.value + 1, f"speculative-num-steps {steps.value} + 1 (top-k 1)", None, (("speculative-num-steps", steps),))
+            draft_tokens = Val(
+                steps.value + 1,
+                f"speculative-num-steps {steps.value} + 1 (top-k 1)",
+                None,
+                (("speculative-num-steps", steps),),
+            )
             if ndt is not None and ndt.value != draft_tokens.value:
-                self.event("draft-tokens-adjusted", f"speculative-num-draft-tokens {ndt.value} is reset to {draft_tokens.value}", self.arg("speculative-num-draft-tokens"), value=ndt.value, resolved=draft_tokens.value)
+                self.event(
+                    "draft-tokens-adjusted",
+                    f"speculative-num-draft-tokens {ndt.value} is reset to {draft_tokens.value}",
+                    self.arg("speculative-num-draft-tokens"),
+                    value=ndt.value,
+                    resolved=draft_tokens.value,
+                )
         elif algo == "DSPARK":
             draft_tokens = None  # needs the draft checkpoint: resolved below
         if steps is not None and algo == "EAGLE":
@@ -530,7 +756,8 @@ class _Resolver:
         if per_worker_value <= 0 and not profile.per_worker_floor_one:
             self.event(
                 "zero-requests",
-                f"max-running-requests {mrr.value} // attn-dp-size {attn_dp.value} is {per_worker_value} requests per worker: "
+                f"max-running-requests {mrr.value} // attn-dp-size {attn_dp.value} is "
+                f"{per_worker_value} requests per worker: "
                 "AssertionError: max_running_request is zero (managers/tp_worker.py)",
                 mrr_arg,
                 location=mrr_arg.value_loc if mrr_arg else None,
@@ -538,7 +765,8 @@ class _Resolver:
         elif mrr.value <= 0 or mrr.value < attn_dp.value:
             self.event(
                 "requests-clamped",
-                f"max-running-requests {mrr.value} gives {per_worker_value if per_worker_value > 0 else 0} requests per worker; "
+                f"max-running-requests {mrr.value} gives "
+                f"{per_worker_value if per_worker_value > 0 else 0} requests per worker; "
                 f"SGLang {profile.version} raises it to 1 (max(1, max-running-requests // attn-dp-size))",
                 mrr_arg,
                 location=mrr_arg.value_loc if mrr_arg else None,
@@ -546,71 +774,169 @@ class _Resolver:
 
         # unified gate (srt/layers/attention/dsv4/unified_kv_gate.py) ------------------
         backend = dep.env.get(ENV_BACKEND)
-        unified_on = platform.value == "rocm" and backend is not None and backend.value == UNIFIED_BACKEND and profile.has_unified_kv
+        unified_on = (
+            platform.value == "rocm"
+            and backend is not None
+            and backend.value == UNIFIED_BACKEND
+            and profile.has_unified_kv
+        )
         backend_text = backend.value if backend else f"unset ({profile.env_backend_default})"
         unified = Val(
             unified_on,
-            f"ROCm and {ENV_BACKEND}=unified_kv_triton" if unified_on else f"{platform.value}, {ENV_BACKEND}={backend_text}",
+            f"ROCm and {ENV_BACKEND}=unified_kv_triton"
+            if unified_on
+            else f"{platform.value}, {ENV_BACKEND}={backend_text}",
             None,
             (("platform", platform),) + ((("env " + ENV_BACKEND, backend),) if backend else ()),
         )
         fp8 = dep.env.get(ENV_FP8)
-        if profile.fp8_pd == "pd" and unified_on and pd_mode != "null" and fp8 is not None and fp8.value.lower() in ("1", "true", "yes", "y"):
-            self.event("unified-fp8-pd", "SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation", location=fp8.location, why="pd", env=fp8)
-        if profile.fp8_pd == "pp-hisparse" and unified_on and pd_mode != "null" and fp8 is not None and fp8.value.lower() in ("1", "true", "yes", "y"):
+        if (
+            profile.fp8_pd == "pd"
+            and unified_on
+            and pd_mode != "null"
+            and fp8 is not None
+            and fp8.value.lower() in ("1", "true", "yes", "y")
+        ):
+            self.event(
+                "unified-fp8-pd",
+                "SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation",
+                location=fp8.location,
+                why="pd",
+                env=fp8,
+            )
+        if (
+            profile.fp8_pd == "pp-hisparse"
+            and unified_on
+            and pd_mode != "null"
+            and fp8 is not None
+            and fp8.value.lower() in ("1", "true", "yes", "y")
+        ):
             pp = self.int_arg("pp-size", 1)
             hisparse = self.flag_arg("enable-hisparse")
             if pp is not None and pp.value > 1:
-                self.event("unified-fp8-pd", f"SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with pp_size={pp.value}", self.arg("pp-size"), why="pp-size", env=fp8)
+                self.event(
+                    "unified-fp8-pd",
+                    f"SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with pp_size={pp.value}",
+                    self.arg("pp-size"),
+                    why="pp-size",
+                    env=fp8,
+                )
             if hisparse is not None and hisparse.value:
-                self.event("unified-fp8-pd", "SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with --enable-hisparse", self.arg("enable-hisparse"), why="enable-hisparse", env=fp8)
+                self.event(
+                    "unified-fp8-pd",
+                    "SGLANG_DSV4_UNIFIED_KV_FP8=1 does not support PD disaggregation with --enable-hisparse",
+                    self.arg("enable-hisparse"),
+                    why="enable-hisparse",
+                    env=fp8,
+                )
 
         overrides = self.overrides()
         target_source = _ref_val(dep.target_model, "target") or model_path
-        target = self.pool("target", target_model, overrides, unified, page, slots, draft_tokens, tg.values, target_source)
+        target = self.pool(
+            "target",
+            target_model,
+            overrides,
+            unified,
+            page,
+            slots,
+            draft_tokens,
+            tg.values,
+            target_source,
+        )
 
         draft: Pool | None = None
         if algo is not None:
             draft_path = self.str_arg("speculative-draft-model-path")
             if draft_path is None and model_path is not None:
-                draft_path = Val(model_path.value, "model-path (SGLang's default draft for DeepSeek-V4 MTP)", model_path.location)
+                draft_path = Val(
+                    model_path.value,
+                    "model-path (SGLang's default draft for DeepSeek-V4 MTP)",
+                    model_path.location,
+                )
             v["speculative_draft_model_path"] = draft_path or _default(None, "no model-path")
-            draft_rev = self.str_arg("speculative-draft-model-revision") or (revision if self.arg("speculative-draft-model-path") is None else None)
+            draft_rev = self.str_arg("speculative-draft-model-revision") or (
+                revision if self.arg("speculative-draft-model-path") is None else None
+            )
             ref = dep.draft_model
-            if ref is None and self.arg("speculative-draft-model-path") is None and dep.target_model is not None:
+            if (
+                ref is None
+                and self.arg("speculative-draft-model-path") is None
+                and dep.target_model is not None
+            ):
                 ref = dep.target_model
             draft_model = self.model(ref, draft_path, "draft", draft_rev)
-            if algo == "DSPARK" and ref is None and self.arg("speculative-draft-model-path") is None:
+            if (
+                algo == "DSPARK"
+                and ref is None
+                and self.arg("speculative-draft-model-path") is None
+            ):
                 self.dspark_draft_missing(target_model, spec_arg, model_path)
             if algo == "DSPARK":
                 draft_tokens = self.dspark_draft_tokens(draft_model, ndt)
             draft_page = page
             dcp = self.int_arg("dcp-size", 1)
             if profile.dcp_draft_page_scale and dcp is not None and dcp.value > 1:
-                draft_page = Val(page.value * dcp.value, f"page size {page.value} x dcp-size {dcp.value} (draft worker loc_space_scale)", dcp.location, (("page size", page), ("dcp-size", dcp)))
+                draft_page = Val(
+                    page.value * dcp.value,
+                    f"page size {page.value} x dcp-size {dcp.value} (draft worker loc_space_scale)",
+                    dcp.location,
+                    (("page size", page), ("dcp-size", dcp)),
+                )
             draft_source = _ref_val(ref, "draft") if ref is not None else draft_path
-            draft = self.pool("draft", draft_model, overrides, unified, draft_page, slots, draft_tokens, dg.values, draft_source)
+            draft = self.pool(
+                "draft",
+                draft_model,
+                overrides,
+                unified,
+                draft_page,
+                slots,
+                draft_tokens,
+                dg.values,
+                draft_source,
+            )
             if algo == "DSPARK":
-                target = self.pool("target", target_model, overrides, unified, page, slots, draft_tokens, tg.values, target_source)
+                target = self.pool(
+                    "target",
+                    target_model,
+                    overrides,
+                    unified,
+                    page,
+                    slots,
+                    draft_tokens,
+                    tg.values,
+                    target_source,
+                )
         elif dg.values:
-            raise InputProblem("draft.geometry is given but the server runs no speculative decoding", dep.location)
+            raise InputProblem(
+                "draft.geometry is given but the server runs no speculative decoding", dep.location
+            )
         if draft_tokens is not None:
             v["speculative_num_draft_tokens"] = draft_tokens
 
         self.online_compress_mtp(target_model, draft, platform)
 
         mode = "unified" if target.unified.value else "paged"
-        checked = pd and draft is not None and profile.has_dsv4_block and not (is_npu and profile.npu_skips_block)
+        checked = (
+            pd
+            and draft is not None
+            and profile.has_dsv4_block
+            and not (is_npu and profile.npu_skips_block)
+        )
         skip = ""
         if draft is None:
-            mode, skip = "skipped", "no speculative decoding, so no draft pool: SGLang compares nothing"
+            mode, skip = (
+                "skipped",
+                "no speculative decoding, so no draft pool: SGLang compares nothing",
+            )
         duplicates = list(dep.duplicates)
         seen: set[int] = set()
         for pool in (target, draft):
             if pool is not None and pool.model is not None and id(pool.model) not in seen:
                 seen.add(id(pool.model))
                 duplicates.extend(pool.model.duplicates)
-        return Resolution(dep, profile, v, self.events, mode, skip, target, draft, pd, checked, duplicates)
+        return Resolution(
+            dep, profile, v, self.events, mode, skip, target, draft, pd, checked, duplicates
+        )
 
     def _plain_int(self, name: str, default: int) -> int:
         """An integer argument for a condition (a bad value is SWA304's: the default then)."""
@@ -626,7 +952,9 @@ class _Resolver:
         val = self.dep.env.get(name)
         return val is not None and val.value.lower() in ("1", "true", "yes", "y")
 
-    def pipeline_speculative(self, algo: str | None, pd_mode: str, attn_dp: Val, platform: Val) -> None:
+    def pipeline_speculative(
+        self, algo: str | None, pd_mode: str, attn_dp: Val, platform: Val
+    ) -> None:
         """pp-size > 1 with speculative decoding, per release (``SGLangProfile.pp_spec`` cites the code)."""
         pp = self._plain_int("pp-size", 1)
         if algo is None or pp <= 1:
@@ -635,43 +963,82 @@ class _Resolver:
         arg = self.arg("pp-size")
         where = f"pp-size {pp} with speculative-algorithm {algo}"
         if algo == "DSPARK" and prof.dspark_pp == "pp1":
-            self.event("pp-spec-refused", f"{where}: ValueError: Currently DSpark speculative decoding only supports pp_size == 1. (speculative hook)", arg)
+            self.event(
+                "pp-spec-refused",
+                f"{where}: ValueError: Currently DSpark speculative decoding only supports "
+                f"pp_size == 1. (speculative hook)",
+                arg,
+            )
             return
         if algo == "DSPARK" and prof.dspark_pp == "prefill" and pd_mode != "prefill":
             self.event(
                 "pp-spec-refused",
-                f"{where} on a {'decode' if pd_mode == 'decode' else 'non-PD'} server: ValueError: DSpark pipeline parallelism "
+                f"{where} on a {'decode' if pd_mode == 'decode' else 'non-PD'} server: "
+                f"ValueError: DSpark pipeline parallelism "
                 "requires PD prefill; decode and non-disaggregated serving require pp_size == 1. (speculative hook)",
                 arg,
             )
             return
         if prof.pp_spec == "refused" or (prof.pp_spec == "npu-prefill" and platform.value != "npu"):
-            self.event("pp-spec-refused", f"{where}: AssertionError: Pipeline parallelism is not compatible with overlap schedule, speculative decoding", arg)
+            self.event(
+                "pp-spec-refused",
+                f"{where}: AssertionError: Pipeline parallelism is not compatible with "
+                f"overlap schedule, speculative decoding",
+                arg,
+            )
         elif prof.pp_spec == "npu-prefill":
             if algo != "EAGLE" or self.flag_value("enable-multi-layer-eagle"):
-                self.event("pp-spec-refused", f"{where}: AssertionError: Pipeline parallelism currently only supports EAGLE (non-multi-layer) speculative decoding", arg)
+                self.event(
+                    "pp-spec-refused",
+                    f"{where}: AssertionError: Pipeline parallelism currently only supports "
+                    f"EAGLE (non-multi-layer) speculative decoding",
+                    arg,
+                )
             elif pd_mode != "prefill":
                 self.event(
                     "pp-spec-refused",
-                    f"{where}: AssertionError: NPU PP + speculative decoding (MTP) is only supported on prefill nodes (disaggregation-mode=prefill)",
+                    f"{where}: AssertionError: NPU PP + speculative decoding (MTP) is only "
+                    f"supported on prefill nodes (disaggregation-mode=prefill)",
                     arg,
                 )
         elif algo == "DSPARK":  # prefill-only: a PD prefill server
             if self._env_on("SGLANG_ENABLE_PP_SPEC"):
-                self.event("pp-spec-refused", f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC does not support DSPARK PD prefill", arg)
+                self.event(
+                    "pp-spec-refused",
+                    f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC does not support DSPARK PD prefill",
+                    arg,
+                )
         elif self.flag_value("enable-multi-layer-eagle"):
-            self.event("pp-spec-refused", f"{where}: AssertionError: Pipeline parallelism currently only supports EAGLE (non-multi-layer) speculative decoding", arg)
+            self.event(
+                "pp-spec-refused",
+                f"{where}: AssertionError: Pipeline parallelism currently only supports "
+                f"EAGLE (non-multi-layer) speculative decoding",
+                arg,
+            )
         elif self._env_on("SGLANG_ENABLE_PP_SPEC"):
             if pd_mode != "null":
-                self.event("pp-spec-refused", f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with --disaggregation-mode", arg)
+                self.event(
+                    "pp-spec-refused",
+                    f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with --disaggregation-mode",
+                    arg,
+                )
             elif self.flag_value("speculative-adaptive"):
-                self.event("pp-spec-refused", f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with --speculative-adaptive", arg)
+                self.event(
+                    "pp-spec-refused",
+                    f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with --speculative-adaptive",
+                    arg,
+                )
             elif attn_dp.value > 1:
-                self.event("pp-spec-refused", f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with attention DP", arg)
+                self.event(
+                    "pp-spec-refused",
+                    f"{where}: AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with attention DP",
+                    arg,
+                )
         elif pd_mode != "prefill":
             self.event(
                 "pp-spec-refused",
-                f"{where} on a {'decode' if pd_mode == 'decode' else 'non-PD'} server: AssertionError: PP + speculative decoding (MTP) "
+                f"{where} on a {'decode' if pd_mode == 'decode' else 'non-PD'} server: "
+                f"AssertionError: PP + speculative decoding (MTP) "
                 "is only supported on prefill nodes (disaggregation-mode=prefill)",
                 arg,
             )
@@ -689,13 +1056,22 @@ class _Resolver:
         (staging buffers, the Rust bootstrap registry) and PD multiplexing are not read.
         """
         arg = self.arg("disaggregation-decode-allocation-policy")
-        if arg is None or not isinstance(arg.node, Scalar) or str(arg.node.value) != "prefill_complete" or arg.how not in ("exact", "prefix"):
+        if (
+            arg is None
+            or not isinstance(arg.node, Scalar)
+            or str(arg.node.value) != "prefill_complete"
+            or arg.how not in ("exact", "prefix")
+        ):
             return
         unsupported = []
         if pd_mode not in ("prefill", "decode"):
             unsupported.append("aggregated serving")
         backend = self.arg("disaggregation-transfer-backend")
-        if backend is not None and isinstance(backend.node, Scalar) and str(backend.node.value) not in ("mooncake", "mooncake_tcp"):
+        if (
+            backend is not None
+            and isinstance(backend.node, Scalar)
+            and str(backend.node.value) not in ("mooncake", "mooncake_tcp")
+        ):
             unsupported.append("transfer backends other than Mooncake")
         if any(self._plain_int(n, 1) != 1 for n in ("pp-size", "attn-cp-size", "dcp-size")):
             unsupported.append("pipeline or attention context parallelism")
@@ -714,17 +1090,23 @@ class _Resolver:
                     unsupported.append("decode host KV buffering")
             except ValueError:
                 pass
-        if pd_mode == "decode" and (self.flag_value("disaggregation-decode-enable-radix-cache") or self.flag_value("enable-hierarchical-cache")):
+        if pd_mode == "decode" and (
+            self.flag_value("disaggregation-decode-enable-radix-cache")
+            or self.flag_value("enable-hierarchical-cache")
+        ):
             unsupported.append("decode radix cache or decode HiCache")
         if unsupported:
             self.event(
                 "prefill-complete-refused",
-                "ValueError: --disaggregation-decode-allocation-policy prefill_complete does not yet support " + ", ".join(unsupported),
+                "ValueError: --disaggregation-decode-allocation-policy prefill_complete does not yet support "
+                + ", ".join(unsupported),
                 arg,
                 location=arg.value_loc,
             )
 
-    def online_compress_mtp(self, target: ModelConfig | None, draft: "Pool | None", platform: Val) -> None:
+    def online_compress_mtp(
+        self, target: ModelConfig | None, draft: Pool | None, platform: Val
+    ) -> None:
         """``SGLANG_OPT_USE_ONLINE_COMPRESS=1`` with speculative decoding on CUDA: the DSV4 pool asserts.
 
         ``get_compress_state_ring_size`` (``mem_cache/deepseek_v4_memory_pool.py`` 0.5.23:72-74,
@@ -736,7 +1118,12 @@ class _Resolver:
         """
         env = self.dep.env
         on = env.get("SGLANG_OPT_USE_ONLINE_COMPRESS")
-        if draft is None or platform.value != "cuda" or on is None or on.value.lower() not in ("1", "true", "yes", "y"):
+        if (
+            draft is None
+            or platform.value != "cuda"
+            or on is None
+            or on.value.lower() not in ("1", "true", "yes", "y")
+        ):
             return
         mtp = env.get("SGLANG_EXPERIMENTAL_ONLINE_C128_MTP")
         if mtp is not None and mtp.value.lower() in ("1", "true", "yes", "y"):
@@ -746,13 +1133,16 @@ class _Resolver:
             return
         self.event(
             "online-compress-mtp",
-            "SGLANG_OPT_USE_ONLINE_COMPRESS=1 with speculative decoding: AssertionError: online c128 does not support MTP "
+            "SGLANG_OPT_USE_ONLINE_COMPRESS=1 with speculative decoding: "
+            "AssertionError: online c128 does not support MTP "
             "(building the DSV4 pool, mem_cache/deepseek_v4_memory_pool.py get_compress_state_ring_size)",
             location=on.location,
             env=on,
         )
 
-    def dspark_draft_missing(self, target: ModelConfig | None, spec_arg: Arg | None, model_path: Val | None) -> None:
+    def dspark_draft_missing(
+        self, target: ModelConfig | None, spec_arg: Arg | None, model_path: Val | None
+    ) -> None:
         """DSPARK with no draft path: SGLang's speculative hook needs a draft bundled in the target.
 
         ``_handle_dspark`` (``arg_groups/speculative_hook.py``, 0.5.23:720-755, 0.5.17:313-323)
@@ -765,13 +1155,22 @@ class _Resolver:
         """
         if target is None or target.private or spec_arg is None:
             return
-        keys = ("dspark_block_size", "dspark_markov_rank", "dspark_noise_token_id", "dspark_target_layer_ids")
+        keys = (
+            "dspark_block_size",
+            "dspark_markov_rank",
+            "dspark_noise_token_id",
+            "dspark_target_layer_ids",
+        )
         if any((val := target.get(k)) is not None and val.value is not None for k in keys):
             return
         if self.profile.dspark_subfolder:
             import os  # only here: whether a local checkpoint folder ships a dspark/ draft
 
-            path = model_path.value if model_path is not None and isinstance(model_path.value, str) else None
+            path = (
+                model_path.value
+                if model_path is not None and isinstance(model_path.value, str)
+                else None
+            )
             folder = os.path.join(self.dep.server.base_dir, path) if path else None
             if folder is None or not os.path.isdir(folder):
                 return  # a Hub id or an inline config: SGLang would look for dspark/config.json on the Hub
@@ -779,8 +1178,11 @@ class _Resolver:
                 return
         self.event(
             "dspark-draft-missing",
-            f"speculative-algorithm DSPARK without speculative-draft-model-path, and {target.label} bundles no DSpark draft "
-            "(no dspark_* key" + (", no dspark/ subfolder" if self.profile.dspark_subfolder else "") + ")",
+            f"speculative-algorithm DSPARK without speculative-draft-model-path, and "
+            f"{target.label} bundles no DSpark draft "
+            "(no dspark_* key"
+            + (", no dspark/ subfolder" if self.profile.dspark_subfolder else "")
+            + ")",
             spec_arg,
         )
 
@@ -812,7 +1214,9 @@ class _Resolver:
     ) -> Pool:
         ex_unified = explicit.get("unified")
         uni = ex_unified or unified
-        window = self.window(model, overrides, role, explicit.get("window") or explicit.get("sliding_window"), source)
+        window = self.window(
+            model, overrides, role, explicit.get("window") or explicit.get("sliding_window"), source
+        )
         if "ring_size" in explicit:
             ring = explicit["ring_size"]
         elif draft_tokens is not None:
@@ -823,7 +1227,12 @@ class _Resolver:
                 (("window", window), ("draft tokens", draft_tokens)),
             )
         else:
-            ring = Val(window.value, f"window {window.value} (no speculative decoding)", None, (("window", window),))
+            ring = Val(
+                window.value,
+                f"window {window.value} (no speculative decoding)",
+                None,
+                (("window", window),),
+            )
         pages = explicit.get("pages") or Val(
             slots.value * ring.value,
             f"request slots {slots.value} x ring {ring.value}",
@@ -831,14 +1240,28 @@ class _Resolver:
             (("request slots", slots), ("ring size", ring)),
         )
         page_size = explicit.get("page_size") or page
-        capacity = explicit.get("ring_capacity") or Val(None, "no request window (DeepSeek-V4.1 encoder replay only)")
+        capacity = explicit.get("ring_capacity") or Val(
+            None, "no request window (DeepSeek-V4.1 encoder replay only)"
+        )
         ratios = explicit.get("compression_ratios")
         if ratios is None and role == "draft":
-            ratios = Val([0], "a DSV4 NextN draft layer has compression ratio 0 (models/deepseek_v4_nextn.py)")
+            ratios = Val(
+                [0],
+                "a DSV4 NextN draft layer has compression ratio 0 (models/deepseek_v4_nextn.py)",
+            )
         return Pool(role, model, uni, window, ring, pages, page_size, capacity, ratios)
 
     def skipped(self, reason: str, pd: bool) -> Resolution:
-        return Resolution(self.dep, self.profile, self.values, self.events, "skipped", reason, pd=pd, duplicates=list(self.dep.duplicates))
+        return Resolution(
+            self.dep,
+            self.profile,
+            self.values,
+            self.events,
+            "skipped",
+            reason,
+            pd=pd,
+            duplicates=list(self.dep.duplicates),
+        )
 
 
 class _ModelConfigRefused(Exception):
@@ -852,7 +1275,14 @@ class _ModelConfigRefused(Exception):
 def resolve(dep: Deployment, models: ModelStore, profile: SGLangProfile = DEFAULT) -> Resolution:
     """Resolve one deployment. Raises :class:`InputProblem` when a needed input is missing."""
     if isinstance(dep, UnreadDeployment):  # a launch found but not readable: SWA307 says why
-        return Resolution(dep, profile, {"platform": dep.platform}, [Event("not-checked", dep.reason, dep.location)], "skipped", dep.reason)
+        return Resolution(
+            dep,
+            profile,
+            {"platform": dep.platform},
+            [Event("not-checked", dep.reason, dep.location)],
+            "skipped",
+            dep.reason,
+        )
     resolver = _Resolver(dep, models, profile)
     try:
         return resolver.run()
@@ -872,4 +1302,7 @@ def resolve(dep: Deployment, models: ModelStore, profile: SGLangProfile = DEFAUL
         )
         pd = resolver.values.get("disaggregation_mode")
         is_pd = (pd is not None and pd.value in ("prefill", "decode")) or dep.assume_pd
-        return resolver.skipped(f"SGLang cannot load the {refused.role} model config (no sliding_window): no pools to compare", is_pd)
+        return resolver.skipped(
+            f"SGLang cannot load the {refused.role} model config (no sliding_window): no pools to compare",
+            is_pd,
+        )

@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 _RING = "DSV4 target and draft pools must share SWA ring geometry: target={target}, draft={draft}"
-_PAGED_AB = "DSV4 target and draft pools must share paged SWA geometry: target={target}, draft={draft}"
+_PAGED_AB = (
+    "DSV4 target and draft pools must share paged SWA geometry: target={target}, draft={draft}"
+)
 _PAGED_C = "DSV4 target and draft pools must share SWA geometry: target={target}, draft={draft}"
 
 
@@ -106,7 +108,9 @@ class SGLangProfile:
     msg_unified_mode: str = "DSV4 target and draft pools must use the same unified-KV mode"
     msg_ring: str = _RING
     msg_mapping: str = "DSV4 target and draft pools must share the SWA index mapping"
-    topk_assert: str = "Only EAGLE speculative algorithm with topk == 1 is supported for DeepseekV4ForCausalLM"
+    topk_assert: str = (
+        "Only EAGLE speculative algorithm with topk == 1 is supported for DeepseekV4ForCausalLM"
+    )
 
     @property
     def checks_added_in(self) -> str:
@@ -157,13 +161,39 @@ _V0_5_21 = replace(
     kv_bf16_assert_at="deepseek_v4_memory_pool.py (0.5.20:137, 0.5.22:285)",
 )
 _V0_5_20 = replace(
-    _V0_5_21, version="0.5.20", args_file="server-args-0.5.20.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:137", pp_spec="npu-prefill", dspark_pp="pp1"
+    _V0_5_21,
+    version="0.5.20",
+    args_file="server-args-0.5.20.tsv",
+    kv_bf16_assert_at="deepseek_v4_memory_pool.py:137",
+    pp_spec="npu-prefill",
+    dspark_pp="pp1",
 )
-_V0_5_19 = replace(_V0_5_20, version="0.5.19", pp_spec="refused", fp8_pd="absent", trtllm_pd_assert=False, args_file="server-args-0.5.19.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:125")
-_V0_5_18 = replace(_V0_5_19, version="0.5.18", args_file="server-args-0.5.18.tsv", dsv4_fp4_auto_sm=(12,))
-_V0_5_17 = replace(_V0_5_18, version="0.5.17", npu_skips_block=True, args_file="server-args-0.5.17.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:117")
+_V0_5_19 = replace(
+    _V0_5_20,
+    version="0.5.19",
+    pp_spec="refused",
+    fp8_pd="absent",
+    trtllm_pd_assert=False,
+    args_file="server-args-0.5.19.tsv",
+    kv_bf16_assert_at="deepseek_v4_memory_pool.py:125",
+)
+_V0_5_18 = replace(
+    _V0_5_19, version="0.5.18", args_file="server-args-0.5.18.tsv", dsv4_fp4_auto_sm=(12,)
+)
+_V0_5_17 = replace(
+    _V0_5_18,
+    version="0.5.17",
+    npu_skips_block=True,
+    args_file="server-args-0.5.17.tsv",
+    kv_bf16_assert_at="deepseek_v4_memory_pool.py:117",
+)
 _V0_5_16 = replace(
-    _V0_5_17, version="0.5.16", dspark_pp="", dcp_draft_page_scale=False, args_file="server-args-0.5.16.tsv", kv_bf16_assert_at="deepseek_v4_memory_pool.py:117"
+    _V0_5_17,
+    version="0.5.16",
+    dspark_pp="",
+    dcp_draft_page_scale=False,
+    args_file="server-args-0.5.16.tsv",
+    kv_bf16_assert_at="deepseek_v4_memory_pool.py:117",
 )
 _V0_5_15_POST1 = replace(
     _V0_5_16,
@@ -193,7 +223,9 @@ _V0_5_13 = replace(
     has_unified_kv=False,
     kv_bf16_assert_at="(refused earlier by the DSV4 hook)",
 )
-_V0_5_12 = replace(_V0_5_13, version="0.5.12", args_file="server-args-0.5.12.tsv", pd_pp_refused=True)
+_V0_5_12 = replace(
+    _V0_5_13, version="0.5.12", args_file="server-args-0.5.12.tsv", pd_pp_refused=True
+)
 
 PROFILES: dict[str, SGLangProfile] = {
     p.version: p

@@ -62,7 +62,19 @@ def _entries(rnd: random.Random) -> list[tuple[str, str]]:
     if rnd.random() < 0.4:
         out.append(("page-size", rnd.choice(["64", "256", "'64'"])))
     if rnd.random() < 0.4:
-        out.append(("speculative-draft-model-path", rnd.choice(["models/mtp256", "'models/mtp256'", "|-\n  models/mtp256", ">-\n  models/mtp256"])))
+        out.append(
+            (
+                "speculative-draft-model-path",
+                rnd.choice(
+                    [
+                        "models/mtp256",
+                        "'models/mtp256'",
+                        "|-\n  models/mtp256",
+                        ">-\n  models/mtp256",
+                    ]
+                ),
+            )
+        )
     if rnd.random() < 0.3:
         anchored = rnd.random() < 0.5
         out.append(("tp-size", "&tp 8" if anchored else "8"))
@@ -93,7 +105,9 @@ def _block(rnd: random.Random, entries: list[tuple[str, str]], indent: str) -> l
             lines.append(rnd.choice([indent + _comment(rnd), ""]))
         first, *rest = value.split("\n")
         sep = rnd.choice([" ", " ", "  "]) if first else ""
-        trailing = rnd.choice(["", "", "  " + _comment(rnd), "\t" + _comment(rnd)]) if not rest else ""
+        trailing = (
+            rnd.choice(["", "", "  " + _comment(rnd), "\t" + _comment(rnd)]) if not rest else ""
+        )
         lines.append(f"{indent}{key}:{sep}{first}{trailing}")
         lines.extend(indent + r for r in rest)
     return lines
@@ -119,9 +133,17 @@ def _script(rnd: random.Random, entries: list[tuple[str, str]]) -> list[str]:
         if key == "disable-piecewise-cuda-graph":
             words.append(f"--{key}")
         else:
-            words.append(rnd.choice([f"--{key} {value}", f"--{key}={value}", f"--{key} '{value.strip(chr(39))}'"]))
+            words.append(
+                rnd.choice(
+                    [f"--{key} {value}", f"--{key}={value}", f"--{key} '{value.strip(chr(39))}'"]
+                )
+            )
     sep = rnd.choice([" ", " \\\n  "])
-    launch = ("python3 -m sglang.launch_server " + sep.join(words) + rnd.choice(["", " &", " 2>&1 | tee log.txt"])).split("\n")
+    launch = (
+        "python3 -m sglang.launch_server "
+        + sep.join(words)
+        + rnd.choice(["", " &", " 2>&1 | tee log.txt"])
+    ).split("\n")
     head = ["#!/usr/bin/env bash", "set -euo pipefail"]
     if rnd.random() < 0.5:
         head.append('[ -d /models ] && echo "models: [ok]" || exit 1')
@@ -145,7 +167,9 @@ def make_case(rnd: random.Random, index: int = 0) -> Case:
         docs = []
         for d in range(2 if form == "multi" else 1):
             indent = rnd.choice(["  ", "    "])
-            doc = ["swacheck: 1", f"name: dep{index}-{d}", "server:"] + _block(rnd, _entries(rnd), indent)
+            doc = ["swacheck: 1", f"name: dep{index}-{d}", "server:"] + _block(
+                rnd, _entries(rnd), indent
+            )
             docs.append(doc)
         lines = []
         for d, doc in enumerate(docs):

@@ -16,14 +16,20 @@ def test_an_alias_of_a_value_that_needs_a_fix_is_not_fixed(tree):
     root = tree({"server.yaml": text})
     run = run_cli("--fix", "--unsafe-fixes", "server.yaml", cwd=root)
     assert (root / "server.yaml").read_text() == text
-    assert "server.yaml:4:1: SWA202 not fixable automatically: the value is shared through a YAML anchor or alias" in run.stderr
+    assert (
+        "server.yaml:4:1: SWA202 not fixable automatically: the value is shared through a YAML anchor or alias"
+        in run.stderr
+    )
     assert "edit by hand: Set speculative-eagle-topk to 1." in run.stderr
     assert run.exit_code == 1
 
 
 def test_an_alias_never_makes_the_fix_edit_the_anchored_key(tree):
     # the issue: with `speculative-num-draft-tokens: *n` the fix edited speculative-num-steps
-    text = HEAD + "speculative-eagle-topk: 1\nspeculative-num-steps: &n 3\nspeculative-num-draft-tokens: *n\n"
+    text = (
+        HEAD
+        + "speculative-eagle-topk: 1\nspeculative-num-steps: &n 3\nspeculative-num-draft-tokens: *n\n"
+    )
     root = tree({"server.yaml": text})
     run = run_cli("--fix", "server.yaml", cwd=root)
     assert (root / "server.yaml").read_text() == text
@@ -33,7 +39,10 @@ def test_an_alias_never_makes_the_fix_edit_the_anchored_key(tree):
 
 
 def test_deleting_a_line_that_defines_a_used_anchor_is_refused(tree):
-    text = HEAD + "speculative-eagle-topk: 1\nspeculative-num-steps: 3\npage-size: &p 64\nchunked-prefill-size: *p\n"
+    text = (
+        HEAD
+        + "speculative-eagle-topk: 1\nspeculative-num-steps: 3\npage-size: &p 64\nchunked-prefill-size: *p\n"
+    )
     root = tree({"server.yaml": text})
     run = run_cli("--fix", "server.yaml", cwd=root)
     assert (root / "server.yaml").read_text() == text
@@ -46,7 +55,9 @@ def test_other_fixes_in_a_file_with_anchors_still_apply(tree):
     run = run_cli("--fix", "server.yaml", cwd=root)
     assert run.exit_code == 0, run.stderr
     assert (root / "server.yaml").read_text() == (
-        "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\ntp-size: &t 8\nep-size: *t\nspeculative-num-steps: 3\n"
+        "model-path: models/v4\nspeculative-algorithm: "
+        "EAGLE\nspeculative-eagle-topk: 1\ntp-size: &t 8\nep-size: "
+        "*t\nspeculative-num-steps: 3\n"
     )
 
 

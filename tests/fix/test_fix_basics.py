@@ -7,7 +7,6 @@ import os
 import stat
 
 import pytest
-
 from conftest import EAGLE, MTP_W256, V4_FLASH, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -37,7 +36,10 @@ def test_diff_prints_the_edits_and_writes_nothing(tree):
     assert "swacheck: SWA102 unsafe fix: Remove speculative-draft-model-path" in run.stdout
     assert "swacheck: SWA201 safe fix: Remove page-size" in run.stdout
     assert "-speculative-draft-model-path: 'models/mtp256'\n" in run.stdout
-    assert "-speculative-algorithm: NEXTN\n+speculative-algorithm: EAGLE\n+speculative-eagle-topk: 1\n" in run.stdout
+    assert (
+        "-speculative-algorithm: NEXTN\n+speculative-algorithm: EAGLE\n+speculative-eagle-topk: 1\n"
+        in run.stdout
+    )
     assert "-page-size: 64\n" in run.stdout
     assert "1 file would change" in run.stderr
     safe_only = run_cli("--diff", "server.yaml", cwd=root)
@@ -80,7 +82,9 @@ def test_fix_twice_changes_nothing_the_second_time(tree):
     second = run_cli("--fix", "--unsafe-fixes", "server.yaml", cwd=root)
     assert (root / "server.yaml").read_bytes() == once
     assert (root / "server.yaml").stat().st_mtime_ns == mtime  # not even rewritten
-    assert "swacheck: fixed" not in second.stderr and "swacheck: 0 fixed, 0 remaining" in second.stderr
+    assert (
+        "swacheck: fixed" not in second.stderr and "swacheck: 0 fixed, 0 remaining" in second.stderr
+    )
 
 
 def test_fix_keeps_crlf_line_endings_and_permissions(tree):
@@ -109,7 +113,9 @@ def test_model_config_fixes_need_the_extra_flag(tree):
         "draft:\n  model_config: models/mtp256\n"
     )
     root = tree({"d.yaml": deploy})
-    assert "sliding_window" not in run_cli("--diff", "d.yaml", cwd=root).stdout  # editing a checkpoint is unsafe
+    assert (
+        "sliding_window" not in run_cli("--diff", "d.yaml", cwd=root).stdout
+    )  # editing a checkpoint is unsafe
     diff = run_cli("--diff", "--unsafe-fixes", "d.yaml", cwd=root)
     assert '-  "sliding_window": 256,\n+  "sliding_window": 128,\n' in diff.stdout
     run = run_cli("--fix", "--unsafe-fixes", "d.yaml", cwd=root)
@@ -128,7 +134,9 @@ def test_align_to_draft_moves_the_target(tree):
         "draft:\n  model_config: models/mtp256\n"
     )
     root = tree({"d.yaml": deploy})
-    run = run_cli("--fix", "--unsafe-fixes", "--fix-model-configs", "--align-to", "draft", "d.yaml", cwd=root)
+    run = run_cli(
+        "--fix", "--unsafe-fixes", "--fix-model-configs", "--align-to", "draft", "d.yaml", cwd=root
+    )
     assert run.exit_code == 0
     assert '"sliding_window": 256,' in (root / "models/v4/config.json").read_text()
     assert (root / "models/mtp256/config.json").read_text() == MTP_W256
@@ -153,8 +161,13 @@ def test_a_failed_write_leaves_the_original_intact(tree, monkeypatch):
     run = run_cli("--fix", "server.yaml", cwd=root)
     assert run.exit_code == 2  # a failed write is an error, whatever the findings
     assert (root / "server.yaml").read_bytes() == before
-    assert "server.yaml: cannot write the fix: No space left on device; the file is unchanged" in run.stderr
-    assert [p.name for p in root.iterdir() if p.name.endswith(".swacheck")] == []  # no temp file left
+    assert (
+        "server.yaml: cannot write the fix: No space left on device; the file is unchanged"
+        in run.stderr
+    )
+    assert [
+        p.name for p in root.iterdir() if p.name.endswith(".swacheck")
+    ] == []  # no temp file left
 
 
 def test_fix_and_diff_exclude_each_other(tree):
@@ -165,7 +178,12 @@ def test_fix_and_diff_exclude_each_other(tree):
 def test_insertions_at_one_point_are_joined_and_overlaps_are_left_for_later():
     text = "a: 1\nb: 2\n"
     plan = fixes.plan(
-        [Edit("f", 2, 1, 2, 1, "x: 1\n"), Edit("f", 2, 1, 2, 1, "y: 2\n"), Edit("f", 1, 4, 1, 5, "9"), Edit("f", 1, 1, 2, 1, "")],
+        [
+            Edit("f", 2, 1, 2, 1, "x: 1\n"),
+            Edit("f", 2, 1, 2, 1, "y: 2\n"),
+            Edit("f", 1, 4, 1, 5, "9"),
+            Edit("f", 1, 1, 2, 1, ""),
+        ],
         lambda p: text,
     )
     (fe,) = plan
@@ -215,7 +233,9 @@ def server_configs(draw):
     return newline.join(lines) + newline, newline
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(case=server_configs())
 def test_fix_property_only_edited_lines_change_and_second_run_is_a_no_op(tree, case):
     text, newline = case
@@ -232,7 +252,12 @@ def test_fix_property_only_edited_lines_change_and_second_run_is_a_no_op(tree, c
     if newline == "\r\n":
         assert "\n" not in fixed.replace("\r\n", "")
     # lines about keys no fix touches are byte-for-byte the same
-    touched = ("speculative-algorithm", "page-size", "speculative-draft-model-path", "speculative-num-draft-tokens")
+    touched = (
+        "speculative-algorithm",
+        "page-size",
+        "speculative-draft-model-path",
+        "speculative-num-draft-tokens",
+    )
     for line in text.split(newline):
         if line and not line.startswith("#") and not line.startswith(touched):
             assert line in fixed.split(newline)

@@ -33,7 +33,13 @@ N = 120
 
 
 def _cli(root, *args):  # type: ignore[no-untyped-def]
-    return subprocess.Popen([sys.executable, "-m", "swacheck", *args], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "swacheck", *args],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_concurrent_fix_runs_lose_nothing(tmp_path):
@@ -53,6 +59,11 @@ def test_concurrent_fix_runs_lose_nothing(tmp_path):
     # every file was written once; the other runs said why they did not write it
     written = sum(e.count("swacheck: fixed ") for e in errs)
     assert written == N, errs
-    third = subprocess.run([sys.executable, "-m", "swacheck", "--fix", "-q", "servers"], cwd=tmp_path, capture_output=True, text=True)
+    third = subprocess.run(
+        [sys.executable, "-m", "swacheck", "--fix", "-q", "servers"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert "swacheck: fixed" not in third.stderr
     assert third.returncode == 0, third.stderr

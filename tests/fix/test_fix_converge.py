@@ -16,50 +16,90 @@ def _fix(tree, text: str, *flags: str):  # type: ignore[no-untyped-def]
 
 
 def test_a_typo_is_renamed_not_renamed_and_inserted_again(tree):
-    run, text = _fix(tree, "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-stesp: 3\n")
-    assert text == "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n"
+    run, text = _fix(
+        tree,
+        "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-stesp: 3\n",
+    )
+    assert (
+        text
+        == "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n"
+    )
     assert load_file("s.yaml", text=text).documents[0].duplicates == []
     assert run.exit_code == 0
     assert "swacheck: 1 fixed, 0 remaining" in run.stderr
 
 
 def test_nextn_with_a_typo_converges_in_one_run(tree):
-    run, text = _fix(tree, "model-path: models/v4\nspeculative-algorithm: NEXTN\nspeculative-num-stesp: 3\n")
-    assert text == "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n"
+    run, text = _fix(
+        tree, "model-path: models/v4\nspeculative-algorithm: NEXTN\nspeculative-num-stesp: 3\n"
+    )
+    assert (
+        text
+        == "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n"
+    )
     assert run.exit_code == 0
 
 
 def test_an_empty_value_gets_a_space(tree):
-    run, text = _fix(tree, "model-path: models/v4\nspeculative-algorithm:\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n", "--unsafe-fixes")
+    run, text = _fix(
+        tree,
+        "model-path: models/v4\nspeculative-algorithm:\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n",
+        "--unsafe-fixes",
+    )
     assert "speculative-algorithm: EAGLE\n" in text
     assert run.exit_code == 0
 
 
 def test_an_empty_value_on_a_last_line_without_a_line_break(tree):
-    run, text = _fix(tree, "model-path: models/v4\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\nspeculative-algorithm:", "--unsafe-fixes")
-    assert text == "model-path: models/v4\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\nspeculative-algorithm: EAGLE"
+    run, text = _fix(
+        tree,
+        "model-path: models/v4\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\nspeculative-algorithm:",
+        "--unsafe-fixes",
+    )
+    assert (
+        text
+        == "model-path: models/v4\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\nspeculative-algorithm: EAGLE"
+    )
     assert run.exit_code == 0
 
 
 def test_an_empty_value_before_a_comment(tree):
-    run, text = _fix(tree, "model-path: models/v4\nspeculative-algorithm: # which one?\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n", "--unsafe-fixes")
+    run, text = _fix(
+        tree,
+        "model-path: models/v4\nspeculative-algorithm: # which "
+        "one?\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n",
+        "--unsafe-fixes",
+    )
     assert "speculative-algorithm: EAGLE # which one?\n" in text
 
 
 def test_deleting_a_block_scalar_keeps_the_blank_lines_after_it(tree):
     run, text = _fix(
         tree,
-        "model-path: models/v4\nspeculative-draft-model-path: |-\n  models/mtp256\n\n\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n",
+        "model-path: models/v4\nspeculative-draft-model-path: |-\n  "
+        "models/mtp256\n\n\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: "
+        "1\nspeculative-num-steps: 3\n",
         "--unsafe-fixes",
     )
-    assert text == "model-path: models/v4\n\n\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n"
+    assert (
+        text == "model-path: models/v4\n\n\nspeculative-algorithm: "
+        "EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n"
+    )
 
 
 def test_two_fixes_of_one_key_become_one_edit(tree):
     # SWA301 deletes the ignored page-size; SWA201 deletes the one SGLang reads: both lines go,
     # in one run, and nothing else
-    run, text = _fix(tree, "model-path: models/v4\npage-size: 32\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\npage-size: 64\n")
-    assert text == "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n"
+    run, text = _fix(
+        tree,
+        "model-path: models/v4\npage-size: 32\nspeculative-algorithm: "
+        "EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\npage-size: "
+        "64\n",
+    )
+    assert (
+        text
+        == "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n"
+    )
     assert run.exit_code == 0
     assert "0 remaining" in run.stderr
 
@@ -85,7 +125,11 @@ def test_a_fix_that_would_not_remove_its_finding_is_taken_back(tree, monkeypatch
         return [(s, s, "# x\n") if r == "" else (s, e, r) for s, e, r in real(text, edits, starts)]
 
     monkeypatch.setattr(fixes, "spans", harmless)
-    original = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\npage-size: 64\n"
+    original = (
+        "model-path: models/v4\nspeculative-algorithm: "
+        "EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\npage-size: "
+        "64\n"
+    )
     run, text = _fix(tree, original)
     assert text == original  # nothing written
     assert "server.yaml: not fixed: SWA201 is still reported after its fix" in run.stderr
@@ -96,8 +140,18 @@ def test_a_fix_that_would_break_the_file_is_never_written(tree, monkeypatch):
     from swacheck import fixes
 
     real = fixes.spans
-    monkeypatch.setattr(fixes, "spans", lambda text, edits, starts=None: [(s, e, r + ": [") for s, e, r in real(text, edits, starts)])
-    original = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\npage-size: 64\n"
+    monkeypatch.setattr(
+        fixes,
+        "spans",
+        lambda text, edits, starts=None: [
+            (s, e, r + ": [") for s, e, r in real(text, edits, starts)
+        ],
+    )
+    original = (
+        "model-path: models/v4\nspeculative-algorithm: "
+        "EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\npage-size: "
+        "64\n"
+    )
     run, text = _fix(tree, original)
     assert text == original
     assert "internal error" not in run.stderr
@@ -107,11 +161,18 @@ def test_many_fixes_in_one_file_are_applied_in_one_round_without_a_parse_each(tr
     # 2,000 duplicate keys: every fix checked with its own parse of the file took minutes
     from swacheck import fixer
 
-    lines = ["model-path: models/v4", "speculative-algorithm: EAGLE", "speculative-eagle-topk: 1", "speculative-num-steps: 3"]
+    lines = [
+        "model-path: models/v4",
+        "speculative-algorithm: EAGLE",
+        "speculative-eagle-topk: 1",
+        "speculative-num-steps: 3",
+    ]
     lines += [f"page-size: {i}" for i in range(2000)]
     parses = []
     real = fixer._duplicates
-    monkeypatch.setattr(fixer, "_duplicates", lambda text, path: parses.append(1) or real(text, path))
+    monkeypatch.setattr(
+        fixer, "_duplicates", lambda text, path: parses.append(1) or real(text, path)
+    )
     root = tree({"server.yaml": "\n".join(lines) + "\n"})
     run = run_cli("--fix", "server.yaml", cwd=root)
     assert "swacheck: 2000 fixed, 0 remaining" in run.stderr

@@ -12,12 +12,18 @@ from conftest import run_cli
 
 from swacheck import fixes
 
-SERVER = "model-path: models/v4\nspeculative-algorithm: NEXTN\nspeculative-num-steps: 3\npage-size: 64"  # no final newline
+SERVER = (
+    "model-path: models/v4\nspeculative-algorithm: "
+    "NEXTN\nspeculative-num-steps: 3\npage-size: 64"
+)  # no final newline
 
 
 def test_no_newline_at_end_of_file_is_marked():
     diff = fixes.unified_diff("a: 1\nb: 2", "a: 1\nb: 3", "x.yaml")
-    assert diff == "--- a/x.yaml\n+++ b/x.yaml\n@@ -1,2 +1,2 @@\n a: 1\n-b: 2\n\\ No newline at end of file\n+b: 3\n\\ No newline at end of file\n"
+    assert (
+        diff == "--- a/x.yaml\n+++ b/x.yaml\n@@ -1,2 +1,2 @@\n a: 1\n-b: 2\n\\ No newline "
+        "at end of file\n+b: 3\n\\ No newline at end of file\n"
+    )
 
 
 def test_lines_break_at_lf_only_as_git_counts_them():
@@ -28,8 +34,12 @@ def _apply(tool: list[str], folder, patch: bytes) -> subprocess.CompletedProcess
     return subprocess.run(tool, cwd=folder, input=patch, capture_output=True)
 
 
-@pytest.mark.skipif(shutil.which("git") is None or shutil.which("patch") is None, reason="needs git and patch")
-def test_diff_of_a_subfolder_file_named_by_absolute_path_applies_with_git_and_patch(tree, tmp_path_factory):
+@pytest.mark.skipif(
+    shutil.which("git") is None or shutil.which("patch") is None, reason="needs git and patch"
+)
+def test_diff_of_a_subfolder_file_named_by_absolute_path_applies_with_git_and_patch(
+    tree, tmp_path_factory
+):
     root = tree({"deploy/server.yaml": SERVER})
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     run = run_cli("--diff", str(root / "deploy/server.yaml"), cwd=root)
@@ -67,7 +77,12 @@ def test_crlf_and_bom_survive_git_apply(tree, tmp_path_factory):
 
 
 def test_diff_writes_nothing_and_says_what_unsafe_fixes_would_add(tree):
-    root = tree({"server.yaml": "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 2\nspeculative-num-steps: 3\n"})
+    root = tree(
+        {
+            "server.yaml": "model-path: models/v4\nspeculative-algorithm: "
+            "EAGLE\nspeculative-eagle-topk: 2\nspeculative-num-steps: 3\n"
+        }
+    )
     before = (root / "server.yaml").read_bytes()
     run = run_cli("--diff", "server.yaml", cwd=root)
     assert run.stdout == ""

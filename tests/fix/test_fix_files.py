@@ -13,7 +13,11 @@ from conftest import run_cli
 from swacheck import fixer
 
 # SWA201 (remove page-size) is a safe fix
-SERVER = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\npage-size: 64\n"
+SERVER = (
+    "model-path: models/v4\nspeculative-algorithm: "
+    "EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\npage-size: "
+    "64\n"
+)
 FIXED = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 3\n"
 
 
@@ -28,8 +32,13 @@ def test_a_file_changed_between_check_and_write_is_skipped(tree, monkeypatch):
 
     monkeypatch.setattr(fixer.Fixer, "write_all", edit_first)
     run = run_cli("--fix", "server.yaml", cwd=root)
-    assert (root / "server.yaml").read_text() == "# a comment\n" + SERVER  # no line deleted, none lost
-    assert "server.yaml: not written: it changed since it was checked; run swacheck again" in run.stderr
+    assert (
+        root / "server.yaml"
+    ).read_text() == "# a comment\n" + SERVER  # no line deleted, none lost
+    assert (
+        "server.yaml: not written: it changed since it was checked; run swacheck again"
+        in run.stderr
+    )
     assert "swacheck: 0 fixed" in run.stderr
 
 
@@ -60,7 +69,9 @@ def test_a_file_changed_before_the_fix_reads_it_again_is_skipped(tree, monkeypat
     monkeypatch.setattr(fixer.Fixer, "_state", edit_then_read)
     run = run_cli("--fix", "server.yaml", cwd=root)
     assert "page-size: 32" in (root / "server.yaml").read_text()
-    assert "server.yaml: not fixed: it changed since it was checked (run swacheck again)" in run.stderr
+    assert (
+        "server.yaml: not fixed: it changed since it was checked (run swacheck again)" in run.stderr
+    )
 
 
 def test_only_files_inside_the_root_are_written(tree, tmp_path_factory):
@@ -72,7 +83,9 @@ def test_only_files_inside_the_root_are_written(tree, tmp_path_factory):
     before = (outside / "server.yaml").read_bytes()
     run = run_cli("--fix", "--unsafe-fixes", "--root", str(root), "d.yaml", cwd=root)
     assert (outside / "server.yaml").read_bytes() == before
-    assert "outside the root" in run.stderr  # not fixed (or, once references are checked, not even read)
+    assert (
+        "outside the root" in run.stderr
+    )  # not fixed (or, once references are checked, not even read)
     assert "internal error" not in run.stderr
 
 
@@ -82,7 +95,9 @@ def test_a_symlink_inside_the_root_is_written_through_and_kept(tree):
     run = run_cli("--fix", "link.yaml", cwd=root)
     assert run.exit_code == 0, run.stderr
     assert (root / "link.yaml").is_symlink()
-    assert (root / "real/server.yaml").read_text().replace("models/v4", "") == FIXED.replace("models/v4", "")
+    assert (root / "real/server.yaml").read_text().replace("models/v4", "") == FIXED.replace(
+        "models/v4", ""
+    )
 
 
 def test_a_symlink_to_outside_the_root_is_never_written(tree, tmp_path_factory):
@@ -114,7 +129,10 @@ def test_mode_is_kept(tree):
     assert stat.S_IMODE(os.stat(root / "server.yaml").st_mode) == 0o640
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a file to another user needs root")
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0,
+    reason="giving a file to another user needs root",
+)
 def test_owner_is_kept(tree):
     root = tree({"server.yaml": SERVER})
     os.chown(root / "server.yaml", 4321, 4322)
@@ -127,6 +145,7 @@ def test_owner_is_kept(tree):
 def test_a_new_file_that_cannot_get_the_owner_falls_back_to_writing_in_place(tree, monkeypatch):
     root = tree({"server.yaml": SERVER})
     ino = os.stat(root / "server.yaml").st_ino
+
     def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise PermissionError(1, "Operation not permitted")
 
@@ -167,6 +186,11 @@ def test_a_failed_write_exits_2_and_leaves_no_temporary_file(tree, monkeypatch):
 
 def test_standard_input_and_command_text_are_never_written(tree):
     root = tree({})
-    run = run_cli("--fix", "--command", "python -m sglang.launch_server --model-path models/v4 --page-size 64", cwd=root)
+    run = run_cli(
+        "--fix",
+        "--command",
+        "python -m sglang.launch_server --model-path models/v4 --page-size 64",
+        cwd=root,
+    )
     assert "internal error" not in run.stderr
     assert sorted(p.name for p in root.iterdir()) == ["models"]

@@ -55,7 +55,11 @@ def test_typo_of_needs_exactly_one_option_one_edit_away():
     assert flags.typo_of("tp", DEFAULT) is None  # too short to tell
     # one edit from tp-size, pp-size, dp-size and ep-size: ambiguous, no rename
     assert flags.typo_of("xp-size", DEFAULT) is None
-    assert flags._one_edit("abcd", "abdc") and flags._one_edit("abc", "abxc") and not flags._one_edit("abc", "abc")
+    assert (
+        flags._one_edit("abcd", "abdc")
+        and flags._one_edit("abc", "abxc")
+        and not flags._one_edit("abc", "abc")
+    )
 
 
 def test_removed_flag_looks_back_over_the_known_releases():
@@ -70,7 +74,10 @@ def test_a_deprecated_flag_becomes_what_sglangs_table_names(tree):
     root = tree({"server.yaml": EAGLE + "disable-cuda-graph: true  # slow start\n"})
     run = run_cli("--fix", "server.yaml", cwd=root)
     assert run.exit_code == 0, run.stderr
-    assert (root / "server.yaml").read_text() == EAGLE + "cuda-graph-backend-decode: disabled\ncuda-graph-backend-prefill: disabled\n"
+    assert (
+        (root / "server.yaml").read_text()
+        == EAGLE + "cuda-graph-backend-decode: disabled\ncuda-graph-backend-prefill: disabled\n"
+    )
     # a release whose deprecation table swacheck has not read: no rename, the old unsafe advice
     root = tree({"server.yaml": EAGLE + "disable-cuda-graph: true\n"})
     diff = run_cli("--diff", "--sglang-version", "0.5.21", "server.yaml", cwd=root)

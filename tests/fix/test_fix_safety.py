@@ -13,8 +13,10 @@ from swacheck.rules import BY_CODE
 SERVERS = {
     # SWA201, SWA202 (NEXTN), SWA203, SWA301, SWA303 (typo, removed flag, underscore, refused key)
     "a/server.yaml": (
-        "model-path: models/v4\nspeculative-algorithm: NEXTN\nspeculative-num-steps: 3\nspeculative-num-draft-tokens: 9\n"
-        "page-size: 64\npage-size: 32\nmax-runing-requests: 8\ndisable-piecewise-cuda-graph: true\nchunked_prefill_size: 8\n"
+        "model-path: models/v4\nspeculative-algorithm: "
+        "NEXTN\nspeculative-num-steps: 3\nspeculative-num-draft-tokens: 9\n"
+        "page-size: 64\npage-size: 32\nmax-runing-requests: "
+        "8\ndisable-piecewise-cuda-graph: true\nchunked_prefill_size: 8\n"
         "enable-dp-attention: true\ndp-size: 2\n"
     ),
     # SWA202 (top-k 2), SWA205 (dtype), SWA102 (draft path)
@@ -24,8 +26,10 @@ SERVERS = {
     ),
     # SWA204: fp8 unified KV under PD with pp-size 2
     "c/d.yaml": (
-        "swacheck: 1\nplatform: rocm\nenv: {SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton, SGLANG_DSV4_UNIFIED_KV_FP8: '1'}\n"
-        "server:\n  model-path: models/v4\n  disaggregation-mode: decode\n  pp-size: 2\n  speculative-algorithm: EAGLE\n"
+        "swacheck: 1\nplatform: rocm\nenv: {SGLANG_HACK_FLASHMLA_BACKEND: "
+        "unified_kv_triton, SGLANG_DSV4_UNIFIED_KV_FP8: '1'}\n"
+        "server:\n  model-path: models/v4\n  disaggregation-mode: decode\n  "
+        "pp-size: 2\n  speculative-algorithm: EAGLE\n"
         "  speculative-eagle-topk: 1\n  speculative-num-steps: 3\n"
     ),
 }
@@ -55,7 +59,9 @@ def test_fixes_are_as_safe_as_their_rule_says(tree):
         elif declared == "unsafe":
             assert kinds == {False}, code
     # the inputs reach every kind: safe, unsafe and both ways for a mixed rule
-    assert {"SWA201", "SWA202", "SWA203", "SWA301", "SWA303", "SWA205", "SWA204"} <= seen.keys(), sorted(seen)
+    assert {"SWA201", "SWA202", "SWA203", "SWA301", "SWA303", "SWA205", "SWA204"} <= seen.keys(), (
+        sorted(seen)
+    )
     assert seen["SWA303"] == {True, False} and seen["SWA202"] == {True, False}
 
 
@@ -65,7 +71,10 @@ def test_rules_without_edits_say_none():
 
 
 def test_unsafe_fixes_can_be_set_in_the_configuration(tree):
-    server = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 2\nspeculative-num-steps: 3\n"
+    server = (
+        "model-path: models/v4\nspeculative-algorithm: "
+        "EAGLE\nspeculative-eagle-topk: 2\nspeculative-num-steps: 3\n"
+    )
     root = tree({"server.yaml": server, "swacheck.toml": "unsafe-fixes = true\n"})
     shown = run_cli("--show-settings", "server.yaml", cwd=root)
     assert "unsafe-fixes" in shown.stdout and "swacheck.toml" in shown.stdout
@@ -76,4 +85,6 @@ def test_unsafe_fixes_can_be_set_in_the_configuration(tree):
     assert run_cli("--fix", "server.yaml", cwd=root).exit_code == 2  # must be a boolean
     (root / "server.yaml").write_text(server)
     run = run_cli("--fix", "--no-config", "server.yaml", cwd=root)
-    assert "speculative-eagle-topk: 2\n" in (root / "server.yaml").read_text()  # --isolated: safe fixes only
+    assert (
+        "speculative-eagle-topk: 2\n" in (root / "server.yaml").read_text()
+    )  # --isolated: safe fixes only

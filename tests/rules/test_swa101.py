@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from conftest import EAGLE, V4_FLASH, edits, loc, only as the_only
+from conftest import EAGLE, V4_FLASH, edits, loc
+from conftest import only as the_only
 
 UNIFIED = ("--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton")
 W256_DRAFT = "speculative-draft-model-path: models/mtp256\n"  # line 5 after EAGLE
@@ -25,10 +26,16 @@ def test_prefill_with_the_checkpoints_own_nextn_draft_passes(lint):
 
 
 def test_decode_with_16_requests_gets_extra_slots_on_both_pools(lint):
-    run = lint({"server.yaml": EAGLE + "disaggregation-mode: decode\nmax-running-requests: 16\n"}, *UNIFIED)
+    run = lint(
+        {"server.yaml": EAGLE + "disaggregation-mode: decode\nmax-running-requests: 16\n"}, *UNIFIED
+    )
     assert run.exit_code == 0
     assert "SWA101" not in run.codes()
-    assert run.deployments[0]["target"]["tuple"] == run.deployments[0]["draft"]["tuple"] == [128, 131, 6419]
+    assert (
+        run.deployments[0]["target"]["tuple"]
+        == run.deployments[0]["draft"]["tuple"]
+        == [128, 131, 6419]
+    )
 
 
 def test_decode_with_attention_dp_2_and_64_requests_matches(lint):
@@ -76,7 +83,12 @@ def test_note_fails_the_run_with_fail_on_note(lint):
 
 
 def test_align_to_draft_moves_the_target_window_instead(lint):
-    run = lint({"server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: prefill\n"}, *UNIFIED, "--align-to", "draft")
+    run = lint(
+        {"server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: prefill\n"},
+        *UNIFIED,
+        "--align-to",
+        "draft",
+    )
     f = only(run)
     assert f["severity"] == "error"
     assert loc(f) == ("models/v4/config.json", 14, 21)
@@ -113,7 +125,11 @@ def test_paged_platform_reports_swa102_not_swa101(lint):
 
 
 def test_two_steps_give_three_draft_tokens_in_the_ring(lint):
-    server = EAGLE.replace("speculative-num-steps: 3", "speculative-num-steps: 2") + W256_DRAFT + "disaggregation-mode: prefill\n"
+    server = (
+        EAGLE.replace("speculative-num-steps: 3", "speculative-num-steps: 2")
+        + W256_DRAFT
+        + "disaggregation-mode: prefill\n"
+    )
     run = lint({"server.yaml": server}, *UNIFIED)
     f = only(run)
     assert "target=(128, 130, 33410), draft=(256, 258, 66306)" in f["message"]
@@ -138,7 +154,10 @@ def test_explicit_draft_pages_copied_from_a_prefill_log_mismatch_a_decode_server
     run = lint({"deploy.yaml": deploy})
     assert run.exit_code == 1
     f = only(run)
-    assert "target=(128, 131, 6419), draft=(128, 131, 33667) (pages 6419 vs 33667; target vs draft)" in f["message"]
+    assert (
+        "target=(128, 131, 6419), draft=(128, 131, 33667) (pages 6419 vs 33667; target vs draft)"
+        in f["message"]
+    )
     assert loc(f) == ("deploy.yaml", 13, 12)
     assert edits(f) == [("deploy.yaml", 13, 12, 13, 17, "6419")]
 
@@ -177,7 +196,9 @@ def test_target_without_nextn_layers_fixes_the_draft_config_instead_of_dropping_
     no_nextn["num_nextn_predict_layers"] = 0
     files = {
         "models/plain/config.json": json.dumps(no_nextn, indent=2) + "\n",
-        "server.yaml": EAGLE.replace("models/v4", "models/plain") + W256_DRAFT + "disaggregation-mode: prefill\n",
+        "server.yaml": EAGLE.replace("models/v4", "models/plain")
+        + W256_DRAFT
+        + "disaggregation-mode: prefill\n",
     }
     run = lint(files, *UNIFIED)
     f = only(run)
@@ -196,7 +217,21 @@ def test_the_documented_example_gives_exactly_this_finding(tmp_path):
 
     example = re.search(r"```yaml\n(.*?)```", swa101.__doc__ or "", re.S).group(1)
     (tmp_path / "prefill.yaml").write_text(example)
-    shutil.copytree(EXAMPLES / "models" / "DeepSeek-V4-Flash", tmp_path / "models" / "DeepSeek-V4-Flash")
-    shutil.copytree(EXAMPLES / "models" / "DeepSeek-V4-Flash-MTP-w256", tmp_path / "models" / "DeepSeek-V4-Flash-MTP")
-    run = run_cli("--format", "json", "--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton", "prefill.yaml", cwd=tmp_path)
+    shutil.copytree(
+        EXAMPLES / "models" / "DeepSeek-V4-Flash", tmp_path / "models" / "DeepSeek-V4-Flash"
+    )
+    shutil.copytree(
+        EXAMPLES / "models" / "DeepSeek-V4-Flash-MTP-w256",
+        tmp_path / "models" / "DeepSeek-V4-Flash-MTP",
+    )
+    run = run_cli(
+        "--format",
+        "json",
+        "--platform",
+        "rocm",
+        "--env",
+        "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton",
+        "prefill.yaml",
+        cwd=tmp_path,
+    )
     assert [f["code"] for f in run.deployments[0]["findings"]] == ["SWA101"]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import EAGLE, edits, loc, only as the_only
+from conftest import EAGLE, edits, loc
+from conftest import only as the_only
 
 W256_DRAFT = "speculative-draft-model-path: models/mtp256\n"  # line 5 after EAGLE
 PAGED_MSG = "DSV4 target and draft pools must share SWA geometry: target=(256, 128, None), draft=(256, 256, None)"
@@ -38,7 +39,12 @@ def test_fix_removes_speculative_draft_model_path(lint):
 
 
 def test_alias_speculative_draft_model_is_removed_too(lint):
-    run = lint({"server.yaml": EAGLE + "speculative-draft-model: models/mtp256\ndisaggregation-mode: decode\n"})
+    run = lint(
+        {
+            "server.yaml": EAGLE
+            + "speculative-draft-model: models/mtp256\ndisaggregation-mode: decode\n"
+        }
+    )
     f = only(run)
     assert f["fix"]["description"].startswith("Remove speculative-draft-model:")
     assert edits(f) == [("server.yaml", 5, 1, 6, 1, "")]
@@ -49,20 +55,26 @@ def test_without_pd_the_mismatch_is_a_note_and_exit_0(lint):
     assert run.exit_code == 0
     f = only(run)
     assert f["severity"] == "note"
-    assert f["message"].startswith("target and draft SWA geometry differ (sliding_window 128 vs 256)")
+    assert f["message"].startswith(
+        "target and draft SWA geometry differ (sliding_window 128 vs 256)"
+    )
     assert f["message"].endswith("where it would fail with: " + PAGED_MSG)
     assert run.deployments[0]["checked_by_sglang"] is False
 
 
 def test_align_to_draft_edits_the_target_config_json(lint):
-    run = lint({"server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: decode\n"}, "--align-to", "draft")
+    run = lint(
+        {"server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: decode\n"}, "--align-to", "draft"
+    )
     f = only(run)
     assert loc(f) == ("models/v4/config.json", 14, 21)
     assert edits(f) == [("models/v4/config.json", 14, 21, 14, 24, "256")]
 
 
 def test_rocm_without_the_unified_backend_is_paged(lint):
-    run = lint({"server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: prefill\n"}, "--platform", "rocm")
+    run = lint(
+        {"server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: prefill\n"}, "--platform", "rocm"
+    )
     assert run.deployments[0]["mode"] == "paged"
     assert only(run)["message"].startswith(PAGED_MSG)
     assert "SWA101" not in run.codes()
@@ -71,7 +83,8 @@ def test_rocm_without_the_unified_backend_is_paged(lint):
 def test_unified_backend_env_on_cuda_stays_paged(lint):
     run = lint(
         {"server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: prefill\n"},
-        "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton",
+        "--env",
+        "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton",
     )
     assert run.deployments[0]["mode"] == "paged"
     assert only(run)["severity"] == "error"
@@ -80,7 +93,11 @@ def test_unified_backend_env_on_cuda_stays_paged(lint):
 def test_npu_uses_page_size_128_on_both_pools(lint):
     run = lint({"server.yaml": EAGLE + "disaggregation-mode: decode\n"}, "--platform", "npu")
     assert run.exit_code == 0
-    assert run.deployments[0]["target"]["tuple"] == run.deployments[0]["draft"]["tuple"] == [128, 128, None]
+    assert (
+        run.deployments[0]["target"]["tuple"]
+        == run.deployments[0]["draft"]["tuple"]
+        == [128, 128, None]
+    )
 
 
 def test_dcp_size_2_scales_the_draft_page_size(lint):
@@ -114,13 +131,22 @@ def test_explicit_draft_page_size_gets_a_fix_to_the_target_value(lint):
 
 
 def test_draft_path_equal_to_the_target_checkpoint_passes(lint):
-    run = lint({"server.yaml": EAGLE + "speculative-draft-model-path: models/v4\ndisaggregation-mode: prefill\n"})
+    run = lint(
+        {
+            "server.yaml": EAGLE
+            + "speculative-draft-model-path: models/v4\ndisaggregation-mode: prefill\n"
+        }
+    )
     assert run.exit_code == 0
     assert run.codes() == []
 
 
 def test_json_model_override_of_sliding_window_applies_to_both_pools(lint):
-    server = EAGLE + W256_DRAFT + "disaggregation-mode: decode\njson-model-override-args: '{\"sliding_window\": 128}'\n"
+    server = (
+        EAGLE
+        + W256_DRAFT
+        + "disaggregation-mode: decode\njson-model-override-args: '{\"sliding_window\": 128}'\n"
+    )
     run = lint({"server.yaml": server})
     assert run.exit_code == 0
     assert "SWA102" not in run.codes()

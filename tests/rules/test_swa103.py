@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import EAGLE, edits, loc, only as the_only
+from conftest import EAGLE, edits, loc
+from conftest import only as the_only
 
 MODE_MSG = "DSV4 target and draft pools must use the same unified-KV mode"
 
@@ -58,7 +59,10 @@ def test_same_explicit_unified_flag_passes(lint):
 def test_derived_flags_never_differ(lint):
     run = lint(
         {"server.yaml": EAGLE + "disaggregation-mode: prefill\n"},
-        "--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton",
+        "--platform",
+        "rocm",
+        "--env",
+        "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton",
     )
     assert run.exit_code == 0
     assert "SWA103" not in run.codes()
@@ -94,7 +98,12 @@ def test_server_without_pd_makes_it_a_note(lint):
     assert run.exit_code == 0
     f = only(run)
     assert f["severity"] == "note"
-    assert f["message"] == "not checked without PD disaggregation: " + MODE_MSG + " (target unified=False, draft unified=True)"
+    assert (
+        f["message"]
+        == "not checked without PD disaggregation: "
+        + MODE_MSG
+        + " (target unified=False, draft unified=True)"
+    )
     assert loc(f) == ("d.yaml", 9, 14)
     assert edits(f) == [("d.yaml", 9, 14, 9, 18, "false")]
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import EAGLE, edits, loc, only as the_only
+from conftest import EAGLE, edits, loc
+from conftest import only as the_only
 
 RATIO_MSG = "DSV4 draft state transfer expects SWA-only NextN layers"
 
@@ -77,7 +78,12 @@ def test_server_without_pd_makes_it_a_note(lint):
     assert run.exit_code == 0
     f = only(run)
     assert f["severity"] == "note"
-    assert f["message"] == "not checked without PD disaggregation: " + RATIO_MSG + " (draft compression ratios [0, 4])"
+    assert (
+        f["message"]
+        == "not checked without PD disaggregation: "
+        + RATIO_MSG
+        + " (draft compression ratios [0, 4])"
+    )
     assert loc(f) == ("d.yaml", 9, 25)
 
 

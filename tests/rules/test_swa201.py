@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from conftest import EAGLE, edits, loc, only as the_only
+from conftest import EAGLE, edits, loc
+from conftest import only as the_only
 
 
 def only(run, code="SWA201"):
@@ -22,14 +22,20 @@ def test_page_size_64_is_a_warning_that_does_not_fail_by_default(lint):
     assert run.exit_code == 0
     f = only(run)
     assert f["severity"] == "warning"
-    assert f["message"] == "page-size 64 is replaced by 256 for DeepSeek-V4: SGLang's DSV4 override sets page_size=256"
+    assert (
+        f["message"]
+        == "page-size 64 is replaced by 256 for DeepSeek-V4: SGLang's DSV4 override sets page_size=256"
+    )
     assert loc(f) == ("server.yaml", 5, 1)
 
 
 def test_fix_deletes_the_page_size_line(lint):
     run = lint({"server.yaml": EAGLE + "page-size: 64\nmax-running-requests: 16\n"})
     f = only(run)
-    assert f["fix"]["description"] == "Remove page-size: SGLang uses 256 for DeepSeek-V4 whatever is configured."
+    assert (
+        f["fix"]["description"]
+        == "Remove page-size: SGLang uses 256 for DeepSeek-V4 whatever is configured."
+    )
     assert edits(f) == [("server.yaml", 5, 1, 6, 1, "")]
 
 
@@ -72,7 +78,12 @@ def test_flow_mapping_fix_replaces_the_value(lint):
 
 def test_non_dsv4_target_is_skipped(lint):
     other = '{"architectures": ["LlamaForCausalLM"], "sliding_window": 128}'
-    run = lint({"models/llama/config.json": other, "server.yaml": "model-path: models/llama\npage-size: 64\n"})
+    run = lint(
+        {
+            "models/llama/config.json": other,
+            "server.yaml": "model-path: models/llama\npage-size: 64\n",
+        }
+    )
     assert run.exit_code == 0
     assert run.deployments[0]["mode"] == "skipped"
     assert "SWA201" not in run.codes()

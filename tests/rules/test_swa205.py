@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from conftest import EAGLE, edits, loc, only as the_only
+from conftest import EAGLE, edits, loc
+from conftest import only as the_only
 
 
 def only(run, code="SWA205"):
@@ -25,7 +25,8 @@ def test_bf16_is_refused_and_fixed_to_bfloat16(lint):
     f = only(run)
     assert f["severity"] == "error"
     assert f["message"] == (
-        "kv-cache-dtype 'bf16' is not supported for DeepSeek-V4: AssertionError: bf16 is not supported for DeepseekV4ForCausalLM"
+        "kv-cache-dtype 'bf16' is not supported for DeepSeek-V4: AssertionError: "
+        "bf16 is not supported for DeepseekV4ForCausalLM"
     )
     assert loc(f) == ("server.yaml", 5, 1)
     assert edits(f) == [("server.yaml", 5, 17, 5, 21, "bfloat16")]
@@ -56,7 +57,10 @@ def test_trtllm_backend_on_a_pd_server_is_refused(lint):
     run = lint({"server.yaml": EAGLE + "dsv4-attn-backend: trtllm\ndisaggregation-mode: decode\n"})
     assert run.exit_code == 1
     f = only(run)
-    assert f["message"] == "AssertionError: --dsv4-attn-backend trtllm does not support PD disaggregation yet"
+    assert (
+        f["message"]
+        == "AssertionError: --dsv4-attn-backend trtllm does not support PD disaggregation yet"
+    )
     assert loc(f) == ("server.yaml", 5, 1)
     assert edits(f) == [("server.yaml", 5, 20, 5, 26, "auto")]
 
@@ -69,6 +73,8 @@ def test_trtllm_without_pd_passes(lint, mode):
 
 
 def test_flashmla_on_a_pd_server_passes(lint):
-    run = lint({"server.yaml": EAGLE + "dsv4-attn-backend: flashmla\ndisaggregation-mode: decode\n"})
+    run = lint(
+        {"server.yaml": EAGLE + "dsv4-attn-backend: flashmla\ndisaggregation-mode: decode\n"}
+    )
     assert run.exit_code == 0
     assert run.codes() == []

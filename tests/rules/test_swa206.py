@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import loc, only
 
 
@@ -51,5 +50,8 @@ def test_a_target_without_c128_layers_passes(lint):
 
     config = dict(json.loads(V4_FLASH))
     config["compress_ratios"] = [0 if r == 128 else r for r in config["compress_ratios"]]
-    run = lint({"models/v4/config.json": json.dumps(config), "deploy.yaml": deployment(ON)}, target="deploy.yaml")
+    run = lint(
+        {"models/v4/config.json": json.dumps(config), "deploy.yaml": deployment(ON)},
+        target="deploy.yaml",
+    )
     assert run.findings("SWA206") == [], run.stdout

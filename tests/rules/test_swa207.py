@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import EAGLE, loc, only
 
 DSPARK = "model-path: models/v4\nspeculative-algorithm: DSPARK\nspeculative-draft-model-path: models/v4\n"
 OVERLAP = "AssertionError: Pipeline parallelism is not compatible with overlap schedule, speculative decoding"
-PREFILL_ONLY = "AssertionError: PP + speculative decoding (MTP) is only supported on prefill nodes (disaggregation-mode=prefill)"
+PREFILL_ONLY = (
+    "AssertionError: PP + speculative decoding (MTP) is only supported on "
+    "prefill nodes (disaggregation-mode=prefill)"
+)
 
 
 def lint_server(lint, text, version, *args):
@@ -45,25 +47,49 @@ def test_pp_with_eagle_on_a_prefill_server_passes_from_0_5_21(lint, version):
 
 
 def test_pp_1_or_no_speculative_decoding_passes(lint):
-    assert lint_server(lint, EAGLE + "disaggregation-mode: decode\npp-size: 1\n", "0.5.17").findings("SWA207") == []
-    assert lint_server(lint, "model-path: models/v4\ndisaggregation-mode: decode\npp-size: 2\n", "0.5.17").findings("SWA207") == []
+    assert (
+        lint_server(lint, EAGLE + "disaggregation-mode: decode\npp-size: 1\n", "0.5.17").findings(
+            "SWA207"
+        )
+        == []
+    )
+    assert (
+        lint_server(
+            lint, "model-path: models/v4\ndisaggregation-mode: decode\npp-size: 2\n", "0.5.17"
+        ).findings("SWA207")
+        == []
+    )
 
 
 def test_npu_eagle_on_a_prefill_server_passes_in_0_5_20_only(lint):
-    text = "swacheck: 1\nplatform: npu\nserver:\n" + "".join("  " + line + "\n" for line in (EAGLE + "disaggregation-mode: prefill\npp-size: 2\n").splitlines())
+    text = "swacheck: 1\nplatform: npu\nserver:\n" + "".join(
+        "  " + line + "\n"
+        for line in (EAGLE + "disaggregation-mode: prefill\npp-size: 2\n").splitlines()
+    )
     assert lint({"deploy.yaml": text}, "--sglang-version", "0.5.20").findings("SWA207") == []
     f = only(lint({"deploy.yaml": text}, "--sglang-version", "0.5.19"), "SWA207")
     assert f["message"].endswith(OVERLAP)
     decode = text.replace("disaggregation-mode: prefill", "disaggregation-mode: decode")
     f = only(lint({"deploy.yaml": decode}, "--sglang-version", "0.5.20"), "SWA207")
-    assert f["message"].endswith("NPU PP + speculative decoding (MTP) is only supported on prefill nodes (disaggregation-mode=prefill)")
+    assert f["message"].endswith(
+        "NPU PP + speculative decoding (MTP) is only supported on prefill nodes (disaggregation-mode=prefill)"
+    )
 
 
 @pytest.mark.parametrize(
     ("version", "mode", "ending"),
     [
-        ("0.5.20", "prefill", "ValueError: Currently DSpark speculative decoding only supports pp_size == 1. (speculative hook)"),
-        ("0.5.23", "decode", "ValueError: DSpark pipeline parallelism requires PD prefill; decode and non-disaggregated serving require pp_size == 1. (speculative hook)"),
+        (
+            "0.5.20",
+            "prefill",
+            "ValueError: Currently DSpark speculative decoding only supports pp_size == 1. (speculative hook)",
+        ),
+        (
+            "0.5.23",
+            "decode",
+            "ValueError: DSpark pipeline parallelism requires PD prefill; decode and "
+            "non-disaggregated serving require pp_size == 1. (speculative hook)",
+        ),
     ],
 )
 def test_dspark_with_pp_is_refused_by_its_own_hook(lint, version, mode, ending):
@@ -72,17 +98,29 @@ def test_dspark_with_pp_is_refused_by_its_own_hook(lint, version, mode, ending):
 
 
 def test_dspark_with_pp_on_a_prefill_server_passes_in_0_5_23(lint):
-    assert lint_server(lint, DSPARK + "disaggregation-mode: prefill\npp-size: 2\n", "0.5.23").findings("SWA207") == []
+    assert (
+        lint_server(lint, DSPARK + "disaggregation-mode: prefill\npp-size: 2\n", "0.5.23").findings(
+            "SWA207"
+        )
+        == []
+    )
 
 
 def test_sglang_enable_pp_spec_allows_pp_without_pd_only(lint):
     def deploy(mode):
         server = EAGLE + f"disaggregation-mode: {mode}\npp-size: 2\n"
-        return "swacheck: 1\nenv:\n  SGLANG_ENABLE_PP_SPEC: '1'\nserver:\n" + "".join("  " + line + "\n" for line in server.splitlines())
+        return "swacheck: 1\nenv:\n  SGLANG_ENABLE_PP_SPEC: '1'\nserver:\n" + "".join(
+            "  " + line + "\n" for line in server.splitlines()
+        )
 
-    assert lint({"deploy.yaml": deploy("'null'")}, "--sglang-version", "0.5.23").findings("SWA207") == []
+    assert (
+        lint({"deploy.yaml": deploy("'null'")}, "--sglang-version", "0.5.23").findings("SWA207")
+        == []
+    )
     f = only(lint({"deploy.yaml": deploy("decode")}, "--sglang-version", "0.5.23"), "SWA207")
-    assert f["message"].endswith("AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with --disaggregation-mode")
+    assert f["message"].endswith(
+        "AssertionError: SGLANG_ENABLE_PP_SPEC is not compatible with --disaggregation-mode"
+    )
 
 
 # --- disaggregation-decode-allocation-policy: prefill_complete (0.5.22+) -------------------
@@ -103,7 +141,10 @@ def test_prefill_complete_with_attention_tp_is_refused(lint, version):
 
 
 def test_prefill_complete_lists_every_unsupported_feature_in_sglang_order(lint):
-    extra = "tp-size: 2\npp-size: 2\ndisaggregation-transfer-backend: nixl\nenable-hisparse: true\n" + PC
+    extra = (
+        "tp-size: 2\npp-size: 2\ndisaggregation-transfer-backend: nixl\nenable-hisparse: true\n"
+        + PC
+    )
     run = lint_server(lint, "model-path: models/v4\n" + extra, "0.5.23")
     f = only(run, "SWA207")
     assert f["message"].endswith(
@@ -112,7 +153,14 @@ def test_prefill_complete_lists_every_unsupported_feature_in_sglang_order(lint):
     )
 
 
-@pytest.mark.parametrize("extra", ["tp-size: 1\n", "tp-size: 8\nattn-dp-size: 8\n", "disaggregation-transfer-backend: mooncake\n"])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "tp-size: 1\n",
+        "tp-size: 8\nattn-dp-size: 8\n",
+        "disaggregation-transfer-backend: mooncake\n",
+    ],
+)
 def test_prefill_complete_on_a_supported_decode_server_passes(lint, extra):
     run = lint_server(lint, EAGLE + "disaggregation-mode: decode\n" + extra + PC, "0.5.23")
     assert run.findings("SWA207") == [], run.stdout

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import EAGLE, V4_FLASH, only
 
 NO_WINDOW = json.dumps({k: v for k, v in json.loads(V4_FLASH).items() if k != "sliding_window"})
@@ -15,12 +14,18 @@ MESSAGE = "AttributeError: '_DeepseekV4ConfigAlias' object has no attribute 'sli
 @pytest.mark.parametrize("version", ["0.5.17", "0.5.20", "0.5.22", "0.5.23"])
 def test_draft_without_sliding_window_is_the_failure_sglang_hits(lint, version):
     # configs/model_config.py DSV4 branch: 0.5.23:1425, 0.5.22:1316, 0.5.20:1149, 0.5.17:880
-    files = {"models/nowin/config.json": NO_WINDOW, "server.yaml": EAGLE + "speculative-draft-model-path: models/nowin\n"}
+    files = {
+        "models/nowin/config.json": NO_WINDOW,
+        "server.yaml": EAGLE + "speculative-draft-model-path: models/nowin\n",
+    }
     run = lint(files, "--sglang-version", version)
     assert run.exit_code == 1, run.stderr
     f = only(run, "SWA208")
     assert f["severity"] == "error"
-    assert f["message"] == f"models/nowin/config.json (draft) has no 'sliding_window': SGLang's ModelConfig fails: {MESSAGE}"
+    assert (
+        f["message"]
+        == f"models/nowin/config.json (draft) has no 'sliding_window': SGLang's ModelConfig fails: {MESSAGE}"
+    )
     assert f["location"]["file"] == "models/nowin/config.json"
     dep = run.deployments[0]
     assert dep["mode"] == "skipped" and "draft model config" in dep["skip_reason"]
@@ -35,7 +40,8 @@ def test_target_without_sliding_window_too(lint):
 def test_an_override_gives_the_window(lint):
     files = {
         "models/nowin/config.json": NO_WINDOW,
-        "server.yaml": EAGLE + "speculative-draft-model-path: models/nowin\njson-model-override-args: '{\"sliding_window\": 128}'\n",
+        "server.yaml": EAGLE
+        + "speculative-draft-model-path: models/nowin\njson-model-override-args: '{\"sliding_window\": 128}'\n",
     }
     run = lint(files)
     assert run.findings("SWA208") == []
@@ -43,7 +49,10 @@ def test_an_override_gives_the_window(lint):
 
 
 def test_without_model_type_it_stays_an_input_error(lint):
-    files = {"models/x/config.json": '{"architectures": ["DeepseekV4ForCausalLM"]}', "server.yaml": EAGLE + "speculative-draft-model-path: models/x\n"}
+    files = {
+        "models/x/config.json": '{"architectures": ["DeepseekV4ForCausalLM"]}',
+        "server.yaml": EAGLE + "speculative-draft-model-path: models/x\n",
+    }
     run = lint(files)
     assert run.exit_code == 2
     assert run.findings("SWA208") == []

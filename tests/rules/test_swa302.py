@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from conftest import loc, only as the_only
-
 import pytest
+from conftest import loc
+from conftest import only as the_only
 
 
 def only(run, code="SWA302"):
@@ -13,7 +13,11 @@ def only(run, code="SWA302"):
 
 @pytest.mark.parametrize(
     "geometry",
-    ["{window: 128, ring_size: 131, pages: 33667}", "{window: 128, ring_size: 128, pages: 256}", "{window: 128}"],
+    [
+        "{window: 128, ring_size: 131, pages: 33667}",
+        "{window: 128, ring_size: 128, pages: 256}",
+        "{window: 128}",
+    ],
 )
 def test_consistent_geometry_passes(lint, geometry):
     run = lint({"d.yaml": f"swacheck: 1\ntarget: {{geometry: {geometry}}}\n"})
@@ -22,7 +26,9 @@ def test_consistent_geometry_passes(lint, geometry):
 
 
 def test_pages_not_a_multiple_of_ring_size_is_an_error_at_pages(lint):
-    run = lint({"d.yaml": "swacheck: 1\ntarget: {geometry: {window: 128, ring_size: 131, pages: 33668}}\n"})
+    run = lint(
+        {"d.yaml": "swacheck: 1\ntarget: {geometry: {window: 128, ring_size: 131, pages: 33668}}\n"}
+    )
     assert run.exit_code == 1
     f = only(run)
     assert f["severity"] == "error"
@@ -31,11 +37,17 @@ def test_pages_not_a_multiple_of_ring_size_is_an_error_at_pages(lint):
         "SGLang's pages are request slots x ring size"
     )
     assert loc(f) == ("d.yaml", 2, 57)
-    assert f["fix"] == {"description": "Copy target.geometry again from SGLang's output.", "safe": True, "edits": []}
+    assert f["fix"] == {
+        "description": "Copy target.geometry again from SGLang's output.",
+        "safe": True,
+        "edits": [],
+    }
 
 
 def test_ring_smaller_than_window_is_an_error_at_ring_size(lint):
-    deploy = "swacheck: 1\ntarget:\n  geometry:\n    window: 128\n    ring_size: 100\n    pages: 3300\n"
+    deploy = (
+        "swacheck: 1\ntarget:\n  geometry:\n    window: 128\n    ring_size: 100\n    pages: 3300\n"
+    )
     run = lint({"d.yaml": deploy})
     assert run.exit_code == 1
     f = only(run)

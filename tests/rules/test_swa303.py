@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from conftest import EAGLE, edits, loc, only as the_only
+from conftest import EAGLE, edits, loc
+from conftest import only as the_only
 
 
 def only(run, code="SWA303"):
@@ -23,7 +23,8 @@ def test_unknown_key_is_refused_with_did_you_mean_and_rename_fix(lint):
     f = only(run)
     assert f["severity"] == "error"
     assert f["message"] == (
-        "unknown server argument 'max-runing-requests': error: unrecognized arguments (did you mean 'max-running-requests'?)"
+        "unknown server argument 'max-runing-requests': error: unrecognized "
+        "arguments (did you mean 'max-running-requests'?)"
     )
     assert loc(f) == ("server.yaml", 5, 1)
     assert edits(f) == [("server.yaml", 5, 1, 5, 20, "max-running-requests")]
@@ -84,8 +85,13 @@ def test_ambiguous_prefix_is_refused_with_candidates(lint):
     run = lint({"server.yaml": EAGLE + "speculative-draft-model-: models/v4\n"})
     assert run.exit_code == 1
     f = only(run)
-    assert f["message"].startswith("'speculative-draft-model-' is an ambiguous abbreviation: argparse refuses it")
-    assert "--speculative-draft-model-path" in f["message"] and "--speculative-draft-model-revision" in f["message"]
+    assert f["message"].startswith(
+        "'speculative-draft-model-' is an ambiguous abbreviation: argparse refuses it"
+    )
+    assert (
+        "--speculative-draft-model-path" in f["message"]
+        and "--speculative-draft-model-revision" in f["message"]
+    )
     assert loc(f) == ("server.yaml", 5, 1)
     assert f["fix"]["edits"] == []
 
@@ -107,19 +113,38 @@ def test_enable_dp_attention_fix_turns_dp_size_into_attn_dp_size(lint):
     run = lint({"server.yaml": EAGLE + "dp-size: 2\nenable-dp-attention: true\n"})
     f = only(run)
     assert loc(f) == ("server.yaml", 6, 1)
-    assert edits(f) == [("server.yaml", 5, 1, 5, 8, "attn-dp-size"), ("server.yaml", 6, 1, 7, 1, "")]
+    assert edits(f) == [
+        ("server.yaml", 5, 1, 5, 8, "attn-dp-size"),
+        ("server.yaml", 6, 1, 7, 1, ""),
+    ]
 
 
 def test_enable_dp_attention_is_resolved_as_attention_dp(lint):
-    server = EAGLE + "dp-size: 2\nenable-dp-attention: true\ndisaggregation-mode: decode\nmax-running-requests: 64\n"
-    run = lint({"server.yaml": server}, "--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton")
+    server = (
+        EAGLE
+        + "dp-size: 2\nenable-dp-attention: true\ndisaggregation-mode: decode\nmax-running-requests: 64\n"
+    )
+    run = lint(
+        {"server.yaml": server},
+        "--platform",
+        "rocm",
+        "--env",
+        "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton",
+    )
     assert run.codes() == ["SWA303"]
     assert run.deployments[0]["target"]["tuple"] == [128, 131, 12707]
 
 
 @pytest.mark.parametrize(
     ("line", "action", "replacement"),
-    [("disable-cuda-graph: true", "DeprecatedStoreTrueAction", "cuda-graph-backend-decode: disabled\ncuda-graph-backend-prefill: disabled\n"), ("lora-paths: [a]", "LoRAPathAction", "")],
+    [
+        (
+            "disable-cuda-graph: true",
+            "DeprecatedStoreTrueAction",
+            "cuda-graph-backend-decode: disabled\ncuda-graph-backend-prefill: disabled\n",
+        ),
+        ("lora-paths: [a]", "LoRAPathAction", ""),
+    ],
 )
 def test_other_refused_actions_are_removed(lint, line, action, replacement):
     # disable-cuda-graph: replaced by what SGLang 0.5.23's deprecation table names (server_args.py new_flag)
@@ -131,7 +156,10 @@ def test_other_refused_actions_are_removed(lint, line, action, replacement):
 
 
 def test_json_server_config_is_refused(lint):
-    text = '{"model-path": "models/v4", "speculative-algorithm": "EAGLE", "speculative-num-steps": 3, "speculative-eagle-topk": 1}\n'
+    text = (
+        '{"model-path": "models/v4", "speculative-algorithm": "EAGLE", '
+        '"speculative-num-steps": 3, "speculative-eagle-topk": 1}\n'
+    )
     run = lint({"server.json": text})
     assert run.exit_code == 1
     f = only(run)
@@ -148,7 +176,11 @@ def test_json_server_config_referenced_by_a_deployment_is_refused(lint):
 
 
 def test_inline_server_in_a_json_deployment_file_is_not_a_config_file(lint):
-    text = '{"swacheck": 1, "server": {"model-path": "models/v4", "speculative-algorithm": "EAGLE", "speculative-num-steps": 3, "speculative-eagle-topk": 1}}'
+    text = (
+        '{"swacheck": 1, "server": {"model-path": "models/v4", '
+        '"speculative-algorithm": "EAGLE", "speculative-num-steps": 3, '
+        '"speculative-eagle-topk": 1}}'
+    )
     run = lint({"d.json": text})
     assert run.exit_code == 0
     assert "SWA303" not in run.codes()
@@ -161,7 +193,9 @@ def test_yml_extension_is_accepted(lint):
 
 
 def test_unknown_key_in_an_inline_deployment_server(lint):
-    run = lint({"d.yaml": "swacheck: 1\nserver:\n  model-path: models/v4\n  max-runing-requests: 64\n"})
+    run = lint(
+        {"d.yaml": "swacheck: 1\nserver:\n  model-path: models/v4\n  max-runing-requests: 64\n"}
+    )
     f = only(run)
     assert loc(f) == ("d.yaml", 4, 3)
     assert edits(f) == [("d.yaml", 4, 3, 4, 22, "max-running-requests")]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from conftest import EAGLE, loc, only as the_only
+from conftest import EAGLE, loc
+from conftest import only as the_only
 
 
 def only(run, code="SWA304"):
@@ -13,8 +13,15 @@ def only(run, code="SWA304"):
 
 @pytest.mark.parametrize(
     "line",
-    ['max-running-requests: "128"', "max-running-requests: ' 128 '", "page-size: 256", "disaggregation-mode: 'null'",
-     "disaggregation-mode: decode", "dp-size: 2", "attn-dp-size: 2"],
+    [
+        'max-running-requests: "128"',
+        "max-running-requests: ' 128 '",
+        "page-size: 256",
+        "disaggregation-mode: 'null'",
+        "disaggregation-mode: decode",
+        "dp-size: 2",
+        "attn-dp-size: 2",
+    ],
 )
 def test_values_argparse_accepts_pass(lint, line):
     run = lint({"server.yaml": EAGLE + line + "\n"})
@@ -64,8 +71,10 @@ def test_choice_is_case_sensitive(lint):
     assert run.exit_code == 1
     f = only(run)
     assert f["message"] == (
-        "disaggregation-mode: SGLang's argument parser rejects the string 'Decode'; expected one of null, prefill, decode"
-        " (argparse: error: argument --disaggregation-mode: invalid choice: 'Decode' (choose from 'null', 'prefill', 'decode'))"
+        "disaggregation-mode: SGLang's argument parser rejects the string "
+        "'Decode'; expected one of null, prefill, decode"
+        " (argparse: error: argument --disaggregation-mode: invalid choice: "
+        "'Decode' (choose from 'null', 'prefill', 'decode'))"
     )
     assert loc(f) == ("server.yaml", 5, 22)
     assert run.deployments[0]["pd"] is False  # the refused value does not count as PD
@@ -76,7 +85,9 @@ def test_unquoted_yaml_null_mode_is_refused_with_a_quoting_hint(lint, value):
     run = lint({"server.yaml": EAGLE + f"disaggregation-mode: {value}\n".replace(": \n", ":\n")})
     assert run.exit_code == 1
     f = only(run)
-    assert f["message"].startswith("disaggregation-mode: SGLang's argument parser rejects null; expected one of null, prefill, decode")
+    assert f["message"].startswith(
+        "disaggregation-mode: SGLang's argument parser rejects null; expected one of null, prefill, decode"
+    )
     assert "quote 'null': an unquoted YAML null reaches SGLang as the text None" in f["message"]
     assert loc(f)[:2] == ("server.yaml", 5)
 
@@ -84,13 +95,19 @@ def test_unquoted_yaml_null_mode_is_refused_with_a_quoting_hint(lint, value):
 def test_json_model_override_args_must_be_a_json_object(lint):
     run = lint({"server.yaml": EAGLE + "json-model-override-args: '[1]'\n"})
     f = only(run)
-    assert f["message"] == "json-model-override-args: SGLang's argument parser rejects the string '[1]'; expected a JSON object"
+    assert (
+        f["message"]
+        == "json-model-override-args: SGLang's argument parser rejects the string '[1]'; expected a JSON object"
+    )
     assert loc(f) == ("server.yaml", 5, 27)
 
 
 def test_json_model_override_args_that_is_not_json(lint):
     run = lint({"server.yaml": EAGLE + "json-model-override-args: '{bad'\n"})
-    assert "expected a JSON object (Expecting property name enclosed in double quotes" in only(run)["message"]
+    assert (
+        "expected a JSON object (Expecting property name enclosed in double quotes"
+        in only(run)["message"]
+    )
 
 
 def test_json_model_override_args_object_passes(lint):
@@ -129,14 +146,26 @@ RELEASES = ("0.5.17", "0.5.20", "0.5.22", "0.5.23")
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("tp-size: eight", "tp-size: SGLang's argument parser rejects the string 'eight'; expected an integer"
-         " (argparse: error: argument --tp-size: invalid int value: 'eight')"),
-        ("tensor-parallel-size: 8.0", "tensor-parallel-size: SGLang's argument parser rejects the number 8.0; expected an integer"
-         " (argparse: error: argument --tp-size: invalid int value: '8.0')"),
-        ("mem-fraction-static: high", "mem-fraction-static: SGLang's argument parser rejects the string 'high'; expected a number"
-         " (argparse: error: argument --mem-fraction-static: invalid float value: 'high')"),
-        ("max-total-tokens: 1.5Ki", "max-total-tokens: SGLang's argument parser rejects the string '1.5Ki'; expected an integer"
-         " (or 1k, 1M, 1Ki, ...) (argparse: error: argument --max-total-tokens: Invalid integer value: '1.5Ki')"),
+        (
+            "tp-size: eight",
+            "tp-size: SGLang's argument parser rejects the string 'eight'; expected an integer"
+            " (argparse: error: argument --tp-size: invalid int value: 'eight')",
+        ),
+        (
+            "tensor-parallel-size: 8.0",
+            "tensor-parallel-size: SGLang's argument parser rejects the number 8.0; expected an integer"
+            " (argparse: error: argument --tp-size: invalid int value: '8.0')",
+        ),
+        (
+            "mem-fraction-static: high",
+            "mem-fraction-static: SGLang's argument parser rejects the string 'high'; expected a number"
+            " (argparse: error: argument --mem-fraction-static: invalid float value: 'high')",
+        ),
+        (
+            "max-total-tokens: 1.5Ki",
+            "max-total-tokens: SGLang's argument parser rejects the string '1.5Ki'; expected an integer"
+            " (or 1k, 1M, 1Ki, ...) (argparse: error: argument --max-total-tokens: Invalid integer value: '1.5Ki')",
+        ),
     ],
 )
 def test_any_flag_of_the_wrong_type_is_refused(lint, version, line, message):
@@ -149,9 +178,18 @@ def test_any_flag_of_the_wrong_type_is_refused(lint, version, line, message):
 
 @pytest.mark.parametrize(
     "line",
-    ["tp-size: '8'", "tp-size: ' 8 '", "mem-fraction-static: 0.85", "mem-fraction-static: '1e-1'", "mem-fraction-static: 1",
-     "max-total-tokens: 25.6k", "max-total-tokens: 1Ki", "trust-remote-code: true", "trust-remote-code: false",
-     "enable-metrics: []"],
+    [
+        "tp-size: '8'",
+        "tp-size: ' 8 '",
+        "mem-fraction-static: 0.85",
+        "mem-fraction-static: '1e-1'",
+        "mem-fraction-static: 1",
+        "max-total-tokens: 25.6k",
+        "max-total-tokens: 1Ki",
+        "trust-remote-code: true",
+        "trust-remote-code: false",
+        "enable-metrics: []",
+    ],
 )
 def test_values_argparse_takes_pass_for_every_flag(lint, line):
     run = lint({"server.yaml": EAGLE + line + "\n"})
@@ -159,10 +197,17 @@ def test_values_argparse_takes_pass_for_every_flag(lint, line):
     assert "SWA304" not in run.codes()
 
 
-@pytest.mark.parametrize(("version", "code"), [("0.5.17", "SWA303"), ("0.5.20", "SWA303"), ("0.5.22", "SWA304"), ("0.5.23", "SWA304")])
+@pytest.mark.parametrize(
+    ("version", "code"),
+    [("0.5.17", "SWA303"), ("0.5.20", "SWA303"), ("0.5.22", "SWA304"), ("0.5.23", "SWA304")],
+)
 def test_a_choice_of_a_flag_read_by_no_resolver_is_checked_per_release(lint, version, code):
     # --disaggregation-decode-allocation-policy (choices early, prefill_complete) appears in 0.5.22
-    run = lint({"server.yaml": EAGLE + "disaggregation-decode-allocation-policy: eager\n"}, "--sglang-version", version)
+    run = lint(
+        {"server.yaml": EAGLE + "disaggregation-decode-allocation-policy: eager\n"},
+        "--sglang-version",
+        version,
+    )
     assert run.exit_code == 1
     f = only(run, code)
     if code == "SWA304":
@@ -184,7 +229,9 @@ def test_int_choices_compare_the_converted_value(lint):
 def test_each_item_of_a_list_flag_is_typed(lint):
     run = lint({"server.yaml": EAGLE + "cuda-graph-bs-decode: [1, 2, four]\n"})
     f = only(run)
-    assert f["message"].startswith("cuda-graph-bs-decode: SGLang's argument parser rejects the string 'four'; expected an integer")
+    assert f["message"].startswith(
+        "cuda-graph-bs-decode: SGLang's argument parser rejects the string 'four'; expected an integer"
+    )
     assert loc(f) == ("server.yaml", 5, 30)
 
 
@@ -196,14 +243,20 @@ def test_wrong_type_on_a_command_line_is_refused(lint):
     )
     run = lint({"docker-compose.yml": compose})
     f = only(run)
-    assert f["message"].endswith("(argparse: error: argument --tp-size: invalid int value: 'eight')")
+    assert f["message"].endswith(
+        "(argparse: error: argument --tp-size: invalid int value: 'eight')"
+    )
 
 
 @pytest.mark.parametrize("version", RELEASES)
 @pytest.mark.parametrize(
     ("line", "emitted"),
-    [('trust-remote-code: "true"', "true"), ("enable-metrics: 1", "1"), ("enable-metrics: null", "None"),
-     ("enable-metrics: [yes, no]", "True False")],
+    [
+        ('trust-remote-code: "true"', "true"),
+        ("enable-metrics: 1", "1"),
+        ("enable-metrics: null", "None"),
+        ("enable-metrics: [yes, no]", "True False"),
+    ],
 )
 def test_store_true_flag_with_a_value_in_a_config_file_is_refused(lint, version, line, emitted):
     # the merger (server_args_config_parser.py _convert_config_to_args, same 0.5.17-0.5.23) emits a

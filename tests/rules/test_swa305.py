@@ -5,7 +5,9 @@ from __future__ import annotations
 from conftest import run_cli
 
 SPEC = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1"
-LAUNCH = f"python3 -m sglang.launch_server --model-path models/v4 {SPEC} --disaggregation-mode decode"
+LAUNCH = (
+    f"python3 -m sglang.launch_server --model-path models/v4 {SPEC} --disaggregation-mode decode"
+)
 
 
 def only(run, code="SWA305"):
@@ -28,14 +30,22 @@ def test_unset_variable_is_a_warning_and_the_argument_is_treated_as_unset(lint):
         "swacheck treats the argument as unset"
     )
     assert where(f) == ("s.sh", 2, 35)
-    assert f["fix"]["description"] == "Set DRAFT in the file (or give it a default, ${DRAFT:-VALUE}), or tell swacheck its value with --env DRAFT=VALUE."
+    assert (
+        f["fix"]["description"]
+        == "Set DRAFT in the file (or give it a default, ${DRAFT:-VALUE}), or tell "
+        "swacheck its value with --env DRAFT=VALUE."
+    )
     assert f["fix"]["edits"] == []
     # treated as unset: the draft is the target's own NextN layer
     assert run.deployments[0]["draft"]["tuple"] == [256, 128, None]
 
 
 def test_the_env_option_answers_it(lint):
-    run = lint({"s.sh": f"{LAUNCH} --speculative-draft-model-path $DRAFT\n"}, "--env", "DRAFT=models/mtp256")
+    run = lint(
+        {"s.sh": f"{LAUNCH} --speculative-draft-model-path $DRAFT\n"},
+        "--env",
+        "DRAFT=models/mtp256",
+    )
     assert run.findings("SWA305") == []
     assert run.codes() == ["SWA102"]
 
@@ -48,23 +58,37 @@ def test_a_default_resolves(lint):
 def test_command_substitution_and_script_arguments(lint):
     run = lint({"s.sh": f'{LAUNCH} --host "$(hostname -i)" "$@"\n'})
     found = run.findings("SWA305")
-    assert [f["message"].split(" cannot")[0].split(" may")[0] for f in found] == ["--host $(hostname -i)", "$@"]
-    assert found[1]["message"].endswith("may add server arguments swacheck cannot see (the script's own arguments: only known when it is run); they are not checked")
-    assert found[0]["fix"]["description"] == "Write the value in the file: swacheck does not run commands."
+    assert [f["message"].split(" cannot")[0].split(" may")[0] for f in found] == [
+        "--host $(hostname -i)",
+        "$@",
+    ]
+    assert found[1]["message"].endswith(
+        "may add server arguments swacheck cannot see (the script's own "
+        "arguments: only known when it is run); they are not checked"
+    )
+    assert (
+        found[0]["fix"]["description"]
+        == "Write the value in the file: swacheck does not run commands."
+    )
 
 
 def test_backend_variable_matters_only_on_rocm(lint):
     script = f"export SGLANG_HACK_FLASHMLA_BACKEND=$BACKEND\n{LAUNCH}\n"
     rocm = lint({"s.sh": script}, "--platform", "rocm")
     f = only(rocm)
-    assert f["message"].startswith("environment variable SGLANG_HACK_FLASHMLA_BACKEND cannot be resolved ($BACKEND: BACKEND is not set in s.sh")
+    assert f["message"].startswith(
+        "environment variable SGLANG_HACK_FLASHMLA_BACKEND cannot be resolved ($BACKEND: BACKEND is not set in s.sh"
+    )
     assert where(f) == ("s.sh", 1, 37)
     assert rocm.deployments[0]["mode"] == "paged"
     assert lint({"s.sh": script}).findings("SWA305") == []  # CUDA: the backend variable is not read
 
 
 def test_fp8_variable_matters_with_unified_kv_under_pd(lint):
-    script = f"export SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton\nexport SGLANG_DSV4_UNIFIED_KV_FP8=$(cat /etc/fp8)\n{LAUNCH} --pp-size 2\n"
+    script = (
+        f"export SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton\nexport "
+        f"SGLANG_DSV4_UNIFIED_KV_FP8=$(cat /etc/fp8)\n{LAUNCH} --pp-size 2\n"
+    )
     run = lint({"s.sh": script}, "--platform", "rocm")
     f = only(run)
     assert "SGLANG_DSV4_UNIFIED_KV_FP8" in f["message"]

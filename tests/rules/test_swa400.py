@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import loc, run_cli, pd_server
+from conftest import loc, pd_server, run_cli
 
 FIX = "Name the pair with `swacheck pair PREFILL DECODE` or a `pairs:` list in a deployment file."
 
@@ -22,7 +22,13 @@ def notes(run) -> dict[str, dict]:
 
 
 def test_one_prefill_and_two_decodes_are_three_notes_and_no_pair(tree):
-    root = tree({"d/prefill.yaml": server("prefill"), "d/decode-a.yaml": server("decode"), "d/decode-b.yaml": server("decode")})
+    root = tree(
+        {
+            "d/prefill.yaml": server("prefill"),
+            "d/decode-a.yaml": server("decode"),
+            "d/decode-b.yaml": server("decode"),
+        }
+    )
     run = run_cli("--format", "json", "d", cwd=root)
     assert run.exit_code == 0  # notes only
     assert run.data["pairs"] == []
@@ -43,12 +49,24 @@ def test_one_prefill_and_two_decodes_are_three_notes_and_no_pair(tree):
 
 
 def test_the_notes_fail_with_fail_on_note(tree):
-    root = tree({"d/prefill.yaml": server("prefill"), "d/decode-a.yaml": server("decode"), "d/decode-b.yaml": server("decode")})
+    root = tree(
+        {
+            "d/prefill.yaml": server("prefill"),
+            "d/decode-a.yaml": server("decode"),
+            "d/decode-b.yaml": server("decode"),
+        }
+    )
     assert run_cli("--format", "json", "--fail-on", "note", "d", cwd=root).exit_code == 1
 
 
 def test_ignore_switches_the_notes_off(tree):
-    root = tree({"d/prefill.yaml": server("prefill"), "d/decode-a.yaml": server("decode"), "d/decode-b.yaml": server("decode")})
+    root = tree(
+        {
+            "d/prefill.yaml": server("prefill"),
+            "d/decode-a.yaml": server("decode"),
+            "d/decode-b.yaml": server("decode"),
+        }
+    )
     run = run_cli("--format", "json", "--ignore", "SWA400", "d", cwd=root)
     assert notes(run) == {}
     assert run.data["pairs"] == []
@@ -74,7 +92,9 @@ def test_names_equal_without_prefill_decode_make_two_pairs_and_no_note(tree):
         "same model and the same name without prefill/decode ('v4-prod')"
     )
     # each pair is checked: only prod differs (tp 1 vs 4)
-    assert [f["code"] for f in pairs[("d/v4-prod-prefill.yaml", "d/v4-prod-decode.yaml")]["findings"]] == ["SWA410"]
+    assert [
+        f["code"] for f in pairs[("d/v4-prod-prefill.yaml", "d/v4-prod-decode.yaml")]["findings"]
+    ] == ["SWA410"]
     assert pairs[("d/v4-canary-prefill.yaml", "d/v4-canary-decode.yaml")]["findings"] == []
 
 
@@ -88,7 +108,9 @@ def test_servers_left_after_name_pairing_get_notes(tree):
         }
     )
     run = run_cli("--format", "json", "d", cwd=root)
-    assert [(p["prefill"]["file"], p["decode"]["file"]) for p in run.data["pairs"]] == [("d/v4-prod-prefill.yaml", "d/v4-prod-decode.yaml")]
+    assert [(p["prefill"]["file"], p["decode"]["file"]) for p in run.data["pairs"]] == [
+        ("d/v4-prod-prefill.yaml", "d/v4-prod-decode.yaml")
+    ]
     assert sorted(notes(run)) == ["d/v4-canary-decode-a.yaml", "d/v4-canary-prefill.yaml"]
 
 
@@ -107,11 +129,17 @@ def test_two_decodes_without_a_prefill_have_no_note(tree):
 
 
 def test_pair_with_swapped_roles_is_checked_the_right_way_round_with_a_note(tree):
-    root = tree({"d/prefill.yaml": server("prefill"), "d/decode.yaml": server("decode", "tp-size: 4\n")})
+    root = tree(
+        {"d/prefill.yaml": server("prefill"), "d/decode.yaml": server("decode", "tp-size: 4\n")}
+    )
     run = run_cli("pair", "d/decode.yaml", "d/prefill.yaml", "--format", "json", cwd=root)
     assert run.exit_code == 0
-    assert [(p["prefill"]["file"], p["decode"]["file"]) for p in run.data["pairs"]] == [("d/prefill.yaml", "d/decode.yaml")]
-    assert run.data["pairs"][0]["how"].startswith("named as a pair the wrong way round (d/decode.yaml + d/prefill.yaml)")
+    assert [(p["prefill"]["file"], p["decode"]["file"]) for p in run.data["pairs"]] == [
+        ("d/prefill.yaml", "d/decode.yaml")
+    ]
+    assert run.data["pairs"][0]["how"].startswith(
+        "named as a pair the wrong way round (d/decode.yaml + d/prefill.yaml)"
+    )
     assert run.stderr == (
         "d/decode.yaml: named as the prefill server of a PD pair, but it is the decode server and d/prefill.yaml "
         "the prefill server (their disaggregation-mode): checked the right way round\n"
@@ -124,7 +152,10 @@ def test_pair_with_a_server_without_a_pd_role_is_an_input_error(tree):
     root = tree({"d/server.yaml": "model-path: ../models/v4\n", "d/decode.yaml": server("decode")})
     run = run_cli("pair", "d/server.yaml", "d/decode.yaml", "--format", "json", cwd=root)
     assert run.exit_code == 2
-    assert run.stderr == "d/server.yaml: named as the prefill server of a PD pair, but its disaggregation-mode is not set (no PD role); the pair is not checked\n"
+    assert (
+        run.stderr == "d/server.yaml: named as the prefill server of a PD pair, but its "
+        "disaggregation-mode is not set (no PD role); the pair is not checked\n"
+    )
     assert run.data["pairs"] == []
     both = run_cli("pair", "d/decode.yaml", "d/decode.yaml", cwd=root)
     assert both.exit_code == 2
@@ -135,7 +166,9 @@ def test_pair_of_two_prefill_servers_points_at_the_mode(tree):
     run = run_cli("pair", "d/a.yaml", "d/b.yaml", cwd=root)
     assert run.exit_code == 2
     [line] = run.stderr.splitlines()
-    assert line.startswith("d/b.yaml:") and line.endswith("named as the decode server of a PD pair, but its disaggregation-mode is prefill; the pair is not checked")
+    assert line.startswith("d/b.yaml:") and line.endswith(
+        "named as the decode server of a PD pair, but its disaggregation-mode is prefill; the pair is not checked"
+    )
 
 
 def test_a_pairs_list_in_a_deployment_file_names_the_pair(tree):
@@ -149,4 +182,6 @@ def test_a_pairs_list_in_a_deployment_file_names_the_pair(tree):
     )
     run = run_cli("--format", "json", "d", cwd=root)
     assert run.data["errors"] == []
-    assert [(p["prefill"]["file"], p["decode"]["file"]) for p in run.data["pairs"]] == [("d/prefill.yaml", "d/decode-a.yaml")]
+    assert [(p["prefill"]["file"], p["decode"]["file"]) for p in run.data["pairs"]] == [
+        ("d/prefill.yaml", "d/decode-a.yaml")
+    ]

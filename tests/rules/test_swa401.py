@@ -80,7 +80,9 @@ def test_prefill_on_npu_decode_on_cuda_is_an_error_too(tree):
     run = check(tree, deployment("prefill", "npu"), deployment("decode", "cuda"))
     assert run.exit_code == 1
     f = only(run)
-    assert f["message"].startswith("Page size mismatch: prefill server has page_size=128, but decode server has page_size=256")
+    assert f["message"].startswith(
+        "Page size mismatch: prefill server has page_size=128, but decode server has page_size=256"
+    )
 
 
 def test_page_size_mismatch_is_not_reported_on_the_prefill_server(tree):
@@ -90,7 +92,9 @@ def test_page_size_mismatch_is_not_reported_on_the_prefill_server(tree):
 
 
 def test_ignore_switches_it_off(tree):
-    run = check(tree, deployment("prefill", "cuda"), deployment("decode", "npu"), "--ignore", "SWA401")
+    run = check(
+        tree, deployment("prefill", "cuda"), deployment("decode", "npu"), "--ignore", "SWA401"
+    )
     assert run.findings("SWA401") == []
     assert run.exit_code == 0
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import check_pair, loc, related, only_on_decode
+from conftest import check_pair, loc, only_on_decode, related
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -42,7 +42,11 @@ def dtype(run):
 
 
 def test_same_dtype_passes(tree):
-    run = check(tree, server("prefill", "kv-cache-dtype: bfloat16\n"), server("decode", "kv-cache-dtype: bfloat16\n"))
+    run = check(
+        tree,
+        server("prefill", "kv-cache-dtype: bfloat16\n"),
+        server("decode", "kv-cache-dtype: bfloat16\n"),
+    )
     assert run.exit_code == 0
     assert run.findings("SWA402") == []
     assert dtype(run) == ("bfloat16", "bfloat16", False)
@@ -56,18 +60,24 @@ def test_auto_equals_an_explicit_fp8_e4m3_on_cuda(tree):
 
 
 def test_bfloat16_vs_auto_is_an_error_at_the_decode_value(tree):
-    run = check(tree, server("prefill", "kv-cache-dtype: bfloat16\n"), server("decode", "kv-cache-dtype: auto\n"))
+    run = check(
+        tree,
+        server("prefill", "kv-cache-dtype: bfloat16\n"),
+        server("decode", "kv-cache-dtype: auto\n"),
+    )
     assert run.exit_code == 1
     f = only(run)
     assert f["severity"] == "error"
     assert f["message"] == (
-        "KV cache dtype mismatch: prefill bfloat16, decode fp8_e4m3: the decode server dies at the first request " + TAG
+        "KV cache dtype mismatch: prefill bfloat16, decode fp8_e4m3: the decode server dies at the first request "
+        + TAG
     )
     assert loc(f) == (D, 3, 17)  # the decode's `auto`
     assert related(f) == [(P, 3, 17, "prefill kv_cache_dtype bfloat16 comes from here")]
-    assert [(e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"]) for e in f["fix"]["edits"]] == [
-        (D, 3, 17, 3, 21, "bfloat16")
-    ]
+    assert [
+        (e["file"], e["line"], e["column"], e["end_line"], e["end_column"], e["replacement"])
+        for e in f["fix"]["edits"]
+    ] == [(D, 3, 17, 3, 21, "bfloat16")]
     assert dtype(run) == ("bfloat16", "fp8_e4m3", True)
 
 
@@ -131,5 +141,11 @@ def test_one_unified_side_still_compares_the_dtype(tree):
 
 
 def test_select_only_pair_rules_keeps_it(tree):
-    run = check(tree, server("prefill", "kv-cache-dtype: bfloat16\n"), server("decode"), "--select", "SWA402")
+    run = check(
+        tree,
+        server("prefill", "kv-cache-dtype: bfloat16\n"),
+        server("decode"),
+        "--select",
+        "SWA402",
+    )
     assert [f["code"] for d in run.deployments for f in d["findings"]] == ["SWA402"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import check_pair, loc, related, pd_server
+from conftest import check_pair, loc, pd_server, related
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -60,7 +60,10 @@ def test_flashmla_mega_on_the_decode_only_is_an_error_at_its_backend(tree):
     assert run.exit_code == 1
     f = only(run)
     assert f["severity"] == "error"
-    assert f["message"] == f"KV layout mismatch: prefill v4/auto, decode v41/auto: the decode server dies at the first request {TAG}"
+    assert (
+        f["message"]
+        == f"KV layout mismatch: prefill v4/auto, decode v41/auto: the decode server dies at the first request {TAG}"
+    )
     assert loc(f) == (D, 3, 20)
     assert related(f) == []  # the prefill's layout is all defaults
     assert layout(run) == ("v4/auto", "v41/auto", True)
@@ -76,17 +79,28 @@ def test_flashmla_mega_on_the_prefill_only_relates_the_prefill_backend(tree):
 
 
 def test_env_layout_auto_on_one_side_is_a_warning_not_an_error(tree):
-    run = check(tree, deployment("prefill", ""), deployment("decode", "SGLANG_DSV4_KV_LAYOUT: auto"))
+    run = check(
+        tree, deployment("prefill", ""), deployment("decode", "SGLANG_DSV4_KV_LAYOUT: auto")
+    )
     assert run.exit_code == 0  # a warning does not fail by default
     f = only(run)
     assert f["severity"] == "warning"
-    assert f["message"] == f"KV layout mismatch: prefill v4/auto, decode auto/auto: the decode server dies at the first request{AUTO_NOTE} {TAG}"
+    assert (
+        f["message"] == f"KV layout mismatch: prefill v4/auto, decode auto/auto: the decode server "
+        f"dies at the first request{AUTO_NOTE} {TAG}"
+    )
     assert loc(f) == (D, 2, 30)  # the env value
     assert layout(run) == ("v4/auto", "auto/auto", True)
 
 
 def test_env_layout_auto_fails_with_fail_on_warning(tree):
-    run = check(tree, deployment("prefill", ""), deployment("decode", "SGLANG_DSV4_KV_LAYOUT: auto"), "--fail-on", "warning")
+    run = check(
+        tree,
+        deployment("prefill", ""),
+        deployment("decode", "SGLANG_DSV4_KV_LAYOUT: auto"),
+        "--fail-on",
+        "warning",
+    )
     assert run.exit_code == 1
 
 

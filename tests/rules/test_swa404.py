@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from conftest import ROOT, check_pair, loc, related, run_cli, only_on_decode
+from conftest import ROOT, check_pair, loc, only_on_decode, related, run_cli
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
-UNIFIED_ENV = "env: {SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton}\n"  # value at line 3, column 37
+UNIFIED_ENV = (
+    "env: {SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton}\n"  # value at line 3, column 37
+)
 TAIL = "SGLang does not check this; the state components differ, so requests fail or KV is silently corrupted"
 
 
@@ -53,11 +55,19 @@ def test_unified_decode_only_points_at_the_decode_env_value(tree):
     assert run.exit_code == 1
     f = only(run)
     assert f["severity"] == "error"
-    assert f["message"] == f"unified KV on the decode server only (prefill unified=False, decode unified=True): {TAIL} {TAG}"
+    assert (
+        f["message"]
+        == f"unified KV on the decode server only (prefill unified=False, decode unified=True): {TAIL} {TAG}"
+    )
     assert loc(f) == (D, 3, 37)  # `unified_kv_triton` in the decode's env
     assert f["location"]["end_column"] == 54
-    assert related(f) == [(P, 2, 11, "prefill unified_kv False comes from here")]  # the prefill's platform
-    assert f["fix"]["description"] == "Set SGLANG_HACK_FLASHMLA_BACKEND the same (unified_kv_triton or unset) on both servers."
+    assert related(f) == [
+        (P, 2, 11, "prefill unified_kv False comes from here")
+    ]  # the prefill's platform
+    assert (
+        f["fix"]["description"]
+        == "Set SGLANG_HACK_FLASHMLA_BACKEND the same (unified_kv_triton or unset) on both servers."
+    )
     c = run.data["pairs"][0]["compared"]["unified_kv"]
     assert (c["prefill"], c["decode"], c["differs"]) == (False, True, True)
 
@@ -66,7 +76,10 @@ def test_unified_prefill_only_is_an_error_on_the_decode_server(tree):
     run = check(tree, deployment("prefill", env=UNIFIED_ENV), deployment("decode"))
     assert run.exit_code == 1
     f = only(run)
-    assert f["message"] == f"unified KV on the prefill server only (prefill unified=True, decode unified=False): {TAIL} {TAG}"
+    assert (
+        f["message"]
+        == f"unified KV on the prefill server only (prefill unified=True, decode unified=False): {TAIL} {TAG}"
+    )
 
 
 def test_unified_prefill_only_is_located_on_the_decode_side_with_the_prefill_env_related(tree):
@@ -78,13 +91,18 @@ def test_unified_prefill_only_is_located_on_the_decode_side_with_the_prefill_env
 
 def test_unified_prefill_only_can_be_suppressed_on_the_decode_side(tree):
     # the decode's unified_kv value (False) comes from its platform line
-    decode = deployment("decode").replace("platform: rocm\n", "platform: rocm  # swacheck: ignore[SWA404] the launcher sets the backend\n")
+    decode = deployment("decode").replace(
+        "platform: rocm\n",
+        "platform: rocm  # swacheck: ignore[SWA404] the launcher sets the backend\n",
+    )
     run = check(tree, deployment("prefill", env=UNIFIED_ENV), decode)
     assert run.findings("SWA404") == []
 
 
 def test_ignore_switches_it_off(tree):
-    run = check(tree, deployment("prefill"), deployment("decode", env=UNIFIED_ENV), "--ignore", "SWA404")
+    run = check(
+        tree, deployment("prefill"), deployment("decode", env=UNIFIED_ENV), "--ignore", "SWA404"
+    )
     assert run.exit_code == 0
     assert run.findings("SWA404") == []
 
@@ -96,4 +114,11 @@ def test_bundled_example(tree):
     assert len(found) == 1
     f = found[0]
     assert loc(f) == ("examples/pd-unified-one-side/decode.yaml", 9, 33)
-    assert related(f) == [("examples/pd-unified-one-side/prefill.yaml", 6, 11, "prefill unified_kv False comes from here")]
+    assert related(f) == [
+        (
+            "examples/pd-unified-one-side/prefill.yaml",
+            6,
+            11,
+            "prefill unified_kv False comes from here",
+        )
+    ]

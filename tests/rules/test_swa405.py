@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import check_pair, loc, related, only_on_decode
+from conftest import check_pair, loc, only_on_decode, related
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -12,7 +12,11 @@ TAIL = "the transfer worker dies on the first KV send and requests hang until th
 def deployment(role: str, fp8: str | None = None, unified: bool = True) -> str:
     # line 3 env: line 4 the backend (value at column 33), line 5 the fp8 switch (value at column 31)
     env = "env:\n"
-    env += "  SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton\n" if unified else "  SGLANG_HACK_FLASHMLA_BACKEND: auto\n"
+    env += (
+        "  SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton\n"
+        if unified
+        else "  SGLANG_HACK_FLASHMLA_BACKEND: auto\n"
+    )
     if fp8 is not None:
         env += f"  SGLANG_DSV4_UNIFIED_KV_FP8: {fp8}\n"
     return (
@@ -54,7 +58,10 @@ def test_fp8_on_the_decode_only_is_an_error_at_the_decode_value(tree):
     assert run.exit_code == 1
     f = only(run)
     assert f["severity"] == "error"
-    assert f["message"] == f"SGLANG_DSV4_UNIFIED_KV_FP8 differs (prefill False, decode True): {TAIL} {TAG}"
+    assert (
+        f["message"]
+        == f"SGLANG_DSV4_UNIFIED_KV_FP8 differs (prefill False, decode True): {TAIL} {TAG}"
+    )
     assert loc(f) == (D, 5, 31)
     assert related(f) == []  # unset on the prefill: nothing to point at
     c = run.data["pairs"][0]["compared"]["unified_kv_fp8"]
@@ -65,13 +72,17 @@ def test_fp8_on_the_prefill_only_relates_the_prefill_value(tree):
     run = check(tree, deployment("prefill", '"1"'), deployment("decode", '"0"'))
     assert run.exit_code == 1
     f = only(run)
-    assert f["message"].startswith("SGLANG_DSV4_UNIFIED_KV_FP8 differs (prefill True, decode False)")
+    assert f["message"].startswith(
+        "SGLANG_DSV4_UNIFIED_KV_FP8 differs (prefill True, decode False)"
+    )
     assert loc(f) == (D, 5, 31)
     assert related(f) == [(P, 5, 31, "prefill unified_kv_fp8 True comes from here")]
 
 
 def test_paged_pair_ignores_the_fp8_switch(tree):
-    run = check(tree, deployment("prefill", unified=False), deployment("decode", '"1"', unified=False))
+    run = check(
+        tree, deployment("prefill", unified=False), deployment("decode", '"1"', unified=False)
+    )
     assert run.findings("SWA405") == []
     assert run.exit_code == 0
 

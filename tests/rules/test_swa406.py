@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import check_pair, loc, related, only_on_decode, pd_server
+from conftest import check_pair, loc, only_on_decode, pd_server, related
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import check_pair, loc, related, only_on_decode
+from conftest import check_pair, loc, only_on_decode, related
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -46,7 +46,10 @@ def test_online_on_the_decode_only_is_an_error_at_the_decode_value(tree):
     assert run.exit_code == 1
     f = only(run)
     assert f["severity"] == "error"
-    assert f["message"] == f"SGLANG_OPT_USE_ONLINE_COMPRESS differs (prefill False, decode True): {TAIL} {TAG}"
+    assert (
+        f["message"]
+        == f"SGLANG_OPT_USE_ONLINE_COMPRESS differs (prefill False, decode True): {TAIL} {TAG}"
+    )
     assert loc(f) == (D, 4, 35)
     assert related(f) == []
     c = run.data["pairs"][0]["compared"]["online_compress"]
@@ -57,7 +60,9 @@ def test_online_on_the_prefill_only_relates_the_prefill_value(tree):
     run = check(tree, deployment("prefill", online="true"), deployment("decode", online="false"))
     assert run.exit_code == 1
     f = only(run)
-    assert f["message"].startswith("SGLANG_OPT_USE_ONLINE_COMPRESS differs (prefill True, decode False)")
+    assert f["message"].startswith(
+        "SGLANG_OPT_USE_ONLINE_COMPRESS differs (prefill True, decode False)"
+    )
     assert loc(f) == (D, 4, 35)
     assert related(f) == [(P, 4, 35, "prefill online_compress True comes from here")]
 
@@ -69,5 +74,11 @@ def test_rocm_pair_is_silent(tree):
 
 
 def test_env_from_the_command_line_on_both_sides_passes(tree):
-    run = check(tree, deployment("prefill"), deployment("decode"), "--env", "SGLANG_OPT_USE_ONLINE_COMPRESS=1")
+    run = check(
+        tree,
+        deployment("prefill"),
+        deployment("decode"),
+        "--env",
+        "SGLANG_OPT_USE_ONLINE_COMPRESS=1",
+    )
     assert run.findings("SWA407") == []

@@ -68,7 +68,10 @@ def test_decode_pp_2_with_prefill_pp_4_is_an_error(tree):
     assert run.exit_code == 1
     f = only(run)
     assert f["severity"] == "error"
-    assert f["message"] == f"Decode pp size (2) should be equal to prefill pp size (4) or 1: {DIES} {TAG}"
+    assert (
+        f["message"]
+        == f"Decode pp size (2) should be equal to prefill pp size (4) or 1: {DIES} {TAG}"
+    )
     assert loc(f) == (D, 3, 10)
     assert related(f) == [(P, 3, 10, "prefill pp_size 4 comes from here")]
     assert edits(f) == [(D, 3, 10, 3, 11, "4")]  # the prefill's pp is one of the two allowed values
@@ -91,7 +94,9 @@ def test_equal_pp_passes(tree):
 
 
 def test_cp_and_pp_are_two_findings(tree):
-    run = check(tree, server("prefill", "pp-size: 4\n"), server("decode", "attn-cp-size: 2\npp-size: 2\n"))
+    run = check(
+        tree, server("prefill", "pp-size: 4\n"), server("decode", "attn-cp-size: 2\npp-size: 2\n")
+    )
     found = run.findings("SWA408")
     assert [loc(f) for f in found] == [(D, 3, 15), (D, 4, 10)]
     assert [f["code"] for f in run.data["pairs"][0]["findings"]] == ["SWA408", "SWA408"]
@@ -101,19 +106,29 @@ def test_cp_and_pp_are_two_findings(tree):
 
 
 def test_kv_sharding_with_different_tp_is_an_error(tree):
-    run = check(tree, server("prefill", "enable-kv-cache-sharding: true\ntp-size: 8\n"), server("decode", "tp-size: 4\n"))
+    run = check(
+        tree,
+        server("prefill", "enable-kv-cache-sharding: true\ntp-size: 8\n"),
+        server("decode", "tp-size: 4\n"),
+    )
     assert run.exit_code == 1
     f = only(run)
     assert f["severity"] == "error"
     assert f["message"] == (
-        f"MLA KV cache sharding requires equal prefill/decode attn TP sizes (prefill 8, decode 4; attention TP = tp-size / attn-dp-size): {DIES} {TAG}"
+        f"MLA KV cache sharding requires equal prefill/decode attn TP sizes "
+        f"(prefill 8, decode 4; attention TP = tp-size / attn-dp-size): {DIES} "
+        f"{TAG}"
     )
     assert loc(f) == (D, 3, 10)
     assert related(f) == [(P, 4, 10, "prefill attn_tp_size 8 comes from here")]
 
 
 def test_kv_sharding_with_equal_tp_passes(tree):
-    run = check(tree, server("prefill", "enable-kv-cache-sharding: true\ntp-size: 8\n"), server("decode", "tp-size: 8\n"))
+    run = check(
+        tree,
+        server("prefill", "enable-kv-cache-sharding: true\ntp-size: 8\n"),
+        server("decode", "tp-size: 8\n"),
+    )
     assert run.findings("SWA408") == []
 
 
@@ -123,12 +138,20 @@ def test_different_tp_without_kv_sharding_is_not_swa408(tree):
 
 
 def test_kv_sharding_on_the_decode_only_does_not_matter(tree):
-    run = check(tree, server("prefill", "tp-size: 8\n"), server("decode", "enable-kv-cache-sharding: true\ntp-size: 4\n"))
+    run = check(
+        tree,
+        server("prefill", "tp-size: 8\n"),
+        server("decode", "enable-kv-cache-sharding: true\ntp-size: 4\n"),
+    )
     assert run.findings("SWA408") == []
 
 
 def test_kv_sharding_tp_difference_is_not_also_called_tolerated(tree):
-    run = check(tree, server("prefill", "enable-kv-cache-sharding: true\ntp-size: 8\n"), server("decode", "tp-size: 4\n"))
+    run = check(
+        tree,
+        server("prefill", "enable-kv-cache-sharding: true\ntp-size: 8\n"),
+        server("decode", "tp-size: 4\n"),
+    )
     assert len(run.findings("SWA408")) == 1
     assert run.findings("SWA410") == []
 

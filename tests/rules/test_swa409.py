@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from conftest import check_pair, loc, related, only_on_decode, pd_server
+from conftest import check_pair, loc, only_on_decode, pd_server, related
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
 TAIL = "the metadata buffers are counted differently and silently misaligned"
-CHECKSUM = "disaggregation-enable-kv-checksum: true\n"  # at line 3 of a server config, value at column 36
+CHECKSUM = (
+    "disaggregation-enable-kv-checksum: true\n"  # at line 3 of a server config, value at column 36
+)
 
 
 server = pd_server
@@ -33,7 +35,9 @@ def test_checksum_on_both_sides_passes(tree):
 
 
 def test_checksum_false_equals_unset(tree):
-    run = check(tree, server("prefill", "disaggregation-enable-kv-checksum: false\n"), server("decode"))
+    run = check(
+        tree, server("prefill", "disaggregation-enable-kv-checksum: false\n"), server("decode")
+    )
     assert run.findings("SWA409") == []
 
 
@@ -42,7 +46,10 @@ def test_checksum_on_the_decode_only_is_a_warning_at_the_decode_value(tree):
     assert run.exit_code == 0  # a warning
     f = only(run)
     assert f["severity"] == "warning"
-    assert f["message"] == f"disaggregation-enable-kv-checksum differs (prefill False, decode True): {TAIL} {TAG}"
+    assert (
+        f["message"]
+        == f"disaggregation-enable-kv-checksum differs (prefill False, decode True): {TAIL} {TAG}"
+    )
     assert loc(f) == (D, 3, 36)
     assert related(f) == []
     assert f["fix"]["edits"] == []
@@ -51,9 +58,15 @@ def test_checksum_on_the_decode_only_is_a_warning_at_the_decode_value(tree):
 
 
 def test_checksum_on_the_prefill_only_relates_the_prefill_value(tree):
-    run = check(tree, server("prefill", CHECKSUM), server("decode", "disaggregation-enable-kv-checksum: false\n"))
+    run = check(
+        tree,
+        server("prefill", CHECKSUM),
+        server("decode", "disaggregation-enable-kv-checksum: false\n"),
+    )
     f = only(run)
-    assert f["message"].startswith("disaggregation-enable-kv-checksum differs (prefill True, decode False)")
+    assert f["message"].startswith(
+        "disaggregation-enable-kv-checksum differs (prefill True, decode False)"
+    )
     assert loc(f) == (D, 3, 36)
     assert related(f) == [(P, 3, 36, "prefill kv_checksum True comes from here")]
 
@@ -73,7 +86,10 @@ def test_sampling_mask_on_the_decode_only_is_a_warning_at_the_env_value(tree):
     assert run.exit_code == 0
     f = only(run)
     assert f["severity"] == "warning"
-    assert f["message"] == f"SGLANG_ENABLE_DISAGG_SAMPLING_MASK differs (prefill False, decode True): {TAIL} {TAG}"
+    assert (
+        f["message"]
+        == f"SGLANG_ENABLE_DISAGG_SAMPLING_MASK differs (prefill False, decode True): {TAIL} {TAG}"
+    )
     assert loc(f) == (D, 2, 43)
     assert related(f) == []
 
@@ -81,7 +97,9 @@ def test_sampling_mask_on_the_decode_only_is_a_warning_at_the_env_value(tree):
 def test_sampling_mask_on_the_prefill_only(tree):
     run = check(tree, deployment("prefill", "yes"), deployment("decode", "no"))
     f = only(run)
-    assert f["message"].startswith("SGLANG_ENABLE_DISAGG_SAMPLING_MASK differs (prefill True, decode False)")
+    assert f["message"].startswith(
+        "SGLANG_ENABLE_DISAGG_SAMPLING_MASK differs (prefill True, decode False)"
+    )
     assert loc(f) == (D, 2, 43)
     assert related(f) == [(P, 2, 43, "prefill sampling_mask True comes from here")]
 
@@ -91,5 +109,8 @@ def test_both_switches_differing_are_two_warnings(tree):
     decode = deployment("decode", '"1"') + "  disaggregation-enable-kv-checksum: true\n"
     run = check(tree, prefill, decode)
     found = run.findings("SWA409")
-    assert sorted(f["message"].split(" ")[0] for f in found) == ["SGLANG_ENABLE_DISAGG_SAMPLING_MASK", "disaggregation-enable-kv-checksum"]
+    assert sorted(f["message"].split(" ")[0] for f in found) == [
+        "SGLANG_ENABLE_DISAGG_SAMPLING_MASK",
+        "disaggregation-enable-kv-checksum",
+    ]
     assert all(f["location"]["file"] == D for f in found)

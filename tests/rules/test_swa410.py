@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import check_pair, loc, related, run_cli, pd_server
+from conftest import check_pair, loc, pd_server, related, run_cli
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -11,7 +11,9 @@ TOLERATED = "SGLang tolerates this for DeepSeek-V4"
 
 def spec(steps: int) -> str:
     # lines 3-5; the steps value at line 4, column 24
-    return f"speculative-algorithm: EAGLE\nspeculative-num-steps: {steps}\nspeculative-eagle-topk: 1\n"
+    return (
+        f"speculative-algorithm: EAGLE\nspeculative-num-steps: {steps}\nspeculative-eagle-topk: 1\n"
+    )
 
 
 server = pd_server
@@ -29,7 +31,11 @@ def attached(run, code="SWA410"):
 
 
 def test_identical_servers_pass(tree):
-    run = check(tree, server("prefill", spec(3) + "tp-size: 8\n"), server("decode", spec(3) + "tp-size: 8\n"))
+    run = check(
+        tree,
+        server("prefill", spec(3) + "tp-size: 8\n"),
+        server("decode", spec(3) + "tp-size: 8\n"),
+    )
     assert run.exit_code == 0
     assert run.findings("SWA410") == []
 
@@ -43,8 +49,13 @@ def test_steps_3_vs_2_is_one_note_for_the_steps_not_also_for_the_draft_tokens(tr
     assert loc(f) == (D, 4, 24)
     assert related(f) == [(P, 4, 24, "prefill speculative_num_steps 3 comes from here")]
     compared = run.data["pairs"][0]["compared"]
-    assert compared["speculative_num_draft_tokens"]["differs"] is True  # 4 vs 3, shown but not reported
-    assert (compared["speculative_num_draft_tokens"]["prefill"], compared["speculative_num_draft_tokens"]["decode"]) == (4, 3)
+    assert (
+        compared["speculative_num_draft_tokens"]["differs"] is True
+    )  # 4 vs 3, shown but not reported
+    assert (
+        compared["speculative_num_draft_tokens"]["prefill"],
+        compared["speculative_num_draft_tokens"]["decode"],
+    ) == (4, 3)
 
 
 def test_tp_8_vs_4_is_a_note(tree):
@@ -58,19 +69,34 @@ def test_tp_8_vs_4_is_a_note(tree):
 
 
 def test_steps_and_tp_are_two_notes_and_exit_0(tree):
-    run = check(tree, server("prefill", spec(3) + "tp-size: 8\n"), server("decode", spec(2) + "tp-size: 4\n"))
+    run = check(
+        tree,
+        server("prefill", spec(3) + "tp-size: 8\n"),
+        server("decode", spec(2) + "tp-size: 4\n"),
+    )
     assert run.exit_code == 0
-    assert [f["message"].split(" ")[0] for f in attached(run)] == ["speculative_num_steps", "tp_size"]
+    assert [f["message"].split(" ")[0] for f in attached(run)] == [
+        "speculative_num_steps",
+        "tp_size",
+    ]
     assert run.data["summary"]["notes"] == 2
 
 
 def test_notes_fail_with_fail_on_note(tree):
-    run = check(tree, server("prefill", "tp-size: 8\n"), server("decode", "tp-size: 4\n"), "--fail-on", "note")
+    run = check(
+        tree,
+        server("prefill", "tp-size: 8\n"),
+        server("decode", "tp-size: 4\n"),
+        "--fail-on",
+        "note",
+    )
     assert run.exit_code == 1
 
 
 def test_attention_dp_difference_is_a_note(tree):
-    run = check(tree, server("prefill", "tp-size: 8\nattn-dp-size: 8\n"), server("decode", "tp-size: 8\n"))
+    run = check(
+        tree, server("prefill", "tp-size: 8\nattn-dp-size: 8\n"), server("decode", "tp-size: 8\n")
+    )
     [f] = attached(run)
     assert f["message"].startswith("attn_dp_size differs (prefill 8, decode 1)")
     assert related(f)[0] == (P, 4, 15, "prefill attn_dp_size 8 comes from here")
@@ -83,7 +109,12 @@ def test_one_side_without_speculative_decoding_is_no_note(tree):
 
 
 def test_fix_does_not_rewrite_tolerated_differences(tree):
-    root = tree({P: server("prefill", spec(3) + "tp-size: 8\n"), D: server("decode", spec(2) + "tp-size: 4\n")})
+    root = tree(
+        {
+            P: server("prefill", spec(3) + "tp-size: 8\n"),
+            D: server("decode", spec(2) + "tp-size: 4\n"),
+        }
+    )
     before = (root / D).read_text()
     run = run_cli("--fix", "d", cwd=root)
     assert run.exit_code == 0

@@ -32,7 +32,10 @@ def test_hopper_auto_before_0_5_19_falls_back_to_triton(lint, version):
     f = only(run, "SWA501")
     assert f["severity"] == "error"
     assert "Hidden size mismatch" in f["message"]
-    assert f"SGLang {version} picks flashinfer_mxfp4 for DeepSeek-V4 FP4 experts only on SM120" in f["message"]
+    assert (
+        f"SGLang {version} picks flashinfer_mxfp4 for DeepSeek-V4 FP4 experts only on SM120"
+        in f["message"]
+    )
     assert edits(f) == [("server.yaml", 2, 1, 2, 1, "moe-runner-backend: flashinfer_mxfp4\n")]
 
 
@@ -72,7 +75,15 @@ def test_runners_without_an_fp4_path_fail_on_every_gpu_even_without_gpu(lint, ru
     assert edits(f) == [("server.yaml", 3, 21, 3, 21 + len(runner), "marlin")]
 
 
-@pytest.mark.parametrize("runner,gpu", [("marlin", "H100"), ("flashinfer_mxfp4", "H100"), ("flashinfer_mxfp4", "B200"), ("deep_gemm", "B300")])
+@pytest.mark.parametrize(
+    "runner,gpu",
+    [
+        ("marlin", "H100"),
+        ("flashinfer_mxfp4", "H100"),
+        ("flashinfer_mxfp4", "B200"),
+        ("deep_gemm", "B300"),
+    ],
+)
 def test_runners_with_an_fp4_path_pass(lint, runner, gpu):
     run = lint({"server.yaml": BASE + f"moe-runner-backend: {runner}\n"}, "--gpu", gpu)
     assert run.findings("SWA501") == []
@@ -86,25 +97,42 @@ def test_explicit_deep_gemm_on_hopper_fails(lint):
 
 def test_fp8_experts_from_the_environment_are_left_alone(lint):
     # models/v4 declares no expert format, so the server's variable decides (model_config.py)
-    run = lint({"server.yaml": "model-path: models/v4\nmoe-runner-backend: triton\n"}, "--env", "SGLANG_DSV4_FP4_EXPERTS=0")
+    run = lint(
+        {"server.yaml": "model-path: models/v4\nmoe-runner-backend: triton\n"},
+        "--env",
+        "SGLANG_DSV4_FP4_EXPERTS=0",
+    )
     assert run.findings("SWA501") == []
 
 
 def test_the_config_json_format_wins_over_the_environment(lint):
     # SGLang reads SGLANG_DSV4_FP4_EXPERTS only when routed_experts_quant_method is absent
-    run = lint({"server.yaml": BASE + "moe-runner-backend: triton\n"}, "--env", "SGLANG_DSV4_FP4_EXPERTS=0")
+    run = lint(
+        {"server.yaml": BASE + "moe-runner-backend: triton\n"}, "--env", "SGLANG_DSV4_FP4_EXPERTS=0"
+    )
     assert only(run, "SWA501")["severity"] == "error"
 
 
 def test_fp4_dequant_with_auto_passes_on_0_5_16_and_later(lint):
-    run = lint({"server.yaml": BASE + "moe-a2a-backend: deepep\n"}, "--gpu", "H100", "--env", "SGLANG_DSV4_FP4_DEQUANT=1")
+    run = lint(
+        {"server.yaml": BASE + "moe-a2a-backend: deepep\n"},
+        "--gpu",
+        "H100",
+        "--env",
+        "SGLANG_DSV4_FP4_DEQUANT=1",
+    )
     assert run.findings("SWA501") == []
 
 
 def test_expert_format_from_config_json_is_related(lint):
     cfg = json.loads(V4_FLASH)
     cfg["quantization_config"] = {"quant_method": "fp8", "routed_experts_quant_method": "mxfp4"}
-    run = lint({"models/q/config.json": json.dumps(cfg, indent=1), "server.yaml": "model-path: models/q\nmoe-runner-backend: triton\n"})
+    run = lint(
+        {
+            "models/q/config.json": json.dumps(cfg, indent=1),
+            "server.yaml": "model-path: models/q\nmoe-runner-backend: triton\n",
+        }
+    )
     f = only(run, "SWA501")
     assert "routed_experts_quant_method" in f["message"]
     assert f["related"][0]["message"] == "the FP4 expert format comes from here"
@@ -124,12 +152,23 @@ def test_assumed_format_is_a_warning_that_says_how_to_declare_fp8_experts(lint):
 def test_published_checkpoint_folder_is_known_fp4(lint):
     from conftest import V4_FLASH as cfg
 
-    run = lint({"models/DeepSeek-V4-Flash/config.json": cfg, "server.yaml": "model-path: models/DeepSeek-V4-Flash\nmoe-runner-backend: triton\n"})
+    run = lint(
+        {
+            "models/DeepSeek-V4-Flash/config.json": cfg,
+            "server.yaml": "model-path: models/DeepSeek-V4-Flash\nmoe-runner-backend: triton\n",
+        }
+    )
     assert only(run, "SWA501")["severity"] == "error"
 
 
 def test_rocm_is_not_judged(lint):
-    run = lint({"server.yaml": BASE + "moe-runner-backend: triton\n"}, "--platform", "rocm", "--gpu", "MI355X")
+    run = lint(
+        {"server.yaml": BASE + "moe-runner-backend: triton\n"},
+        "--platform",
+        "rocm",
+        "--gpu",
+        "MI355X",
+    )
     assert run.findings("SWA501") == []
 
 

@@ -20,13 +20,21 @@ def test_per_phase_backend_other_than_dsv4_is_an_error(lint, name, platform):
 
 @pytest.mark.parametrize("value", ["dsv4", "compressed"])
 def test_dsv4_and_its_alias_pass(lint, value):
-    run = lint({"server.yaml": f"model-path: models/v4\ndecode-attention-backend: {value}\nattention-backend: {value}\n"})
+    run = lint(
+        {
+            "server.yaml": f"model-path: models/v4\ndecode-attention-backend: {value}\nattention-backend: {value}\n"
+        }
+    )
     assert run.findings("SWA502") == []
     assert run.exit_code == 0
 
 
 def test_npu_pins_both_phases_to_dsv4(lint):
-    run = lint({"server.yaml": "model-path: models/v4\ndecode-attention-backend: ascend\n"}, "--platform", "npu")
+    run = lint(
+        {"server.yaml": "model-path: models/v4\ndecode-attention-backend: ascend\n"},
+        "--platform",
+        "npu",
+    )
     assert run.findings("SWA502") == []
 
 
@@ -39,13 +47,26 @@ def test_attention_backend_is_replaced_a_warning(lint):
 
 
 def test_not_a_deepseek_v4_model_is_left_alone(lint):
-    run = lint({"models/l/config.json": '{"architectures": ["LlamaForCausalLM"]}', "server.yaml": "model-path: models/l\ndecode-attention-backend: flashinfer\n"})
+    run = lint(
+        {
+            "models/l/config.json": '{"architectures": ["LlamaForCausalLM"]}',
+            "server.yaml": "model-path: models/l\ndecode-attention-backend: flashinfer\n",
+        }
+    )
     assert run.findings("SWA502") == []
 
 
-@pytest.mark.parametrize("gpu,fails", [("H200", True), ("RTX PRO 6000", True), ("B200", False), ("B300", False)])
+@pytest.mark.parametrize(
+    "gpu,fails", [("H200", True), ("RTX PRO 6000", True), ("B200", False), ("B300", False)]
+)
 def test_dsv4_trtllm_kernels_need_blackwell(lint, gpu, fails):
-    run = lint({"server.yaml": "model-path: models/v4\ndsv4-attn-backend: trtllm\nmoe-runner-backend: flashinfer_mxfp4\n"}, "--gpu", gpu)
+    run = lint(
+        {
+            "server.yaml": "model-path: models/v4\ndsv4-attn-backend: trtllm\nmoe-runner-backend: flashinfer_mxfp4\n"
+        },
+        "--gpu",
+        gpu,
+    )
     found = run.findings("SWA502")
     if fails:
         (f,) = found

@@ -6,9 +6,20 @@ import pytest
 from conftest import edits, loc, only
 
 
-@pytest.mark.parametrize("version,where", [("0.5.23", "deepseek_v4_memory_pool.py:321"), ("0.5.16", "deepseek_v4_memory_pool.py:117"), ("0.5.20", "deepseek_v4_memory_pool.py:137")])
+@pytest.mark.parametrize(
+    "version,where",
+    [
+        ("0.5.23", "deepseek_v4_memory_pool.py:321"),
+        ("0.5.16", "deepseek_v4_memory_pool.py:117"),
+        ("0.5.20", "deepseek_v4_memory_pool.py:137"),
+    ],
+)
 def test_bfloat16_on_cuda_is_the_pool_assertion_on_every_gpu(lint, version, where):
-    run = lint({"server.yaml": "model-path: models/v4\nkv-cache-dtype: bfloat16\n"}, "--sglang-version", version)
+    run = lint(
+        {"server.yaml": "model-path: models/v4\nkv-cache-dtype: bfloat16\n"},
+        "--sglang-version",
+        version,
+    )
     f = only(run, "SWA503")
     assert f["severity"] == "error"
     assert "assert self.store_dtype == torch.uint8" in f["message"] and where in f["message"]
@@ -18,7 +29,9 @@ def test_bfloat16_on_cuda_is_the_pool_assertion_on_every_gpu(lint, version, wher
 
 @pytest.mark.parametrize("platform", ["rocm", "npu"])
 def test_bfloat16_off_cuda_is_not_judged(lint, platform):
-    run = lint({"server.yaml": "model-path: models/v4\nkv-cache-dtype: bfloat16\n"}, "--platform", platform)
+    run = lint(
+        {"server.yaml": "model-path: models/v4\nkv-cache-dtype: bfloat16\n"}, "--platform", platform
+    )
     assert run.findings("SWA503") == []
 
 
@@ -34,7 +47,13 @@ def test_default_fp8_on_sm80_fails(lint, gpu):
 @pytest.mark.parametrize("gpu", ["L40S", "H100", "H20", "B200", "RTX PRO 6000"])
 def test_fp8_on_sm89_and_later_passes(lint, gpu):
     # marlin: FP4 experts on any CUDA GPU (SGLang picks no FP4 runner itself on SM89, SWA501)
-    run = lint({"server.yaml": "model-path: models/v4\nkv-cache-dtype: fp8_e4m3\nmoe-runner-backend: marlin\n"}, "--gpu", gpu)
+    run = lint(
+        {
+            "server.yaml": "model-path: models/v4\nkv-cache-dtype: fp8_e4m3\nmoe-runner-backend: marlin\n"
+        },
+        "--gpu",
+        gpu,
+    )
     assert run.findings("SWA503") == []
     assert run.exit_code == 0
 

@@ -14,7 +14,10 @@ def pro(total_gib: float = 125.65 * 8) -> dict[str, str]:
     cfg = json.loads(V4_FLASH)
     cfg.update({"hidden_size": 7168, "num_hidden_layers": 61})
     index = {"metadata": {"total_size": int(total_gib * GIB)}, "weight_map": {}}
-    return {"models/pro/config.json": json.dumps(cfg, indent=1), "models/pro/model.safetensors.index.json": json.dumps(index, indent=1)}
+    return {
+        "models/pro/config.json": json.dumps(cfg, indent=1),
+        "models/pro/model.safetensors.index.json": json.dumps(index, indent=1),
+    }
 
 
 SERVER = "model-path: models/pro\ntp-size: 8\nmoe-runner-backend: marlin\nmem-fraction-static: {}\n"
@@ -25,7 +28,10 @@ def test_field_report_pro_fp8_tp8_on_h200_at_0_88_fails_with_the_minimum(lint):
     f = only(run, "SWA504")
     assert f["severity"] == "error"
     assert "125.65 GiB of weights per GPU" in f["message"]
-    assert "Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.88" in f["message"]
+    assert (
+        "Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.88"
+        in f["message"]
+    )
     assert "the minimum is 0.8949" in f["message"]
     assert loc(f) == ("server.yaml", 4, 22)
     assert edits(f) == [("server.yaml", 4, 22, 4, 26, "0.92")]
@@ -70,7 +76,14 @@ def test_no_gpu_no_finding(lint):
 
 
 def test_unset_fraction_with_a_big_minimum_is_a_note(lint):
-    run = lint({**pro(), "server.yaml": "model-path: models/pro\ntp-size: 8\nmoe-runner-backend: marlin\n"}, "--gpu", "H200")
+    run = lint(
+        {
+            **pro(),
+            "server.yaml": "model-path: models/pro\ntp-size: 8\nmoe-runner-backend: marlin\n",
+        },
+        "--gpu",
+        "H200",
+    )
     f = only(run, "SWA504")
     assert f["severity"] == "note"
     assert run.exit_code == 0
@@ -78,8 +91,12 @@ def test_unset_fraction_with_a_big_minimum_is_a_note(lint):
 
 def test_catalogue_when_there_is_no_index(lint):
     run = lint(
-        {"models/DeepSeek-V4-Flash/config.json": V4_FLASH, "server.yaml": "model-path: models/DeepSeek-V4-Flash\nmem-fraction-static: 0.5\n"},
-        "--gpu", "H100",
+        {
+            "models/DeepSeek-V4-Flash/config.json": V4_FLASH,
+            "server.yaml": "model-path: models/DeepSeek-V4-Flash\nmem-fraction-static: 0.5\n",
+        },
+        "--gpu",
+        "H100",
     )
     f = only(run, "SWA504")
     assert "exceed the memory of one H100" in f["message"]
@@ -87,7 +104,9 @@ def test_catalogue_when_there_is_no_index(lint):
 
 
 def test_unknown_checkpoint_size_is_silent(lint):
-    run = lint({"server.yaml": "model-path: models/v4\nmem-fraction-static: 0.1\n"}, "--gpu", "H100")
+    run = lint(
+        {"server.yaml": "model-path: models/v4\nmem-fraction-static: 0.1\n"}, "--gpu", "H100"
+    )
     assert run.findings("SWA504") == []
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import edits, loc, only
 
-PREFILL = "model-path: models/v4\ndisaggregation-mode: prefill\ntp-size: 8\nenable-prefill-cp: true\n"
+PREFILL = (
+    "model-path: models/v4\ndisaggregation-mode: prefill\ntp-size: 8\nenable-prefill-cp: true\n"
+)
 
 
 def test_interleave_passes(lint):
@@ -23,7 +25,13 @@ def test_missing_cp_strategy_is_refused(lint, version):
     assert edits(f) == [("server.yaml", 5, 1, 5, 1, "cp-strategy: interleave\n")]
 
 
-@pytest.mark.parametrize("version,text", [("0.5.16", "only supports interleave CP strategy"), ("0.5.23", "zigzag CP requires the NPU backend")])
+@pytest.mark.parametrize(
+    "version,text",
+    [
+        ("0.5.16", "only supports interleave CP strategy"),
+        ("0.5.23", "zigzag CP requires the NPU backend"),
+    ],
+)
 def test_zigzag_is_refused_off_npu(lint, version, text):
     run = lint({"server.yaml": PREFILL + "cp-strategy: zigzag\n"}, "--sglang-version", version)
     f = only(run, "SWA505")
@@ -42,7 +50,9 @@ def test_with_attention_dp_is_refused(lint):
 
 
 def test_beyond_one_machine_is_refused(lint):
-    run = lint({"server.yaml": PREFILL.replace("tp-size: 8", "tp-size: 16") + "cp-strategy: interleave\n"})
+    run = lint(
+        {"server.yaml": PREFILL.replace("tp-size: 8", "tp-size: 16") + "cp-strategy: interleave\n"}
+    )
     f = only(run, "SWA505")
     assert "tp_size <= 8" in f["message"]
     assert loc(f) == ("server.yaml", 3, 10)

@@ -7,9 +7,15 @@ from conftest import EAGLE, edits, loc, only
 
 
 def test_pd_with_pp_is_refused_on_0_5_12(lint):
-    run = lint({"server.yaml": EAGLE + "disaggregation-mode: prefill\npp-size: 2\n"}, "--sglang-version", "0.5.12")
+    run = lint(
+        {"server.yaml": EAGLE + "disaggregation-mode: prefill\npp-size: 2\n"},
+        "--sglang-version",
+        "0.5.12",
+    )
     f = only(run, "SWA506")
-    assert f["message"].startswith("ValueError: V4 PD disaggregation requires pp_size=1, got pp_size=2.")
+    assert f["message"].startswith(
+        "ValueError: V4 PD disaggregation requires pp_size=1, got pp_size=2."
+    )
     assert loc(f) == ("server.yaml", 6, 1)
     assert edits(f) == [("server.yaml", 6, 10, 6, 11, "1")]
     assert run.exit_code == 1
@@ -17,7 +23,11 @@ def test_pd_with_pp_is_refused_on_0_5_12(lint):
 
 @pytest.mark.parametrize("version", ["0.5.13", "0.5.16", "0.5.23"])
 def test_later_releases_accept_it(lint, version):
-    run = lint({"server.yaml": EAGLE + "disaggregation-mode: prefill\npp-size: 2\n"}, "--sglang-version", version)
+    run = lint(
+        {"server.yaml": EAGLE + "disaggregation-mode: prefill\npp-size: 2\n"},
+        "--sglang-version",
+        version,
+    )
     assert run.findings("SWA506") == []
 
 

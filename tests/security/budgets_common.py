@@ -19,7 +19,12 @@ MiB = 2**20
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
-    for name, content in {"models/v4/config.json": V4_FLASH, "models/mtp256/config.json": MTP_W256, GOOD: EAGLE, **files}.items():
+    for name, content in {
+        "models/v4/config.json": V4_FLASH,
+        "models/mtp256/config.json": MTP_W256,
+        GOOD: EAGLE,
+        **files,
+    }.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(content, bytes):
@@ -42,7 +47,13 @@ class Child:
         return json.loads(self.stdout)
 
 
-def run_child(args: list[str], cwd: Path, timeout: float = 60, memory: int = 2048 * MiB, stdin=subprocess.DEVNULL) -> Child:
+def run_child(
+    args: list[str],
+    cwd: Path,
+    timeout: float = 60,
+    memory: int = 2048 * MiB,
+    stdin=subprocess.DEVNULL,
+) -> Child:
     """``python -m swacheck --no-config ARGS`` in a child: killed after ``timeout`` seconds (a hang
     fails the test, it does not hang the suite), its address space capped at ``memory`` bytes
     (a blow-up dies there instead of taking the machine), its peak RSS measured."""
@@ -74,7 +85,9 @@ def run_child(args: list[str], cwd: Path, timeout: float = 60, memory: int = 204
     timer = threading.Timer(timeout, proc.kill)
     timer.start()
     try:
-        _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak RSS, not the largest so far
+        _, status, usage = os.wait4(
+            proc.pid, 0
+        )  # this child's own peak RSS, not the largest so far
     finally:
         timer.cancel()
     seconds = time.perf_counter() - start
@@ -84,7 +97,13 @@ def run_child(args: list[str], cwd: Path, timeout: float = 60, memory: int = 204
     if seconds >= timeout:
         raise AssertionError(f"swacheck {' '.join(args)} did not finish within {timeout} s")
     stdout, stderr = out.get("out", b""), out.get("err", b"")
-    return Child(proc.returncode, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"), seconds, usage.ru_maxrss * 1024)
+    return Child(
+        proc.returncode,
+        stdout.decode("utf-8", "replace"),
+        stderr.decode("utf-8", "replace"),
+        seconds,
+        usage.ru_maxrss * 1024,
+    )
 
 
 def assert_error_lines(run, *lines: str, good_checked: bool = True) -> None:
@@ -93,7 +112,18 @@ def assert_error_lines(run, *lines: str, good_checked: bool = True) -> None:
     assert "internal error" not in run.stderr and "Traceback" not in run.stderr
     assert run.exit_code == 2
     if good_checked:
-        assert "good" in [d["name"] for d in json.loads(run.stdout)["deployments"]], "the good file was not checked"
+        assert "good" in [d["name"] for d in json.loads(run.stdout)["deployments"]], (
+            "the good file was not checked"
+        )
 
 
-__all__ = ["GOOD", "MiB", "Child", "EAGLE", "assert_error_lines", "run_child", "run_cli", "write_tree"]
+__all__ = [
+    "GOOD",
+    "MiB",
+    "Child",
+    "EAGLE",
+    "assert_error_lines",
+    "run_child",
+    "run_cli",
+    "write_tree",
+]

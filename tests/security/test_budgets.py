@@ -6,26 +6,36 @@ from __future__ import annotations
 
 import re
 
-from swacheck import limits
-
+from budgets_common import GOOD, assert_error_lines, run_child, run_cli, write_tree
 from conftest import ROOT
 
-from budgets_common import GOOD, assert_error_lines, run_child, run_cli, write_tree
+from swacheck import limits
 
 SERVER = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-num-steps: 3\nspeculative-eagle-topk: 1\n"
 
 
 def test_deployments_per_file_in_a_script(tmp_path):
-    root = write_tree(tmp_path, {"many.sh": "#!/bin/sh\n" + "sglang serve models/v4\n" * (limits.MAX_DEPLOYMENTS + 50)})
+    root = write_tree(
+        tmp_path,
+        {"many.sh": "#!/bin/sh\n" + "sglang serve models/v4\n" * (limits.MAX_DEPLOYMENTS + 50)},
+    )
     run = run_child(["--format", "json", "many.sh", GOOD], root)
-    assert_error_lines(run, f"many.sh:{limits.MAX_DEPLOYMENTS + 2}:1: more than {limits.MAX_DEPLOYMENTS} deployments in many.sh (the limit per file)")
+    assert_error_lines(
+        run,
+        f"many.sh:{limits.MAX_DEPLOYMENTS + 2}:1: more than "
+        f"{limits.MAX_DEPLOYMENTS} deployments in many.sh (the limit per file)",
+    )
 
 
 def test_deployments_per_file_in_a_multi_document_deployment_file(tmp_path):
     doc = "---\nswacheck: 1\nserver: {model-path: models/v4}\n"
     root = write_tree(tmp_path, {"many.yaml": doc * (limits.MAX_DEPLOYMENTS + 1)})
     run = run_child(["--format", "json", "many.yaml", GOOD], root)
-    assert_error_lines(run, f"many.yaml:{3 * limits.MAX_DEPLOYMENTS + 2}:1: more than {limits.MAX_DEPLOYMENTS} deployments in many.yaml (the limit per file)")
+    assert_error_lines(
+        run,
+        f"many.yaml:{3 * limits.MAX_DEPLOYMENTS + 2}:1: more than "
+        f"{limits.MAX_DEPLOYMENTS} deployments in many.yaml (the limit per file)",
+    )
 
 
 def test_yaml_nodes_per_file(tmp_path):
@@ -34,7 +44,11 @@ def test_yaml_nodes_per_file(tmp_path):
     run = run_child(["--format", "json", "nodes.yaml", GOOD], root)
     # nodes 1-9: the root mapping and the four keys and values; 10: x; 11: the list; then its items
     first_too_many = limits.MAX_YAML_NODES + 1 - 11
-    assert_error_lines(run, f"nodes.yaml:5:{5 + 2 * (first_too_many - 1)}: more than {limits.MAX_YAML_NODES} YAML nodes in this file (the limit per file)")
+    assert_error_lines(
+        run,
+        f"nodes.yaml:5:{5 + 2 * (first_too_many - 1)}: more than "
+        f"{limits.MAX_YAML_NODES} YAML nodes in this file (the limit per file)",
+    )
 
 
 def test_json_values_per_file(tmp_path):
@@ -44,15 +58,23 @@ def test_json_values_per_file(tmp_path):
     # values: the object, "models/v4", the list, then its items
     first_too_many = limits.MAX_YAML_NODES + 1 - 3
     column = len('{"model-path": "models/v4", "x": [') + 1 + 2 * (first_too_many - 1)
-    assert_error_lines(run, f"values.json:1:{column}: more than {limits.MAX_YAML_NODES} JSON values in this file (the limit per file)")
+    assert_error_lines(
+        run,
+        f"values.json:1:{column}: more than {limits.MAX_YAML_NODES} JSON values in this file (the limit per file)",
+    )
 
 
 def test_shell_words_per_file(tmp_path):
-    root = write_tree(tmp_path, {"words.sh": "#!/bin/sh\n" + "a " * (limits.MAX_WORDS + 5000) + "\n"})
+    root = write_tree(
+        tmp_path, {"words.sh": "#!/bin/sh\n" + "a " * (limits.MAX_WORDS + 5000) + "\n"}
+    )
     run = run_child(["--format", "json", "words.sh", GOOD], root)
     # counted a thousand at a time: the error points at the word that ends the batch past the limit
     word = limits.MAX_WORDS + 1000
-    assert_error_lines(run, f"words.sh:2:{2 * word - 1}: more than {limits.MAX_WORDS} shell words in words.sh (the limit per file)")
+    assert_error_lines(
+        run,
+        f"words.sh:2:{2 * word - 1}: more than {limits.MAX_WORDS} shell words in words.sh (the limit per file)",
+    )
 
 
 def test_bytes_read_per_run(tmp_path, monkeypatch):
@@ -61,18 +83,31 @@ def test_bytes_read_per_run(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_RUN_BYTES", 2 * len(SERVER))
     root = write_tree(tmp_path, {"a.yaml": SERVER, "b.yaml": SERVER, "c.yaml": SERVER})
     run = run_cli("--format", "json", "a.yaml", "b.yaml", "c.yaml", cwd=root)
-    past = f"not read: this run has read {2 * len(SERVER)} bytes, and this file would pass the limit of {2 * len(SERVER)} bytes per run"
-    assert run.stderr.splitlines() == [  # the three files are read first (units.plan), then the model config
-        f"c.yaml: {past}",
-        f"a.yaml:1:13: model config models/v4/config.json: {past}",
-        f"b.yaml:1:13: model config models/v4/config.json: {past}",
-    ]
+    past = (
+        f"not read: this run has read {2 * len(SERVER)} bytes, and this file would "
+        f"pass the limit of {2 * len(SERVER)} bytes per run"
+    )
+    assert (
+        run.stderr.splitlines()
+        == [  # the three files are read first (units.plan), then the model config
+            f"c.yaml: {past}",
+            f"a.yaml:1:13: model config models/v4/config.json: {past}",
+            f"b.yaml:1:13: model config models/v4/config.json: {past}",
+        ]
+    )
     assert run.exit_code == 2
 
 
 def test_a_file_that_passes_a_budget_does_not_stop_the_others(tmp_path):
     """Two attacks and two good files: each attack is its own line, both good files are checked."""
-    root = write_tree(tmp_path, {"self.sh": "#!/bin/sh\n. ./self.sh\n", "other.yaml": SERVER, "x.yaml": SERVER + "y: !!int ''\n"})
+    root = write_tree(
+        tmp_path,
+        {
+            "self.sh": "#!/bin/sh\n. ./self.sh\n",
+            "other.yaml": SERVER,
+            "x.yaml": SERVER + "y: !!int ''\n",
+        },
+    )
     run = run_cli("--format", "json", "self.sh", "x.yaml", "other.yaml", GOOD, cwd=root)
     assert run.stderr.splitlines() == [
         "self.sh:2:3: self.sh sources itself (self.sh -> self.sh): the shell would never finish",
@@ -118,23 +153,50 @@ def test_compose_defaults_nested_past_the_limit(tmp_path):
 
 def test_variable_references_per_file(tmp_path):
     """Unknown references cost their bookkeeping too: 400 KB of $B once took 150 MB and 11 s."""
-    compose = "services:\n  s:\n    image: x\n    command: python -m sglang.launch_server --model-path models/v4\n    env_file: big.env\n"
-    root = write_tree(tmp_path, {"compose.yaml": compose, "big.env": "A=" + "$B" * (limits.MAX_REFERENCES + 10) + "\n"})
+    compose = (
+        "services:\n  s:\n    image: x\n    command: python -m "
+        "sglang.launch_server --model-path models/v4\n    env_file: big.env\n"
+    )
+    root = write_tree(
+        tmp_path,
+        {"compose.yaml": compose, "big.env": "A=" + "$B" * (limits.MAX_REFERENCES + 10) + "\n"},
+    )
     run = run_cli("--format", "json", "compose.yaml", GOOD, cwd=root)
     column = len("A=") + 2 * limits.MAX_REFERENCES + 1  # the reference past the budget
-    assert_error_lines(run, f"big.env:1:{column}: more than {limits.MAX_REFERENCES} variable references in compose.yaml (the limit per file)")
+    assert_error_lines(
+        run,
+        f"big.env:1:{column}: more than {limits.MAX_REFERENCES} variable "
+        f"references in compose.yaml (the limit per file)",
+    )
 
 
 def test_dockerfile_stages(tmp_path):
     """Each stage once copied its parent's ENV: 20,000 stages took 5 GB."""
-    stages = "FROM base AS s0\nENV A=1\n" + "".join(f"FROM s{i} AS s{i + 1}\n" for i in range(limits.MAX_STAGES + 5))
-    root = write_tree(tmp_path, {"Dockerfile": stages + "CMD python -m sglang.launch_server --model-path models/v4\n"})
+    stages = "FROM base AS s0\nENV A=1\n" + "".join(
+        f"FROM s{i} AS s{i + 1}\n" for i in range(limits.MAX_STAGES + 5)
+    )
+    root = write_tree(
+        tmp_path,
+        {"Dockerfile": stages + "CMD python -m sglang.launch_server --model-path models/v4\n"},
+    )
     run = run_child(["--format", "json", "Dockerfile", GOOD], root, timeout=30)
-    assert_error_lines(run, f"Dockerfile:{limits.MAX_STAGES + 2}:1: more than {limits.MAX_STAGES} FROM stages in Dockerfile (the limit per Dockerfile)")
+    assert_error_lines(
+        run,
+        f"Dockerfile:{limits.MAX_STAGES + 2}:1: more than {limits.MAX_STAGES} FROM "
+        f"stages in Dockerfile (the limit per Dockerfile)",
+    )
 
 
 def test_dockerfile_instructions(tmp_path):
     lines = "FROM base\n" + "ENV A=1\n" * (limits.MAX_INSTRUCTIONS + 5)
-    root = write_tree(tmp_path, {"Dockerfile": lines + "CMD python -m sglang.launch_server --model-path models/v4\n"})
+    root = write_tree(
+        tmp_path,
+        {"Dockerfile": lines + "CMD python -m sglang.launch_server --model-path models/v4\n"},
+    )
     run = run_child(["--format", "json", "Dockerfile", GOOD], root, timeout=30)
-    assert_error_lines(run, f"Dockerfile:{limits.MAX_INSTRUCTIONS + 1}:1: more than {limits.MAX_INSTRUCTIONS} instructions in Dockerfile (the limit per Dockerfile)")
+    assert_error_lines(
+        run,
+        f"Dockerfile:{limits.MAX_INSTRUCTIONS + 1}:1: more than "
+        f"{limits.MAX_INSTRUCTIONS} instructions in Dockerfile (the limit per "
+        f"Dockerfile)",
+    )

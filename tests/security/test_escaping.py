@@ -33,13 +33,20 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES, ROOT
 
-SWACHECK = [shutil.which("swacheck")] if shutil.which("swacheck") else [sys.executable, "-m", "swacheck"]
+SWACHECK = (
+    [shutil.which("swacheck")] if shutil.which("swacheck") else [sys.executable, "-m", "swacheck"]
+)
 
 # The pieces of the attack, each a str that must never reach an output raw.
 ESC, BEL, C1_CSI, RLO, LRI = "\x1b", "\x07", "\x9b", "\u202e", "\u2066"
-HOSTILE_NAME = f"h{ESC}[31m\t{BEL}{C1_CSI}{RLO}{LRI}<img src=x onerror=alert(1)>|*`[link=file:/evil]x[/link]a[/x]b ##[stop-commands]t.yaml"
+HOSTILE_NAME = (
+    f"h{ESC}[31m\t{BEL}{C1_CSI}{RLO}{LRI}<img src=x "
+    f"onerror=alert(1)>|*`[link=file:/evil]x[/link]a[/x]b "
+    f"##[stop-commands]t.yaml"
+)
 HOSTILE_KEY = r'"k\e[2J\a\x9b\u202e\u2066\u2028[link=file:/x]y[/link]a[/x]b::error::z##[warning]w"'
-HOSTILE_VALUE = r'"models/DeepSeek-V4-gone\e]8;;file:/x\a\u202e"'  # names DSV4: its missing config.json is an input error
+# names DSV4: its missing config.json is an input error
+HOSTILE_VALUE = r'"models/DeepSeek-V4-gone\e]8;;file:/x\a\u202e"'
 MODEL_DIR = "models/m|t`p*_<b>"  # a folder name that lands in table cells (the draft's source)
 NOT_UTF8 = b"bad\xff.yaml"
 
@@ -59,29 +66,56 @@ RING = "DSV4 target and draft pools must share SWA geometry: target=(256, 128, N
 _FORBIDDEN = re.compile(
     "[\x00-\x09\x0b-\x1f\x7f\x80-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]"
 )
-_SGR = re.compile("\x1b\\[[0-9;]*m")  # rich's colours: the only escape sequence allowed, with --color always
+_SGR = re.compile(
+    "\x1b\\[[0-9;]*m"
+)  # rich's colours: the only escape sequence allowed, with --color always
 
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("hostile")
-    for name, src in (("models/v4", "DeepSeek-V4-Flash"), ("models/mtp256", "DeepSeek-V4-Flash-MTP-w256"), (MODEL_DIR, "DeepSeek-V4-Flash-MTP-w256")):
+    for name, src in (
+        ("models/v4", "DeepSeek-V4-Flash"),
+        ("models/mtp256", "DeepSeek-V4-Flash-MTP-w256"),
+        (MODEL_DIR, "DeepSeek-V4-Flash-MTP-w256"),
+    ):
         shutil.copytree(EXAMPLES / "models" / src, root / name)
     path = root / HOSTILE_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
     up = "../" * HOSTILE_NAME.count("/")
-    path.write_text(SERVER.format(model=f"{up}models/v4", draft=f"{up}{MODEL_DIR}"), encoding="utf-8")
-    (root / os.fsdecode(NOT_UTF8)).write_bytes(SERVER.format(model="models/v4", draft="models/mtp256").encode())
-    (root / "value.yaml").write_text(SERVER.format(model=HOSTILE_VALUE, draft="models/mtp256"), encoding="utf-8")
+    path.write_text(
+        SERVER.format(model=f"{up}models/v4", draft=f"{up}{MODEL_DIR}"), encoding="utf-8"
+    )
+    (root / os.fsdecode(NOT_UTF8)).write_bytes(
+        SERVER.format(model="models/v4", draft="models/mtp256").encode()
+    )
+    (root / "value.yaml").write_text(
+        SERVER.format(model=HOSTILE_VALUE, draft="models/mtp256"), encoding="utf-8"
+    )
     return root
 
 
-def swacheck(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+def swacheck(
+    cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     """The installed CLI, with a strict UTF-8 standard output (a surrogate would crash it)."""
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "FORCE_COLOR", "NO_COLOR"))}
-    full_env.update({"LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8:strict", "COLUMNS": "200"})
+    full_env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GITHUB_", "FORCE_COLOR", "NO_COLOR"))
+    }
+    full_env.update(
+        {
+            "LC_ALL": "C.UTF-8",
+            "LANG": "C.UTF-8",
+            "PYTHONIOENCODING": "utf-8:strict",
+            "COLUMNS": "200",
+        }
+    )
     full_env.update(env or {})
-    return subprocess.run([*SWACHECK, *args], cwd=cwd, env=full_env, capture_output=True, timeout=120)
+    return subprocess.run(
+        [*SWACHECK, *args], cwd=cwd, env=full_env, capture_output=True, timeout=120
+    )
 
 
 def assert_clean(data: bytes, colour: bool = False) -> str:
@@ -119,7 +153,9 @@ def test_human(hostile, colour):
     err = assert_clean(run.stderr)
     assert_shown_escaped(out)
     assert "[link=file:/evil]x[/link]a[/x]b" in out  # markup shown as text, not drawn
-    assert "models/DeepSeek-V4-gone\\x1b]8;;file:/x\\x07\\u202e" in err  # the value, escaped in the error line
+    assert (
+        "models/DeepSeek-V4-gone\\x1b]8;;file:/x\\x07\\u202e" in err
+    )  # the value, escaped in the error line
     assert_no_workflow_command(out + err)
 
 
@@ -136,7 +172,9 @@ def test_json(hostile, tmp_path):
     data = json.loads(assert_clean(run.stdout))
     files = {d["file"] for d in data["deployments"]}
     assert "bad\\xff.yaml" in files  # the name, escaped, in a string that stays valid Unicode
-    assert all(_FORBIDDEN.search(json.dumps(data, ensure_ascii=False)) is None for _ in [0])  # nor after decoding
+    assert all(
+        _FORBIDDEN.search(json.dumps(data, ensure_ascii=False)) is None for _ in [0]
+    )  # nor after decoding
     (error,) = data["errors"]
     assert error["file"] == "value.yaml" and "\\x1b" in error["message"]
     out_file = tmp_path / "report.json"
@@ -153,9 +191,14 @@ def test_sarif(hostile, tmp_path):
     assert_clean(run.stdout)
     doc = json.loads(assert_clean(out_file.read_bytes()))
     assert_valid(doc)
-    shown = json.dumps(doc["runs"][0]["results"] + doc["runs"][0]["invocations"], ensure_ascii=False)
+    shown = json.dumps(
+        doc["runs"][0]["results"] + doc["runs"][0]["invocations"], ensure_ascii=False
+    )
     assert _FORBIDDEN.search(shown) is None  # nothing a viewer decodes into a control character
-    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in doc["runs"][0]["results"]}
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in doc["runs"][0]["results"]
+    }
     assert "bad%5Cxff.yaml" in uris
 
 
@@ -184,7 +227,9 @@ def test_github_annotations_and_step_summary(hostile, tmp_path):
     for line in annotations:  # parsed as the runner does (ActionCommand.TryParseV2)
         head = line[2 : line.index("::", 2)]
         keys = {pair.split("=", 1)[0] for pair in head.split(" ", 1)[1].split(",")}
-        assert keys <= {"file", "line", "col", "endLine", "endColumn", "title"}, line  # no , or : leaks out of a value
+        assert keys <= {"file", "line", "col", "endLine", "endColumn", "title"}, (
+            line
+        )  # no , or : leaks out of a value
     assert any("file=bad\\xff.yaml," in line for line in annotations)
     md = assert_clean(summary.read_bytes())
     # no raw HTML from the inputs outside code spans (where Markdown shows it as text)
@@ -248,7 +293,9 @@ def test_why(hostile, fmt):
 
 def test_why_log_path_with_control_characters(tmp_path):
     log = tmp_path / f"log{ESC}[2J{RLO}.txt"
-    log.write_text("RuntimeError: DSV4 target and draft pools must share SWA geometry: target=(1, 2, None), draft=(1, 2, x)\n")
+    log.write_text(
+        "RuntimeError: DSV4 target and draft pools must share SWA geometry: target=(1, 2, None), draft=(1, 2, x)\n"
+    )
     run = swacheck(tmp_path, "why", "--from-log", log.name)
     assert run.returncode == 2
     err = assert_clean(run.stderr)
@@ -259,7 +306,9 @@ def test_show_pairs_settings_and_fix_messages(hostile, tmp_path):
     run = swacheck(hostile, "--show-pairs", ".")
     assert_clean(run.stdout)
     assert_clean(run.stderr)
-    (tmp_path / "swacheck.toml").write_text('env = { "A\\u001b[2J\\u202e" = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" }\n')
+    (tmp_path / "swacheck.toml").write_text(
+        'env = { "A\\u001b[2J\\u202e" = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" }\n'
+    )
     shown = swacheck(tmp_path, "--show-settings")
     out = assert_clean(shown.stdout)
     assert "A\\x1b[2J\\u202e" in out and "ghp_" not in out
@@ -277,7 +326,9 @@ def test_diff_and_fix_still_work_on_the_real_name(hostile, tmp_path):
     assert '\n--- "a/bad\\377.yaml"\n+++ "b/bad\\377.yaml"\n' in text  # after the fix's header line
     if shutil.which("git"):
         subprocess.run(["git", "init", "-q", str(work)], check=True)
-        check = subprocess.run(["git", "apply", "--check", "-"], cwd=work, input=diff.stdout, capture_output=True)
+        check = subprocess.run(
+            ["git", "apply", "--check", "-"], cwd=work, input=diff.stdout, capture_output=True
+        )
         assert check.returncode == 0, check.stderr
     fixed = swacheck(work, "--fix", "--unsafe-fixes", os.fsdecode(NOT_UTF8))
     assert_clean(fixed.stderr)
@@ -292,7 +343,9 @@ def test_rendered_rich_text_is_never_markup():
         if path.name in ("human.py", "escape.py"):
             continue
         source = path.read_text(encoding="utf-8")
-        assert "Text(" not in source and "console.print(" not in source and "add_row(" not in source, path
+        assert (
+            "Text(" not in source and "console.print(" not in source and "add_row(" not in source
+        ), path
 
 
 # --------------------------------------------------------------------------- the boundary's functions, on any text
@@ -305,20 +358,37 @@ from swacheck.report import escape  # noqa: E402
 
 # any code point, lone surrogates included (a file name that is not UTF-8), weighted towards
 # the characters that matter here
-_NASTY = st.sampled_from(list("\x00\x07\x08\t\n\r\x1b\x7f\x85\x9b\u2028\u202e\u2066\u2069\u200b\ufeff\udcff\udc80%:,|`*_<>&[]#\\") + ["##[", "::", "[/x]", "[link=x]"])
+_NASTY = st.sampled_from(
+    list(
+        "\x00\x07\x08\t\n\r\x1b\x7f\x85\x9b\u2028\u202e\u2066\u2069\u200b\ufeff\udcff\udc80%:,|`*_<>&[]#\\"
+    )
+    + ["##[", "::", "[/x]", "[link=x]"]
+)
 TEXT = st.lists(st.one_of(st.characters(), _NASTY), max_size=40).map("".join)
 
 
 @settings(max_examples=hypothesis_profiles.examples(4))
 @given(TEXT)
 def test_every_output_function_leaves_no_raw_control_character(text):
-    for fn in (escape.terminal, escape.markdown, escape.markdown_code, escape.xml, escape.workflow_message, escape.workflow_property):
+    for fn in (
+        escape.terminal,
+        escape.markdown,
+        escape.markdown_code,
+        escape.xml,
+        escape.workflow_message,
+        escape.workflow_property,
+    ):
         out = fn(text)
         assert _FORBIDDEN.search(out) is None, (fn.__name__, out)
         assert not any(0xD800 <= ord(c) <= 0xDFFF for c in out), fn.__name__
         out.encode("utf-8")  # strict: writable to any UTF-8 stream
         assert "##[" not in out and not out.lstrip().startswith("::"), (fn.__name__, out)
-        assert fn(out) == out or fn in (escape.markdown, escape.markdown_code, escape.workflow_message, escape.workflow_property)
+        assert fn(out) == out or fn in (
+            escape.markdown,
+            escape.markdown_code,
+            escape.workflow_message,
+            escape.workflow_property,
+        )
     assert "\n" not in escape.terminal(text) and "\r" not in escape.terminal(text)
     assert escape.terminal(escape.terminal(text)) == escape.terminal(text)  # idempotent
 
@@ -344,7 +414,11 @@ def test_xml_and_json_always_parse(a, b):
 @settings(max_examples=hypothesis_profiles.examples(2))
 @given(st.lists(TEXT, min_size=5, max_size=5))
 def test_markdown_table_cells_stay_cells(cells):
-    row = "| " + " | ".join([escape.markdown_code(cells[0]), *(escape.markdown(c) for c in cells[1:])]) + " |"
+    row = (
+        "| "
+        + " | ".join([escape.markdown_code(cells[0]), *(escape.markdown(c) for c in cells[1:])])
+        + " |"
+    )
     assert "\n" not in row
     assert len(re.split(r"(?<!\\)\|", row)) == 7, row
 
@@ -358,4 +432,6 @@ def test_a_line_rich_wraps_never_starts_a_workflow_command():
     stream.write("::warning::z\n")  # a chunk that goes on a line begun with spaces only
     stream.write("x")
     stream.write("::notice::w\n")  # the middle of a line
-    assert out.getvalue() == "label ::error::x\n    \\x3a:error::y\n  \\x3a:warning::z\nx::notice::w\n"
+    assert (
+        out.getvalue() == "label ::error::x\n    \\x3a:error::y\n  \\x3a:warning::z\nx::notice::w\n"
+    )

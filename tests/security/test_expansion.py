@@ -9,27 +9,44 @@ for the file, the other file named alongside is still checked, and the child sta
 from __future__ import annotations
 
 import pytest
+from budgets_common import GOOD, MiB, assert_error_lines, run_child, write_tree
 
 from swacheck import limits
 
-from budgets_common import GOOD, MiB, assert_error_lines, run_child, write_tree
-
-LAUNCH = "python -m sglang.launch_server --model-path models/v4 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1"
+LAUNCH = (
+    "python -m sglang.launch_server --model-path models/v4 "
+    "--speculative-algorithm EAGLE --speculative-num-steps 3 "
+    "--speculative-eagle-topk 1"
+)
 WORD = f"a word expands to more than {limits.MAX_WORD} characters here (the limit on one word)"
 STEPS = 40  # 2**40 characters if nothing stopped it
 
 
 def shell_doubling() -> dict[str, str]:
-    return {"double.sh": "\n".join(["#!/bin/sh", "A=x"] + ['A="$A$A"'] * STEPS + [f'{LAUNCH} --served-model-name "$A"']) + "\n"}
+    return {
+        "double.sh": "\n".join(
+            ["#!/bin/sh", "A=x"] + ['A="$A$A"'] * STEPS + [f'{LAUNCH} --served-model-name "$A"']
+        )
+        + "\n"
+    }
 
 
 def dockerfile_doubling() -> dict[str, str]:
-    lines = ["FROM lmsysorg/sglang:latest", "ARG A0=x"] + [f"ARG A{i}=${{A{i - 1}}}${{A{i - 1}}}" for i in range(1, STEPS + 1)]
-    return {"Dockerfile": "\n".join(lines + [f"ENV NAME=${{A{STEPS}}}", f'CMD {LAUNCH} --served-model-name "$NAME"']) + "\n"}
+    lines = ["FROM lmsysorg/sglang:latest", "ARG A0=x"] + [
+        f"ARG A{i}=${{A{i - 1}}}${{A{i - 1}}}" for i in range(1, STEPS + 1)
+    ]
+    return {
+        "Dockerfile": "\n".join(
+            lines + [f"ENV NAME=${{A{STEPS}}}", f'CMD {LAUNCH} --served-model-name "$NAME"']
+        )
+        + "\n"
+    }
 
 
 def kubernetes_doubling() -> dict[str, str]:
-    env = ["        - {name: V0, value: x}"] + [f'        - {{name: V{i}, value: "$(V{i - 1})$(V{i - 1})"}}' for i in range(1, STEPS + 1)]
+    env = ["        - {name: V0, value: x}"] + [
+        f'        - {{name: V{i}, value: "$(V{i - 1})$(V{i - 1})"}}' for i in range(1, STEPS + 1)
+    ]
     args = ", ".join(f'"{a}"' for a in LAUNCH.split()[1:])
     text = (
         "apiVersion: v1\nkind: Pod\nmetadata: {name: double}\nspec:\n  containers:\n    - name: server\n"
@@ -40,8 +57,14 @@ def kubernetes_doubling() -> dict[str, str]:
 
 
 def compose_doubling() -> dict[str, str]:
-    dotenv = "\n".join(["V0=x"] + [f"V{i}=${{V{i - 1}}}${{V{i - 1}}}" for i in range(1, STEPS + 1)]) + "\n"
-    compose = f"services:\n  server:\n    image: lmsysorg/sglang:latest\n    command: {LAUNCH} --served-model-name ${{V{STEPS}}}\n"
+    dotenv = (
+        "\n".join(["V0=x"] + [f"V{i}=${{V{i - 1}}}${{V{i - 1}}}" for i in range(1, STEPS + 1)])
+        + "\n"
+    )
+    compose = (
+        f"services:\n  server:\n    image: lmsysorg/sglang:latest\n    command: "
+        f"{LAUNCH} --served-model-name ${{V{STEPS}}}\n"
+    )
     return {".env": dotenv, "compose.yaml": compose}
 
 
@@ -70,12 +93,19 @@ def test_total_expansion_per_file_is_bounded(tmp_path):
     script = "#!/bin/sh\n" + f"A={big}\n" + 'B="$A"\n' * (refs + 5) + LAUNCH + "\n"
     root = write_tree(tmp_path, {"total.sh": script})
     run = run_child(["--format", "json", "total.sh", GOOD], root, timeout=60)
-    assert_error_lines(run, f"total.sh:{2 + refs}:4: variable expansion passes {limits.MAX_EXPANSION} characters in total.sh here (the limit per file)")
+    assert_error_lines(
+        run,
+        f"total.sh:{2 + refs}:4: variable expansion passes {limits.MAX_EXPANSION} "
+        f"characters in total.sh here (the limit per file)",
+    )
 
 
 def test_a_long_word_below_the_limit_is_fine(tmp_path):
     """The limit is not a guess at what is reasonable: 2**19 characters through variables still work."""
-    script = "\n".join(["#!/bin/sh", "A=x"] + ['A="$A$A"'] * 19 + [f'{LAUNCH} --served-model-name "$A"']) + "\n"
+    script = (
+        "\n".join(["#!/bin/sh", "A=x"] + ['A="$A$A"'] * 19 + [f'{LAUNCH} --served-model-name "$A"'])
+        + "\n"
+    )
     root = write_tree(tmp_path, {"long.sh": script})
     run = run_child(["--format", "json", "long.sh", GOOD], root)
     assert run.stderr == "" and run.exit_code == 0
@@ -84,9 +114,18 @@ def test_a_long_word_below_the_limit_is_fine(tmp_path):
 
 def test_a_word_of_escapes_longer_than_a_word_may_be(tmp_path):
     """Each escaped character was an object of its own: 8 MB of \\a once took 1.1 GB and 40 s."""
-    script = "#!/bin/sh\n" + LAUNCH + " --served-model-name " + "\\a" * (limits.MAX_WORD // 2 + 10) + "\n"
+    script = (
+        "#!/bin/sh\n"
+        + LAUNCH
+        + " --served-model-name "
+        + "\\a" * (limits.MAX_WORD // 2 + 10)
+        + "\n"
+    )
     root = write_tree(tmp_path, {"escapes.sh": script})
     run = run_child(["--format", "json", "escapes.sh", GOOD], root, timeout=60)
     column = len(LAUNCH) + len(" --served-model-name ") + 1
-    assert_error_lines(run, f"escapes.sh:2:{column}: a word is more than {limits.MAX_WORD} characters long here (the limit on one word)")
+    assert_error_lines(
+        run,
+        f"escapes.sh:2:{column}: a word is more than {limits.MAX_WORD} characters long here (the limit on one word)",
+    )
     assert run.peak_rss < 300 * MiB

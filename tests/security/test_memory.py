@@ -13,15 +13,20 @@ import json
 import sys
 
 import pytest
+from budgets_common import GOOD, MiB, run_child, write_tree
 
 from swacheck import limits
 
-from budgets_common import GOOD, MiB, run_child, write_tree
-
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and ru_maxrss in KiB: Linux")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="RLIMIT_AS and ru_maxrss in KiB: Linux"
+)
 
 SERVER = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-num-steps: 3\nspeculative-eagle-topk: 1\n"
-LAUNCH = "python -m sglang.launch_server --model-path models/v4 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1"
+LAUNCH = (
+    "python -m sglang.launch_server --model-path models/v4 "
+    "--speculative-algorithm EAGLE --speculative-num-steps 3 "
+    "--speculative-eagle-topk 1"
+)
 
 
 def bound(size: int) -> int:
@@ -34,24 +39,50 @@ def dense_yaml() -> dict[str, str]:  # two bytes a node: the most nodes a byte c
 
 def nested_flow_yaml() -> dict[str, str]:
     item = "[[1, [2, 3]], {a: [4]}]"  # 10 nodes
-    return {"flow.yaml": SERVER + "x: [" + ", ".join([item] * (limits.MAX_YAML_NODES // 10 - 10)) + "]\n"}
+    return {
+        "flow.yaml": SERVER
+        + "x: ["
+        + ", ".join([item] * (limits.MAX_YAML_NODES // 10 - 10))
+        + "]\n"
+    }
 
 
 def flow_yaml_over_the_budget() -> dict[str, str]:
-    return {"flow.yaml": SERVER + "x: [" + ", ".join(["[[1, [2, 3]], {a: [4]}]"] * 170_000) + "]\n"}  # 4 MB
+    return {
+        "flow.yaml": SERVER + "x: [" + ", ".join(["[[1, [2, 3]], {a: [4]}]"] * 170_000) + "]\n"
+    }  # 4 MB
 
 
 def dense_json() -> dict[str, str]:
-    return {"dense.json": json.dumps({"model-path": "models/v4", "x": [[1, [2, {"a": 3}]]] * (limits.MAX_YAML_NODES // 6 - 10)})}
+    return {
+        "dense.json": json.dumps(
+            {
+                "model-path": "models/v4",
+                "x": [[1, [2, {"a": 3}]]] * (limits.MAX_YAML_NODES // 6 - 10),
+            }
+        )
+    }
 
 
 def argv_script() -> dict[str, str]:  # one launch with as many arguments as the word budget allows
     pairs = (limits.MAX_WORDS - 100) // 2
-    return {"argv.sh": "#!/bin/sh\n" + LAUNCH + " " + " ".join(f"--served-model-name n{i}" for i in range(pairs)) + "\n"}
+    return {
+        "argv.sh": "#!/bin/sh\n"
+        + LAUNCH
+        + " "
+        + " ".join(f"--served-model-name n{i}" for i in range(pairs))
+        + "\n"
+    }
 
 
 def argv_script_over_the_budget() -> dict[str, str]:  # the 5 MB argument list
-    return {"argv.sh": "#!/bin/sh\n" + LAUNCH + " " + " ".join(f"--served-model-name name{i}" for i in range(160_000)) + "\n"}
+    return {
+        "argv.sh": "#!/bin/sh\n"
+        + LAUNCH
+        + " "
+        + " ".join(f"--served-model-name name{i}" for i in range(160_000))
+        + "\n"
+    }
 
 
 def dense_words() -> dict[str, str]:  # two bytes a word
@@ -60,7 +91,11 @@ def dense_words() -> dict[str, str]:  # two bytes a word
 
 def kubernetes_pods() -> dict[str, str]:
     args = ", ".join(f'"{a}"' for a in LAUNCH.split()[1:])
-    pod = "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec:\n  containers:\n    - {{name: c, image: lmsysorg/sglang, command: [python], args: [{args}]}}\n"
+    pod = (
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec:\n  "
+        "containers:\n    - {{name: c, image: lmsysorg/sglang, command: [python], "
+        "args: [{args}]}}\n"
+    )
     return {"pods.yaml": "".join(pod.format(i=i, args=args) for i in range(limits.MAX_DEPLOYMENTS))}
 
 
@@ -85,4 +120,6 @@ def test_peak_rss_is_proportional_to_the_input(tmp_path, case):
     assert "internal error" not in run.stderr and "Traceback" not in run.stderr
     assert run.exit_code in (0, 1, 2)
     assert "good" in [d["name"] for d in run.data["deployments"]]
-    assert run.peak_rss <= bound(size), f"{run.peak_rss / MiB:.0f} MB for {size / MiB:.1f} MB of input (bound {bound(size) / MiB:.0f} MB)"
+    assert run.peak_rss <= bound(size), (
+        f"{run.peak_rss / MiB:.0f} MB for {size / MiB:.1f} MB of input (bound {bound(size) / MiB:.0f} MB)"
+    )

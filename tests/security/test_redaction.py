@@ -10,12 +10,10 @@ Then the installed CLI, in every format, on a tree whose values carry secrets.
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import shutil
 import string
-import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -36,20 +34,47 @@ RANDOM40 = "k8Vq2ZmR7tLx4PwN9bYc3HdJ6fGs1TeKa5Uo0MiQ"
 
 SHAPES = {
     "github classic": (f"model {GHP} here", GHP),
-    "github oauth": ("gho_16C7e42F292c6912E7710c838347Ae178B4a", "gho_16C7e42F292c6912E7710c838347Ae178B4a"),
-    "github app": ("x ghs_16C7e42F292c6912E7710c838347Ae178B4a", "ghs_16C7e42F292c6912E7710c838347Ae178B4a"),
-    "github user-to-server": ("ghu_16C7e42F292c6912E7710c838347Ae178B4a", "ghu_16C7e42F292c6912E7710c838347Ae178B4a"),
+    "github oauth": (
+        "gho_16C7e42F292c6912E7710c838347Ae178B4a",
+        "gho_16C7e42F292c6912E7710c838347Ae178B4a",
+    ),
+    "github app": (
+        "x ghs_16C7e42F292c6912E7710c838347Ae178B4a",
+        "ghs_16C7e42F292c6912E7710c838347Ae178B4a",
+    ),
+    "github user-to-server": (
+        "ghu_16C7e42F292c6912E7710c838347Ae178B4a",
+        "ghu_16C7e42F292c6912E7710c838347Ae178B4a",
+    ),
     "github fine-grained": (f"--model-path {PAT}", PAT),
     "gitlab": ("glpat-xXyYzZ0123456789abcd", "glpat-xXyYzZ0123456789abcd"),
-    "slack bot": ("xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp", "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp"),
-    "slack user": ("xoxp-1234567890-0987654321-AbCdEfGhIjKlMnOp", "xoxp-1234567890-0987654321-AbCdEfGhIjKlMnOp"),
+    "slack bot": (
+        "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp",
+        "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp",
+    ),
+    "slack user": (
+        "xoxp-1234567890-0987654321-AbCdEfGhIjKlMnOp",
+        "xoxp-1234567890-0987654321-AbCdEfGhIjKlMnOp",
+    ),
     "hugging face": (f"{HF}/config.json", HF),
     "openai": ("sk-proj-AbC123dEf456GhI789jKl012MnO345pQr", "AbC123dEf456GhI789jKl012MnO345pQr"),
-    "anthropic": ("sk-ant-api03-AbC123dEf456GhI789jKl012MnO345pQr-xyz", "AbC123dEf456GhI789jKl012MnO345pQr"),
+    "anthropic": (
+        "sk-ant-api03-AbC123dEf456GhI789jKl012MnO345pQr-xyz",
+        "AbC123dEf456GhI789jKl012MnO345pQr",
+    ),
     "aws access key id": ("AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
-    "google api key": ("AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q", "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"),
-    "jwt": ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
-    "git extraheader": (f"http.https://github.com/.extraheader=AUTHORIZATION: basic {BASIC}", BASIC),
+    "google api key": (
+        "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+        "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+    ),
+    "jwt": (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ),
+    "git extraheader": (
+        f"http.https://github.com/.extraheader=AUTHORIZATION: basic {BASIC}",
+        BASIC,
+    ),
     "authorization bearer": ('-H "Authorization: Bearer abc.def-ghi_jkl"', "abc.def-ghi_jkl"),
     "authorization token": ("Authorization: token 0123abcd", "0123abcd"),
     "bearer alone": ("Bearer mF_9.B5f-4.1JqM", "mF_9.B5f-4.1JqM"),
@@ -59,8 +84,14 @@ SHAPES = {
     "yaml key": ("api-key: s3cr3t-value", "s3cr3t-value"),
     "sglang --api-key": ("--api-key hunter2 --port 30000", "hunter2"),
     "password": ('password="correct horse"', "correct horse"),
-    "private key": ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk=\n-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXk="),
-    "private key cut short": ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7", "MIIEowIBAAKCAQEA7"),
+    "private key": (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk=\n-----END OPENSSH PRIVATE KEY-----",
+        "b3BlbnNzaC1rZXk=",
+    ),
+    "private key cut short": (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7",
+        "MIIEowIBAAKCAQEA7",
+    ),
     "high entropy": (f"/models/{RANDOM40}", RANDOM40),
     # a message that truncates a long value must not leave the start of a token readable
     "github token cut short": ("unknown GPU 'ghp_Zq8Xr2Lm5N...'", "Zq8Xr2Lm5N"),
@@ -79,7 +110,15 @@ def test_credential_shapes_are_redacted(name):
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_every_output_function_redacts(name):
     text, secret = SHAPES[name]
-    for fn in (escape.terminal, escape.markdown, escape.markdown_code, escape.xml, escape.json_text, escape.workflow_message, escape.workflow_property):
+    for fn in (
+        escape.terminal,
+        escape.markdown,
+        escape.markdown_code,
+        escape.xml,
+        escape.json_text,
+        escape.workflow_message,
+        escape.workflow_property,
+    ):
         assert secret not in fn(text), fn.__name__
 
 
@@ -92,7 +131,9 @@ def test_redaction_keeps_the_rest_of_the_text():
 
 # --------------------------------------------------------------------------- what is not
 
-SNAPSHOT = "0123456789abcdef0123456789abcdef01234567"  # a Hugging Face snapshot folder (a git commit)
+SNAPSHOT = (
+    "0123456789abcdef0123456789abcdef01234567"  # a Hugging Face snapshot folder (a git commit)
+)
 BENIGN = [
     "deepseek-ai/DeepSeek-V4-Flash",
     "/models/DeepSeek-V4-Flash-MTP-w256",
@@ -130,9 +171,15 @@ def test_no_sglang_flag_of_any_release_is_redacted():
             if line and not line.startswith("#"):
                 flags.add(line.split("\t")[0])
     assert len(flags) > 200
-    changed = [f for f in flags if redact(f"{f} 4") != f"{f} 4" or redact(f"{f}: /models/x") != f"{f}: /models/x"]
+    changed = [
+        f
+        for f in flags
+        if redact(f"{f} 4") != f"{f} 4" or redact(f"{f}: /models/x") != f"{f}: /models/x"
+    ]
     # the flags whose values *are* credentials (api-key, admin-api-key, ssl-keyfile-password)
-    assert sorted(changed) == sorted(f for f in flags if re.search(r"(api-key|password)$", f)), changed
+    assert sorted(changed) == sorted(f for f in flags if re.search(r"(api-key|password)$", f)), (
+        changed
+    )
 
 
 def test_nothing_in_the_examples_and_golden_outputs_is_redacted():
@@ -181,7 +228,10 @@ def leaky(tmp_path_factory) -> tuple[Path, list[str]]:
     shutil.copytree(EXAMPLES / "models" / "DeepSeek-V4-Flash", root / "v4")
     shutil.copytree(EXAMPLES / "models" / "DeepSeek-V4-Flash-MTP-w256", root / "mtp")
     # dsv4-attn-backend: a DSV4-only flag, so a missing config.json is an input error (not a note)
-    eagle = "speculative-algorithm: EAGLE\nspeculative-num-steps: 3\nspeculative-eagle-topk: 1\ndsv4-attn-backend: auto\n"
+    eagle = (
+        "speculative-algorithm: EAGLE\nspeculative-num-steps: "
+        "3\nspeculative-eagle-topk: 1\ndsv4-attn-backend: auto\n"
+    )
     (root / "tok.env").write_text(f"TOKEN={GHP}\n")
     (root / "launch.sh").write_text(
         '. ./tok.env\npython -m sglang.launch_server --model-path "$TOKEN" --speculative-algorithm EAGLE '
@@ -229,7 +279,9 @@ def test_human_with_colour(leaky):
 def test_github_annotations_and_step_summary(leaky, tmp_path):
     root, mapping = leaky
     summary = tmp_path / "summary.md"
-    run = swacheck(root, "--format", "github", *mapping, ".", env={"GITHUB_STEP_SUMMARY": str(summary)})
+    run = swacheck(
+        root, "--format", "github", *mapping, ".", env={"GITHUB_STEP_SUMMARY": str(summary)}
+    )
     assert run.returncode == 2
     assert_no_secret(run.stdout, run.stderr, summary.read_bytes())
     assert run.stdout.count(b"::error ") >= 4
@@ -250,7 +302,11 @@ def test_why(leaky, fmt):
     run = swacheck(root, "why", "--format", fmt, *mapping, ring, ".")
     assert_no_secret(run.stdout, run.stderr)
     text = run.stdout.decode()
-    assert ("speculative-draft-model-path ***" in text) if fmt == "human" else json.loads(text)["errors"][0]["deployments"]
+    assert (
+        ("speculative-draft-model-path ***" in text)
+        if fmt == "human"
+        else json.loads(text)["errors"][0]["deployments"]
+    )
 
 
 def test_show_settings_and_show_pairs(leaky):

@@ -8,11 +8,15 @@ issue's 299-byte one made 168,421 deployments in 95 s (benchmarks/hostile.py).
 
 from __future__ import annotations
 
-from swacheck import limits
-
 from budgets_common import GOOD, assert_error_lines, run_child, run_cli, write_tree
 
-LAUNCH = "python -m sglang.launch_server --model-path models/v4 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1"
+from swacheck import limits
+
+LAUNCH = (
+    "python -m sglang.launch_server --model-path models/v4 "
+    "--speculative-algorithm EAGLE --speculative-num-steps 3 "
+    "--speculative-eagle-topk 1"
+)
 NEVER = "the shell would never finish"
 
 
@@ -24,13 +28,18 @@ def test_a_script_that_sources_itself(tmp_path):
 
 
 def test_two_scripts_that_source_each_other(tmp_path):
-    root = write_tree(tmp_path, {"a.sh": "#!/bin/sh\n. ./b.sh\n" + LAUNCH + "\n", "b.sh": "X=1\n. ./a.sh\n"})
+    root = write_tree(
+        tmp_path, {"a.sh": "#!/bin/sh\n. ./b.sh\n" + LAUNCH + "\n", "b.sh": "X=1\n. ./a.sh\n"}
+    )
     run = run_cli("--format", "json", "a.sh", GOOD, cwd=root)
     assert_error_lines(run, f"b.sh:2:3: a.sh sources itself (a.sh -> b.sh -> a.sh): {NEVER}")
 
 
 def test_a_cycle_through_a_variable_and_another_folder(tmp_path):
-    root = write_tree(tmp_path, {"a.sh": "#!/bin/sh\nD=lib\n. \"$D/b.sh\"\n" + LAUNCH + "\n", "lib/b.sh": ". ../a.sh\n"})
+    root = write_tree(
+        tmp_path,
+        {"a.sh": '#!/bin/sh\nD=lib\n. "$D/b.sh"\n' + LAUNCH + "\n", "lib/b.sh": ". ../a.sh\n"},
+    )
     run = run_cli("--format", "json", "a.sh", GOOD, cwd=root)
     assert_error_lines(run, f"lib/b.sh:1:3: a.sh sources itself (a.sh -> b.sh -> a.sh): {NEVER}")
 
@@ -41,7 +50,10 @@ def test_a_chain_deeper_than_the_limit(tmp_path):
     root = write_tree(tmp_path, files)
     run = run_cli("--format", "json", "s0.sh", GOOD, cwd=root)
     # s0.sh is read at depth 0, so s8.sh is the one that would read a ninth level
-    assert_error_lines(run, f"s{limits.MAX_SOURCE_DEPTH}.sh:1:3: sourced files nested more than {limits.MAX_SOURCE_DEPTH} deep (the limit)")
+    assert_error_lines(
+        run,
+        f"s{limits.MAX_SOURCE_DEPTH}.sh:1:3: sourced files nested more than {limits.MAX_SOURCE_DEPTH} deep (the limit)",
+    )
 
 
 def test_a_fan_out_of_sourced_files(tmp_path):
@@ -53,11 +65,22 @@ def test_a_fan_out_of_sourced_files(tmp_path):
     run = run_child(["--format", "json", "a.sh", GOOD], root, timeout=30)
     # b.sh, c.sh, then eight d.sh with ten e.sh each (2 + 88 reads), the ninth d.sh (91) and its
     # e.sh reads: the tenth, on d.sh's line 11, is the 101st
-    assert_error_lines(run, f"d.sh:11:3: more than {limits.MAX_SOURCES} files sourced while reading a.sh (the limit per file)")
+    assert_error_lines(
+        run,
+        f"d.sh:11:3: more than {limits.MAX_SOURCES} files sourced while reading a.sh (the limit per file)",
+    )
 
 
 def test_sourcing_the_same_file_twice_is_fine(tmp_path):
-    root = write_tree(tmp_path, {"run.sh": "#!/bin/sh\n. ./env.sh\n. ./env.sh\n" + LAUNCH + ' --served-model-name "$NAME"\n', "env.sh": "NAME=twice\n"})
+    root = write_tree(
+        tmp_path,
+        {
+            "run.sh": "#!/bin/sh\n. ./env.sh\n. ./env.sh\n"
+            + LAUNCH
+            + ' --served-model-name "$NAME"\n',
+            "env.sh": "NAME=twice\n",
+        },
+    )
     run = run_cli("--format", "json", "run.sh", GOOD, cwd=root)
     assert run.stderr == "" and run.exit_code == 0
     assert sorted(d["name"] for d in run.deployments) == ["good", "run"]

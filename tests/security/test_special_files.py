@@ -15,10 +15,9 @@ import socket
 import subprocess
 
 import pytest
+from budgets_common import GOOD, assert_error_lines, run_child, run_cli, write_tree
 
 from swacheck import limits
-
-from budgets_common import GOOD, assert_error_lines, run_child, run_cli, write_tree
 
 ONLY_REGULAR = "not a regular file: swacheck reads only regular files (use - for standard input)"
 DEP = "swacheck: 1\nserver: {}\n"
@@ -65,24 +64,40 @@ def test_a_server_config_that_is_a_fifo_in_the_repository(tmp_path):
     root = write_tree(tmp_path, {"dep.yaml": DEP.format("pipe.yaml")})
     os.mkfifo(root / "pipe.yaml")
     run = run_child(["--format", "json", "dep.yaml", GOOD], root, timeout=30)
-    assert_error_lines(run, f"dep.yaml:2:9: server config 'pipe.yaml': is a FIFO (named pipe), {ONLY_REGULAR}")
+    assert_error_lines(
+        run, f"dep.yaml:2:9: server config 'pipe.yaml': is a FIFO (named pipe), {ONLY_REGULAR}"
+    )
 
 
 def test_server_dev_stdin_with_an_open_standard_input_does_not_hang(tmp_path):
     """A CI step's standard input can stay open for ever; --root / so that only this rule answers."""
     root = write_tree(tmp_path, {"dep.yaml": DEP.format("/dev/stdin")})
-    run = run_child(["--root", "/", "--format", "json", "dep.yaml", GOOD], root, timeout=30, stdin=subprocess.PIPE)
-    assert_error_lines(run, f"dep.yaml:2:9: server config '/dev/stdin': is a FIFO (named pipe), {ONLY_REGULAR}")
+    run = run_child(
+        ["--root", "/", "--format", "json", "dep.yaml", GOOD],
+        root,
+        timeout=30,
+        stdin=subprocess.PIPE,
+    )
+    assert_error_lines(
+        run, f"dep.yaml:2:9: server config '/dev/stdin': is a FIFO (named pipe), {ONLY_REGULAR}"
+    )
 
 
 def test_server_dev_zero_is_never_read(tmp_path):
     root = write_tree(tmp_path, {"dep.yaml": DEP.format("/dev/zero")})
     run = run_child(["--root", "/", "--format", "json", "dep.yaml", GOOD], root, timeout=30)
-    assert_error_lines(run, f"dep.yaml:2:9: server config '/dev/zero': is a character device, {ONLY_REGULAR}")
+    assert_error_lines(
+        run, f"dep.yaml:2:9: server config '/dev/zero': is a character device, {ONLY_REGULAR}"
+    )
 
 
 def test_a_sourced_fifo_is_not_read(tmp_path):
-    root = write_tree(tmp_path, {"run.sh": "#!/bin/sh\n. ./env.sh\npython -m sglang.launch_server --model-path models/v4\n"})
+    root = write_tree(
+        tmp_path,
+        {
+            "run.sh": "#!/bin/sh\n. ./env.sh\npython -m sglang.launch_server --model-path models/v4\n"
+        },
+    )
     os.mkfifo(root / "env.sh")
     run = run_child(["--format", "json", "run.sh"], root, timeout=30)
     assert "internal error" not in run.stderr
@@ -92,8 +107,12 @@ def test_a_sourced_fifo_is_not_read(tmp_path):
 def test_standard_input_has_the_file_size_limit(tmp_path):
     root = write_tree(tmp_path, {"big.yaml": "model-path: models/v4\n" + "# padding\n" * 200})
     with open(root / "big.yaml", "rb") as stdin:
-        run = run_child(["--max-file-size", "1000", "--format", "json", "-", GOOD], root, stdin=stdin)
-    assert_error_lines(run, "-: standard input is more than 1000 bytes, above the limit (--max-file-size)")
+        run = run_child(
+            ["--max-file-size", "1000", "--format", "json", "-", GOOD], root, stdin=stdin
+        )
+    assert_error_lines(
+        run, "-: standard input is more than 1000 bytes, above the limit (--max-file-size)"
+    )
 
 
 def test_a_repository_config_cannot_raise_the_file_size_limit(tmp_path):
@@ -102,21 +121,29 @@ def test_a_repository_config_cannot_raise_the_file_size_limit(tmp_path):
     run = run_cli("--format", "json", GOOD, cwd=root)
     assert run.exit_code == 2 and run.stdout == ""
     assert run.stderr.splitlines() == [
-        f"pyproject.toml:2:1: max-file-size 4000000000 is above the hard maximum of {limits.MAX_FILE_SIZE} bytes; a configuration can only lower it"
+        f"pyproject.toml:2:1: max-file-size 4000000000 is above the hard maximum "
+        f"of {limits.MAX_FILE_SIZE} bytes; a configuration can only lower it"
     ]
 
 
 def test_a_repository_config_may_lower_the_file_size_limit(tmp_path):
     root = write_tree(tmp_path, {"pyproject.toml": "[tool.swacheck]\nmax-file-size = 50\n"})
     run = run_cli("--format", "json", GOOD, cwd=root)
-    assert_error_lines(run, f"{GOOD}: file is {len(open(root / GOOD).read())} bytes, above the 50-byte limit (--max-file-size)", good_checked=False)
+    assert_error_lines(
+        run,
+        f"{GOOD}: file is {len(open(root / GOOD).read())} bytes, above the 50-byte limit (--max-file-size)",
+        good_checked=False,
+    )
 
 
 def test_the_command_line_cannot_raise_it_either(tmp_path):
     root = write_tree(tmp_path, {})
     run = run_cli("--max-file-size", str(limits.MAX_FILE_SIZE + 1), GOOD, cwd=root)
     assert run.exit_code == 2
-    assert "Invalid value for '--max-file-size'" in run.stderr and str(limits.MAX_FILE_SIZE) in run.stderr
+    assert (
+        "Invalid value for '--max-file-size'" in run.stderr
+        and str(limits.MAX_FILE_SIZE) in run.stderr
+    )
 
 
 def test_why_from_log_does_not_open_a_fifo(tmp_path):
