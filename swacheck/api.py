@@ -174,7 +174,7 @@ def _location(loc: Any) -> Location | None:
 
 
 def _report(result: Any) -> Report:
-    from .model import position_key
+    from .records import position_key
 
     deployments = []
     findings: list[tuple[Any, Finding]] = []

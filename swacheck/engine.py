@@ -1,7 +1,7 @@
 """The pipeline: files -> load -> normalise -> resolve geometry -> check rules -> result.
 
 ``run_units`` is the one place the stages meet; each stage lives in its own module. A run is
-checked unit by unit (``units.py``): the human and JSON reports write each unit as it is done
+checked unit by unit (``grouping.py``): the human and JSON reports write each unit as it is done
 and keep nothing of it, so memory stays bounded however many files a repository holds;
 ``run`` keeps every unit, for the fixes and the formats that need the whole report at once.
 """
@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from . import limits
 from .inputs import Candidate, Deployment, discover, read_inputs
 from .loading import FileCache, read_stdin
-from .model import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val, position_key
 from .pairing import ServerPair, find_pairs
 from .paths import find_root, real
 from .paths import forget as forget_paths
-from .rules import DEPLOYMENT_RULES, PAIR_RULES, SUPPRESSION_RULES, Context, swa400
+from .records import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val, position_key
+from .rules import DEPLOYMENT_RULES, PAIR_RULES, SUPPRESSION_RULES, RuleContext, swa400
 from .settings import Settings
 from .sglang.models import ModelStore
 from .sglang.resolve import Resolution, resolve
@@ -69,7 +69,7 @@ QUIET_RULES = {
 }
 
 
-def check(res: Resolution, ctx: Context, settings: Settings) -> list[Finding]:
+def check(res: Resolution, ctx: RuleContext, settings: Settings) -> list[Finding]:
     allowed = QUIET_RULES.get(res.quiet)
     return [
         f
@@ -190,13 +190,13 @@ def run(settings: Settings) -> RunResult:
 
 
 def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
-    """Check the run unit by unit (``units.py``), yielding each unit's result once it is final.
+    """Check the run unit by unit (``grouping.py``), yielding each unit's result once it is final.
 
     ``totals`` receives the discovery errors at the start and the summary and exit code at the
     end; a caller that keeps nothing else holds one unit in memory at a time. Files read for a
     unit are dropped from the file cache once the next unit is asked for.
     """
-    from .units import add_partners, plan
+    from .grouping import add_partners, plan
 
     forget_paths()
     limits.start_run()
@@ -247,14 +247,14 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     explicit = [*settings.pairs, *the_plan.pairs]
     models = ModelStore(files, settings.model_configs)
     profile = PROFILES[settings.sglang_version]
-    ctx = Context(align_to=settings.align_to)
+    ctx = RuleContext(align_to=settings.align_to)
     units = the_plan.units or ([[]] if settings.commands else [])
     suppressed = 0
     for n, unit_candidates in enumerate(units):
         unit = RunResult(settings)
         commands = settings.commands if n == len(units) - 1 else None
         inputs = read_inputs(unit_candidates, files, platform, env, stdin_text, commands)
-        # a file that was not named but read as a possible PD partner (units.add_partners) is no
+        # a file that was not named but read as a possible PD partner (grouping.add_partners) is no
         # input of the run: its problems are not the run's (it is checked when named or walked)
         partners = {real(c.path) for c in unit_candidates if c.partner}
         unit.errors.extend(e for e in inputs.errors if not partners or real(e.file) not in partners)
@@ -290,7 +290,7 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     finish(totals)
 
 
-def check_pairs(result: RunResult, ctx: Context, explicit: list[tuple[str, str]]) -> None:
+def check_pairs(result: RunResult, ctx: RuleContext, explicit: list[tuple[str, str]]) -> None:
     """Pair PD prefill and decode servers and run the pair rules; findings go to the decode side."""
     settings = result.settings
     result.pairs, result.alone, problems = find_pairs(result.results, explicit)
@@ -340,7 +340,7 @@ def apply_baseline(unit: RunResult, totals: RunResult) -> None:
 
 
 def drop_lone_partners(unit: RunResult, partners: set[str]) -> None:
-    """Keep the deployments of a partner file (``units.add_partners``: not named, found beside a
+    """Keep the deployments of a partner file (``grouping.add_partners``: not named, found beside a
     named PD server) only when they are paired with a named server; the rest were not asked for."""
     if not partners:
         return

@@ -2,7 +2,7 @@
 
 Each number is shown with the formula that produced it and, recursively, its inputs down to
 where they came from: ``file:line:col`` of a key, an SGLang default (with the reason), or an
-explicit number. The trace is the provenance the resolver kept (:class:`swacheck.model.Val`).
+explicit number. The trace is the provenance the resolver kept (:class:`swacheck.records.Val`).
 It is written through the human report's writer and report/escape.py, like every report.
 """
 
@@ -12,7 +12,7 @@ import json
 from typing import Any, TextIO
 
 from .engine import DeploymentResult, RunResult
-from .model import Val
+from .records import Val
 from .report.common import deployment_head, heading, pool_mode
 from .report.escape import json_data
 from .sglang.resolve import Pool, Resolution

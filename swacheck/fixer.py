@@ -33,8 +33,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from . import fixes, loading
-from .model import Finding, Fix, one_line
 from .paths import in_vcs_metadata, inside, real
+from .records import Finding, Fix, one_line
 from .report.escape import print_error
 
 MAX_ROUNDS = 8  # each round re-checks every file; real configs converge in 2-3

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .loading import Mapping, Pair
-from .model import Edit, Location
+from .records import Edit, Location
 
 
 def render_scalar(value: Any, json_style: bool) -> str:

@@ -55,7 +55,7 @@ import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from .model import InputProblem, Location
+from .records import InputProblem, Location
 from .report.escape import one_line
 
 MiB = 1024 * 1024

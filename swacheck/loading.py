@@ -23,8 +23,8 @@ from typing import Any
 import yaml
 
 from . import limits
-from .model import InputProblem, Location
 from .paths import real
+from .records import InputProblem, Location
 from .report.escape import one_line
 
 try:  # libyaml's composer is several times faster; fall back to pure Python.

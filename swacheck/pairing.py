@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .model import Finding, InputError, Val
 from .paths import real
+from .records import Finding, InputError, Val
 from .sglang.pd import compared_values
 
 if TYPE_CHECKING:  # engine imports this module

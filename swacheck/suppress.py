@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .model import Location
+from .records import Location
 
 PATTERN = re.compile(r"#\s*swacheck:\s*ignore\[([^\]]*)\](.*)$")
 _CODE = re.compile(r"SWA\d{0,3}")

@@ -7,10 +7,10 @@ import pytest
 from conftest import run_cli
 
 from swacheck.inputs import read_inputs
-from swacheck.inputs.launch import Context, launches, parse_args
+from swacheck.inputs.launch import LaunchContext, launches, parse_args
 from swacheck.inputs.shell import Chars, Source, Var, Walker, Word, lex
 from swacheck.loading import FileCache
-from swacheck.model import Val
+from swacheck.records import Val
 
 SPEC = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1"
 LAUNCH = f"python3 -m sglang.launch_server --model-path models/v4 {SPEC}"
@@ -205,7 +205,7 @@ def test_unterminated_quote_is_a_syntax_error_with_position(tree):
 def recognise(text: str) -> list[tuple[str, list[str], dict[str, str]]]:
     out = []
     for cmd in commands(text):
-        for launch in launches(cmd.argv, cmd.env, Context("t.sh", ".")):
+        for launch in launches(cmd.argv, cmd.env, LaunchContext("t.sh", ".")):
             out.append(
                 (
                     launch.program,
@@ -279,7 +279,7 @@ def parsed(line: str, text_before: str = ""):
     (cmd,) = [
         c for c in commands(text_before + line) if c.argv[0].text.startswith(("python", "sglang"))
     ]
-    (launch,) = launches(cmd.argv, cmd.env, Context("t.sh", "."))
+    (launch,) = launches(cmd.argv, cmd.env, LaunchContext("t.sh", "."))
     return parse_args(launch)
 
 

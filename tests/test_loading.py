@@ -23,7 +23,7 @@ from swacheck.loading import (
     parse_yaml,
     read_text,
 )
-from swacheck.model import InputProblem
+from swacheck.records import InputProblem
 
 
 def span(loc):

@@ -12,7 +12,7 @@ import re
 import pytest
 from conftest import EAGLE, EXAMPLE, ROOT, run_cli
 
-from swacheck.model import Finding, Location
+from swacheck.records import Finding, Location
 from swacheck.report import escape, github
 
 GOLDEN = ROOT / "tests" / "golden"

@@ -22,7 +22,7 @@ import pytest
 from conftest import EAGLE, EXAMPLE, ROOT, run_cli
 
 from swacheck import __version__
-from swacheck.model import Location
+from swacheck.records import Location
 from swacheck.report import sarif
 from swacheck.rules import RULES
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import run_cli
 
-from swacheck.inputs.launch import Context, launches
+from swacheck.inputs.launch import LaunchContext, launches
 from swacheck.inputs.shell import Chars, Source, Walker, lex
 
 
@@ -16,7 +16,7 @@ def commands(text: str) -> list[list[str]]:
 def launched(text: str) -> list[list[str]]:
     """The server arguments of every launch in ``text``."""
     src = Source("t.sh", text)
-    ctx = Context("t.sh", ".")
+    ctx = LaunchContext("t.sh", ".")
     out = []
     for c in Walker({}, "t.sh").walk(lex(Chars.of_source(src))):
         for launch in launches(c.argv, c.env, ctx):
@@ -102,7 +102,7 @@ def test_docker_run_environment_is_only_its_e_options():
         "t.sh",
         "export A=host\ndocker run -e SGLANG_X=1 --env B=2 img python3 -m sglang.launch_server --model-path m\n",
     )
-    ctx = Context("t.sh", ".")
+    ctx = LaunchContext("t.sh", ".")
     cmds = list(Walker({}, "t.sh").walk(lex(Chars.of_source(src))))
     (launch,) = launches(cmds[-1].argv, cmds[-1].env, ctx)
     assert {k: v.value.text for k, v in launch.env.items()} == {"SGLANG_X": "1", "B": "2"}
@@ -111,7 +111,7 @@ def test_docker_run_environment_is_only_its_e_options():
 def test_docker_run_platform_from_the_image():
     src = Source("t.sh", "docker run lmsysorg/sglang:v0.5.23-rocm700-mi35x sglang serve m\n")
     (cmd,) = Walker({}, "t.sh").walk(lex(Chars.of_source(src)))
-    (launch,) = launches(cmd.argv, cmd.env, Context("t.sh", "."))
+    (launch,) = launches(cmd.argv, cmd.env, LaunchContext("t.sh", "."))
     assert launch.hint is not None and launch.hint.value == "rocm"
 
 

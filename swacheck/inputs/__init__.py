@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from .. import limits
 from ..loading import FileCache, Mapping, SourceFile, kind_name, not_regular, special_kind
-from ..model import InputError, InputProblem, Val
 from ..paths import real, remember_real
+from ..records import InputError, InputProblem, Val
 from ..report.escape import one_line
 from . import kinds
 from .deployment_file import is_deployment_file, load_deployment, load_pairs
@@ -199,7 +199,7 @@ def read_inputs(
     commands: list[str] | None = None,
 ) -> Inputs:
     """Read and classify ``candidates`` into deployments. A deployment file and the server config
-    it names are always among the same candidates (``units.plan`` keeps them in one unit)."""
+    it names are always among the same candidates (``grouping.plan`` keeps them in one unit)."""
     result = Inputs()
     ordered: list[tuple[Deployment, bool]] = []  # (deployment, is a standalone server config)
     referenced_servers: set[str] = set()
@@ -238,7 +238,7 @@ def read_inputs(
             for doc in source.documents:
                 try:
                     if is_deployment_file(doc.root) and "pairs" in doc.root.pairs:  # type: ignore[union-attr]
-                        load_pairs(doc.root, cand.path, files)  # type: ignore[arg-type]  # its errors; units.plan took the pairs
+                        load_pairs(doc.root, cand.path, files)  # type: ignore[arg-type]  # its errors; grouping.plan took the pairs
                         found += 1
                     elif is_deployment_file(doc.root):
                         limits.current().deployment(doc.root.loc)
@@ -357,7 +357,7 @@ def _template(
     if what is None:
         return False
     if templates.mentions_sglang(text):
-        from ..model import Location
+        from ..records import Location
 
         stem = os.path.splitext(os.path.basename(cand.path))[0]
         ordered.append(

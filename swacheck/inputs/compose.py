@@ -28,10 +28,10 @@ from collections import ChainMap
 
 from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
-from ..model import InputProblem, Val
+from ..records import InputProblem, Val
 from .launch import (
-    Context,
     Found,
+    LaunchContext,
     build,
     launches,
     load_text,
@@ -475,7 +475,7 @@ def load_compose(
                 unset,
                 "command",
             )  # type: ignore[union-attr]
-            ctx = Context(
+            ctx = LaunchContext(
                 label, base_dir, fallback, unset_reason="not in the service's environment"
             )
             items = launches(argv, {**fallback, **senv}, ctx) if argv else []

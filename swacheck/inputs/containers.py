@@ -30,7 +30,7 @@ containers, or that never mentions SGLang, is not ours.
 from __future__ import annotations
 
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence
-from ..model import Val
+from ..records import Val
 from .kubernetes import gpu_of_pod, gpu_platform, read_container
 from .launch import Found
 from .shell import Source

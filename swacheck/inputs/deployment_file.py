@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from ..loading import FileCache, Mapping, Node, Scalar, Sequence, kind_name
-from ..model import InputProblem, Val
+from ..records import InputProblem, Val
 from .server_config import load_server_args, server_args_from_mapping
 from .types import Deployment, ExplicitGeometry, ModelRef, ServerArgs
 

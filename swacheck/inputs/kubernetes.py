@@ -25,10 +25,10 @@ import re
 
 from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
-from ..model import InputProblem, Location, Val
+from ..records import InputProblem, Location, Val
 from .launch import (
-    Context,
     Found,
+    LaunchContext,
     build,
     launches,
     names_for,
@@ -370,7 +370,7 @@ def read_container(
             for u in w.unknown
         }
         reasons.update({f"$({n})": v.reason for n, v in cenv.items() if v.value is None})
-        ctx = Context(label, base_dir, fallback, opaque_reasons=reasons, unset_reason=unset)
+        ctx = LaunchContext(label, base_dir, fallback, opaque_reasons=reasons, unset_reason=unset)
         items = launches(argv, {**fallback, **cenv}, ctx) if argv else []
     except InputProblem as problem:
         found.errors.append(problem.to_error())

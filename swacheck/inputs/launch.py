@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from .. import limits
 from ..loading import FileCache, Mapping, Pair, Scalar, Sequence, SourceFile, read_text
-from ..model import InputError, InputProblem, Location, Val
+from ..records import InputError, InputProblem, Location, Val
 from ..report.escape import one_line
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
@@ -129,7 +129,7 @@ class Launch:
 
 
 @dataclass(slots=True)
-class Context:
+class LaunchContext:
     """What recognising nested commands (``sh -c``) needs to know."""
 
     label: str  # file name for messages
@@ -173,7 +173,7 @@ def _program_at(argv: list[Word], start: int) -> int | None:
     return None
 
 
-def launches(argv: list[Word], env: Env, ctx: Context, depth: int = 0) -> list[Launch]:
+def launches(argv: list[Word], env: Env, ctx: LaunchContext, depth: int = 0) -> list[Launch]:
     """The SGLang launches one command runs (several when it is ``sh -c`` of a script)."""
     argv = list(argv)
     env = dict(env)
@@ -293,7 +293,9 @@ _DOCKER_FLAGS = {
 }
 
 
-def _docker_run(argv: list[Word], env: Env, ctx: Context) -> tuple[list[Word], Env, Val | None]:
+def _docker_run(
+    argv: list[Word], env: Env, ctx: LaunchContext
+) -> tuple[list[Word], Env, Val | None]:
     """``docker run [OPTIONS] IMAGE [COMMAND ...]`` (after ``run``): the command, the container's
     environment and the platform the image name (or ``--device /dev/kfd``) says. The container's
     environment is only its ``-e``/``--env`` variables (``-e NAME`` copies NAME from the
@@ -360,7 +362,7 @@ def _docker_run(argv: list[Word], env: Env, ctx: Context) -> tuple[list[Word], E
     return entrypoint + argv[i + 1 :], cenv, hint
 
 
-def _launches(argv: list[Word], env: Env, ctx: Context, depth: int) -> list[Launch]:
+def _launches(argv: list[Word], env: Env, ctx: LaunchContext, depth: int) -> list[Launch]:
     head = _base(argv[0])
     if head in SHELLS:
         return _shell_c(argv, env, ctx, depth)
@@ -387,7 +389,7 @@ def _launches(argv: list[Word], env: Env, ctx: Context, depth: int) -> list[Laun
     return []
 
 
-def _strip_env(argv: list[Word], env: Env, ctx: Context) -> list[Word]:
+def _strip_env(argv: list[Word], env: Env, ctx: LaunchContext) -> list[Word]:
     """``env [-i] [-u NAME] [A=B ...] CMD``: apply it to ``env`` and return CMD."""
     while argv:
         t = argv[0].text
@@ -413,7 +415,7 @@ def _strip_env(argv: list[Word], env: Env, ctx: Context) -> list[Word]:
     return argv
 
 
-def _shell_c(argv: list[Word], env: Env, ctx: Context, depth: int) -> list[Launch]:
+def _shell_c(argv: list[Word], env: Env, ctx: LaunchContext, depth: int) -> list[Launch]:
     """``sh [-opts] -c SCRIPT``: the launches inside SCRIPT, run with the exported environment."""
     if depth > 4:
         return []
@@ -457,7 +459,7 @@ def _reasons(word: Word) -> str:
     return "; ".join(f"{u.shown}: {u.reason}" for u in word.unknown)
 
 
-def _assigned(name: str, value: Word, ctx: Context, origin: str) -> Var:
+def _assigned(name: str, value: Word, ctx: LaunchContext, origin: str) -> Var:
     """The variable a ``NAME=VALUE`` word of a wrapper (``env``, ``docker run -e``) sets: an
     unknown value falls back to swacheck's ``--env`` when it names the variable."""
     if value.unknown and name in ctx.fallback:
@@ -973,7 +975,7 @@ def _collect(
 
 
 def script_launches(
-    src: Source, env: Env, ctx: Context, chars: Chars | None = None
+    src: Source, env: Env, ctx: LaunchContext, chars: Chars | None = None
 ) -> list[Launch]:
     """Every launch of a shell script, in order."""
     try:
@@ -1032,7 +1034,7 @@ def read_script(
     try:
         src = Source(label, text) if label is not None else load_text(files, path, text)  # type: ignore[arg-type]
         base_dir = "." if label is not None else (os.path.dirname(path) or ".")
-        ctx = Context(
+        ctx = LaunchContext(
             src.path, base_dir, _seed(env), read_file=lambda p: load_text(files, p, reference=True)
         )
         items = script_launches(src, _seed(env), ctx)
@@ -1285,7 +1287,7 @@ def dockerfile_launches(
     reason = (
         "not set by an ENV line of the Dockerfile (the base image or `docker run -e` may set it)"
     )
-    ctx = Context(src.path, base_dir, fallback, unset_reason=reason)
+    ctx = LaunchContext(src.path, base_dir, fallback, unset_reason=reason)
     entry, cmd = stage.entrypoint, stage.cmd
     if entry is not None and entry[0] == "shell":
         return script_launches(src, runtime, ctx, entry[1]), stage.image_hint  # type: ignore[arg-type]

@@ -35,11 +35,11 @@ import os
 import re
 
 from ..loading import FileCache
-from ..model import InputProblem, Location, Val
+from ..records import InputProblem, Location, Val
 from .launch import (
-    Context,
     Found,
     Launch,
+    LaunchContext,
     build,
     load_text,
     names_for,
@@ -302,7 +302,7 @@ def read_doc(path: str, files: FileCache, platform: Val, env: dict[str, Val]) ->
                 None, True, "placeholder", f"a placeholder to fill in: {shown}", where
             )
         unset = f"not set in this code block of {label} (a placeholder to fill in, or set in another block)"
-        ctx = Context(label, base_dir, fallback, opaque_reasons=reasons, unset_reason=unset)
+        ctx = LaunchContext(label, base_dir, fallback, opaque_reasons=reasons, unset_reason=unset)
         stem = f"{label}:{start + 1}"
         block_loc = src.location(
             src.starts[start - 1] if start > 0 else 0, src.starts[start - 1] if start > 0 else 0

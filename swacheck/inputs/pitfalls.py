@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Location
+from ..records import Location
 from .shell import Chars, span_location
 from .types import Deployment
 

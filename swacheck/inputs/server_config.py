@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from ..loading import Mapping, Scalar
-from ..model import InputProblem
+from ..records import InputProblem
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
 from .types import Arg, ServerArgs

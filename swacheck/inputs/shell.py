@@ -30,7 +30,7 @@ from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
 
 from .. import limits
-from ..model import InputProblem, Location
+from ..records import InputProblem, Location
 from ..report.escape import one_line
 
 # --------------------------------------------------------------------------- positions

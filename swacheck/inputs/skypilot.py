@@ -15,8 +15,8 @@ import os
 import re
 
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence
-from ..model import InputProblem, Val
-from .launch import Context, Found, build, names_for, script_launches, seed_env, yaml_word
+from ..records import InputProblem, Val
+from .launch import Found, LaunchContext, build, names_for, script_launches, seed_env, yaml_word
 from .pitfalls import attach
 from .shell import Chars, Source, Var
 
@@ -90,7 +90,7 @@ def load_task(
             continue
         word = yaml_word(pair.value, src)
         chars = Chars(word.text, [s if s is not None else word.whole for s in word.spans])
-        ctx = Context(label, base_dir, seed_env(env), unset_reason=unset)
+        ctx = LaunchContext(label, base_dir, seed_env(env), unset_reason=unset)
         try:
             items = script_launches(src, dict(start), ctx, chars)
         except InputProblem as problem:

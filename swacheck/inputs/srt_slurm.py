@@ -34,7 +34,7 @@ import os
 import re
 
 from ..loading import Document, FileCache, Mapping, Pair, Scalar, Sequence
-from ..model import InputProblem, Location, Val
+from ..records import InputProblem, Location, Val
 from ..sglang import flags
 from ..sglang.version import DEFAULT
 from .launch import ROCM_ENV, Found

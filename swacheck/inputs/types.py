@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..loading import Duplicate, Mapping, Node, Pair
-from ..model import Location, Val
+from ..records import Location, Val
 
 
 @dataclass(slots=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import DeploymentResult
-from ..model import Edit, Fix, one_line
+from ..records import Edit, Fix, one_line
 from ..sglang.resolve import Pool, Resolution
 
 HEADER = ("field", "target", "draft", "target from", "draft from")

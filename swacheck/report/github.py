@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from ..engine import RunResult
-from ..model import Finding, InputError, Location
+from ..records import Finding, InputError, Location
 from ..rules import BY_CODE
 from .common import fix_label
 from .escape import terminal, workflow_message, workflow_property

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TextIO
 
 from ..engine import DeploymentResult, RunResult
-from ..model import Finding
 from ..pairing import ServerPair
+from ..records import Finding
 from ..settings import Settings
 from .common import HEADER, Row, edit_text, fix_label, heading, pair_rows, table_rows
 from .escape import InertLines, terminal

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from typing import TextIO
 
 from ..engine import RunResult
-from ..model import SEVERITY_RANK, Finding, InputError
+from ..records import SEVERITY_RANK, Finding, InputError
 from .common import edit_text, fix_label
 from .escape import xml as clean
 

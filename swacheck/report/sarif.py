@@ -24,7 +24,7 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..engine import RunResult
-from ..model import Location
+from ..records import Location
 from .common import fix_label
 from .escape import json_data, path_for_uri
 

@@ -48,7 +48,7 @@ from . import (
     swa901,
     swa902,
 )
-from .base import Context
+from .base import RuleContext
 
 # Rules with check(resolution, context), run on every deployment.
 DEPLOYMENT_RULES: tuple[ModuleType, ...] = (
@@ -107,7 +107,7 @@ __all__ = [
     "PAIR_RULES",
     "SUPPRESSION_RULES",
     "BY_CODE",
-    "Context",
+    "RuleContext",
     "get",
     "swa400",
 ]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Edit, Finding, Fix, Location, Related, Val
+from ..records import Edit, Finding, Fix, Location, Related, Val
 from ..sglang.resolve import Pool, Resolution
 from ..sglang.version import format_tuple
-from .base import Context, Rule, arg_mapping
+from .base import Rule, RuleContext, arg_mapping
 
 
 def _explicit(val: Val) -> bool:
@@ -16,7 +16,7 @@ def _explicit(val: Val) -> bool:
 
 
 def _window_fix(
-    res: Resolution, ctx: Context, moving: Pool, staying: Pool
+    res: Resolution, ctx: RuleContext, moving: Pool, staying: Pool
 ) -> tuple[str, list[Edit]]:
     server = res.deployment.server
     draft_path = server.get("speculative-draft-model-path")
@@ -53,7 +53,9 @@ def _window_fix(
     )
 
 
-def geometry_findings(rule: Rule, res: Resolution, ctx: Context, mode: str) -> Iterator[Finding]:
+def geometry_findings(
+    rule: Rule, res: Resolution, ctx: RuleContext, mode: str
+) -> Iterator[Finding]:
     if res.mode != mode or res.target is None or res.draft is None:
         return
     t, d = res.target, res.draft

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .. import fixes
-from ..model import Finding, Fix, Location, Related, Val
 from ..pairing import ServerPair
+from ..records import Finding, Fix, Location, Related, Val
 
 
 def root_location(val: Val) -> Location | None:

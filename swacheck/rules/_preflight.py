@@ -15,7 +15,7 @@ from typing import Any
 from .. import fixes
 from ..inputs import Arg
 from ..loading import Scalar
-from ..model import Edit, Finding, Fix, Location, Val
+from ..records import Edit, Finding, Fix, Location, Val
 from ..sglang import checkpoint as ckpt
 from ..sglang.gpus import Gpu, lookup
 from ..sglang.resolve import Resolution
@@ -165,7 +165,7 @@ def unknown_gpu_finding(
 
 
 def unknown_gpu_note(name: str) -> str:
-    from ..model import one_line
+    from ..records import one_line
     from ..sglang.gpus import known_names
 
     shown = one_line(name if len(name) <= 60 else name[:57] + "...")

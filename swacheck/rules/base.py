@@ -6,12 +6,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..model import Finding, Fix, Related
+from ..records import Finding, Fix, Related
 from ..sglang.resolve import Event, Resolution
 
 
 @dataclass(slots=True, unsafe_hash=True)
-class Context:
+class RuleContext:
     align_to: str = "target"  # which side a geometry fix moves the other towards
 
 
@@ -22,7 +22,7 @@ class Rule(Protocol):
     SUMMARY: str
     __doc__: str | None
 
-    def check(self, res: Resolution, ctx: Context) -> Iterator[Finding]: ...
+    def check(self, res: Resolution, ctx: RuleContext) -> Iterator[Finding]: ...
 
 
 def arg_mapping(res: Resolution):

@@ -43,10 +43,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..model import Finding
+from ..records import Finding
 from ..sglang.resolve import Resolution
 from ._geometry import geometry_findings
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA102"
 NAME = "paged-geometry-mismatch"
@@ -57,5 +57,5 @@ SUMMARY = (
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     yield from geometry_findings(sys.modules[__name__], res, ctx, "paged")

@@ -35,9 +35,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix, Related
+from ..records import Finding, Fix, Related
 from ..sglang.resolve import Resolution
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA103"
 NAME = "unified-mode-mismatch"
@@ -46,7 +46,7 @@ SUMMARY = "target and draft pools use different unified-KV modes"
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     t, d = res.target, res.draft
     if t is None or d is None or t.unified.value == d.unified.value:
         return

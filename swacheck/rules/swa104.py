@@ -35,9 +35,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA104"
 NAME = "draft-compression-ratios"
@@ -46,7 +46,7 @@ SUMMARY = "draft pool compression ratios are empty or not all 0 (SWA-only NextN 
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     d = res.draft
     if d is None or d.compression_ratios is None:
         return

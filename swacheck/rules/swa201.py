@@ -32,9 +32,9 @@ import sys
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
-from .base import Context, arg_mapping, finding_for_event
+from .base import RuleContext, arg_mapping, finding_for_event
 
 CODE = "SWA201"
 NAME = "page-size-replaced"
@@ -43,7 +43,7 @@ SUMMARY = "explicit page-size other than 256 (128 on NPU), which SGLang replaces
 FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     for event in res.events_of("page-size-replaced"):
         assert event.arg is not None
         forced = event.data["forced"]

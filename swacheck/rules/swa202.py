@@ -50,9 +50,9 @@ import sys
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
-from .base import Context, arg_mapping, finding_for_event
+from .base import RuleContext, arg_mapping, finding_for_event
 
 CODE = "SWA202"
 NAME = "speculative-args-refused"
@@ -64,7 +64,7 @@ SUMMARY = (
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     mapping = arg_mapping(res)
     server = res.deployment.server

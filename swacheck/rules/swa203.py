@@ -35,9 +35,9 @@ import sys
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
-from .base import Context, finding_for_event
+from .base import RuleContext, finding_for_event
 
 CODE = "SWA203"
 NAME = "draft-tokens-adjusted"
@@ -46,7 +46,7 @@ SUMMARY = "speculative-num-draft-tokens differs from speculative-num-steps + 1, 
 FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     for event in res.events_of("draft-tokens-adjusted"):
         assert event.arg is not None
         resolved = event.data["resolved"]

@@ -36,9 +36,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix, Related
+from ..records import Finding, Fix, Related
 from ..sglang.resolve import Resolution
-from .base import Context, arg_mapping
+from .base import RuleContext, arg_mapping
 
 CODE = "SWA204"
 NAME = "unified-fp8-with-pd"
@@ -47,7 +47,7 @@ SUMMARY = "SGLANG_DSV4_UNIFIED_KV_FP8 with unified KV under PD together with pp-
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     for event in res.events_of("unified-fp8-pd"):
         arg = event.arg
         env = event.data["env"]

@@ -36,9 +36,9 @@ import sys
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
-from .base import Context, finding_for_event
+from .base import RuleContext, finding_for_event
 
 CODE = "SWA205"
 NAME = "dsv4-args-refused"
@@ -47,7 +47,7 @@ SUMMARY = "kv-cache-dtype or dsv4-attn-backend that SGLang's DeepSeek-V4 hook re
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     for event in res.events_of("kv-dtype-refused"):
         assert event.arg is not None

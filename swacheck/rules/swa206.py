@@ -43,9 +43,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
-from .base import Context, finding_for_event
+from .base import RuleContext, finding_for_event
 
 CODE = "SWA206"
 NAME = "online-compress-mtp"
@@ -56,7 +56,7 @@ SUMMARY = (
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     for event in res.events_of("online-compress-mtp"):
         fix = Fix(
             "Unset SGLANG_OPT_USE_ONLINE_COMPRESS (or 0) on this server, or run it without speculative decoding."

@@ -52,9 +52,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
-from .base import Context, finding_for_event
+from .base import RuleContext, finding_for_event
 
 CODE = "SWA207"
 NAME = "pd-pipeline-args-refused"
@@ -66,7 +66,7 @@ SUMMARY = (
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     for event in res.events_of("pp-spec-refused"):
         fix = Fix(

@@ -40,9 +40,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
-from .base import Context, finding_for_event
+from .base import RuleContext, finding_for_event
 
 CODE = "SWA208"
 NAME = "model-config-refused"
@@ -51,7 +51,7 @@ SUMMARY = "a deepseek_v4 config.json without sliding_window: SGLang's ModelConfi
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     for event in res.events_of("model-config-refused"):
         fix = Fix(
             f"Point the {event.data['role']} model path at the checkpoint you mean, or "

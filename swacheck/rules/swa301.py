@@ -33,9 +33,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix, Related
+from ..records import Finding, Fix, Related
 from ..sglang.resolve import Resolution
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA301"
 NAME = "duplicate-key"
@@ -63,7 +63,7 @@ def _findings(dup, kept_desc: str) -> Finding:
     )
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     for dup in res.duplicates:
         yield _findings(dup, "")
     # One option written twice in different spellings (`page-size` / `page_size`, an alias such

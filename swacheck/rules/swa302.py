@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA302"
 NAME = "impossible-geometry"
@@ -42,7 +42,7 @@ SUMMARY = "explicit geometry inconsistent with itself (ring_size < window, pages
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     dep = res.deployment
     for role, geometry in (("target", dep.target_geometry), ("draft", dep.draft_geometry)):
         window, ring, pages = (

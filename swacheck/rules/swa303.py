@@ -54,10 +54,10 @@ import sys
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang import flags
 from ..sglang.resolve import Resolution
-from .base import Context, arg_mapping, finding_for_event
+from .base import RuleContext, arg_mapping, finding_for_event
 
 CODE = "SWA303"
 NAME = "config-key-refused"
@@ -66,7 +66,7 @@ SUMMARY = "unknown server-config key, or one SGLang's --config loader refuses"
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     for event in res.events_of("config-not-yaml"):
         fix = Fix(

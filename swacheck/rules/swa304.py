@@ -43,9 +43,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
-from .base import Context, finding_for_event
+from .base import RuleContext, finding_for_event
 
 CODE = "SWA304"
 NAME = "bad-value"
@@ -54,7 +54,7 @@ SUMMARY = "server-argument value SGLang rejects while parsing arguments (type, c
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     for event in res.events_of("bad-value"):
         assert event.arg is not None

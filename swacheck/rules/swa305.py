@@ -47,9 +47,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import ENV_BACKEND, ENV_FP8, Resolution
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA305"
 NAME = "unresolved-variable"
@@ -89,7 +89,7 @@ def _fix(variable: str, kind: str) -> Fix:
     return Fix("Write the value in the file: swacheck does not run commands.")
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     dep = res.deployment
     for u in getattr(dep, "unresolved", ()):
         if u.kind == "env":

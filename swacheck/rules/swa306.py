@@ -49,9 +49,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA306"
 NAME = "shell-pitfall"
@@ -73,7 +73,7 @@ FIXES = {
 }
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     for kind, message, where in getattr(res.deployment, "notes", ()):
         if kind.startswith("pitfall:"):
             what = kind.split(":", 1)[1]

@@ -44,9 +44,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA307"
 NAME = "launch-not-checked"
@@ -63,7 +63,7 @@ _FIX = Fix(
 )
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     for event in res.events_of("not-checked"):
         yield Finding(
             CODE,

@@ -28,10 +28,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..model import Finding
 from ..pairing import ServerPair
+from ..records import Finding
 from ._pair import pair_finding
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA401"
 NAME = "pd-page-size"
@@ -40,7 +40,7 @@ SUMMARY = "prefill and decode servers resolve different page sizes"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     if pair.differs("page_size"):
         p, d = pair.prefill_values["page_size"].value, pair.decode_values["page_size"].value

@@ -31,10 +31,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..model import Finding
 from ..pairing import ServerPair
+from ..records import Finding
 from ._pair import pair_finding
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA402"
 NAME = "pd-kv-cache-dtype"
@@ -43,7 +43,7 @@ SUMMARY = "prefill and decode servers resolve different KV cache dtypes"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     p, d = pair.prefill_values, pair.decode_values
     if pair.differs("kv_cache_dtype"):

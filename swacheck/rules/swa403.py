@@ -29,10 +29,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..model import Finding
 from ..pairing import ServerPair
+from ..records import Finding
 from ._pair import pair_finding
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA403"
 NAME = "pd-kv-layout"
@@ -41,7 +41,7 @@ SUMMARY = "prefill and decode servers use different DSV4 KV layouts"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     if pair.differs("kv_layout"):
         p, d = pair.prefill_values["kv_layout"].value, pair.decode_values["kv_layout"].value

@@ -31,10 +31,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..model import Finding
 from ..pairing import ServerPair
+from ..records import Finding
 from ._pair import pair_finding
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA404"
 NAME = "pd-unified-kv"
@@ -43,7 +43,7 @@ SUMMARY = "unified KV (ROCm unified_kv_triton) on one side of a PD pair only"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     if pair.differs("unified_kv"):
         p, d = pair.prefill_values["unified_kv"].value, pair.decode_values["unified_kv"].value

@@ -28,10 +28,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..model import Finding
 from ..pairing import ServerPair
+from ..records import Finding
 from ._pair import pair_finding
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA405"
 NAME = "pd-unified-fp8"
@@ -40,7 +40,7 @@ SUMMARY = "SGLANG_DSV4_UNIFIED_KV_FP8 on one side of a unified-KV PD pair (reque
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     p, d = pair.prefill_values, pair.decode_values
     if p["unified_kv"].value and d["unified_kv"].value and pair.differs("unified_kv_fp8"):

@@ -26,10 +26,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..model import Finding
 from ..pairing import ServerPair
+from ..records import Finding
 from ._pair import pair_finding
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA407"
 NAME = "pd-online-compress"
@@ -38,7 +38,7 @@ SUMMARY = "SGLANG_OPT_USE_ONLINE_COMPRESS on one side of a CUDA PD pair only"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     p, d = pair.prefill_values, pair.decode_values
     cuda = p["platform"].value == "cuda" and d["platform"].value == "cuda"

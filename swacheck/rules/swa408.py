@@ -32,10 +32,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..model import Finding
 from ..pairing import ServerPair
+from ..records import Finding
 from ._pair import pair_finding
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA408"
 NAME = "pd-parallelism"
@@ -44,7 +44,7 @@ SUMMARY = "decode context/pipeline parallelism or KV sharding the PD handshake r
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     p, d = pair.prefill_values, pair.decode_values
     if d["attn_cp_size"].value != 1:

@@ -28,10 +28,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..model import Finding
 from ..pairing import ServerPair
+from ..records import Finding
 from ._pair import pair_finding
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA409"
 NAME = "pd-metadata-buffers"
@@ -40,7 +40,7 @@ SUMMARY = "PD metadata-buffer switches differ (checksum, sampling mask)"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def check_pair(pair: ServerPair, ctx: Context) -> Iterator[Finding]:
+def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     for name, what in (
         ("kv_checksum", "disaggregation-enable-kv-checksum"),

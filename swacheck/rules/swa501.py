@@ -62,10 +62,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..model import Finding, Fix, Related
+from ..records import Finding, Fix, Related
 from ..sglang.resolve import Resolution
 from . import _preflight as pf
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA501"
 NAME = "moe-runner-fp4-experts"
@@ -93,7 +93,7 @@ def _best(sm_major: int | None, profile) -> str:
     return "marlin"
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     if not pf.is_dsv4(res) or pf.platform(res) != "cuda":
         return
     if pf.kt_experts(res):

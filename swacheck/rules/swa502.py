@@ -46,10 +46,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix, Related
+from ..records import Finding, Fix, Related
 from ..sglang.resolve import Resolution
 from . import _preflight as pf
-from .base import Context, arg_mapping
+from .base import RuleContext, arg_mapping
 
 CODE = "SWA502"
 NAME = "dsv4-attention-backend"
@@ -77,7 +77,7 @@ def _fix(res: Resolution, a) -> Fix:
     )
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     if not pf.is_dsv4(res) or pf.platform(res) == "npu":
         return
     for name in ("prefill-attention-backend", "decode-attention-backend"):

@@ -44,10 +44,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix, Related
+from ..records import Finding, Fix, Related
 from ..sglang.resolve import Resolution
 from . import _preflight as pf
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA503"
 NAME = "kv-cache-dtype-hardware"
@@ -56,7 +56,7 @@ FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no e
 SUMMARY = "kv-cache-dtype the platform or GPU cannot hold for DeepSeek-V4 (bfloat16 on CUDA, FP8 below SM89)"
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     if not pf.is_dsv4(res):
         return
     gpu_val, gpu = pf.gpu(res)

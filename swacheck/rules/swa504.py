@@ -50,11 +50,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from ..model import Finding, Fix, Related
+from ..records import Finding, Fix, Related
 from ..sglang import checkpoint as ckpt
 from ..sglang.resolve import Resolution
 from . import _preflight as pf
-from .base import Context
+from .base import RuleContext
 
 CODE = "SWA504"
 NAME = "gpu-memory-budget"
@@ -89,7 +89,7 @@ def _draft_bytes(res: Resolution, ck: ckpt.Checkpoint, tp: int) -> tuple[float, 
     )
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     if not pf.is_dsv4(res):
         return
     if pf.kt_experts(res):

@@ -41,10 +41,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
 from . import _preflight as pf
-from .base import Context, arg_mapping
+from .base import RuleContext, arg_mapping
 
 CODE = "SWA505"
 NAME = "dsv4-prefill-cp-refused"
@@ -53,7 +53,7 @@ FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no e
 SUMMARY = "enable-prefill-cp without cp-strategy interleave, with attention DP, or beyond tp-size 8, for DeepSeek-V4"
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     if not pf.is_dsv4(res) or not pf.flag(res, "enable-prefill-cp"):
         return
     cp = pf.arg(res, "enable-prefill-cp")
@@ -113,7 +113,7 @@ def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
         yield Finding(
             CODE,
             SEVERITY,
-            f"enable-prefill-cp with tp-size {tp}: AssertionError: Context parallel "
+            f"enable-prefill-cp with tp-size {tp}: AssertionError: RuleContext parallel "
             f"only supports single machine (tp_size <= 8). "
             "Cross-machine CP has precision issues.",
             pf.where(res, a),

@@ -36,9 +36,9 @@ import sys
 from collections.abc import Iterator
 
 from .. import fixes
-from ..model import Finding, Fix
+from ..records import Finding, Fix
 from ..sglang.resolve import Resolution
-from .base import Context, finding_for_event
+from .base import RuleContext, finding_for_event
 
 CODE = "SWA506"
 NAME = "dsv4-pd-pipeline-refused"
@@ -47,7 +47,7 @@ FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no e
 SUMMARY = "pp-size > 1 on a DeepSeek-V4 PD server (SGLang 0.5.12 refuses it)"
 
 
-def check(res: Resolution, ctx: Context) -> Iterator[Finding]:
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     for event in res.events_of("pd-pp-refused"):
         arg = event.arg
         fix = Fix(

@@ -28,7 +28,7 @@ import stat
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..model import Location, Val
+from ..records import Location, Val
 from .models import ModelConfig
 
 INDEX_NAME = "model.safetensors.index.json"

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..loading import FileCache, Mapping, Scalar, kind_name
-from ..model import InputProblem, Location, Val
+from ..records import InputProblem, Location, Val
 
 HUB_ENV = ("HF_HUB_CACHE", "HF_HOME")  # the server's variables that move its hub cache
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import Val
+from ..records import Val
 from .resolve import Resolution
 
 TRUE = ("1", "true", "yes", "y")

@@ -31,7 +31,7 @@ from typing import Any
 from ..inputs import Arg, Deployment, ModelRef
 from ..inputs.types import UnreadDeployment
 from ..loading import Mapping, Scalar, Sequence, kind_name
-from ..model import InputProblem, Location, Val
+from ..records import InputProblem, Location, Val
 from . import flags
 from .applicable import not_applicable
 from .models import HUB_ENV, ModelConfig, ModelNotFound, ModelStore

@@ -89,7 +89,7 @@ def test_bytes_read_per_run(tmp_path, monkeypatch):
     )
     assert (
         run.stderr.splitlines()
-        == [  # the three files are read first (units.plan), then the model config
+        == [  # the three files are read first (grouping.plan), then the model config
             f"c.yaml: {past}",
             f"a.yaml:1:13: model config models/v4/config.json: {past}",
             f"b.yaml:1:13: model config models/v4/config.json: {past}",

@@ -1,4 +1,4 @@
-"""Checking a run unit by unit (swacheck/units.py) gives the report of checking it all at once.
+"""Checking a run unit by unit (swacheck/grouping.py) gives the report of checking it all at once.
 
 The human and JSON formats stream: each unit is checked, written and dropped before the next
 one is read. The units must therefore hold everything a finding depends on: a deployment file
@@ -13,7 +13,7 @@ import json
 import pytest
 from conftest import EAGLE, ROOT, run_cli
 
-from swacheck import units
+from swacheck import grouping
 from swacheck.inputs import Candidate
 from swacheck.loading import FileCache
 
@@ -46,15 +46,15 @@ CROSS = {
 
 
 def _one_unit(monkeypatch):
-    """Make units.plan put the whole run in one unit (how swacheck checked before units)."""
-    real_plan = units.plan
+    """Make grouping.plan put the whole run in one unit (how swacheck checked before units)."""
+    real_plan = grouping.plan
 
     def single(*args, **kwargs):
         found = real_plan(*args, **kwargs)
         found.units = [[c for unit in found.units for c in unit]] if found.units else []
         return found
 
-    monkeypatch.setattr(units, "plan", single)
+    monkeypatch.setattr(grouping, "plan", single)
 
 
 @pytest.mark.parametrize("fmt", ["json", "human", "sarif"])
@@ -101,7 +101,7 @@ def test_the_cross_folder_tree_is_checked_as_the_user_expects(tree):
 
 def _plan(root, names):
     files = FileCache()
-    return units.plan([Candidate(str(root / n), False) for n in names], files, [])
+    return grouping.plan([Candidate(str(root / n), False) for n in names], files, [])
 
 
 def test_plan_unites_folders_that_refer_to_each_other(tree):

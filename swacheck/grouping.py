@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from .inputs import Candidate, kinds
 from .inputs.deployment_file import is_deployment_file, load_pairs
 from .loading import FileCache, Mapping, Scalar, load_file
-from .model import InputProblem
 from .paths import inside, real
+from .records import InputProblem
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 # a key that can make a YAML document one of the launch kinds that may read other files, written
