@@ -1,4 +1,4 @@
-"""Shell as people write SGLang launches: one test per idiom (swacheck/inputs/shell.py, launch.py)."""
+"""Shell as people write SGLang launches: one test per idiom (swacheck/inputs/shell/, launch.py)."""
 
 from __future__ import annotations
 
