@@ -110,6 +110,38 @@ def not_regular(path: str, kind: str) -> InputProblem:
     )
 
 
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _read_regular(path: str, max_size: int) -> bytes:
+    """The bytes of a regular file of at most ``max_size`` bytes (one more if it grows while it
+    is read); a file that is not regular is refused before it is opened and again once it is."""
+    kind = special_kind(os.stat(path).st_mode)
+    if kind is not None:
+        raise not_regular(path, kind)
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        kind = special_kind(st.st_mode)
+        if kind is not None:
+            raise not_regular(path, kind)
+        size = st.st_size
+        if size > max_size:
+            raise InputProblem(
+                f"file is {size} bytes, above the {max_size}-byte limit (--max-file-size)",
+                file=path,
+            )
+        limits.charge_read(size, path)
+        # a regular file's size is known: never allocate more than one byte beyond it (that
+        # byte tells a file that grew); a file system that gives less than asked is read on
+        data = os.read(fd, size + 1)
+        while 0 < len(data) < size and (more := os.read(fd, size + 1 - len(data))):
+            data += more
+        return data
+    finally:
+        os.close(fd)
+
+
 def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
     """Read a regular file as UTF-8 text (a BOM is accepted), refusing binary and oversized files.
 
@@ -126,26 +158,7 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
             "no such file: the name holds a NUL byte, which no file name can", file=path
         )
     try:
-        kind = special_kind(os.stat(path).st_mode)
-        if kind is not None:
-            raise not_regular(path, kind)
-        fd = os.open(
-            path,
-            os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0),
-        )
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            kind = special_kind(st.st_mode)
-            if kind is not None:
-                raise not_regular(path, kind)
-            size = st.st_size
-            if size > max_size:
-                raise InputProblem(
-                    f"file is {size} bytes, above the {max_size}-byte limit (--max-file-size)",
-                    file=path,
-                )
-            limits.charge_read(size, path)
-            data = fh.read(size + 1)  # a regular file's size is known: never allocate more
+        data = _read_regular(path, max_size)
     except InputProblem:
         raise
     except IsADirectoryError:
@@ -194,8 +207,8 @@ def decode(data: bytes, path: str) -> str:
         raise InputProblem(
             "NUL byte: this is a binary file, not YAML or JSON", Location(path, line, 1, line, 1)
         )
-    try:
-        text = data.decode("utf-8-sig")
+    try:  # "utf-8-sig" in C: that codec is written in Python (its offsets are the BOM-less ones)
+        text = (data[3:] if data.startswith(b"\xef\xbb\xbf") else data).decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         line_start = data.rfind(b"\n", 0, exc.start) + 1

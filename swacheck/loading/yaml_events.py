@@ -25,6 +25,10 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _SafeLoader = yaml.SafeLoader
 
 _PLAIN_TAGS: dict[str, str] = {}  # plain scalar -> its implicit tag (int, bool, null, ... or str)
+# plain scalar with no tag -> (its value,): an int, bool, null or float is built by PyYAML's
+# constructor in Python, and the same few values (`tp-size: 8`, `true`) repeat across configs
+_PLAIN_VALUES: dict[str, tuple[Any]] = {}
+_MEMO_SIZE = 200_000  # entries per memo: a hostile file cannot grow them without bound
 
 
 class _YamlLoader(_SafeLoader):  # type: ignore[misc, valid-type]
@@ -40,7 +44,7 @@ class _YamlLoader(_SafeLoader):  # type: ignore[misc, valid-type]
             tag = _PLAIN_TAGS.get(value)
             if tag is None:
                 tag = super().resolve(kind, value, implicit)
-                if len(_PLAIN_TAGS) < 200_000:
+                if len(_PLAIN_TAGS) < _MEMO_SIZE:
                     _PLAIN_TAGS[value] = tag
             return tag
         return super().resolve(kind, value, implicit)
@@ -156,6 +160,10 @@ class _YamlConverter:
                 self.loc(event.start_mark, event.start_mark),
             )
         if cls is _ScalarEvent:
+            if event.tag is None and event.implicit[0] and event.anchor is None:
+                hit = _PLAIN_VALUES.get(event.value)
+                if hit is not None:  # a plain scalar seen before: the same value
+                    return Scalar(hit[0], self.loc(event.start_mark, event.end_mark))
             out: Node = self.scalar(event, self._tag(event, yaml.ScalarNode))
             self._anchor(event, out)
             return out
@@ -196,6 +204,8 @@ class _YamlConverter:
                     f"bad {kind} value {one_line(repr(event.value))}{why}",
                     self.loc(event.start_mark, event.end_mark),
                 ) from None
+        if event.tag is None and event.implicit[0] and len(_PLAIN_VALUES) < _MEMO_SIZE:
+            _PLAIN_VALUES[event.value] = (value,)  # the tag and value of plain text are its own
         return Scalar(value, self.loc(event.start_mark, event.end_mark), event.style in ("'", '"'))
 
     def sequence(self, start: Any, depth: int) -> Sequence:
@@ -240,7 +250,12 @@ class _YamlConverter:
                 type(event) is _ScalarEvent
                 and depth < MAX_DEPTH
                 and event.anchor is None
-                and (event.tag or resolve(_ScalarNodeType, event.value, event.implicit)) == _STR_TAG
+                and (
+                    event.tag
+                    or (event.implicit[0] and _PLAIN_TAGS.get(event.value))
+                    or resolve(_ScalarNodeType, event.value, event.implicit)
+                )
+                == _STR_TAG
             ):
                 self.nodes += 1  # the usual key: plain text
                 if self.nodes > self.max_nodes:
