@@ -1,15 +1,15 @@
 """Find input files, classify each document by its content, normalise into Deployments.
 
-Kinds (design.md §2): a swacheck deployment document (top-level ``swacheck: 1``) or an
+Kinds: a swacheck deployment document (top-level ``swacheck: 1``) or an
 SGLang server config (a ``model-path`` key). Other files are skipped: silently in a walked
 directory, with a note (``Inputs.notes``) when named explicitly, since a shell glob such as
 ``configs/*.yaml`` or a pre-commit hook names every file it matches. A typo still never passes:
 a path that does not exist is an input error, and so is a run that finds no deployment at all
 (``engine.finish``; ``--allow-empty`` allows it).
 
-Launch commands (``launch.py``): shell scripts (``*.sh``, or a file named explicitly that starts
-with a shell ``#!``), Dockerfiles (``Dockerfile``, ``*.Dockerfile``, ``Dockerfile.*``) and
-``--command`` text; Kubernetes manifests (``kubernetes.py``) and Compose files (``compose.py``)
+Launch commands (``launch.py`` and the modules it names): shell scripts (``*.sh``, or a file
+named explicitly that starts with a shell ``#!``), Dockerfiles (``Dockerfile``, ``*.Dockerfile``,
+``Dockerfile.*``) and ``--command`` text; Kubernetes manifests (``kubernetes.py``) and Compose files (``compose.py``)
 are YAML documents recognised by their content. A manifest or Compose file without an SGLang
 launch is skipped like any other file that is not a deployment.
 """
@@ -32,7 +32,7 @@ from .server_config import is_server_config, load_server_args
 from .types import Arg, Deployment, ExplicitGeometry, ModelRef, ServerArgs
 
 if TYPE_CHECKING:
-    from . import launch
+    from .launch import Found
 
 __all__ = [
     "Arg",
@@ -172,7 +172,7 @@ def _is_launch_file(path: str) -> bool:
 
 def _read_launch_file(
     cand: Candidate, files: FileCache, platform: Val, env: dict[str, Val]
-) -> launch.Found:
+) -> Found:
     kind = kinds.file_kind(cand.path) or kinds.kind_named(
         "script"
     )  # a file named explicitly with a shell #!
@@ -310,9 +310,9 @@ def read_inputs(
     if dropped:
         result.files = [f for f in result.files if f not in dropped]
     if commands:
-        from . import launch
+        from . import script
 
-        deployments, errors = launch.read_commands(commands, files, platform, env)
+        deployments, errors = script.read_commands(commands, files, platform, env)
         result.deployments.extend(deployments)
         result.errors.extend(errors)
         result.files.extend(dict.fromkeys(d.file for d in deployments))

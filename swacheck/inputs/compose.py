@@ -29,17 +29,9 @@ from collections import ChainMap
 from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..records import InputProblem, Val
-from .launch import (
-    Found,
-    LaunchContext,
-    build,
-    launches,
-    load_text,
-    names_for,
-    platform_of_image,
-    seed_env,
-    yaml_word,
-)
+from .launch import Found, build, load_text, names_for, seed_env
+from .platforms import platform_of_image
+from .recognise import LaunchContext, launches
 from .shell import (
     Chars,
     Env,
@@ -52,6 +44,7 @@ from .shell import (
     Word,
     split_words,
 )
+from .yaml_words import yaml_word
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -10,7 +10,7 @@ Operators put pod templates and container specs in places of their own:
 - AIBrix ``StormService``: ``spec.template.spec.roles[].template.spec.containers``;
 - NVIDIA Dynamo ``DynamoGraphDeployment``: ``spec.services.<NAME>.extraPodSpec.mainContainer``
   (``envs`` of the service are the container's environment too); ``python3 -m dynamo.sglang``
-  takes SGLang's server flags (``launch.py``);
+  takes SGLang's server flags (``recognise.py``);
 - KServe ``LLMInferenceService``, ``LeaderWorkerSet`` variants, and any other object.
 
 A container is an item of a ``containers`` list, or a mapping under ``mainContainer``,

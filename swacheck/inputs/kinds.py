@@ -142,8 +142,8 @@ def is_skypilot(root: object) -> bool:
 # files are the two YAML/JSON kinds of ``inputs/__init__.py``; they come before the document
 # kinds below.)
 FILE_KINDS: tuple[Kind, ...] = (
-    Kind("dockerfile", "a Dockerfile", ".launch:read_dockerfile", path=is_dockerfile_path),
-    Kind("script", "a shell script", ".launch:read_script", path=is_script_path),
+    Kind("dockerfile", "a Dockerfile", ".dockerfile:read_dockerfile", path=is_dockerfile_path),
+    Kind("script", "a shell script", ".script:read_script", path=is_script_path),
     Kind(
         "markdown",
         "a document (Markdown/MDX/reStructuredText)",

@@ -26,17 +26,11 @@ import re
 from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..records import InputProblem, Location, Val
-from .launch import (
-    Found,
-    LaunchContext,
-    build,
-    launches,
-    names_for,
-    platform_of_image,
-    seed_env,
-    yaml_word,
-)
+from .launch import Found, build, names_for, seed_env
+from .platforms import platform_of_image
+from .recognise import LaunchContext, launches
 from .shell import Env, Source, SpanChain, Unknown, Var, Word
+from .yaml_words import yaml_word
 
 POD_SPECS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "Pod": (("", ("spec",)),),

@@ -12,7 +12,7 @@ they sit in fenced code blocks. Read are:
 - YAML blocks (``yaml``/``yml``) that hold an SGLang server config (a ``model-path`` key among
   SGLang options) or a Kubernetes/Compose/srt-slurm/SkyPilot document that launches SGLang.
 
-Each block is read as a shell script (``launch.script_launches``) with every position in the
+Each block is read as a shell script (``recognise.script_launches``) with every position in the
 doc, so findings point at the doc's line and column. Blocks of a doc are independent: a
 variable set in one block is not known in the next.
 
@@ -36,18 +36,10 @@ import re
 
 from ..loading import FileCache
 from ..records import InputProblem, Location, Val
-from .launch import (
-    Found,
-    Launch,
-    LaunchContext,
-    build,
-    load_text,
-    names_for,
-    parse_args,
-    script_launches,
-    seed_env,
-)
+from .argv import parse_args
+from .launch import Found, build, load_text, names_for, seed_env
 from .pitfalls import attach
+from .recognise import Launch, LaunchContext, script_launches
 from .shell import Chars, Source, Var
 from .types import unread
 

@@ -16,9 +16,11 @@ import re
 
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence
 from ..records import InputProblem, Val
-from .launch import Found, LaunchContext, build, names_for, script_launches, seed_env, yaml_word
+from .launch import Found, build, names_for, seed_env
 from .pitfalls import attach
+from .recognise import LaunchContext, script_launches
 from .shell import Chars, Source, Var
+from .yaml_words import yaml_word
 
 
 def _accelerators(root: Mapping) -> Val | None:

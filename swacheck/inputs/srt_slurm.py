@@ -37,7 +37,8 @@ from ..loading import Document, FileCache, Mapping, Pair, Scalar, Sequence
 from ..records import InputProblem, Location, Val
 from ..sglang import flags
 from ..sglang.version import DEFAULT
-from .launch import ROCM_ENV, Found
+from .launch import Found
+from .platforms import ROCM_ENV
 from .types import Arg, Deployment, ServerArgs
 
 MODES = ("prefill", "decode", "aggregated")
