@@ -27,7 +27,7 @@ from ..loading import FileCache, Mapping, SourceFile, read_text
 from ..records import InputError, InputProblem, Location, Val
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
-from .argv import SINGLE_DASH, Unresolved, parse_args, unresolved_word
+from .argv import SINGLE_DASH, Parsed, Unresolved, parse_args, unresolved_word
 from .platforms import infer_platform
 from .recognise import DYNAMO_MODULES, Launch
 from .server_config import load_server_args
@@ -125,35 +125,65 @@ def build(
     if launch.program.endswith(DYNAMO_MODULES):  # Dynamo's own flags are not SGLang's to refuse
         parsed.entries = [a for a in parsed.entries if a.how != "unknown"]
     unresolved = list(parsed.unresolved)
-    cli_names = {a.name for a in parsed.entries}
     dups = list(duplicates or [])
-    file_entries: list[Arg] = []
-    if parsed.config is not None:
-        word, _ = parsed.config
-        if word.unknown:
-            u = unresolved_word("argument", "config", word)
-            if "model-path" not in cli_names:
-                raise _model_path_problem(
-                    u,
-                    f"it would come from the --config file {word.text}, and {u.shown}: {u.reason}",
-                )
-            unresolved.append(u)
-        else:
-            server, config_dups = _config_args(word, base_dir, files)
-            dups.extend(config_dups)
-            # argparse keeps the last value: the command line wins over the file (documented by
-            # SGLang), so an overridden key is dropped -- unless SGLang refuses it anyway (SWA303).
-            file_entries = [
-                a
-                for a in server.entries
-                if not (
-                    a.name in cli_names
-                    and a.how in ("exact", "prefix")
-                    and not a.kind.startswith("refused")
-                )
-            ]
-    entries = file_entries + parsed.entries
+    entries = _config_entries(parsed, base_dir, files, unresolved, dups) + parsed.entries
     args = {a.name: a for a in entries}
+    notes = _pitfall_notes(launch, parsed, profile)
+    _require_model(launch, unresolved, args)
+    mapping = Mapping(
+        launch.whole or launch.location or Location(file, 1, 1, 1, 1),
+        {a.written: a.pair for a in parsed.entries},
+        flow=True,
+    )
+    server = ServerArgs(args, mapping, file, base_dir, entries)
+    return LaunchDeployment(
+        name=name,
+        file=file,
+        location=location or launch.whole,
+        platform=infer_platform(platform, launch.env, hint or launch.hint),
+        env=_launch_env(launch, default_env, unresolved),
+        server=server,
+        duplicates=dups,
+        unresolved=unresolved,
+        command=launch.program,
+        notes=notes,
+    )
+
+
+def _config_entries(
+    parsed: Parsed, base_dir: str, files: FileCache, unresolved: list[Unresolved], dups: list
+) -> list[Arg]:
+    """The arguments of ``--config FILE`` that the command line does not override."""
+    if parsed.config is None:
+        return []
+    cli_names = {a.name for a in parsed.entries}
+    word, _ = parsed.config
+    if word.unknown:
+        u = unresolved_word("argument", "config", word)
+        if "model-path" not in cli_names:
+            raise _model_path_problem(
+                u,
+                f"it would come from the --config file {word.text}, and {u.shown}: {u.reason}",
+            )
+        unresolved.append(u)
+        return []
+    server, config_dups = _config_args(word, base_dir, files)
+    dups.extend(config_dups)
+    # argparse keeps the last value: the command line wins over the file (documented by
+    # SGLang), so an overridden key is dropped -- unless SGLang refuses it anyway (SWA303).
+    return [
+        a
+        for a in server.entries
+        if not (
+            a.name in cli_names
+            and a.how in ("exact", "prefix")
+            and not a.kind.startswith("refused")
+        )
+    ]
+
+
+def _pitfall_notes(launch: Launch, parsed: Parsed, profile: SGLangProfile) -> list:
+    """Notes for words argparse reads otherwise than their author meant (SWA306)."""
     notes: list = []
     for w in launch.args:  # `-tp-size 8`: argparse reads a single-dash word as short options
         m = SINGLE_DASH.fullmatch(w.text)
@@ -181,26 +211,31 @@ def build(
                 parsed.escaped_blank.location,
             )
         )
+    return notes
+
+
+def _require_model(launch: Launch, unresolved: list[Unresolved], args: dict[str, Arg]) -> None:
+    """Raise when the model path is not known: SGLang needs it, and so does every rule."""
     for u in unresolved:
         if u.kind == "argument" and u.name == "model-path":
             raise _model_path_problem(u)
-    if "model-path" not in args:
-        extra = next((u for u in unresolved if u.kind == "arguments"), None)
-        if extra is None:
-            raise InputProblem(
-                f"{launch.program} without --model-path: SGLang needs the model", launch.location
-            )
-        raise _model_path_problem(
-            extra,
-            f"no --model-path is written, so it would come from {extra.shown}: {extra.reason}",
+    if "model-path" in args:
+        return
+    extra = next((u for u in unresolved if u.kind == "arguments"), None)
+    if extra is None:
+        raise InputProblem(
+            f"{launch.program} without --model-path: SGLang needs the model", launch.location
         )
-    mapping = Mapping(
-        launch.whole or launch.location or Location(file, 1, 1, 1, 1),
-        {a.written: a.pair for a in parsed.entries},
-        flow=True,
+    raise _model_path_problem(
+        extra,
+        f"no --model-path is written, so it would come from {extra.shown}: {extra.reason}",
     )
-    server = ServerArgs(args, mapping, file, base_dir, entries)
 
+
+def _launch_env(
+    launch: Launch, default_env: dict[str, Val], unresolved: list[Unresolved]
+) -> dict[str, Val]:
+    """The server's environment: swacheck's ``--env`` under the command's own variables."""
     env = dict(default_env)
     for var_name, var in launch.env.items():
         if var.value is not None:
@@ -216,18 +251,7 @@ def build(
                     var_name,
                 )
             )
-    return LaunchDeployment(
-        name=name,
-        file=file,
-        location=location or launch.whole,
-        platform=infer_platform(platform, launch.env, hint or launch.hint),
-        env=env,
-        server=server,
-        duplicates=dups,
-        unresolved=unresolved,
-        command=launch.program,
-        notes=notes,
-    )
+    return env
 
 
 @dataclass(slots=True)

@@ -137,78 +137,24 @@ def launches(argv: list[Word], env: Env, ctx: LaunchContext, depth: int = 0) -> 
     hint: Val | None = None
     while argv:
         if argv[0].unknown:
-            if len(argv) > 2 and argv[1].text == "-m" and _LAUNCH_MODULE.fullmatch(argv[2].text):
-                argv = [Word("python3", argv[0].spans, argv[0].whole, [], argv[0].quoted)] + argv[
-                    1:
-                ]  # "$PY" -m sglang.launch_server
-                break
-            return []
-        head = _base(argv[0])
-        if head in WRAPPERS:
-            argv = argv[1:]
-            while argv and argv[0].text.startswith("-"):  # exec -a NAME, nohup --, time -p
-                argv = argv[2:] if argv[0].text == "-a" else argv[1:]
-            continue
-        if head == "env":
-            argv = _strip_env(argv[1:], env, ctx)
-            continue
-        if head in SCANNED_WRAPPERS or (
-            head in RUNNERS and len(argv) > 1 and argv[1].text in RUNNERS[head]
-        ):
-            # numactl/taskset/timeout/srun ... OPTIONS CMD, uv run / conda run OPTIONS CMD:
-            # the command is the first word that starts one (their options never do)
-            j = _program_at(argv, 2 if head in RUNNERS else 1)
-            if j is None:
+            if not _runs_launch_module(argv):
                 return []
-            argv = argv[j:]
-            continue
-        if head in ("docker", "podman", "nerdctl") and (
-            run := 2
-            if len(argv) > 1 and argv[1].text == "run"
-            else 3
-            if len(argv) > 2 and argv[1].text == "container" and argv[2].text == "run"
-            else 0
-        ):
+            argv = [Word("python3", argv[0].spans, argv[0].whole, [], argv[0].quoted)] + argv[
+                1:
+            ]  # "$PY" -m sglang.launch_server
+            break
+        head = _base(argv[0])
+        if head == "eval" and depth <= 4:
+            return _eval(argv, env, ctx, depth)
+        if run := _docker_run_at(head, argv):
             argv, env, hint = _docker_run(argv[run:], env, ctx)
             if not argv:
                 return []  # no image, or an image without a command: its entrypoint is not in the files
             continue
-        if head == "eval" and depth <= 4:
-            text = " ".join(w.text for w in argv[1:])
-            spans: list = []
-            for k, w in enumerate(argv[1:]):
-                if k:
-                    spans.append(w.whole)
-                spans.extend(s if s is not None else w.whole for s in w.spans)
-            if any(w.unknown for w in argv[1:]):
-                if _MENTIONS_LAUNCH.search(text):
-                    return [
-                        _unread(
-                            argv,
-                            env,
-                            "launch assembled at runtime; not evaluated (eval of text only known when the script runs)",
-                        )
-                    ]
-                return []
-            try:
-                commands = lex(Chars(text, spans))
-            except ShellSyntaxError:
-                return []
-            walker = Walker(
-                dict(env),
-                ctx.label,
-                ctx.fallback,
-                ctx.base_dir,
-                read_file=None,
-                opaque_reasons=ctx.opaque_reasons,
-                unset_reason=ctx.unset_reason,
-            )
-            return [
-                launch
-                for cmd in walker.walk(commands)
-                for launch in launches(cmd.argv, cmd.env, ctx, depth + 1)
-            ]
-        break
+        unwrapped = _unwrap(head, argv, env, ctx)
+        if unwrapped is None:
+            break
+        argv = unwrapped
     if not argv:
         return []
     found = _launches(argv, env, ctx, depth)
@@ -216,6 +162,85 @@ def launches(argv: list[Word], env: Env, ctx: LaunchContext, depth: int = 0) -> 
         for launch in found:
             launch.hint = launch.hint or hint
     return found
+
+
+def _runs_launch_module(argv: list[Word]) -> bool:
+    """``"$PY" -m sglang.launch_server``: a program only known at run time, running a launch."""
+    return len(argv) > 2 and argv[1].text == "-m" and bool(_LAUNCH_MODULE.fullmatch(argv[2].text))
+
+
+def _docker_run_at(head: str, argv: list[Word]) -> int:
+    """Where the arguments of ``docker run`` / ``docker container run`` start; 0 for another command."""
+    if head not in ("docker", "podman", "nerdctl"):
+        return 0
+    if len(argv) > 1 and argv[1].text == "run":
+        return 2
+    if len(argv) > 2 and argv[1].text == "container" and argv[2].text == "run":
+        return 3
+    return 0
+
+
+def _unwrap(head: str, argv: list[Word], env: Env, ctx: LaunchContext) -> list[Word] | None:
+    """The command a wrapper runs (``env`` applied to ``env``); None when ``head`` is no wrapper."""
+    if head in WRAPPERS:
+        argv = argv[1:]
+        while argv and argv[0].text.startswith("-"):  # exec -a NAME, nohup --, time -p
+            argv = argv[2:] if argv[0].text == "-a" else argv[1:]
+        return argv
+    if head == "env":
+        return _strip_env(argv[1:], env, ctx)
+    if head in SCANNED_WRAPPERS or (
+        head in RUNNERS and len(argv) > 1 and argv[1].text in RUNNERS[head]
+    ):
+        # numactl/taskset/timeout/srun ... OPTIONS CMD, uv run / conda run OPTIONS CMD:
+        # the command is the first word that starts one (their options never do)
+        j = _program_at(argv, 2 if head in RUNNERS else 1)
+        return [] if j is None else argv[j:]
+    return None
+
+
+def _eval(argv: list[Word], env: Env, ctx: LaunchContext, depth: int) -> list[Launch]:
+    """``eval WORDS``: the words joined are read as a script."""
+    text = " ".join(w.text for w in argv[1:])
+    spans: list = []
+    for k, w in enumerate(argv[1:]):
+        if k:
+            spans.append(w.whole)
+        spans.extend(s if s is not None else w.whole for s in w.spans)
+    if any(w.unknown for w in argv[1:]):
+        if _MENTIONS_LAUNCH.search(text):
+            return [
+                _unread(
+                    argv,
+                    env,
+                    "launch assembled at runtime; not evaluated (eval of text only known when "
+                    "the script runs)",
+                )
+            ]
+        return []
+    try:
+        commands = lex(Chars(text, spans))
+    except ShellSyntaxError:
+        return []
+    return _walk_launches(commands, dict(env), ctx, depth)
+
+
+def _walk_launches(commands: list, env: Env, ctx: LaunchContext, depth: int) -> list[Launch]:
+    """The launches of a nested script (``eval``, ``sh -c``) run with ``env``."""
+    walker = Walker(
+        env,
+        ctx.label,
+        ctx.fallback,
+        ctx.base_dir,
+        read_file=None,
+        opaque_reasons=ctx.opaque_reasons,
+        unset_reason=ctx.unset_reason,
+    )
+    return [
+        launch
+        for cmd in walker.walk(commands)
+        for launch in launches(cmd.argv, cmd.env, ctx, depth + 1)
+    ]
 
 
 def _unread(argv: list[Word], env: Env, reason: str) -> Launch:
@@ -263,60 +288,70 @@ def _docker_run(
     hint: Val | None = None
     i = 0
     while i < len(argv):
-        word = argv[i]
-        t = word.text
-        if word.unknown or not t.startswith("-") or t == "-":
+        option = _docker_option(argv, i)
+        if option is None:
             break
-        if t == "--":
-            i += 1
+        name, value, i = option
+        if name == "--":
             break
-        name, has_value = (
-            (t.split("=", 1)[0], True) if t.startswith("--") and "=" in t else (t, False)
-        )
-        value: Word | None = None
-        if has_value:
-            value = word.sub(len(name) + 1)
-        elif t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
-            name, value = "-e", word.sub(2)  # -eKEY=VALUE
-        elif name not in _DOCKER_FLAGS:
-            if i + 1 >= len(argv):
-                return [], cenv, None
-            i += 1
-            value = argv[i]
-        i += 1
         if value is None:
             continue
         if name in ("-e", "--env"):
-            m = _ENV_ASSIGN.match(value.text)
-            if m is None:  # `-e NAME`: copied from the environment docker runs in
-                if value.text and not value.unknown:
-                    known = env.get(value.text)
-                    cenv[value.text] = (
-                        known
-                        if known is not None and known.exported
-                        else Var(
-                            None,
-                            True,
-                            f"docker run -e {value.text} in {ctx.label}",
-                            "set only at run time: copied from the environment docker runs in",
-                            value.location,
-                        )
-                    )
-                continue
-            key = m.group(1)
-            cenv[key] = _assigned(
-                key, value.sub(m.end()), ctx, f"docker run -e {key}=... in {ctx.label}"
-            )
+            _docker_env(value, env, cenv, ctx)
         elif name == "--entrypoint":
             entrypoint = [value]
         elif name == "--device" and "/dev/kfd" in value.text:
             hint = Val("rocm", "docker run --device /dev/kfd", value.location)
     if i >= len(argv):
-        return [], cenv, None
+        return [], cenv, None  # no image, or an option without its value
     image = argv[i]
     if hint is None and not image.unknown and (p := platform_of_image(image.text)) is not None:
         hint = Val(p, f"docker run image {image.text}", image.location)
     return entrypoint + argv[i + 1 :], cenv, hint
+
+
+def _docker_option(argv: list[Word], i: int) -> tuple[str, Word | None, int] | None:
+    """The ``docker run`` option at ``argv[i]``: its name, its value (None for a flag, or when
+    the words end before it) and where the next word is; None when ``argv[i]`` is the image."""
+    word = argv[i]
+    t = word.text
+    if word.unknown or not t.startswith("-") or t == "-":
+        return None
+    if t == "--":
+        return t, None, i + 1
+    if t.startswith("--") and "=" in t:
+        name = t.split("=", 1)[0]
+        return name, word.sub(len(name) + 1), i + 1
+    if t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
+        return "-e", word.sub(2), i + 1  # -eKEY=VALUE
+    if t in _DOCKER_FLAGS:
+        return t, None, i + 1
+    return t, (argv[i + 1] if i + 1 < len(argv) else None), i + 2
+
+
+def _docker_env(value: Word, env: Env, cenv: Env, ctx: LaunchContext) -> None:
+    """``-e NAME=VALUE``, or ``-e NAME``: copied from the environment docker runs in."""
+    m = _ENV_ASSIGN.match(value.text)
+    if m is not None:
+        key = m.group(1)
+        cenv[key] = _assigned(
+            key, value.sub(m.end()), ctx, f"docker run -e {key}=... in {ctx.label}"
+        )
+        return
+    if not value.text or value.unknown:
+        return
+    known = env.get(value.text)
+    cenv[value.text] = (
+        known
+        if known is not None and known.exported
+        else Var(
+            None,
+            True,
+            f"docker run -e {value.text} in {ctx.label}",
+            "set only at run time: copied from the environment docker runs in",
+            value.location,
+        )
+    )
 
 
 def _launches(argv: list[Word], env: Env, ctx: LaunchContext, depth: int) -> list[Launch]:
@@ -389,20 +424,9 @@ def _shell_c(argv: list[Word], env: Env, ctx: LaunchContext, depth: int) -> list
                 commands = lex(Chars.of_word(script))
             except ShellSyntaxError as err:
                 raise syntax_problem(err, ctx.label) from None
-            walker = Walker(
-                {k: v for k, v in env.items() if v.exported},
-                ctx.label,
-                ctx.fallback,
-                ctx.base_dir,
-                read_file=None,
-                opaque_reasons=ctx.opaque_reasons,
-                unset_reason=ctx.unset_reason,
+            return _walk_launches(
+                commands, {k: v for k, v in env.items() if v.exported}, ctx, depth
             )
-            return [
-                launch
-                for cmd in walker.walk(commands)
-                for launch in launches(cmd.argv, cmd.env, ctx, depth + 1)
-            ]
         if t in ("-o", "+o"):
             i += 2
         elif t.startswith(("-", "+")):
