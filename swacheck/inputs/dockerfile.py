@@ -137,37 +137,9 @@ def _assignments(
     except ShellSyntaxError as err:
         raise syntax_problem(err, label) from None
     raws = [w for c in commands for w in c.words]
-    out: list[tuple[str, Var | None, Location | None]] = []
     if raws and raws[0].assignment() is None and ins.keyword == "ENV":
-        name = raws[0].literal() or ""
-        words = [expand_one(r, build_env) for r in raws[1:]]
-        text = " ".join(w.text for w in words)
-        unknown = [u for w in words for u in w.unknown]
-        spans = [
-            s
-            for k, w in enumerate(words)
-            for s in (w.spans + ([w.spans[-1] if w.spans else None] if k < len(words) - 1 else []))
-        ]
-        value = Word(
-            text,
-            spans[: len(text)] if len(spans) >= len(text) else [None] * len(text),
-            words[0].whole if words else None,
-            unknown,
-        )
-        out.append(
-            (
-                name,
-                Var(
-                    value if not unknown else None,
-                    True,
-                    f"ENV {name} in {label}",
-                    unknown_reasons(value),
-                    unknown[0].location if unknown else None,
-                ),
-                span_location(raws[0].span),
-            )
-        )
-        return out
+        return [_legacy_env(raws, build_env, label)]
+    out: list[tuple[str, Var | None, Location | None]] = []
     for raw in raws:
         a = raw.assignment()
         if a is None:
@@ -186,10 +158,45 @@ def _assignments(
     return out
 
 
+def _legacy_env(raws: list, build_env: Env, label: str) -> tuple[str, Var, Location | None]:
+    """``ENV NAME the rest of the line``: one variable, its value the other words joined."""
+    name = raws[0].literal() or ""
+    words = [expand_one(r, build_env) for r in raws[1:]]
+    text = " ".join(w.text for w in words)
+    unknown = [u for w in words for u in w.unknown]
+    spans = [
+        s
+        for k, w in enumerate(words)
+        for s in (w.spans + ([w.spans[-1] if w.spans else None] if k < len(words) - 1 else []))
+    ]
+    value = Word(
+        text,
+        spans[: len(text)] if len(spans) >= len(text) else [None] * len(text),
+        words[0].whole if words else None,
+        unknown,
+    )
+    var = Var(
+        value if not unknown else None,
+        True,
+        f"ENV {name} in {label}",
+        unknown_reasons(value),
+        unknown[0].location if unknown else None,
+    )
+    return name, var, span_location(raws[0].span)
+
+
 def dockerfile_launches(
     src: Source, fallback: Env, base_dir: str
 ) -> tuple[list[Launch], Val | None]:
     """The launches of a Dockerfile's final stage, and the platform its base image says."""
+    stage = _final_stage(src)
+    if stage is None:
+        return [], None
+    return _stage_launches(src, stage, fallback, base_dir), stage.image_hint
+
+
+def _final_stage(src: Source) -> _Stage | None:
+    """The last stage, its ``ENV``, ``CMD`` and ``ENTRYPOINT`` read in order."""
     label = os.path.basename(src.path)
     global_args: Env = {}
     stages: dict[str, _Stage] = {}
@@ -198,78 +205,89 @@ def dockerfile_launches(
     for ins in _instructions(src):
         kw = ins.keyword
         if kw == "FROM":
-            try:
-                raws = [w for c in lex(ins.args) for w in c.words]
-            except ShellSyntaxError as err:
-                raise syntax_problem(err, src.path) from None
-            raws = [r for r in raws if not (r.literal() or "").startswith("--")]
-            image = (
-                expand_one(raws[0], global_args, "not declared with ARG before FROM")
-                if raws
-                else None
-            )
-            parent = (
-                stages.get(image.text.lower()) if image is not None and not image.unknown else None
-            )
             stage_count += 1
-            if stage_count > limits.MAX_STAGES:
-                raise InputProblem(
-                    f"more than {limits.MAX_STAGES} FROM stages in {one_line(label)} (the limit per Dockerfile)",
-                    Location(src.path, ins.line, 1, ins.line, 1),
-                )
-            stage = _Stage(image)
-            if parent is not None:  # the parent's ENV under the stage's own (no copy per stage)
-                stage.env, stage.cmd, stage.entrypoint, stage.image_hint = (
-                    ChainMap({}, *parent.env.maps)
-                    if isinstance(parent.env, ChainMap)
-                    else ChainMap({}, parent.env),
-                    parent.cmd,
-                    parent.entrypoint,
-                    parent.image_hint,
-                )  # type: ignore[assignment]
-            elif (
-                image is not None
-                and not image.unknown
-                and (p := platform_of_image(image.text)) is not None
-            ):
-                stage.image_hint = Val(p, f"base image {image.text}", image.loc())
-            if len(raws) >= 3 and (raws[1].literal() or "").lower() == "as":
-                stages[(raws[2].literal() or "").lower()] = stage
-            continue
-        if kw == "ARG":
-            target = stage.args if stage is not None else global_args
-            build_env = ChainMap(
-                {}, *([stage.env, stage.args] if stage else []), global_args
-            )  # no copy per ARG line
-            for name, var, _ in _assignments(ins, build_env, label, allow_bare=True):
-                if (
-                    var is None
-                ):  # `ARG X` without a default: the global default, else given at build time
-                    var = global_args.get(name) or Var(
-                        None,
-                        False,
-                        f"ARG {name} in {label}",
-                        f"ARG {name} has no default: its value is given at build time (--build-arg)",
-                    )
-                target[name] = Var(var.value, False, var.origin, var.reason)
-            continue
-        if stage is None:
-            continue
-        if kw == "ENV":
-            build_env = ChainMap({}, stage.env, stage.args)  # no copy per ENV line
-            for name, var, _ in _assignments(ins, build_env, label, allow_bare=False):
-                if var is not None:
-                    stage.env[name] = var
-        elif kw in ("CMD", "ENTRYPOINT"):
-            words = _json_array(ins.args)
-            form: tuple[str, object] = ("exec", words) if words is not None else ("shell", ins.args)
-            if kw == "CMD":
-                stage.cmd = form
-            else:
-                stage.entrypoint = form
-                stage.cmd = None  # ENTRYPOINT resets a CMD inherited from the base
-    if stage is None:
-        return [], None
+            stage = _from(ins, src, global_args, stages, stage_count)
+        elif kw == "ARG":
+            _arg(ins, stage, global_args, label)
+        elif stage is not None:
+            _stage_instruction(ins, stage, label)
+    return stage
+
+
+def _from(
+    ins: _Instruction, src: Source, global_args: Env, stages: dict[str, _Stage], count: int
+) -> _Stage:
+    """``FROM [--platform=...] IMAGE [AS NAME]``: a new stage (``count`` th), inheriting from an
+    earlier stage it names."""
+    try:
+        raws = [w for c in lex(ins.args) for w in c.words]
+    except ShellSyntaxError as err:
+        raise syntax_problem(err, src.path) from None
+    raws = [r for r in raws if not (r.literal() or "").startswith("--")]
+    image = expand_one(raws[0], global_args, "not declared with ARG before FROM") if raws else None
+    parent = stages.get(image.text.lower()) if image is not None and not image.unknown else None
+    if count > limits.MAX_STAGES:
+        raise InputProblem(
+            f"more than {limits.MAX_STAGES} FROM stages in "
+            f"{one_line(os.path.basename(src.path))} (the limit per Dockerfile)",
+            Location(src.path, ins.line, 1, ins.line, 1),
+        )
+    stage = _Stage(image)
+    if parent is not None:  # the parent's ENV under the stage's own (no copy per stage)
+        stage.env, stage.cmd, stage.entrypoint, stage.image_hint = (
+            ChainMap({}, *parent.env.maps)
+            if isinstance(parent.env, ChainMap)
+            else ChainMap({}, parent.env),
+            parent.cmd,
+            parent.entrypoint,
+            parent.image_hint,
+        )  # type: ignore[assignment]
+    elif (
+        image is not None and not image.unknown and (p := platform_of_image(image.text)) is not None
+    ):
+        stage.image_hint = Val(p, f"base image {image.text}", image.loc())
+    if len(raws) >= 3 and (raws[1].literal() or "").lower() == "as":
+        stages[(raws[2].literal() or "").lower()] = stage
+    return stage
+
+
+def _arg(ins: _Instruction, stage: _Stage | None, global_args: Env, label: str) -> None:
+    """``ARG NAME[=DEFAULT]``: a build-time variable of the stage (before any FROM: global)."""
+    target = stage.args if stage is not None else global_args
+    build_env = ChainMap(
+        {}, *([stage.env, stage.args] if stage else []), global_args
+    )  # no copy per ARG line
+    for name, var, _ in _assignments(ins, build_env, label, allow_bare=True):
+        if var is None:  # `ARG X` without a default: the global default, else given at build time
+            var = global_args.get(name) or Var(
+                None,
+                False,
+                f"ARG {name} in {label}",
+                f"ARG {name} has no default: its value is given at build time (--build-arg)",
+            )
+        target[name] = Var(var.value, False, var.origin, var.reason)
+
+
+def _stage_instruction(ins: _Instruction, stage: _Stage, label: str) -> None:
+    """``ENV``, ``CMD`` and ``ENTRYPOINT`` of a stage; other instructions change no launch."""
+    kw = ins.keyword
+    if kw == "ENV":
+        build_env = ChainMap({}, stage.env, stage.args)  # no copy per ENV line
+        for name, var, _ in _assignments(ins, build_env, label, allow_bare=False):
+            if var is not None:
+                stage.env[name] = var
+    elif kw in ("CMD", "ENTRYPOINT"):
+        words = _json_array(ins.args)
+        form: tuple[str, object] = ("exec", words) if words is not None else ("shell", ins.args)
+        if kw == "CMD":
+            stage.cmd = form
+        else:
+            stage.entrypoint = form
+            stage.cmd = None  # ENTRYPOINT resets a CMD inherited from the base
+
+
+def _stage_launches(src: Source, stage: _Stage, fallback: Env, base_dir: str) -> list[Launch]:
+    """The launches the stage's ``ENTRYPOINT`` + ``CMD`` run, with its ``ENV``."""
     runtime = {**fallback, **stage.env}
     reason = (
         "not set by an ENV line of the Dockerfile (the base image or `docker run -e` may set it)"
@@ -277,9 +295,9 @@ def dockerfile_launches(
     ctx = LaunchContext(src.path, base_dir, fallback, unset_reason=reason)
     entry, cmd = stage.entrypoint, stage.cmd
     if entry is not None and entry[0] == "shell":
-        return script_launches(src, runtime, ctx, entry[1]), stage.image_hint  # type: ignore[arg-type]
+        return script_launches(src, runtime, ctx, entry[1])  # type: ignore[arg-type]
     if entry is None and cmd is not None and cmd[0] == "shell":
-        return script_launches(src, runtime, ctx, cmd[1]), stage.image_hint  # type: ignore[arg-type]
+        return script_launches(src, runtime, ctx, cmd[1])  # type: ignore[arg-type]
     argv: list[Word] = list(entry[1]) if entry is not None else []  # type: ignore[arg-type]
     if cmd is not None:
         if cmd[0] == "exec":
@@ -295,7 +313,7 @@ def dockerfile_launches(
                     join_spans([chars.spans[0], chars.spans[-1]]) if chars.spans else None,
                 ),
             ]
-    return (launches(argv, runtime, ctx) if argv else []), stage.image_hint
+    return launches(argv, runtime, ctx) if argv else []
 
 
 def read_dockerfile(path: str, files: FileCache, platform: Val, env: dict[str, Val]) -> Found:
