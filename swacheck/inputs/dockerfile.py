@@ -233,15 +233,8 @@ def _from(
             Location(src.path, ins.line, 1, ins.line, 1),
         )
     stage = _Stage(image)
-    if parent is not None:  # the parent's ENV under the stage's own (no copy per stage)
-        stage.env, stage.cmd, stage.entrypoint, stage.image_hint = (
-            ChainMap({}, *parent.env.maps)
-            if isinstance(parent.env, ChainMap)
-            else ChainMap({}, parent.env),
-            parent.cmd,
-            parent.entrypoint,
-            parent.image_hint,
-        )  # type: ignore[assignment]
+    if parent is not None:
+        _inherit(stage, parent)
     elif (
         image is not None and not image.unknown and (p := platform_of_image(image.text)) is not None
     ):
@@ -249,6 +242,19 @@ def _from(
     if len(raws) >= 3 and (raws[1].literal() or "").lower() == "as":
         stages[(raws[2].literal() or "").lower()] = stage
     return stage
+
+
+def _inherit(stage: _Stage, parent: _Stage) -> None:
+    """A stage ``FROM`` an earlier one: the parent's ENV under the stage's own (no copy per
+    stage), its CMD, ENTRYPOINT and platform."""
+    stage.env, stage.cmd, stage.entrypoint, stage.image_hint = (
+        ChainMap({}, *parent.env.maps)
+        if isinstance(parent.env, ChainMap)
+        else ChainMap({}, parent.env),
+        parent.cmd,
+        parent.entrypoint,
+        parent.image_hint,
+    )  # type: ignore[assignment]
 
 
 def _arg(ins: _Instruction, stage: _Stage | None, global_args: Env, label: str) -> None:

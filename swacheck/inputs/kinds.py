@@ -1,8 +1,13 @@
 """What kind of input a file or document is, decided without importing the readers.
 
-The launch-command readers (``launch``, ``shell``, ``compose``, ``kubernetes``) are large;
-``inputs`` imports them only when a file of their kind is found, so a run over plain server
-configs never pays for them.
+The launch-command readers (``script``, ``dockerfile``, ``compose``, ``kubernetes``, ... and
+the ``recognise``/``argv``/``launch``/``shell`` modules they share) are large; ``inputs``
+imports them only when a file of their kind is found, so a run over plain server configs never
+pays for them.
+
+A new input kind is one reader module (a function returning a ``launch.Found``) plus one
+:class:`Kind` line in ``FILE_KINDS`` or ``DOCUMENT_KINDS`` below (the predicate may be a
+lambda in that line); discovery, grouping and ``--fix`` read these tables.
 """
 
 from __future__ import annotations
