@@ -177,7 +177,7 @@ DOCUMENT_KINDS: tuple[Kind, ...] = (
     Kind(
         "kubernetes",
         "a Kubernetes manifest",
-        ".kubernetes:load_manifest",
+        ".containers:load_manifest",
         document=is_manifest,
         marks=("apiVersion",),
     ),
