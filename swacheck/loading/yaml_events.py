@@ -94,7 +94,7 @@ class _YamlConverter:
         self.duplicates: list[Duplicate] = []
         self.nodes = 0  # in the whole file (every document)
         self.max_nodes = limits.MAX_YAML_NODES
-        if any(c in text for c in _ODD_CHARS):
+        if not text.isascii() and any(c in text for c in _ODD_CHARS):  # isascii: O(1)
             self.loc = self._loc_from_offsets  # type: ignore[method-assign]
 
     def loc(self, s: Any, e: Any) -> Location:
