@@ -40,24 +40,19 @@ Paths = Annotated[
         show_default=False,
     ),
 ]
-Format = Annotated[
-    str | None,
-    typer.Option(
-        "--format",
-        "-f",
-        "--output-format",
-        help=f"Output format: {', '.join(FORMATS)} (default human; github under GitHub Actions).",
-    ),
-]
-ExplainFormat = Annotated[
-    str | None,
-    typer.Option(
-        "--format",
-        "-f",
-        "--output-format",
-        help=f"Output format: {first_default(EXPLAIN_FORMATS)}.",
-    ),
-]
+
+
+def _format(choices: tuple[str, ...], default: str) -> typer.models.OptionInfo:
+    """``--format``: one declaration for every command; ``choices`` from the command's registry."""
+    return typer.Option(
+        "--format", "-f", "--output-format", help=f"Output format: {', '.join(choices)}{default}."
+    )
+
+
+# check: GITHUB_ACTIONS=true chooses github (clisettings.check_settings); pair: human
+Format = Annotated[str | None, _format(FORMATS, " (default human; github under GitHub Actions)")]
+PairFormat = Annotated[str | None, _format(FORMATS, "")]
+ExplainFormat = Annotated[str | None, _format(EXPLAIN_FORMATS, f" (default {EXPLAIN_FORMATS[0]})")]
 Platform = Annotated[
     str | None,
     typer.Option(
