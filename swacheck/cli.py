@@ -21,6 +21,7 @@ from .options import (
     EXIT_HELP,
     EXPLAIN_FORMATS,
     RULES_FORMATS,
+    WHY_FORMATS,
     Color,
     Config,
     Env,
@@ -41,6 +42,7 @@ from .options import (
     Select,
     SglangVersion,
     Statistics,
+    WhyFormat,
     first_default,
 )
 from .settings import ALIGN_TO, MAX_FILE_SIZE
@@ -386,7 +388,7 @@ def why_command(
             help="Read the error from a log file (- for standard input).",
         ),
     ] = None,
-    format: ExplainFormat = None,
+    format: WhyFormat = None,
     color: Color = None,
     platform: Platform = None,
     env: Env = [],
@@ -399,7 +401,7 @@ def why_command(
     from .clisettings import why_settings
     from .why import run_why
 
-    settings, text, fmt = why_settings(values, EXPLAIN_FORMATS)
+    settings, text, fmt = why_settings(values, WHY_FORMATS)
     raise typer.Exit(run_why(settings, text=text, log=from_log, fmt=fmt))
 
 

@@ -27,10 +27,10 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .report import RENDERERS
+from .report import formats_for
 from .settings import ALIGN_TO, COLORS, FAIL_ON, MAX_FILE_SIZE, PLATFORMS, Settings
 
-FORMATS = tuple(RENDERERS)  # the report registry
+FORMATS = formats_for("check")  # the report registry
 # setting name in the file -> Settings attribute
 KEYS = {
     "select": "select",

@@ -1,6 +1,6 @@
 """The command line's options, each declared once: an ``Annotated`` alias per option that
 several commands share (``cli.py`` gives it to each of them by parameter name), with every list
-of choices taken from its registry: the report formats (``report.RENDERERS``) and the fixed
+of choices taken from its registry: each command's formats (``report.REGISTRY``) and the fixed
 choices of ``settings.py``. The values are checked by ``clisettings.py``.
 """
 
@@ -8,12 +8,13 @@ from typing import Annotated
 
 import typer
 
-from .report import RENDERERS
+from .report import formats_for
 from .settings import COLORS, FAIL_ON, PLATFORMS
 
-FORMATS = tuple(RENDERERS)
-EXPLAIN_FORMATS = ("human", "json")  # explain and why
-RULES_FORMATS = ("text", "json")
+FORMATS = formats_for("check")
+EXPLAIN_FORMATS = formats_for("explain")
+WHY_FORMATS = formats_for("why")
+RULES_FORMATS = formats_for("rules")
 EXIT_HELP = """\b
 Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage error, an input
 that cannot be read, parsed or resolved (printed as file:line:col: message), or no
@@ -53,6 +54,7 @@ def _format(choices: tuple[str, ...], default: str) -> typer.models.OptionInfo:
 Format = Annotated[str | None, _format(FORMATS, " (default human; github under GitHub Actions)")]
 PairFormat = Annotated[str | None, _format(FORMATS, "")]
 ExplainFormat = Annotated[str | None, _format(EXPLAIN_FORMATS, f" (default {EXPLAIN_FORMATS[0]})")]
+WhyFormat = Annotated[str | None, _format(WHY_FORMATS, f" (default {WHY_FORMATS[0]})")]
 Platform = Annotated[
     str | None,
     typer.Option(

@@ -26,7 +26,7 @@ def _run_check(settings: Settings) -> int:
     renderer = get(settings.format)
     if settings.statistics and not settings.output:  # the table replaces the report
         from .report import statistics as renderer
-    if hasattr(renderer, "Stream") and not (settings.diff or settings.fix or settings.show_pairs):
+    if renderer.STREAMS and not (settings.diff or settings.fix or settings.show_pairs):
         return _stream_check(settings, renderer)
     if settings.diff:
         from .fixer import show_diff
@@ -139,37 +139,21 @@ def show_settings_and_exit(settings: Settings) -> None:
 def run_explain(settings: Settings, fmt: str) -> int:
     """``swacheck explain``: how every geometry number was derived."""
     from .engine import run
-    from .explain import render_human, render_json
+    from .report import get
 
     result = run(settings)
     for error in result.errors:
         print(error, file=sys.stderr)
-    (render_json if fmt == "json" else render_human)(result, sys.stdout)
+    get(fmt, "explain").render(result, sys.stdout)
     return 2 if result.errors else 0
 
 
 def print_rules(fmt: str) -> None:
-    """``swacheck rules``: every rule, as text or JSON."""
+    """``swacheck rules``: every rule, in the format chosen."""
+    from .report import get
     from .rules import RULES
 
-    if fmt == "json":
-        import json
-
-        data = [
-            {
-                "code": r.CODE,
-                "name": r.NAME,
-                "severity": r.SEVERITY,
-                "summary": r.SUMMARY,
-                "documentation": (r.__doc__ or "").strip(),
-            }
-            for r in RULES
-        ]
-        typer.echo(json.dumps(data, indent=2))
-        return
-    width = max(len(r.NAME) for r in RULES)
-    for rule in RULES:
-        typer.echo(f"{rule.CODE}  {rule.NAME:<{width}}  {rule.SEVERITY:<7}  {rule.SUMMARY}")
+    get(fmt, "rules").render(list(RULES), sys.stdout)
 
 
 def print_rule(code: str) -> int:
@@ -187,6 +171,7 @@ def print_rule(code: str) -> int:
         hint = f"; did you mean {near[0]}?" if near else "; `swacheck rules` lists them"
         print_error(f"unknown rule {code!r}{hint}")
         return 2
-    typer.echo(f"{rule.CODE} ({rule.NAME}), default severity: {rule.SEVERITY}\n")
-    typer.echo((rule.__doc__ or "").strip())
+    from .report import get as renderer
+
+    renderer("text", "rule").render(rule, sys.stdout)
     return 0
