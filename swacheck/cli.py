@@ -85,8 +85,17 @@ def _settings(given: dict, no_config: bool, config: str | None = None) -> Settin
         raise typer.BadParameter(
             "--config and --no-config exclude each other", param_hint="--config"
         )
+    import warnings
+
+    from .sglang.version import NewerReleaseWarning
+
     try:
-        return build_settings(given, use_config=not no_config, config_file=config)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", NewerReleaseWarning)
+            settings = build_settings(given, use_config=not no_config, config_file=config)
+        for w in caught:  # a configuration file's newer sglang-version: one line, not a traceback
+            print_error(f"swacheck: warning: {w.message}")
+        return settings
     except ConfigError as exc:
         print_error(str(exc))
         raise typer.Exit(2) from None
@@ -101,11 +110,18 @@ def _root_dir(value: str | None) -> str | None:
 
 
 def _version_choice(value: str | None) -> str | None:
-    from .sglang.version import PROFILES
+    """A known release; a newer one gives the newest profile and a warning (sglang/version.py)."""
+    from .sglang.version import lookup
 
     if value is None:
         return None
-    return _choice(value.removeprefix("v"), tuple(PROFILES), "--sglang-version")
+    try:
+        profile, warning = lookup(value)
+    except ValueError as exc:
+        raise typer.BadParameter(terminal(str(exc)), param_hint="--sglang-version") from None
+    if warning:
+        print_error(f"swacheck: warning: --sglang-version: {warning}")
+    return profile.version
 
 
 def _gpu_name(value: str | None) -> str | None:

@@ -149,13 +149,17 @@ def _convert(key: str, value: Any, where: str, base: str) -> Any:
             )
         return value
     if key == "sglang-version":
-        from .sglang.version import PROFILES
+        import warnings
 
-        if str(value).removeprefix("v") not in PROFILES:
-            raise ConfigError(
-                f"{where}: sglang-version must be one of {', '.join(PROFILES)}, got {value!r}"
-            )
-        return str(value).removeprefix("v")
+        from .sglang.version import NewerReleaseWarning, lookup
+
+        try:
+            profile, warning = lookup(value)
+        except ValueError as exc:
+            raise ConfigError(f"{where}: sglang-version {exc}") from None
+        if warning:  # the newest profile; the CLI prints it as one line
+            warnings.warn(NewerReleaseWarning(f"{where}: {warning}"), stacklevel=2)
+        return profile.version
     if key == "gpu":
         if not isinstance(value, str) or not value.strip() or len(value) > 100:
             raise ConfigError(

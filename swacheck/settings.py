@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from .loading import DEFAULT_MAX_FILE_SIZE
 from .report import RENDERERS
+from .sglang.version import NEWEST  # the default release profile (the one place releases live)
 
 FORMATS = tuple(RENDERERS)
 FAIL_ON = ("error", "warning", "note")
@@ -50,9 +51,7 @@ class Settings:
     allow_empty: bool = False  # a run that finds no deployment exits 0, not 2 (the pre-commit hook)
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)  # glob -> codes
     per_file_ignores_base: str = "."  # globs are relative to the config file's folder
-    sglang_version: str = (
-        "0.5.23"  # the SGLang release whose behaviour is predicted (sglang/version.py)
-    )
+    sglang_version: str = NEWEST.version  # the SGLang release whose behaviour is predicted
     pairs: list[tuple[str, str]] = field(
         default_factory=list
     )  # explicit (prefill file, decode file)
