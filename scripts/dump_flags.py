@@ -3,6 +3,7 @@ the released SGLang wheel: the one script for every release.
 
     python scripts/dump_flags.py --sglang 0.5.23 [-o FILE] [--check]
     python scripts/dump_flags.py --sglang 0.5.12 --source DIR/sglang [-o FILE] [--check]
+    python scripts/dump_flags.py --sglang 0.5.23 --deprecations   # the profile's `deprecated`
 
 Two ways to get at the release's own ``argparse`` parser, one table format:
 
@@ -309,6 +310,18 @@ def table(
     return header + "".join("\t".join(r) + "\n" for r in rows)
 
 
+def deprecations(parser: argparse.ArgumentParser) -> str:
+    """Each deprecated option and the replacement SGLang names (``new_flag=``), one a line: what
+    the profile's ``deprecated`` table is written from (swacheck/sglang/version.py)."""
+    rows = []
+    for action in parser._actions:
+        new_flag = getattr(action, "new_flag", None)
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        if new_flag and longs:
+            rows.append(f"{longs[0]}\t{new_flag}\n")
+    return "".join(sorted(rows))
+
+
 def _in_release_env(version: str, argv: list[str]) -> int:
     sys.path.insert(0, str(CONFORMANCE))
     import envs
@@ -320,7 +333,7 @@ def _in_release_env(version: str, argv: list[str]) -> int:
     ).returncode
 
 
-def _imported_table(version: str) -> str:
+def _imported(version: str) -> tuple[argparse.ArgumentParser, object, str, set[str]]:
     import logging
     import warnings
 
@@ -330,7 +343,7 @@ def _imported_table(version: str) -> str:
     import sglang_driver  # the stand-ins for GPU-only modules some releases import with server_args
 
     sglang_driver.install_platform("cuda", version)
-    return table(version, *imported())
+    return imported()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -340,6 +353,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--source", metavar="DIR", help="the wheel's sglang folder: read it, never import it"
     )
+    ap.add_argument(
+        "--deprecations",
+        action="store_true",
+        help="list the deprecated options and the replacement each names, instead of the table",
+    )
     ap.add_argument("-o", "--output", help="write the table here (default: standard output)")
     ap.add_argument(
         "--check",
@@ -347,12 +365,13 @@ def main(argv: list[str] | None = None) -> int:
         help="compare with swacheck/sglang/data/server-args-VERSION.tsv byte for byte",
     )
     args = ap.parse_args(argv)
-    if args.source:
-        text = table(args.sglang, *from_source(args.source))
-    elif importlib.util.find_spec("sglang") is None:  # not in the release's environment yet
+    if not args.source and importlib.util.find_spec("sglang") is None:  # not in its environment
         return _in_release_env(args.sglang, argv)
-    else:
-        text = _imported_table(args.sglang)
+    parsed = from_source(args.source) if args.source else _imported(args.sglang)
+    if args.deprecations:
+        sys.stdout.write(deprecations(parsed[0]))
+        return 0
+    text = table(args.sglang, *parsed)
     if args.check:
         name = f"server-args-{args.sglang}.tsv"
         shipped = (DATA / name).read_text(encoding="utf-8")

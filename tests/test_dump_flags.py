@@ -24,8 +24,9 @@ SAMPLING_BACKEND_CHOICES = {"pytorch", "flashinfer", "ascend"}
 
 
 class DeprecatedAction(argparse.Action):
-    def __init__(self, option_strings, dest, nargs=0, **kwargs):
+    def __init__(self, option_strings, dest, nargs=0, new_flag=None, **kwargs):
         super().__init__(option_strings, dest, nargs=nargs, **kwargs)
+        self.new_flag = new_flag
 
     def __call__(self, parser, namespace, values, option_string=None):
         raise ValueError("deprecated")
@@ -48,7 +49,9 @@ class ServerArgs:
         parser.add_argument("--sampling-backend", type=str, choices=SAMPLING_BACKEND_CHOICES)
         parser.add_argument("--model-checksum", type=str, nargs="?", const="")
         parser.add_argument("--tokenizer-mode", type=nullable_str, choices=SOMETHING_UNKNOWN)
-        parser.add_argument("--enable-old-thing", action=DeprecatedAction)
+        parser.add_argument(
+            "--enable-old-thing", action=DeprecatedAction, new_flag="--page-size=64"
+        )
         parser.add_argument("--flag", action=argparse.BooleanOptionalAction)
 """
 MERGER = """\
@@ -141,3 +144,8 @@ def test_a_release_whose_parser_needs_sglang_says_so(tmp_path, wheel):
     )
     with pytest.raises(SystemExit, match="cannot run without SGLang"):
         dump_flags.from_source(str(wheel))
+
+
+def test_deprecations_lists_what_sglang_names_in_place(wheel, capsys):
+    assert dump_flags.main(["--sglang", "9.9.9", "--source", str(wheel), "--deprecations"]) == 0
+    assert capsys.readouterr().out == "--enable-old-thing\t--page-size=64\n"

@@ -110,6 +110,39 @@ def test_the_table_covers_every_release_from_the_oldest():
         assert all(r[0] in PROFILES for r in rows)
 
 
+@pytest.mark.parametrize("release", RELEASES)
+def test_disable_cuda_graph_in_a_config_file_under_every_release(models, release):
+    """A deprecated store_true the --config loader refuses from 0.5.14; SGLang names
+    cuda-graph-backend-{decode,prefill}=disabled in its place (server_args.py 0.5.14:6378,
+    0.5.20:408, 0.5.23:413), which a --config file can say only from 0.5.20: before,
+    cuda-graph-backend-prefill shares its dest with a deprecated alias the loader refuses."""
+    report = swacheck.check_text(
+        "model-path: models/v4\ndisable-cuda-graph: true\n",
+        str(models / "server.yaml"),
+        sglang_version=release,
+        config=False,
+        select=["SWA303"],
+    )
+    if release_key(release) < release_key("0.5.14"):
+        assert report.findings == ()
+        return
+    (finding,) = report.findings
+    assert finding.message.endswith(
+        "ValueError: Unsupported config option 'disable_cuda_graph' with action "
+        "'DeprecatedStoreTrueAction'"
+    )
+    if release_key(release) < release_key("0.5.20"):
+        assert (
+            finding.fix
+            == "Remove 'disable-cuda-graph' from the file and pass it on the command line."
+        )
+    else:
+        assert finding.fix.startswith(
+            "Write cuda-graph-backend-decode: disabled, cuda-graph-backend-prefill: disabled in "
+            f"place of 'disable-cuda-graph': SGLang {release} names them"
+        )
+
+
 # --- the profile is the one source of the release facts --------------------------------------
 
 

@@ -124,11 +124,19 @@ class SGLangProfile:
     # order (draft_ratios, unified_mode, ring, mapping, paged); () where the block is absent
     message_lines: tuple[int, ...] = ()
     # SGLang's deprecation table: a deprecated option and the (option, value) entries it names as
-    # its replacement (srt/server_args.py, "Deprecated argument registrations", ``new_flag=``;
-    # 0.5.23: `--disable-cuda-graph` -> `--cuda-graph-backend-{decode,prefill}=disabled`). Read
-    # from the 0.5.23 wheel only; empty where not read. `--enable-dp-attention` -> `--attn-dp-size`
-    # needs the dp-size value and is handled by SWA303 itself.
-    deprecated: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    # its replacement (srt/server_args.py, "Deprecated argument registrations", ``new_flag=``):
+    # `--disable-cuda-graph` -> `--cuda-graph-backend-{decode,prefill}=disabled` from 0.5.14
+    # (0.5.14:6378, 0.5.15:6263, 0.5.16:7220, 0.5.17:8335, 0.5.20:408, 0.5.21:345, 0.5.22:412,
+    # 0.5.23:413); flags.replacement() offers it only where every option it names is a plain one
+    # of the release's table (0.5.14-0.5.19's --config loader refuses cuda-graph-backend-prefill,
+    # whose dest a deprecated alias shares). Replacements that name no value
+    # (`--enable-dp-attention` -> `--attn-dp-size <dp-size>`, handled by SWA303 itself) are not here.
+    deprecated: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+        (
+            "disable-cuda-graph",
+            (("cuda-graph-backend-decode", "disabled"), ("cuda-graph-backend-prefill", "disabled")),
+        ),
+    )
     # --cp-strategy zigzag for DeepSeek-V4: accepted on NPU only, with its own message, in 0.5.23
     # (srt/arg_groups/deepseek_v4_hook.py validate_deepseek_v4_cp 0.5.23:168-176); before, any
     # strategy but interleave is refused (0.5.16:73, 0.5.20:209)
@@ -161,12 +169,6 @@ _V0_5_23 = SGLangProfile(
     kv_bf16_assert_at="deepseek_v4_memory_pool.py:321",
     dspark_subfolder=True,
     message_lines=(1786, 1790, 1806, 1819, 1836),
-    deprecated=(
-        (
-            "disable-cuda-graph",
-            (("cuda-graph-backend-decode", "disabled"), ("cuda-graph-backend-prefill", "disabled")),
-        ),
-    ),
     cp_zigzag_npu=True,
 )
 _V0_5_22 = replace(
@@ -179,7 +181,6 @@ _V0_5_22 = replace(
     per_worker_floor_one=False,
     args_file="server-args-0.5.22.tsv",
     message_lines=(1720, 1724, 1740, 1753, 1765),
-    deprecated=(),
     cp_zigzag_npu=False,
     dspark_subfolder=False,
 )
@@ -267,6 +268,7 @@ _V0_5_13 = replace(
     has_decode_extra_slots=False,
     has_unified_kv=False,
     kv_bf16_assert_at="(refused earlier by the DSV4 hook)",
+    deprecated=(),
 )
 _V0_5_12 = replace(
     _V0_5_13, version="0.5.12", args_file="server-args-0.5.12.tsv", pd_pp_refused=True
