@@ -147,9 +147,9 @@ def test_disable_cuda_graph_in_a_config_file_under_every_release(models, release
 
 
 def test_why_reads_the_profiles():
-    from swacheck import why
+    from swacheck.why import parse
 
-    assert why.WORDINGS is version.WORDINGS and why.MESSAGE_LINES is version.MESSAGE_LINES
+    assert parse.WORDINGS is version.WORDINGS and parse.MESSAGE_LINES is version.MESSAGE_LINES
     with_checks = [v for v, p in PROFILES.items() if p.has_dsv4_block]
     assert list(version.VERSIONS) == with_checks
     for v in with_checks:
