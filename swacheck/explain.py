@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from .engine import DeploymentResult, RunResult
 from .records import Val
 from .report.common import deployment_head, heading, pool_mode
 from .report.escape import json_data
+from .results import DeploymentResult, RunResult
 from .sglang.resolve import Pool, Resolution
 
 MEMORY_NOTE = (

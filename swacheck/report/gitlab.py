@@ -13,7 +13,7 @@ import json
 import os
 from typing import Any, TextIO
 
-from ..engine import RunResult
+from ..results import RunResult
 from .escape import json_data
 from .sarif import base_dir, fingerprinted, repo_path
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import TextIO
 
-from ..engine import RunResult
 from ..records import SEVERITY_RANK, Finding, InputError
+from ..results import RunResult
 from .common import edit_text, fix_label
 from .escape import xml as clean
 
