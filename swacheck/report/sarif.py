@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
@@ -26,6 +27,7 @@ from ..records import Location
 from ..results import RunResult
 from .common import fix_label
 from .escape import json_data, path_for_uri
+from .renderer import WholeRun, render_run
 
 SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -164,6 +166,15 @@ def as_data(result: RunResult) -> dict[str, Any]:
     }
 
 
-def render(result: RunResult, out: TextIO) -> None:
+def write(result: RunResult, out: TextIO) -> None:
+    """The whole report of a run."""
     json.dump(as_data(result), out, indent=2)
     out.write("\n")
+
+
+STREAMS = False  # the report needs the whole run: Stream keeps the units
+Stream = partial(WholeRun, write=write)
+
+
+def render(result: RunResult, out: TextIO) -> None:
+    render_run(Stream, result, out)
