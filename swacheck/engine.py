@@ -182,10 +182,8 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
         report = real(settings.output)
         candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]
     totals.summary.input_errors = len(totals.errors)
-    job = _Job.start(settings, files, stdin_text)
     the_plan = plan(candidates, files, settings.pairs, bool(settings.commands), stdin_text)
-    job.explicit = [*settings.pairs, *the_plan.pairs]
-    job.models = ModelStore(files, settings.model_configs)
+    job = _Job.start(settings, files, stdin_text, [*settings.pairs, *the_plan.pairs])
     units = the_plan.units or ([[]] if settings.commands else [])
     suppressed = 0
     for n, unit_candidates in enumerate(units):
@@ -254,10 +252,16 @@ class _Job:
     profile: SGLangProfile
     ctx: RuleContext
     explicit: list[tuple[str, str]]  # explicit pairs: --pair, then `pairs:` documents
-    models: ModelStore | None = None
+    models: ModelStore
 
     @classmethod
-    def start(cls, settings: Settings, files: FileCache, stdin_text: str | None) -> _Job:
+    def start(
+        cls,
+        settings: Settings,
+        files: FileCache,
+        stdin_text: str | None,
+        explicit: list[tuple[str, str]],
+    ) -> _Job:
         platform = (
             Val(settings.platform, "--platform")
             if settings.platform
@@ -272,7 +276,8 @@ class _Job:
             env,
             PROFILES[settings.sglang_version],
             RuleContext(align_to=settings.align_to),
-            [],
+            explicit,
+            ModelStore(files, settings.model_configs),
         )
 
 
