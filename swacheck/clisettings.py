@@ -76,12 +76,19 @@ def gpu(value: str | None, option: str) -> str | None:
 
 
 def release(value: str | None, option: str) -> str | None:
+    """A known release; a newer one gives the newest profile and a warning (sglang/version.py)."""
+    from .report.escape import print_error, terminal
+    from .sglang.version import lookup
+
     if value is None:
         return None
-    known = config.release(value)
-    if known is None:
-        return choice(value.removeprefix("v"), config.releases(), option)
-    return known
+    try:
+        profile, warning = lookup(value)
+    except ValueError as exc:
+        raise typer.BadParameter(terminal(str(exc)), param_hint=option) from None
+    if warning:
+        print_error(f"swacheck: warning: {option}: {warning}")
+    return profile.version
 
 
 def _as_given(value: Any, option: str) -> Any:
@@ -136,11 +143,20 @@ def build(values: Values, chosen: dict[str, Any] | None = None) -> Settings:
         raise typer.BadParameter(
             "--config and --no-config exclude each other", param_hint="--config"
         )
-    try:
-        settings = config.build_settings(chosen, use_config=not no_config, config_file=config_file)
-    except config.ConfigError as exc:
-        from .report.escape import print_error
+    import warnings
 
+    from .report.escape import print_error
+    from .sglang.version import NewerReleaseWarning
+
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", NewerReleaseWarning)
+            settings = config.build_settings(
+                chosen, use_config=not no_config, config_file=config_file
+            )
+        for w in caught:  # a configuration file's newer sglang-version: one line, not a traceback
+            print_error(f"swacheck: warning: {w.message}")
+    except config.ConfigError as exc:
         print_error(str(exc))
         raise typer.Exit(2) from None
     settings.root = root_dir(values.get("root"))

@@ -60,19 +60,6 @@ CHOICES = {
 }
 
 
-def releases() -> tuple[str, ...]:
-    """The SGLang releases swacheck knows (``sglang/version.py``), for ``--sglang-version``."""
-    from .sglang.version import PROFILES
-
-    return tuple(PROFILES)
-
-
-def release(value: str) -> str | None:
-    """``value`` as a known release (a leading ``v`` dropped), or None."""
-    value = value.removeprefix("v")
-    return value if value in releases() else None
-
-
 def rule_codes(values: Iterable[str]) -> tuple[str, ...]:
     """Rule codes or prefixes (``SWA101``, ``SWA1``), upper-cased. The one check of both the
     command line (``--select``, ``--extend-select``, ``--ignore``) and the configuration file
@@ -185,12 +172,17 @@ def _choice(key: str, value: Any, where: str, base: str) -> Any:
 
 
 def _release(key: str, value: Any, where: str, base: str) -> str:
-    known = release(str(value))
-    if known is None:
-        raise ConfigError(
-            f"{where}: sglang-version must be one of {', '.join(releases())}, got {value!r}"
-        )
-    return known
+    import warnings
+
+    from .sglang.version import NewerReleaseWarning, lookup
+
+    try:
+        profile, warning = lookup(value)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: sglang-version {exc}") from None
+    if warning:  # the newest profile; the CLI prints it as one line
+        warnings.warn(NewerReleaseWarning(f"{where}: {warning}"), stacklevel=2)
+    return profile.version
 
 
 def _gpu(key: str, value: Any, where: str, base: str) -> str:

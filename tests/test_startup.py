@@ -61,3 +61,10 @@ def test_the_settings_constants_agree_with_their_sources():
 
     assert settings.MAX_FILE_SIZE == limits.MAX_FILE_SIZE == settings.Settings().max_file_size
     assert settings.FAIL_ON == records.SEVERITIES
+
+
+def test_the_default_release_is_the_newest_profile():
+    from swacheck import settings
+    from swacheck.sglang.version import NEWEST
+
+    assert settings.Settings().sglang_version == NEWEST.version
