@@ -62,6 +62,7 @@ from .base import RuleContext, arg_mapping, finding_for_event
 CODE = "SWA303"
 NAME = "config-key-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "unknown server-config key, or one SGLang's --config loader refuses"
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
