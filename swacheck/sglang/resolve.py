@@ -235,6 +235,8 @@ class _Resolver:
         if arg is None or arg.kind.startswith("refused"):
             return None
         option = flags.options(self.profile).get(name)
+        if option is None:  # not an option of this release: SWA303 reports it, read as absent
+            return None
         node = arg.node
         if not isinstance(node, Scalar):
             self._bad(arg, "a single value")
