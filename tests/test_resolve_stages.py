@@ -15,10 +15,14 @@ are given, and each release's own branches. A second group pins the provenance o
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from conftest import V4_FLASH, run_cli
 
+from swacheck.sglang.events import Kind
+from swacheck.sglang.resolution import Resolution
 from swacheck.sglang.version import PROFILES
 
 RELEASES = list(PROFILES)
@@ -822,3 +826,18 @@ def test_provenance(tree, name, version, field):
     dep = outcome(tree, files, lines, args, version, "explain")
     (node,) = [f for f in dep["target"]["fields"] if f["name"] == field]
     assert flatten(node) == PROVENANCE[name, version, field]
+
+
+def test_event_kinds_are_named_constants():
+    """Rules select events by Kind: a misspelt member fails, and so does a free string."""
+    res = Resolution(None, PROFILES["0.5.23"], {}, [], "skipped")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        res.events_of("page-size-replacd")
+    assert res.events_of(Kind.PAGE_SIZE_REPLACED) == []
+    package = Path(__file__).resolve().parent.parent / "swacheck"
+    rules = "".join(p.read_text() for p in (package / "rules").glob("*.py"))
+    stages = "".join(p.read_text() for p in (package / "sglang").rglob("*.py"))
+    assert not re.search(r'events_of\(\s*"', rules)  # no free strings
+    for kind in Kind:  # each kind is recorded by a stage and selected by a rule
+        assert f"Kind.{kind.name}" in stages, kind
+        assert f"Kind.{kind.name}" in rules, kind
