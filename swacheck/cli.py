@@ -527,7 +527,7 @@ def _run_check(settings: Settings) -> int:
     renderer = get(settings.format)
     if settings.statistics and not settings.output:  # the table replaces the report
         from .report import statistics as renderer
-    if hasattr(renderer, "Stream") and not (settings.diff or settings.fix or settings.show_pairs):
+    if renderer.STREAMS and not (settings.diff or settings.fix or settings.show_pairs):
         return _stream_check(settings, renderer)
     if settings.diff:
         from .fixer import show_diff
@@ -836,7 +836,7 @@ def explain(
 ) -> None:
     """Show how every geometry number was derived: formula, inputs, and where each input came from."""
     from .engine import run
-    from .explain import render_human, render_json
+    from .report import formats_for, get
 
     if glossary:
         from .glossary import render
@@ -852,14 +852,14 @@ def explain(
         "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
         "sglang_version": _version_choice(sglang_version),
     }
-    _choice(format, ("human", "json"), "--format")
+    _choice(format, formats_for("explain"), "--format")
     settings = _settings(given, no_config)
     settings.root = _root_dir(root)
     settings.paths = list(paths)
     result = run(settings)
     for error in result.errors:
         print(error, file=sys.stderr)
-    (render_json if format == "json" else render_human)(result, sys.stdout)
+    get(format, "explain").render(result, sys.stdout)
     raise typer.Exit(2 if result.errors else 0)
 
 
@@ -870,27 +870,11 @@ def list_rules(
     ] = "text",
 ) -> None:
     """List every rule: code, name, default severity and what it checks."""
+    from .report import formats_for, get
     from .rules import RULES
 
-    _choice(format, ("text", "json"), "--format")
-    if format == "json":
-        import json
-
-        data = [
-            {
-                "code": r.CODE,
-                "name": r.NAME,
-                "severity": r.SEVERITY,
-                "summary": r.SUMMARY,
-                "documentation": (r.__doc__ or "").strip(),
-            }
-            for r in RULES
-        ]
-        typer.echo(json.dumps(data, indent=2))
-        return
-    width = max(len(r.NAME) for r in RULES)
-    for rule in RULES:
-        typer.echo(f"{rule.CODE}  {rule.NAME:<{width}}  {rule.SEVERITY:<7}  {rule.SUMMARY}")
+    _choice(format, formats_for("rules"), "--format")
+    get(format, "rules").render(list(RULES), sys.stdout)
 
 
 @app.command("rule")
@@ -916,8 +900,9 @@ def show_rule(
         hint = f"; did you mean {near[0]}?" if near else "; `swacheck rules` lists them"
         print_error(f"unknown rule {code!r}{hint}")
         raise typer.Exit(2)
-    typer.echo(f"{rule.CODE} ({rule.NAME}), default severity: {rule.SEVERITY}\n")
-    typer.echo((rule.__doc__ or "").strip())
+    from .report import get as renderer
+
+    renderer("text", "rule").render(rule, sys.stdout)
 
 
 @app.command(
@@ -998,7 +983,9 @@ def why_command(
         "model_configs": _pairs(model_config, "--model-config"),
         "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
     }
-    fmt = _choice(format, ("human", "json"), "--format") if format else None
+    from .report import formats_for
+
+    fmt = _choice(format, formats_for("why"), "--format") if format else None
     items = list(args or [])
     text = None
     if from_log is None:
@@ -1011,7 +998,7 @@ def why_command(
     settings.root = _root_dir(root)
     settings.paths = items
     if fmt is None:  # the project's format applies when why has it
-        fmt = settings.format if settings.format in ("human", "json") else "human"
+        fmt = settings.format if settings.format in formats_for("why") else "human"
     raise typer.Exit(run_why(settings, text=text, log=from_log, fmt=fmt))
 
 
