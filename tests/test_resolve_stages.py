@@ -446,6 +446,30 @@ CASES = {
             "0.5.16-0.5.23": ("unified", (128, 135, 2295), (128, 135, 2295), ("SWA202",), True),
         },
     ),
+    # 0.5.23 takes a DSpark draft from the target's dspark/ subfolder (speculative_hook.py
+    # 0.5.23:737-750): its config.json gives the draft's gamma and window
+    "dspark subfolder": (
+        {"models/v4/dspark/config.json": v4_flash(dspark_block_size=3)},
+        [*DSPARK],
+        ROCM,
+        {
+            "0.5.12-0.5.13": ("skipped", (256, 128), None, ("SWA202",), False),
+            "0.5.14-0.5.15.post1": ("skipped", (128, 128, 2176), None, ("SWA202",), False),
+            "0.5.16-0.5.22": ("unified", (128, 135, 2295), (128, 135, 2295), ("SWA202",), True),
+            "0.5.23": ("unified", (128, 131, 2227), (128, 131, 2227), (), True),
+        },
+    ),
+    "dspark subfolder window 256": (
+        {"models/v4/dspark/config.json": v4_flash(dspark_block_size=3, sliding_window=256)},
+        [*DSPARK],
+        ROCM,
+        {
+            "0.5.12-0.5.13": ("skipped", (256, 128), None, ("SWA202",), False),
+            "0.5.14-0.5.15.post1": ("skipped", (128, 128, 2176), None, ("SWA202",), False),
+            "0.5.16-0.5.22": ("unified", (128, 135, 2295), (128, 135, 2295), ("SWA202",), True),
+            "0.5.23": ("unified", (128, 131, 2227), (256, 259, 4403), ("SWA101",), True),
+        },
+    ),
     "cuda dcp 2": (
         {},
         [*PREFILL, "dcp-size: 2"],
@@ -841,3 +865,33 @@ def test_event_kinds_are_named_constants():
     for kind in Kind:  # each kind is recorded by a stage and selected by a rule
         assert f"Kind.{kind.name}" in stages, kind
         assert f"Kind.{kind.name}" in rules, kind
+
+
+PREFILL_COMPLETE = "disaggregation-decode-allocation-policy: prefill_complete"
+
+
+@pytest.mark.parametrize("version", ["0.5.22", "0.5.23"])
+@pytest.mark.parametrize(
+    ("lines", "refused"),
+    [
+        (["enable-pd-role-switch: true"], "runtime PD role switching"),
+        (["disaggregation-decode-host-receive-threshold: 0.5"], "decode host KV buffering"),
+        (["disaggregation-decode-host-receive-threshold: 1"], None),
+        (
+            ["disaggregation-decode-enable-radix-cache: true"],
+            "decode radix cache or decode HiCache",
+        ),
+        (["enable-hierarchical-cache: true"], "decode radix cache or decode HiCache"),
+        (["disaggregation-transfer-backend: mooncake_tcp"], None),  # rewritten to mooncake first
+        (["dcp-size: 2"], "pipeline or attention context parallelism"),
+    ],
+)
+def test_prefill_complete_on_a_decode_server(tree, version, lines, refused):
+    """pd_disaggregation_hook.py _validate_prefill_complete (0.5.23:199-242, 0.5.22:205-248)."""
+    dep = outcome(tree, {}, [*DECODE, PREFILL_COMPLETE, *lines], (), version)
+    messages = [f["message"] for f in dep["findings"] if f["code"] == "SWA207"]
+    expected = [
+        "ValueError: --disaggregation-decode-allocation-policy prefill_complete does not yet "
+        f"support {refused}"
+    ]
+    assert messages == (expected if refused else [])

@@ -130,6 +130,8 @@ def draft(r: ArgReader, dsv4: DSV4, target: Target, args: SpecArgs, tokens: Val 
             "model-path (SGLang's default draft for DeepSeek-V4 MTP)",
             model_path.location,
         )
+    if dsv4.algo == "DSPARK" and written_path is None:
+        draft_path = _dspark_subfolder(r, target) or draft_path
     r.values["speculative_draft_model_path"] = draft_path or default(None, "no model-path")
     draft_rev = r.str_arg("speculative-draft-model-revision") or (
         revision if written_path is None else None
@@ -143,6 +145,39 @@ def draft(r: ArgReader, dsv4: DSV4, target: Target, args: SpecArgs, tokens: Val 
             dspark_draft_missing(r, target.model, dsv4.spec_arg, model_path)
         tokens = dspark_draft_tokens(r, model, args.ndt)
     return Draft(ref, draft_path, model, tokens)
+
+
+def _bundles_dspark(model: ModelConfig) -> bool:
+    return any(
+        (val := model.get(k)) is not None and val.value is not None for k in DSPARK_CONFIG_KEYS
+    )
+
+
+def _dspark_subfolder(r: ArgReader, target: Target) -> Val | None:
+    """0.5.23: a target that bundles no DSpark draft but whose local checkpoint folder has a
+    ``dspark/config.json``: SGLang's draft path becomes that subfolder (``_handle_dspark``,
+    ``arg_groups/speculative_hook.py`` 0.5.23:737-750), so the draft's window and gamma come
+    from its config.json."""
+    model, model_path, dep = target.model, target.model_path, r.dep
+    if (
+        not r.profile.dspark_subfolder
+        or dep.draft_model is not None
+        or dep.target_model is not None
+        or model is None
+        or model.private
+        or _bundles_dspark(model)
+        or model_path is None
+        or not isinstance(model_path.value, str)
+    ):
+        return None
+    subfolder = os.path.join(model_path.value, "dspark")
+    if not os.path.isfile(os.path.join(dep.server.base_dir, subfolder, "config.json")):
+        return None
+    return Val(
+        subfolder,
+        "model-path's dspark/ subfolder (SGLang's DSpark draft when the target bundles none)",
+        model_path.location,
+    )
 
 
 def dspark_draft_missing(
@@ -160,9 +195,7 @@ def dspark_draft_missing(
     """
     if target is None or target.private or spec_arg is None:
         return
-    if any(
-        (val := target.get(k)) is not None and val.value is not None for k in DSPARK_CONFIG_KEYS
-    ):
+    if _bundles_dspark(target):
         return
     if r.profile.dspark_subfolder:
         path = (
