@@ -31,7 +31,7 @@ REGISTRY: dict[str, dict[str, str]] = {
 }
 # ``--statistics``: the table that replaces the check report (not a --format of its own)
 STATISTICS = "swacheck.report.statistics"
-RENDERERS = REGISTRY["check"]  # the check command's formats (settings.FORMATS)
+RENDERERS = REGISTRY["check"]  # the check command's formats (config.FORMATS)
 
 
 def formats_for(command: str) -> tuple[str, ...]:
