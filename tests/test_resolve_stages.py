@@ -895,3 +895,35 @@ def test_prefill_complete_on_a_decode_server(tree, version, lines, refused):
         f"support {refused}"
     ]
     assert messages == (expected if refused else [])
+
+
+@pytest.mark.parametrize(
+    ("version", "message"),
+    [
+        (
+            "0.5.22",
+            "max-running-requests 0 // attn-dp-size 1 is 0 requests per worker: "
+            "AssertionError: max_running_request is zero (managers/tp_worker.py)",
+        ),
+        (
+            "0.5.23",
+            "max-running-requests 0 gives 0 requests per worker; SGLang 0.5.23 raises it to 1 "
+            "(max(1, max-running-requests // attn-dp-size))",
+        ),
+    ],
+)
+def test_zero_requests_per_worker(tree, version, message):
+    dep = outcome(tree, {}, [*DECODE, "max-running-requests: 0"], ROCM, version)
+    assert [f["message"] for f in dep["findings"]] == [message]
+
+
+def test_a_flag_that_takes_no_value_written_true(tree):
+    """0.5.20-0.5.22 have BooleanOptionalAction options the --config merger passes on as --KEY true."""
+    dep = outcome(tree, {}, [*PREFILL, "no-dllm-fdfo: true"], (), "0.5.22")
+    assert [(f["code"], f["message"]) for f in dep["findings"]] == [
+        (
+            "SWA303",
+            "SGLang's --config loader passes 'no-dllm-fdfo' on as --no-dllm-fdfo true: "
+            "error: unrecognized arguments: true (BooleanOptionalAction takes no value)",
+        )
+    ]
