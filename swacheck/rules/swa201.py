@@ -40,6 +40,7 @@ from .base import RuleContext, arg_mapping, finding_for_event
 CODE = "SWA201"
 NAME = "page-size-replaced"
 SEVERITY = "warning"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "explicit page-size other than 256 (128 on NPU), which SGLang replaces for DeepSeek-V4"
 FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

@@ -58,6 +58,7 @@ from .base import RuleContext, arg_mapping, finding_for_event
 CODE = "SWA202"
 NAME = "speculative-args-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = (
     "speculative algorithm other than EAGLE/DSPARK, or EAGLE without explicit "
     "top-k 1 and num-steps, for DeepSeek-V4"

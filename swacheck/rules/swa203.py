@@ -43,6 +43,7 @@ from .base import RuleContext, finding_for_event
 CODE = "SWA203"
 NAME = "draft-tokens-adjusted"
 SEVERITY = "warning"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "speculative-num-draft-tokens differs from speculative-num-steps + 1, which SGLang enforces at top-k 1"
 FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

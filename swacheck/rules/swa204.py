@@ -44,6 +44,7 @@ from .base import RuleContext, arg_mapping
 CODE = "SWA204"
 NAME = "unified-fp8-with-pd"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "SGLANG_DSV4_UNIFIED_KV_FP8 with unified KV under PD together with pp-size > 1 or enable-hisparse"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

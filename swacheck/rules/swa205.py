@@ -44,6 +44,7 @@ from .base import RuleContext, finding_for_event
 CODE = "SWA205"
 NAME = "dsv4-args-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "kv-cache-dtype or dsv4-attn-backend that SGLang's DeepSeek-V4 hook refuses"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

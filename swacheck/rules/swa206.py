@@ -51,6 +51,7 @@ from .base import RuleContext, finding_for_event
 CODE = "SWA206"
 NAME = "online-compress-mtp"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = (
     "SGLANG_OPT_USE_ONLINE_COMPRESS=1 with speculative decoding on CUDA (the DSV4 pool asserts)"
 )

@@ -60,6 +60,7 @@ from .base import RuleContext, finding_for_event
 CODE = "SWA207"
 NAME = "pd-pipeline-args-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = (
     "pp-size > 1 with speculative decoding where the release refuses it; "
     "prefill_complete allocation with what it does not support"

@@ -48,6 +48,7 @@ from .base import RuleContext, finding_for_event
 CODE = "SWA208"
 NAME = "model-config-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "a deepseek_v4 config.json without sliding_window: SGLang's ModelConfig fails with AttributeError"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

@@ -68,6 +68,7 @@ if TYPE_CHECKING:
 CODE = "SWA303"
 NAME = "config-key-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "unknown server-config key, or one SGLang's --config loader refuses"
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

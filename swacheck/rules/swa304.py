@@ -56,6 +56,7 @@ from .base import RuleContext, finding_for_event
 CODE = "SWA304"
 NAME = "bad-value"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "server-argument value SGLang rejects while parsing arguments (type, choice, dp-size with attn-dp-size)"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

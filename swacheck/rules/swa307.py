@@ -53,6 +53,9 @@ CODE = "SWA307"
 NAME = "launch-not-checked"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SEVERITY = "note"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
+# still checked on a launch that is not swacheck's business for these reasons (Resolution.quiet)
+QUIET = ("no-pools", "unknown")
 SUMMARY = (
     "launch found but not checked (assembled at run time, template, unknown "
     "custom resource, placeholder, unknown model)"

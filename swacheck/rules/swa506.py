@@ -44,6 +44,7 @@ from .base import RuleContext, finding_for_event
 CODE = "SWA506"
 NAME = "dsv4-pd-pipeline-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SUMMARY = "pp-size > 1 on a DeepSeek-V4 PD server (SGLang 0.5.12 refuses it)"
 
