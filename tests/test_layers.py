@@ -85,7 +85,6 @@ KNOWN_CYCLES: tuple[frozenset[str], ...] = ()
 KNOWN_LONG: dict[str, str] = {  # path -> the branch splitting it
     "swacheck/loading.py": "shell",
     "swacheck/inputs/shell.py": "shell",
-    "swacheck/sglang/resolve.py": "resolver",
 }
 MAX_LINES = 600
 
