@@ -83,7 +83,6 @@ LAZY_API = ("swacheck", "swacheck.api")
 # is no longer true fails the test: delete it then.
 KNOWN_CYCLES: tuple[frozenset[str], ...] = ()
 KNOWN_LONG: dict[str, str] = {  # path -> the branch splitting it
-    "swacheck/sglang/resolve.py": "resolver",
 }
 MAX_LINES = 600
 

@@ -36,6 +36,7 @@ from collections.abc import Iterator
 
 from .. import fixes
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, finding_for_event
 
@@ -48,7 +49,7 @@ FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edi
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    for event in res.events_of("draft-tokens-adjusted"):
+    for event in res.events_of(Kind.DRAFT_TOKENS_ADJUSTED):
         assert event.arg is not None
         resolved = event.data["resolved"]
         fix = Fix(

@@ -37,6 +37,7 @@ from collections.abc import Iterator
 
 from .. import fixes
 from ..records import Finding, Fix, Related
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, arg_mapping
 
@@ -49,7 +50,7 @@ FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no e
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    for event in res.events_of("unified-fp8-pd"):
+    for event in res.events_of(Kind.UNIFIED_FP8_PD):
         arg = event.arg
         env = event.data["env"]
         if event.data["why"] == "pd":

@@ -44,6 +44,7 @@ import sys
 from collections.abc import Iterator
 
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, finding_for_event
 
@@ -58,7 +59,7 @@ FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edi
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    for event in res.events_of("online-compress-mtp"):
+    for event in res.events_of(Kind.ONLINE_COMPRESS_MTP):
         fix = Fix(
             "Unset SGLANG_OPT_USE_ONLINE_COMPRESS (or 0) on this server, or run it without speculative decoding."
         )

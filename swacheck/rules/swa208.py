@@ -41,6 +41,7 @@ import sys
 from collections.abc import Iterator
 
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, finding_for_event
 
@@ -53,7 +54,7 @@ FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edi
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    for event in res.events_of("model-config-refused"):
+    for event in res.events_of(Kind.MODEL_CONFIG_REFUSED):
         fix = Fix(
             f"Point the {event.data['role']} model path at the checkpoint you mean, or "
             f"give its config.json the model's sliding_window."

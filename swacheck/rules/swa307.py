@@ -45,6 +45,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext
 
@@ -67,7 +68,7 @@ _FIX = Fix(
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    for event in res.events_of("not-checked"):
+    for event in res.events_of(Kind.NOT_CHECKED):
         yield Finding(
             CODE,
             SEVERITY,
