@@ -315,9 +315,14 @@ def _check_unit(
             if not partners or real(dep.file) not in partners:
                 unit.errors.append(problem.to_error())
             continue
-        unit.results.append(DeploymentResult(dep, res, check(res, job.ctx, settings)))
-    check_pairs(unit, job.ctx, job.explicit)
+        unit.results.append(DeploymentResult(dep, res, []))
+    # pair first, so a partner that pairs with no named server is dropped before any rule runs
+    # on it; then the deployment rules, then the pair rules (which read the deployment findings)
+    pair_up(unit, job.explicit)
     drop_lone_partners(unit, partners)
+    for r in unit.results:
+        r.findings = check(r.resolution, job.ctx, settings)
+    check_pairs(unit, job.ctx)
     suppressed = _suppress(unit, job.files)
     for r in unit.results:
         r.findings.sort(key=position_key)  # reading order: by file and position
@@ -339,15 +344,19 @@ def _suppress(unit: RunResult, files: FileCache) -> int:
     return filt.suppressed
 
 
-def check_pairs(result: RunResult, ctx: RuleContext, explicit: list[tuple[str, str]]) -> None:
-    """Pair PD prefill and decode servers and run the pair rules; findings go to the decode side.
-    A PD server left without a partner gets the findings of the ``unpaired`` rules."""
-    settings = result.settings
+def pair_up(result: RunResult, explicit: list[tuple[str, str]]) -> None:
+    """Pair PD prefill and decode servers (``pairing.find_pairs``)."""
     result.pairs, result.alone, problems = find_pairs(result.results, explicit)
     result.errors.extend(problems)
     result.notes.extend(
         InputError(p.decode.deployment.file, None, None, p.note) for p in result.pairs if p.note
     )
+
+
+def check_pairs(result: RunResult, ctx: RuleContext) -> None:
+    """Run the pair rules on the pairs; findings go to the decode side. A PD server left without
+    a partner gets the findings of the ``unpaired`` rules."""
+    settings = result.settings
     for pair in result.pairs:
         pair.findings = [
             f
