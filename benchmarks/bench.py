@@ -48,6 +48,7 @@ YAMLLINT_FACTOR = 5.0  # swacheck at least 5x faster than yamllint
 LINEAR_SLACK = 1.1  # t(big) <= 1.1 * (big/small) * t(small), i.e. 11x for 2,000 -> 20,000
 COLD_FACTOR = 1.3  # swacheck on one file within 1.3x of the bare import line
 COLD_YAMLLINT_FACTOR = 1.3  # swacheck on one file within 1.3x of yamllint on the same file
+ITEM7_SIZE = 2000  # issue 13 item 7: 2,000 server configs within FLOOR_FACTOR of the floor
 RSS_LIMIT_MB = 200.0
 
 # ----------------------------------------------------------------------------- generation
@@ -761,6 +762,8 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
     print("-" * 100)
     for name, value, limit, ok in checks:
         print(f"{name:<52}{value:>26}{limit:>12}   {'PASS' if ok else 'FAIL'}")
+    print()
+    item7(groups, cold)
     failed = sum(not ok for *_, ok in checks)
     print()
     print(
@@ -772,6 +775,29 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
         f"work on the machine inflates every line)"
     )
     return 1 if failed else 0
+
+
+def item7(groups: dict[int, dict[str, Runs]], cold: dict[str, Runs]) -> None:
+    """The two ratios of issue 13 item 7 (start-up and throughput), against their targets."""
+    print("issue 13 item 7 (medians)")
+    rows: list[tuple[str, str, float]] = []
+    one = "one small file: swacheck / yamllint"
+    if "yamllint" in cold:
+        ratio = cold["one"].median / cold["yamllint"].median
+        rows.append((one, f"{ratio:.2f}x", COLD_YAMLLINT_FACTOR))
+    else:
+        rows.append((one, "no yamllint", COLD_YAMLLINT_FACTOR))
+    g = groups.get(ITEM7_SIZE)
+    for key in ("json", "human"):
+        ratio_text = (
+            f"{g[key].median / g['floor'].median:.2f}x" if g else f"not run (--sizes {ITEM7_SIZE})"
+        )
+        rows.append(
+            (f"{ITEM7_SIZE:,} server configs: {key} / libyaml floor", ratio_text, FLOOR_FACTOR)
+        )
+    for name, value, limit in rows:
+        ok = value.endswith("x") and float(value[:-1]) <= limit
+        print(f"  {name:<50}{value:>12}   target <= {limit:g}x   {'PASS' if ok else 'FAIL'}")
 
 
 if __name__ == "__main__":

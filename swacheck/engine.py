@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from . import limits
 from .fingerprints import base_dir, fingerprinted, repo_path
@@ -47,11 +48,23 @@ def check(res: Resolution, ctx: RuleContext, settings: Settings) -> list[Finding
     (``Resolution.quiet``) is checked only by the rules whose ``QUIET`` names the reason."""
     return [
         f
-        for rule in DEPLOYMENT_RULES
-        if settings.rule_enabled(rule.CODE)
-        and (not res.quiet or res.quiet in getattr(rule, "QUIET", ()))
+        for rule in _enabled_rules(settings)
+        if not res.quiet or res.quiet in getattr(rule, "QUIET", ())
         for f in rule.check(res, ctx)
     ]
+
+
+_ENABLED: dict[tuple[tuple[str, ...], ...], list[Any]] = {}
+
+
+def _enabled_rules(settings: Settings) -> list[Any]:
+    """The deployment rules ``settings`` enables, in order: worked out once per selection, not
+    once per deployment (it was 4% of a 2,000-deployment run)."""
+    key = (tuple(settings.select), tuple(settings.extend_select), tuple(settings.ignore))
+    hit = _ENABLED.get(key)
+    if hit is None:
+        hit = _ENABLED[key] = [r for r in DEPLOYMENT_RULES if settings.rule_enabled(r.CODE)]
+    return hit
 
 
 def files_read(res: Resolution) -> list[str]:

@@ -40,11 +40,30 @@ EXTENSIONS = (".yaml", ".yml", ".json")
 # as a key (at a line's start, after a list dash, or inside a flow mapping): a bare substring
 # test took every server config with `max-running-requests` for a SkyPilot task (`run`), and a
 # walk of a repository became a single unit
+_LAUNCH_MARKS = tuple(m for k in kinds.DOCUMENT_KINDS if k.refers for m in k.marks)
 _LAUNCH_KEYS = re.compile(
     r"(?m)(?:^[ \t]*(?:-[ \t]+)?|[{,][ \t]*)[\"']?(?:"
-    + "|".join(re.escape(m) for k in kinds.DOCUMENT_KINDS if k.refers for m in k.marks)
+    + "|".join(re.escape(m) for m in _LAUNCH_MARKS)
     + r")[\"']?[ \t]*:"
 )
+# the same test, found from the marks (str.find) rather than tried at every position: the
+# regular expression above took 8% of a walk of 2,000 server configs (benchmarks/)
+_AFTER_MARK = re.compile(r"[\"']?[ \t]*:")
+_BEFORE_MARK = re.compile(r"(?m)(?:^[ \t]*(?:-[ \t]+)?|[{,][ \t]*)[\"']?\Z")
+
+
+def _has_launch_key(text: str) -> bool:
+    """``_LAUNCH_KEYS.search(text)``, faster."""
+    for mark in _LAUNCH_MARKS:
+        at = text.find(mark)
+        while at >= 0:
+            end = at + len(mark)
+            if _AFTER_MARK.match(text, end) and _BEFORE_MARK.search(
+                text, text.rfind("\n", 0, at) + 1, at
+            ):
+                return True
+            at = text.find(mark, at + 1)
+    return False
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -168,7 +187,7 @@ class _Planner:
                 text = self.files.read(c.path)
             except InputProblem:
                 return None  # reported when its unit is checked
-        if _LAUNCH_KEYS.search(text):
+        if _has_launch_key(text):
             self.single = True
         if "swacheck" not in text and "\\" not in text:  # a key can also be spelt with escapes
             return None

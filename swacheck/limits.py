@@ -52,8 +52,6 @@ their readers directly.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from .records import InputProblem, Location
 from .report.escape import one_line
@@ -194,12 +192,18 @@ def current() -> Budget:
     return found if found is not None else Budget("")
 
 
-@contextmanager
-def budget(path: str) -> Iterator[Budget]:
-    """Install a fresh :class:`Budget` for ``path`` while its launches are read."""
-    fresh = Budget(path)
-    token = _current.set(fresh)
-    try:
-        yield fresh
-    finally:
-        _current.reset(token)
+class budget:
+    """Install a fresh :class:`Budget` for ``path`` while its launches are read (a class rather
+    than a ``@contextmanager`` generator: it is entered once per input file)."""
+
+    __slots__ = ("fresh", "token")
+
+    def __init__(self, path: str):
+        self.fresh = Budget(path)
+
+    def __enter__(self) -> Budget:
+        self.token = _current.set(self.fresh)
+        return self.fresh
+
+    def __exit__(self, *exc: object) -> None:
+        _current.reset(self.token)

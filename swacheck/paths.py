@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 _real: dict[str, str] = {}
+_memos: list[dict] = []  # other per-run answers about files (run_memo), forgotten with _real
 
 
 def real(path: str) -> str:
@@ -33,8 +34,21 @@ def remember_real(path: str, found: str) -> str:
     return found
 
 
+def run_memo() -> dict:
+    """A dictionary for answers about the file system that hold for one run (what folder is a
+    Helm chart...): emptied by :func:`forget`, with the real paths."""
+    memo: dict = {}
+    _memos.append(memo)
+    return memo
+
+
+_in_vcs = run_memo()  # path -> in_vcs_metadata(path)
+
+
 def forget() -> None:
     _real.clear()
+    for memo in _memos:
+        memo.clear()
 
 
 # --------------------------------------------------------------------------- the run's root
@@ -73,6 +87,13 @@ def inside(path: str, root: str) -> bool:
 
 def in_vcs_metadata(path: str) -> bool:
     """Whether ``path`` (as named, or its real path) lies in a ``.git``, ``.hg`` or ``.svn`` folder."""
+    found = _in_vcs.get(path)
+    if found is None:
+        found = _in_vcs[path] = _in_vcs_metadata(path)
+    return found
+
+
+def _in_vcs_metadata(path: str) -> bool:
     for p in (os.path.abspath(path), real(path)):
         if (
             any(part in VCS_DIRS for part in p.split(os.sep)[:-1])

@@ -1,4 +1,4 @@
-"""Shell as people write SGLang launches: one test per idiom (swacheck/inputs/shell.py, recognise.py)."""
+"""Shell as people write SGLang launches: one test per idiom (swacheck/inputs/shell/, recognise.py)."""
 
 from __future__ import annotations
 

@@ -52,7 +52,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # --------------------------------------------------------------------------- interpolation
 
 
-_MAX_NESTING = 50  # ${A:-${B:-...}} levels, as in shell.py
+_MAX_NESTING = 50  # ${A:-${B:-...}} levels, as in shell/lexer_words.py
 
 
 def interpolate(

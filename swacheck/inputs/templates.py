@@ -17,12 +17,23 @@ from __future__ import annotations
 import os
 import re
 
+from ..paths import run_memo
+
 _MARK = re.compile(r"\{\{-?\s*[-.$\w(\"'/]|\{%-?\s*\w|\{#")
+
+
+_CHARTS = run_memo()  # folder as named -> its chart folder or None: one answer per folder
 
 
 def in_helm_chart(path: str) -> str | None:
     """The chart folder when ``path`` is one of its templates."""
-    folder = os.path.dirname(os.path.abspath(path))
+    named = os.path.dirname(path)
+    if named not in _CHARTS:
+        _CHARTS[named] = _chart_of(os.path.abspath(named))
+    return _CHARTS[named]  # type: ignore[no-any-return]
+
+
+def _chart_of(folder: str) -> str | None:
     while os.path.basename(folder) != "templates":
         parent = os.path.dirname(folder)
         if parent == folder or not folder:

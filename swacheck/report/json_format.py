@@ -6,6 +6,7 @@ character, and credentials are redacted."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import tempfile
@@ -145,9 +146,11 @@ class Stream:
             out.write(",\n    " if self.deployments else "\n    ")
             dump(deployment_json(r), out, 2)
             self.deployments += 1
-        for pair in unit.pairs:
-            self.pair_text.write(",\n    " if self.pairs else "\n    ")
-            dump(json_data(pair_json(pair)), self.pair_text, 2)
+        for pair in unit.pairs:  # one write per pair: each write to the spooled file costs a check
+            text = io.StringIO(",\n    " if self.pairs else "\n    ")
+            text.seek(0, io.SEEK_END)
+            dump(json_data(pair_json(pair)), text, 2)
+            self.pair_text.write(text.getvalue())
             self.pairs += 1
 
     def finish(self, totals: RunResult) -> None:

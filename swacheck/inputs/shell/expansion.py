@@ -1,0 +1,268 @@
+"""Variables and expansion: what a raw word becomes, given the variables known then.
+
+``$VAR``, ``${VAR}``, ``${VAR:-default}`` (and ``-``, ``=``, ``:=``, ``+``, ``:+``, ``?``,
+``:?``), bash arrays (``${A[@]}``, ``${A[*]}``, ``${A[N]}``) and field splitting of unquoted
+expansions (POSIX 2.6.5). A variable nobody set, or set to something only known at run time,
+stays as written and is listed in ``Word.unknown``: never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ... import limits
+from ...records import Location
+from .lexer import lex
+from .spans import Span, SpanRun, span_location
+from .words import ArrayLit, Chars, Lit, Opaque, Param, RawWord, Unknown, Word
+
+
+@dataclass(slots=True)
+class Var:
+    """A variable as far as the files tell: its value (None: set, but only known at run time)."""
+
+    value: Word | None
+    exported: bool = False
+    origin: str = ""  # "export in decode.sh", "Dockerfile ENV", "--env"
+    reason: str = ""  # why the value is unknown
+    where: Location | None = None  # for an unknown value: what makes it unknown
+    items: list[Word] | None = None  # a bash array's elements (``value`` is the first)
+
+    @property
+    def location(self) -> Location | None:
+        if self.value is None:
+            return self.where
+        return self.value.loc() if self.value.text else self.value.location
+
+
+Env = dict[str, Var]
+
+
+def _unknown_var(
+    name: str, shown: str, var: Var | None, span: Span | None, unset_reason: str
+) -> Unknown:
+    if var is None:
+        return Unknown(
+            shown,
+            name,
+            f"{name} is {unset_reason or 'not set in the file or its environment'}",
+            span,
+        )
+    return Unknown(shown, name, var.reason or f"{name} is only known at run time", span)
+
+
+class _Fields:
+    """Builds the fields of one word during expansion (POSIX 2.6.5 field splitting)."""
+
+    def __init__(self, raw: RawWord):
+        self.raw = raw
+        self.out: list[Word] = []
+        self.text: list[str] = []
+        self.spans: list[Sequence[Span | None]] = []  # one chunk per part: a lone run stays a run
+        self.unknown: list[Unknown] = []
+        self.quoted = False
+        self.started = False  # a quoted part, even empty, makes a field
+        self.size = 0  # characters in the current field (limits.MAX_WORD)
+
+    def add(self, text: str, spans: list[Span | None], quoted: bool) -> None:
+        self.size += len(text)
+        if self.size > limits.MAX_WORD:
+            limits.current().word(self.size, span_location(self.raw.span))
+        self.text.append(text)
+        if text:
+            self.spans.append(
+                spans if len(spans) == len(text) else [spans[0] if spans else None] * len(text)
+            )
+        if quoted:
+            self.quoted = self.started = True
+        elif text:
+            self.started = True
+
+    def add_split(self, value: Word) -> None:
+        """An unquoted expansion: split its value on blanks into fields."""
+        text = value.text
+        i = 0
+        n = len(text)
+        while i < n:
+            if text[i] in " \t\n":
+                self.end()
+                while i < n and text[i] in " \t\n":
+                    i += 1
+                continue
+            j = i
+            while j < n and text[j] not in " \t\n":
+                j += 1
+            self.add(text[i:j], value.spans[i:j], False)
+            i = j
+        self.unknown.extend(value.unknown)
+
+    def end(self) -> None:
+        if self.started or self.unknown:
+            chunks = self.spans
+            spans = chunks[0] if len(chunks) == 1 else [sp for chunk in chunks for sp in chunk]
+            self.out.append(
+                Word("".join(self.text), spans, self.raw.span, self.unknown, self.quoted)
+            )  # type: ignore[arg-type]
+        self.text, self.spans, self.unknown, self.quoted, self.started, self.size = (
+            [],
+            [],
+            [],
+            False,
+            False,
+            0,
+        )
+
+
+def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -> list[Word]:
+    """The words a raw word becomes: parameters expanded, unquoted expansions split.
+
+    ``split=False`` is for assignment values (``A=$B`` is never split). An expansion that
+    cannot be known keeps its text as written and is listed in ``Word.unknown``.
+    """
+    f = _Fields(raw)
+    for part in raw.parts:
+        if isinstance(part, Lit):
+            f.add(part.text, part.spans, part.quoted)
+        elif isinstance(part, Opaque):
+            f.add(part.raw, [part.span] * len(part.raw), part.quoted)
+            f.unknown.append(Unknown(part.raw, part.raw, part.reason, part.span))
+        elif isinstance(part, ArrayLit):
+            f.add("(...)", [part.span] * 5, False)
+            f.unknown.append(
+                Unknown("(...)", "(...)", "an array where a word is expected", part.span)
+            )
+        elif part.op.startswith("[") and (items := _elements(part, env, unset_reason)) is not None:
+            for k, item in enumerate(items):  # "${A[@]}": one field per element
+                if k:
+                    f.end()
+                if part.quoted:
+                    f.add(item.text, item.spans, True)
+                    f.started = True
+                    f.unknown.extend(item.unknown)
+                else:
+                    f.add_split(item)
+        else:
+            limits.current().reference(span_location(part.span))  # limits.MAX_REFERENCES
+            value = _param(part, env, unset_reason)
+            if value.text and not value.unknown:  # what substitution costs: limits.MAX_EXPANSION
+                limits.current().expand(len(value.text), span_location(part.span))
+            if part.quoted or not split or value.unknown:  # an unknown value is kept as one word
+                f.add(value.text, value.spans, True if part.quoted else False)
+                if part.quoted:
+                    f.started = True
+                elif value.text:
+                    f.started = True
+                f.unknown.extend(value.unknown)
+            else:
+                f.add_split(value)
+    f.end()
+    return f.out
+
+
+def expand_one(raw: RawWord, env: Env, unset_reason: str = "") -> Word:
+    """An assignment value or other single word: expanded, never split."""
+    words = expand(raw, env, unset_reason, split=False)
+    return words[0] if words else Word("", [], raw.span)
+
+
+def _elements(p: Param, env: Env, unset_reason: str) -> list[Word] | None:
+    """The words ``${A[@]}`` / ``${A[*]}`` / ``${A[N]}`` give; None: not an array reference."""
+    var = env.get(p.name)
+    index = p.op[1:-1]
+    if var is None:
+        return []  # an unset array is empty (arrays are never exported)
+    if var.value is None and var.items is None:
+        return [
+            Word(
+                p.raw,
+                [p.span] * len(p.raw),
+                p.span,
+                [_unknown_var(p.name, p.raw, var, p.span, unset_reason)],
+            )
+        ]
+    items = var.items if var.items is not None else [var.value]  # type: ignore[list-item]
+    if index == "@":
+        return [_copy(w) for w in items]
+    if index == "*":
+        if not items:
+            return []
+        text, spans, unknown = [], [], []
+        for k, w in enumerate(items):
+            if k:
+                text.append(" ")
+                spans.append(None)
+            text.append(w.text)
+            spans.extend(w.spans)
+            unknown.extend(w.unknown)
+        return [Word("".join(text), spans, p.span, unknown, True)]
+    k = int(index)
+    return [_copy(items[k])] if k < len(items) else []
+
+
+def _param(p: Param, env: Env, unset_reason: str) -> Word:
+    var = env.get(p.name)
+    is_set = var is not None
+    known = var is not None and var.value is not None
+    value = var.value if known else None  # type: ignore[union-attr]
+    empty = known and value.text == ""  # type: ignore[union-attr]
+
+    def arg_word() -> Word:
+        return expand_one(RawWord(p.arg or [], p.span), env, unset_reason)
+
+    def unknown() -> Word:
+        return Word(
+            p.raw,
+            [p.span] * len(p.raw),
+            p.span,
+            [_unknown_var(p.name, p.raw, var, p.span, unset_reason)],
+        )
+
+    op = p.op
+    if op == "":
+        return _copy(value) if known else unknown()
+    if is_set and not known:  # set to something only known at run time
+        return unknown()
+    use_alt = (not is_set or empty) if op.startswith(":") else not is_set
+    if op in (":-", "-"):
+        return arg_word() if use_alt else _copy(value)  # type: ignore[arg-type]
+    if op in (":=", "="):
+        if use_alt:
+            w = arg_word()
+            env[p.name] = Var(w, var.exported if var else False, f"{p.raw}")
+            return w
+        return _copy(value)  # type: ignore[arg-type]
+    if op in (":+", "+"):
+        return Word("", [], p.span) if use_alt else arg_word()
+    # :? and ?: the shell stops with an error when the variable is unset
+    if use_alt:
+        return Word(
+            p.raw,
+            [p.span] * len(p.raw),
+            p.span,
+            [
+                Unknown(
+                    p.raw, p.name, f"{p.name} must be set when the script runs ({p.raw})", p.span
+                )
+            ],
+        )
+    return _copy(value)  # type: ignore[arg-type]
+
+
+def _copy(w: Word) -> Word:
+    return Word(
+        w.text,
+        w.spans if isinstance(w.spans, SpanRun) else list(w.spans),
+        w.whole,
+        list(w.unknown),
+        w.quoted,
+    )
+
+
+def split_words(chars: Chars) -> list[Word]:
+    """Split a string into words by quotes and whitespace, without any expansion (Compose's rule)."""
+    out: list[Word] = []
+    for cmd in lex(chars, expand=False):
+        for raw in cmd.words:
+            out.extend(expand(raw, {}))
+    return out
