@@ -25,3 +25,24 @@ def test_ruff_check_is_clean():
 def test_ruff_format_leaves_every_file_as_it_is():
     run = ruff("format", "--check", ".")
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_no_function_of_the_package_above_radon_grade_c():
+    """Cyclomatic complexity at most 20 for every function of swacheck/ (radon counts boolean
+    operators too, so it is stricter than ruff's C901 at the same bound)."""
+    from radon.complexity import cc_visit
+
+    def blocks(found):  # functions, methods of classes, and functions defined inside them
+        for block in found:
+            yield block
+            yield from blocks(getattr(block, "methods", []))
+            yield from blocks(getattr(block, "closures", []))
+
+    over = []
+    for path in sorted((ROOT / "swacheck").rglob("*.py")):
+        for block in blocks(cc_visit(path.read_text(encoding="utf-8"))):
+            if block.complexity > 20 and not hasattr(block, "methods"):  # a class sums its methods
+                over.append(
+                    f"{path.relative_to(ROOT)}:{block.lineno} {block.name} {block.complexity}"
+                )
+    assert not over, "\n".join(over)

@@ -133,6 +133,52 @@ def load_manifest(
     return load_custom(doc, path, files, platform, env)
 
 
+_Container = tuple[Mapping, list[str], Sequence | None, Val | None, Val | None]
+
+
+class _ContainerWalk:
+    """The containers of a custom resource, each with its labels, the env of its service
+    (Dynamo's ``envs``), the platform its resources hint at and its pod's GPU."""
+
+    def __init__(self) -> None:
+        self.containers: list[_Container] = []
+        self.budget = _MAX_NODES
+
+    def walk(
+        self, node: object, labels: list[str], envs: Sequence | None, hint: Val | None, depth: int
+    ) -> None:
+        if depth > _MAX_DEPTH or self.budget <= 0:
+            return
+        self.budget -= 1
+        if isinstance(node, Mapping):
+            self._mapping(node, labels, envs, hint, depth)
+        elif isinstance(node, Sequence):
+            for i, item in enumerate(node.items):
+                self.walk(item, labels + [_name_of(item) or str(i)], envs, hint, depth + 1)
+
+    def _mapping(
+        self, node: Mapping, labels: list[str], envs: Sequence | None, hint: Val | None, depth: int
+    ) -> None:
+        if (e := node.get("envs")) is not None and isinstance(e.value, Sequence):
+            envs = e.value  # Dynamo: a service's env for its containers
+        if (r := node.get("resources")) is not None and isinstance(r.value, Mapping):
+            hint = gpu_platform(node) or hint
+        for key, pair in node.pairs.items():
+            if key in SKIP_KEYS:
+                continue
+            child = pair.value
+            here = labels if key in STRUCTURAL else labels + [_label(key)]
+            if key == "containers" and isinstance(child, Sequence):
+                gpu = gpu_of_pod(node)  # the pod spec that holds them
+                for item in child.items:
+                    if isinstance(item, Mapping):
+                        self.containers.append((item, here, envs, hint, gpu))
+            elif key in CONTAINER_KEYS and _is_container(child):
+                self.containers.append((child, here, envs, hint, gpu_of_pod(node)))  # type: ignore[arg-type]
+            else:
+                self.walk(child, here, envs, hint, depth + 1)
+
+
 def load_custom(
     doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]
 ) -> Found:
@@ -145,39 +191,9 @@ def load_custom(
     if meta is not None:
         name = _name_of(meta.value)
     name = name or "unnamed"
-    containers: list[tuple[Mapping, list[str], Sequence | None, Val | None, Val | None]] = []
-    budget = [_MAX_NODES]
-
-    def walk(
-        node: object, labels: list[str], envs: Sequence | None, hint: Val | None, depth: int
-    ) -> None:
-        if depth > _MAX_DEPTH or budget[0] <= 0:
-            return
-        budget[0] -= 1
-        if isinstance(node, Mapping):
-            if (e := node.get("envs")) is not None and isinstance(e.value, Sequence):
-                envs = e.value  # Dynamo: a service's env for its containers
-            if (r := node.get("resources")) is not None and isinstance(r.value, Mapping):
-                hint = gpu_platform(node) or hint
-            for key, pair in node.pairs.items():
-                if key in SKIP_KEYS:
-                    continue
-                child = pair.value
-                here = labels if key in STRUCTURAL else labels + [_label(key)]
-                if key == "containers" and isinstance(child, Sequence):
-                    gpu = gpu_of_pod(node)  # the pod spec that holds them
-                    for item in child.items:
-                        if isinstance(item, Mapping):
-                            containers.append((item, here, envs, hint, gpu))
-                elif key in CONTAINER_KEYS and _is_container(child):
-                    containers.append((child, here, envs, hint, gpu_of_pod(node)))  # type: ignore[arg-type]
-                else:
-                    walk(child, here, envs, hint, depth + 1)
-        elif isinstance(node, Sequence):
-            for i, item in enumerate(node.items):
-                walk(item, labels + [_name_of(item) or str(i)], envs, hint, depth + 1)
-
-    walk(root.pairs.get("spec").value if root.get("spec") else root, [], None, None, 0)  # type: ignore[union-attr]
+    walker = _ContainerWalk()
+    walker.walk(root.pairs.get("spec").value if root.get("spec") else root, [], None, None, 0)  # type: ignore[union-attr]
+    containers = walker.containers
     if not containers:
         return found
     src = Source(path, files.load(path).text)
