@@ -79,11 +79,6 @@ ENGINE_USERS = "commands"
 # (api.py) on first use of ``swacheck.check`` & co., so that importing swacheck costs nothing.
 LAZY_API = ("swacheck", "swacheck.api")
 
-# Import cycles and long modules that other branches of issue 13 are removing. An entry that
-# is no longer true fails the test: delete it then.
-KNOWN_CYCLES: tuple[frozenset[str], ...] = ()
-KNOWN_LONG: dict[str, str] = {  # path -> the branch splitting it
-}
 MAX_LINES = 600
 
 
@@ -230,10 +225,7 @@ def test_the_checks_catch_what_they_are_for():
 
 def test_no_import_cycle():
     found = cycles(GRAPH)
-    new = [c for c in found if c not in KNOWN_CYCLES]
-    assert not new, "import cycles:\n" + "\n".join(cycle_path(c, GRAPH) for c in new)
-    gone = [sorted(c) for c in KNOWN_CYCLES if c not in found]
-    assert not gone, f"no longer a cycle, delete it from KNOWN_CYCLES: {gone}"
+    assert not found, "import cycles:\n" + "\n".join(cycle_path(c, GRAPH) for c in found)
 
 
 def test_every_module_has_a_layer():
@@ -280,15 +272,9 @@ def lines_of(path: Path) -> int:
 
 @pytest.mark.parametrize(
     "path",
-    [p for p in sorted(PACKAGE.rglob("*.py")) if str(p.relative_to(ROOT)) not in KNOWN_LONG],
+    sorted(PACKAGE.rglob("*.py")),
     ids=lambda p: str(p.relative_to(ROOT)),
 )
 def test_no_module_over_600_lines(path):
     lines = lines_of(path)
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines (at most {MAX_LINES})"
-
-
-def test_the_long_modules_listed_are_still_long():
-    for name in KNOWN_LONG:
-        path = ROOT / name
-        assert path.is_file() and lines_of(path) > MAX_LINES, f"delete {name} from KNOWN_LONG"
