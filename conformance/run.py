@@ -1,6 +1,7 @@
 """Run the conformance suite against one released SGLang.
 
     python conformance/run.py --sglang 0.5.23 [--select TEXT] [--fresh] [--keep DIR] [--json FILE]
+    python conformance/run.py --sglang 0.5.23 --matrix 300 [--seed 0]   # the generated matrix
 
 Builds (once) the isolated environment of that release (see envs.py), writes every case of
 ``conformance/cases/*.yaml`` into a scratch folder, runs SGLang's own start-up code on it
@@ -27,6 +28,7 @@ sys.path.insert(0, str(HERE))
 import cases as case_mod  # noqa: E402
 import compare  # noqa: E402
 import envs  # noqa: E402
+import matrix  # noqa: E402
 
 
 def swacheck_command() -> list[str]:
@@ -123,6 +125,15 @@ def main(argv=None) -> int:
         action="store_true",
         help="with --keep: reuse SGLang's results already in DIR (re-run swacheck only)",
     )
+    ap.add_argument(
+        "--matrix",
+        type=int,
+        metavar="N",
+        help="run N generated cases (matrix.py) instead of the case files",
+    )
+    ap.add_argument(
+        "--seed", type=int, default=0, help="the matrix's seed (default 0; same seed, same cases)"
+    )
     ap.add_argument("cases", nargs="*", help="case files (default: conformance/cases/*.yaml)")
     args = ap.parse_args(argv)
 
@@ -130,7 +141,12 @@ def main(argv=None) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     try:
-        cases = case_mod.load_cases(args.cases or None, select=args.select)
+        if args.matrix is not None:
+            if args.matrix < 1 or args.cases:
+                raise ValueError("--matrix takes a positive count and no case files")
+            cases = matrix.generate(args.matrix, args.seed, select=args.select)
+        else:
+            cases = case_mod.load_cases(args.cases or None, select=args.select)
     except (OSError, case_mod.CaseError, ValueError) as exc:
         log(f"conformance: {exc}")
         return 2

@@ -39,6 +39,7 @@ from . import (
     swa408,
     swa409,
     swa410,
+    swa411,
     swa501,
     swa502,
     swa503,
@@ -90,6 +91,7 @@ PAIR_RULES: tuple[ModuleType, ...] = (
     swa408,
     swa409,
     swa410,
+    swa411,
 )
 # Rules with check_suppressions(...), run once over the inline suppressions of the run.
 SUPPRESSION_RULES: tuple[ModuleType, ...] = (swa901, swa902)
