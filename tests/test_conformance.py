@@ -228,3 +228,86 @@ def test_run_refuses_reuse_without_keep():
         cwd=ROOT,
     )
     assert proc.returncode == 2 and "--reuse needs --keep" in proc.stderr
+
+
+# ------------------------------------------------------------------------- the generated matrix
+
+
+def _load_with_siblings(name: str):
+    """matrix.py and run.py import their siblings (``from cases import Case``) as run.py runs them:
+    with conformance/ on the path while they load."""
+    sys.path.insert(0, str(CONFORMANCE))
+    try:
+        return _load(name)
+    finally:
+        sys.path.remove(str(CONFORMANCE))
+
+
+matrix = _load_with_siblings("matrix")
+
+
+def test_matrix_is_seeded_and_each_case_independent_of_the_count():
+    first = matrix.generate(40, seed=7)
+    again = matrix.generate(40, seed=7)
+    assert [(c.name, c.server, c.env, c.platform) for c in first] == [
+        (c.name, c.server, c.env, c.platform) for c in again
+    ]
+    longer = matrix.generate(80, seed=7)
+    assert [c.server for c in longer[:40]] == [c.server for c in first]  # a prefix: case i is fixed
+    other = matrix.generate(40, seed=8)
+    assert [c.server for c in other] != [c.server for c in first]
+
+
+def test_matrix_covers_every_value_of_every_dimension_in_300_cases():
+    cases = matrix.generate(300, seed=0)
+    assert len({c.name for c in cases}) == 300
+    labels = [set(re.search(r"\[(.*)\]$", c.name).group(1).split(",")) for c in cases]
+    seen = set().union(*labels)
+    for dim in (
+        matrix.PLATFORM,
+        matrix.MODE,
+        matrix.ALGORITHM,
+        matrix.STEPS,
+        matrix.TOPK,
+        matrix.DRAFT_TOKENS,
+        matrix.DRAFT_MODEL,
+        matrix.TARGET_MODEL,
+        matrix.PAGE,
+        matrix.MRR,
+        matrix.PARALLEL,
+        matrix.EXTRA,
+        matrix.ENV,
+    ):
+        for label, _weight, _value in dim:
+            assert label in seen, label
+    # small max-running-requests only: SGLang really allocates the pools
+    assert all(
+        int(re.search(r"max-running-requests: (\d+)", c.server).group(1)) <= 16 for c in cases
+    )
+
+
+def test_matrix_cases_are_valid_config_files_with_their_models(tmp_path):
+    import yaml
+
+    for case in matrix.generate(30, seed=0):
+        directory = tmp_path / re.sub(r"[^A-Za-z0-9]+", "_", case.name)
+        server = case_mod.materialize(case, directory)
+        config = yaml.safe_load(server.read_text())
+        assert isinstance(config, dict) and config["model-path"].startswith("models/")
+        for key in ("model-path", "speculative-draft-model-path"):
+            if key in config:
+                assert (directory / config[key] / "config.json").is_file(), (case.name, key)
+        assert case.platform in ("cuda", "rocm")
+
+
+def test_matrix_case_is_checked_by_swacheck_and_compared(tmp_path):
+    """The swacheck half of a matrix run, on one generated case (no SGLang): run.py's swacheck call
+    gives a JSON report, and the comparer turns it and a recorded SGLang outcome into a row."""
+    run = _load_with_siblings("run")
+    case = next(c for c in matrix.generate(50, seed=0) if "nospec" not in c.name)
+    server = case_mod.materialize(case, tmp_path / "case")
+    report = run.run_swacheck(case, server, "0.5.23")
+    assert report is not None and report["deployments"], tmp_path / "case" / "swacheck.stderr"
+    refused = {"outcome": "error", "stage": "resolve", "exception": "ValueError", "message": "x"}
+    row = compare.compare(case.name, refused, report)
+    assert row.verdict == (not compare.swacheck_verdict(report).ok)
