@@ -155,9 +155,15 @@ def cause_agrees(result: dict, report: dict) -> tuple[bool, str]:
         head = _norm(str(result.get("message")))[:48]
         if head and head in _norm(finding.get("message", "")):
             return True, ""
-        # or it cites the line that raised (an assert without a message): "file.py:LINE"
+        # or it cites the line that raised (an assert without a message): "file.py:LINE", or for
+        # a bare exception, its type and the file that raised it
         where = str(result.get("where") or "")
-        if where and where.rsplit("/", 1)[-1] in finding.get("message", ""):
+        said_here = finding.get("message", "")
+        if where and where.rsplit("/", 1)[-1] in said_here:
+            return True, ""
+        bare = not str(result.get("message") or "").strip()
+        source = where.rsplit("/", 1)[-1].split(":")[0]
+        if bare and source and source in said_here and str(result.get("exception")) in said_here:
             return True, ""
     codes = ",".join(f.get("code", "?") for f in errors)
     return False, f"swacheck {codes} vs SGLang {stage}: {said}"

@@ -30,6 +30,8 @@ import compare  # noqa: E402
 import envs  # noqa: E402
 import matrix  # noqa: E402
 
+HARNESS_GPU = {"cuda": "H200", "rocm": "MI355X"}
+
 
 def swacheck_command() -> list[str]:
     exe = shutil.which("swacheck")
@@ -56,6 +58,9 @@ def run_swacheck(case: case_mod.Case, server: Path, version: str) -> dict | None
         version,
         "--platform",
         case.platform,
+        # the GPU the driver makes SGLang see (sglang_driver.install_platform)
+        "--gpu",
+        HARNESS_GPU[case.platform],
     ]
     for key, value in sorted(case.env.items()):
         cmd += ["--env", f"{key}={value}"]

@@ -174,6 +174,19 @@ def test_compare_agreements():
         _report([("SWA999", "error", "pool asserts (deepseek_v4_memory_pool.py:322)")]),
     )
     assert row.cause is False
+    # a bare assert: naming its exception and the file that raised it is enough
+    hook = dict(bare, stage="resolve", where="sglang/srt/arg_groups/speculative_hook.py:1162")
+    named = "a bare AssertionError (speculative_hook.py)"
+    row = compare.compare("bare3", hook, _report([("SWA999", "error", named)]))
+    assert row.agrees and row.cause is True
+    row = compare.compare(
+        "bare4", hook, _report([("SWA999", "error", "a bare assert (speculative_hook.py)")])
+    )
+    assert row.cause is False
+    row = compare.compare(
+        "bare5", hook, _report([("SWA999", "error", "AssertionError (other_hook.py)")])
+    )
+    assert row.cause is False
     # warnings do not make a verdict
     row = compare.compare("c", ok, _report([("SWA201", "warning", "page size replaced")]))
     assert row.agrees
