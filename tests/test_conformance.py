@@ -324,3 +324,85 @@ def test_matrix_case_is_checked_by_swacheck_and_compared(tmp_path):
     refused = {"outcome": "error", "stage": "resolve", "exception": "ValueError", "message": "x"}
     row = compare.compare(case.name, refused, report)
     assert row.verdict == (not compare.swacheck_verdict(report).ok)
+
+
+# ------------------------------------------------------------------------------------ PD pairs
+
+pairs = _load_with_siblings("pairs")
+
+
+def test_pair_cases_are_named_once_and_differ_as_their_names_say():
+    chosen = pairs.generate()
+    assert len({p.name for p in chosen}) == len(chosen) >= 20
+    for p in chosen:
+        assert "disaggregation-mode: prefill" in p.prefill.server
+        assert "disaggregation-mode: decode" in p.decode.server
+        assert p.prefill.platform == p.decode.platform
+        for side in (p.prefill, p.decode):  # no key written twice
+            keys = [ln.split(":", 1)[0] for ln in side.server.splitlines()]
+            assert len(keys) == len(set(keys)), side.name
+    same = next(p for p in chosen if p.name == "pair-same-eagle")
+    assert same.prefill.server.replace("prefill", "decode") == same.decode.server
+
+
+def test_pair_side_as_a_swacheck_deployment_file_keeps_its_environment():
+    import yaml
+
+    side = next(p for p in pairs.generate("rocm-unified-fp8")).decode
+    doc = yaml.safe_load(pairs.deployment_file(side, "MI355X"))
+    assert doc["platform"] == "rocm" and doc["gpu"] == "MI355X"
+    assert doc["env"] == {
+        "SGLANG_DSV4_UNIFIED_KV_FP8": "1",
+        "SGLANG_HACK_FLASHMLA_BACKEND": "unified_kv_triton",
+    }
+    assert doc["server"]["disaggregation-mode"] == "decode"
+
+
+def _pair_report(prefill=(), decode=(), pair=()):
+    def finding(code, severity, message):
+        return {"code": code, "severity": severity, "message": message}
+
+    pair_findings = [finding(*f) for f in pair]
+    return {
+        "deployments": [
+            {"file": "prefill.yaml", "findings": [finding(*f) for f in prefill]},
+            {"file": "decode.yaml", "findings": [finding(*f) for f in decode] + pair_findings},
+        ],
+        "pairs": [{"findings": pair_findings}],
+        "errors": [],
+    }
+
+
+def test_compare_pair_outcomes():
+    rejected = {
+        "outcome": "error",
+        "when": "every request",
+        "side": "prefill",
+        "exception": "rejected",
+        "message": "Rejecting state transfers to decode session: StateType.SWA item length mismatch",
+    }
+    every = ("SWA406", "error", "speculative ... and every request to that decode fails")
+    assert pairs.compare_pair("a", rejected, _pair_report(pair=[every]))["agrees"] is True
+    assert pairs.compare_pair("b", rejected, _pair_report())["agrees"] is False
+    dies = {
+        "outcome": "error",
+        "when": "first request",
+        "side": "decode",
+        "exception": "AssertionError",
+        "message": "('Decode pp size (2) should be equal to prefill pp size (1) or 1',)",
+    }
+    pp = ("SWA408", "error", "Decode pp size (2) should be equal to prefill pp size (1) or 1: ...")
+    assert pairs.compare_pair("c", dies, _pair_report(pair=[pp]))["agrees"] is True
+    other = ("SWA401", "error", "Page size mismatch: ... dies at the first request")
+    assert pairs.compare_pair("d", dies, _pair_report(pair=[other]))["agrees"] is False
+    # a server that fails on its own: the side must match, and it is no pair finding
+    alone = {"outcome": "error", "when": "start-up", "side": "decode", "stage": "pools"}
+    bf16 = ("SWA503", "error", "kv-cache-dtype bfloat16 ...")
+    assert pairs.compare_pair("e", alone, _pair_report(decode=[bf16]))["agrees"] is True
+    assert pairs.compare_pair("f", alone, _pair_report(prefill=[bf16]))["agrees"] is False
+    # swacheck's "silently" is a pair SGLang's checks let through
+    ok = {"outcome": "ok"}
+    silent = ("SWA406", "error", "mooncake in SGLang 0.5.20 compares no ...: silently wrong")
+    assert pairs.compare_pair("g", ok, _pair_report(pair=[silent]))["agrees"] is True
+    assert pairs.compare_pair("h", ok, _pair_report(pair=[every]))["agrees"] is False
+    assert pairs.compare_pair("i", {"outcome": "harness-error"}, _pair_report())["agrees"] is None
