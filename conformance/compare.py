@@ -7,8 +7,8 @@ Three questions per case:
 - **verdict**: does SGLang start (``ok``) exactly when swacheck reports no error?
 - **cause**: when both fail, does swacheck's first error name the failure SGLang hit (stage,
   exception and message; see CAUSES)?
-- **tuple**: when SGLang built the DSV4 pools, are swacheck's target and draft tuples the ones
-  SGLang's pools hold (under PD: the ones ``setup_state_kv_args`` compared)?
+- **tuple**: when SGLang built the target and draft DSV4 pools, are swacheck's target and draft
+  tuples the ones SGLang's pools hold (under PD: the ones ``setup_state_kv_args`` compared)?
 """
 
 from __future__ import annotations
@@ -184,8 +184,8 @@ def tuple_agrees(result: dict, report: dict) -> tuple[bool | None, str]:
     theirs = (_tuple(result.get("target")), _tuple(result.get("draft")))
     if mine[0] is None:
         return None, ""
-    if theirs[1] is None:  # no draft pool in SGLang: compare the target only
-        mine, theirs = (mine[0], None), (theirs[0], None)
+    if theirs[1] is None:  # no draft pool: SGLang compares no tuple (setup_state_kv_args' block
+        return None, ""  # needs both pools), and the harness's own reading is not SGLang's
     if mine == theirs:
         return True, ""
     return (

@@ -187,6 +187,10 @@ def test_compare_agreements():
         "bare5", hook, _report([("SWA999", "error", "AssertionError (other_hook.py)")])
     )
     assert row.cause is False
+    # no draft pool: SGLang compares no tuple, so neither does the comparer
+    alone = {"outcome": "ok", "target": [256, 128, None], "draft": None}
+    row = compare.compare("no draft", alone, _report(tuples=((256, 128), (256, 128))))
+    assert row.agrees and row.tuple is None
     # warnings do not make a verdict
     row = compare.compare("c", ok, _report([("SWA201", "warning", "page size replaced")]))
     assert row.agrees

@@ -107,3 +107,20 @@ def test_a_decode_that_fails_alone_gets_no_pair_finding(tree):
     assert run.findings("SWA406") == []
     assert len(run.findings("SWA207")) == 1
     assert run.data["pairs"][0]["findings"] == []
+
+
+def test_mooncake_0_5_22_is_the_first_release_that_rejects_at_registration(tree):
+    # mooncake/conn.py _validate_peer_state_layout: 0.5.22:911 (absent in 0.5.20)
+    run = check(tree, server("prefill"), server("decode", SPEC), "--sglang-version", "0.5.22")
+    assert only(run)["message"] == f"speculative decoding on the decode server only: {TAIL} {TAG}"
+
+
+def test_nixl_before_0_5_23_compares_no_state_layout(tree):
+    nixl = BACKEND.format("nixl")
+    run = check(
+        tree, server("prefill", nixl), server("decode", SPEC + nixl), "--sglang-version", "0.5.22"
+    )
+    assert (
+        "nixl in SGLang 0.5.22 compares no state layout (the check came in 0.5.23)"
+        in (only(run)["message"])
+    )
