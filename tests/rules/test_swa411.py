@@ -75,3 +75,15 @@ def test_prefill_complete_with_attention_tp_fails_alone_not_as_a_pair(tree):
     )
     assert run.findings("SWA411") == []
     assert len(run.findings("SWA207")) == 1
+
+
+def test_0_5_22_is_the_first_release_with_the_check(tree):
+    # common/conn.py 0.5.22:2217 ("Disaggregation decode allocation policy mismatch")
+    run = check_pair(
+        tree,
+        pd_server("prefill"),
+        pd_server("decode", POLICY.format("prefill_complete") + TP1),
+        "--sglang-version",
+        "0.5.22",
+    )
+    assert only(run)["message"].startswith("Disaggregation decode allocation policy mismatch")
