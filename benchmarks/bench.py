@@ -12,7 +12,8 @@ separate subprocess so interpreter start-up and imports are counted:
   * the floor: benchmarks/floor.py, which only reads and parses the same files with PyYAML's
     libyaml loader and json.load;
   * yamllint -d relaxed DIR on the same tree;
-  * cold start: swacheck --version, swacheck on one file, python -c "import typer, yaml, rich.table";
+  * cold start: swacheck --version, swacheck on one file, yamllint on the same file,
+    python -c "import typer, yaml, rich.table";
 
 plus peak RSS (per child, from os.wait4) and, in process, how often each file is parsed.
 See benchmarks/README.md for what each line means and the targets.
@@ -46,6 +47,7 @@ FLOOR_FACTOR = 3.0  # swacheck within 3x of the libyaml floor
 YAMLLINT_FACTOR = 5.0  # swacheck at least 5x faster than yamllint
 LINEAR_SLACK = 1.1  # t(big) <= 1.1 * (big/small) * t(small), i.e. 11x for 2,000 -> 20,000
 COLD_FACTOR = 1.3  # swacheck on one file within 1.3x of the bare import line
+COLD_YAMLLINT_FACTOR = 1.3  # swacheck on one file within 1.3x of yamllint on the same file
 RSS_LIMIT_MB = 200.0
 
 # ----------------------------------------------------------------------------- generation
@@ -607,6 +609,10 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
         "version": Runs("swacheck --version", [*sw, "--version"], small),
         "one": Runs("swacheck ONE_FILE > /dev/null", [*sw, one_rel], small, ok_codes=(0,)),
     }
+    if yl:
+        cold["yamllint"] = Runs(
+            "yamllint ONE_FILE > /dev/null", [*yl, one_rel], small, ok_codes=(0, 1)
+        )
     measure(list(cold.values()), max(args.repeat, 10), env)
 
     # in-process count of parses per file, on the largest tree
@@ -663,7 +669,7 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
         print()
     for r in cold.values():
         print(
-            f"{r.label:<44}{'1 file' if r is cold['one'] else '-':>12}"
+            f"{r.label:<44}{'1 file' if 'ONE_FILE' in r.label else '-':>12}"
             f"{fmt_s(r.median):>12}{fmt_s(r.best):>12}{r.rss_mb:>8.0f} MB"
         )
     print(f"  (ONE_FILE = {one_rel}; {max(args.repeat, 10)} runs each)")
@@ -731,6 +737,16 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
             ratio <= COLD_FACTOR,
         )
     )
+    if "yamllint" in cold:
+        ratio = cold["one"].median / cold["yamllint"].median
+        checks.append(
+            (
+                "cold start: one file vs yamllint on it",
+                f"{ratio:.2f}x",
+                f"<= {COLD_YAMLLINT_FACTOR:g}x",
+                ratio <= COLD_YAMLLINT_FACTOR,
+            )
+        )
     for key in ("json", "human"):
         mb = groups[big][key].rss_mb
         checks.append(

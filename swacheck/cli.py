@@ -1,4 +1,13 @@
-"""The command line: parse options into :class:`Settings`, run, print, exit. Nothing else."""
+"""The command line: the commands, their options, parsing into :class:`Settings`, running, exit.
+
+The options several commands share are declared once in ``options.py``, with every list of
+choices taken from its registry; the values are checked and made into settings by
+``clisettings.py`` (with the checks ``config.py`` shares with the configuration file) and run
+by ``runner.py``; ``--fix`` and ``--diff`` are ``fixer.py``'s.
+
+Imports are kept to what the command needs: ``--version`` and ``--help`` load neither PyYAML
+nor rich (tests/test_startup.py).
+"""
 
 import os
 import sys
@@ -8,14 +17,35 @@ import typer
 from typer.core import TyperGroup
 
 from . import __version__
-from .limits import MAX_FILE_SIZE
-from .report.escape import print_error, terminal
-from .settings import FAIL_ON, FORMATS, Settings
-
-EXIT_HELP = """\b
-Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage error, an input
-that cannot be read, parsed or resolved (printed as file:line:col: message), or no
-deployment found at all (unless --allow-empty)."""
+from .options import (
+    EXIT_HELP,
+    EXPLAIN_FORMATS,
+    RULES_FORMATS,
+    WHY_FORMATS,
+    Color,
+    Config,
+    Env,
+    ExitZero,
+    ExplainFormat,
+    ExtendSelect,
+    FailOn,
+    Format,
+    Ignore,
+    ModelConfig,
+    NoConfig,
+    Output,
+    PairFormat,
+    Paths,
+    Platform,
+    Quiet,
+    Root,
+    Select,
+    SglangVersion,
+    Statistics,
+    WhyFormat,
+    first_default,
+)
+from .settings import ALIGN_TO, MAX_FILE_SIZE
 
 
 class _DefaultCheck(TyperGroup):
@@ -64,100 +94,12 @@ def _root(
     pass
 
 
-def _pairs(values: list[str], option: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in values:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise typer.BadParameter(
-                f"expected KEY=VALUE, got '{terminal(item)}'", param_hint=option
-            )
-        out[key] = value
-    return out
-
-
-def _settings(given: dict, no_config: bool, config: str | None = None) -> Settings:  # type: ignore[type-arg]
-    """Defaults, then the project config file (``--config FILE``, else the nearest one), then the
-    options given; a bad config file exits 2."""
-    from .config import ConfigError, build_settings
-
-    if config is not None and no_config:
-        raise typer.BadParameter(
-            "--config and --no-config exclude each other", param_hint="--config"
-        )
-    try:
-        return build_settings(given, use_config=not no_config, config_file=config)
-    except ConfigError as exc:
-        print_error(str(exc))
-        raise typer.Exit(2) from None
-
-
-def _root_dir(value: str | None) -> str | None:
-    if value is None:
-        return None
-    if not os.path.isdir(value):
-        raise typer.BadParameter(f"{value!r} is not a directory", param_hint="--root")
-    return os.path.realpath(value)
-
-
-def _version_choice(value: str | None) -> str | None:
-    from .sglang.version import PROFILES
-
-    if value is None:
-        return None
-    return _choice(value.removeprefix("v"), tuple(PROFILES), "--sglang-version")
-
-
-def _gpu_name(value: str | None) -> str | None:
-    if value is None:
-        return None
-    if not value.strip() or len(value) > 100:
-        raise typer.BadParameter(
-            "give a GPU name such as H100, H200, A100, B200 or MI355X", param_hint="--gpu"
-        )
-    return value.strip()
-
-
-def _choice(value: str, choices: tuple[str, ...], option: str) -> str:
-    if value not in choices:
-        raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}", param_hint=option)
-    return value
-
-
 @app.command(epilog=EXIT_HELP)
 def check(
-    paths: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="PATH...",
-            help="Files, directories (walked for *.yaml, *.yml, *.json, *.sh and Dockerfiles) or - for stdin.",
-            show_default=False,
-        ),
-    ] = None,
-    format: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            "-f",
-            "--output-format",
-            help=f"Output format: {', '.join(FORMATS)} (default human; github under GitHub Actions).",
-        ),
-    ] = None,
-    platform: Annotated[
-        str | None,
-        typer.Option(
-            help="The server's platform: cuda, rocm or npu (default cuda; a deployment file's own platform wins)."
-        ),
-    ] = None,
-    env: Annotated[
-        list[str],
-        typer.Option(
-            "--env",
-            "-e",
-            metavar="KEY=VALUE",
-            help="The server's environment (repeatable). swacheck never reads its own environment for this.",
-        ),
-    ] = [],
+    paths: Paths = None,
+    format: Format = None,
+    platform: Platform = None,
+    env: Env = [],
     gpu: Annotated[
         str | None,
         typer.Option(
@@ -167,32 +109,10 @@ def check(
             "SWA5xx preflight rules; a deployment file's gpu: wins.",
         ),
     ] = None,
-    model_config: Annotated[
-        list[str],
-        typer.Option(
-            "--model-config",
-            metavar="ID=PATH",
-            help="Use PATH (config.json or its folder) for model path ID (repeatable).",
-        ),
-    ] = [],
-    select: Annotated[
-        list[str],
-        typer.Option(
-            metavar="CODES",
-            help="Only these rules: codes or prefixes, comma-separated or repeated (e.g. SWA1).",
-        ),
-    ] = [],
-    extend_select: Annotated[
-        list[str],
-        typer.Option(
-            "--extend-select",
-            metavar="CODES",
-            help="Add these rules to the selected ones (the configuration file's select).",
-        ),
-    ] = [],
-    ignore: Annotated[
-        list[str], typer.Option(metavar="CODES", help="Skip these rules: codes or prefixes.")
-    ] = [],
+    model_config: ModelConfig = [],
+    select: Select = [],
+    extend_select: ExtendSelect = [],
+    ignore: Ignore = [],
     exclude: Annotated[
         list[str],
         typer.Option(
@@ -202,51 +122,23 @@ def check(
             "or repeated; added to the configuration file's).",
         ),
     ] = [],
-    sglang_version: Annotated[
-        str | None,
-        typer.Option(
-            "--sglang-version",
-            metavar="X.Y.Z",
-            help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).",
-        ),
-    ] = None,
-    fail_on: Annotated[
-        str | None,
-        typer.Option(
-            help="Lowest severity that makes the exit code 1: error (default), warning or note."
-        ),
-    ] = None,
-    exit_zero: Annotated[
-        bool | None,
-        typer.Option(
-            "--exit-zero",
-            help="Exit 0 even when there are findings (input errors still exit 2).",
-            show_default=False,
-        ),
-    ] = None,
+    sglang_version: SglangVersion = None,
+    fail_on: FailOn = None,
+    exit_zero: ExitZero = None,
     align_to: Annotated[
         str | None,
         typer.Option(
-            help="Which side a geometry fix keeps: target (default; the draft follows) or draft."
+            "--align-to",
+            help=f"Which side a geometry fix keeps: {ALIGN_TO[0]} (default; the draft follows) "
+            f"or {ALIGN_TO[1]}.",
         ),
     ] = None,
-    color: Annotated[
-        str | None,
-        typer.Option(
-            help="Colour: auto (default), always or never. NO_COLOR and FORCE_COLOR are honoured."
-        ),
-    ] = None,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Write the report to this file; the summary line still goes to the terminal.",
-        ),
-    ] = None,
+    color: Color = None,
+    output: Output = None,
     max_file_size: Annotated[
         int | None,
         typer.Option(
+            "--max-file-size",
             min=1,
             max=MAX_FILE_SIZE,
             help="Refuse input files larger than this many bytes (default 10 MiB, also the most).",
@@ -278,23 +170,8 @@ def check(
             help="With --fix, also edit model checkpoints' config.json files.",
         ),
     ] = False,
-    no_config: Annotated[
-        bool,
-        typer.Option(
-            "--no-config",
-            "--isolated",
-            help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).",
-        ),
-    ] = False,
-    config: Annotated[
-        str | None,
-        typer.Option(
-            "--config",
-            metavar="FILE",
-            help="Read the settings from FILE (a swacheck.toml, or a pyproject.toml with "
-            "[tool.swacheck]) instead of searching for one.",
-        ),
-    ] = None,
+    no_config: NoConfig = False,
+    config: Config = None,
     stdin_filename: Annotated[
         str | None,
         typer.Option(
@@ -304,15 +181,7 @@ def check(
             "read, its folder where referenced files are found.",
         ),
     ] = None,
-    root: Annotated[
-        str | None,
-        typer.Option(
-            "--root",
-            metavar="DIR",
-            help="Read files that inputs refer to only inside DIR (default: the git "
-            "top-level of the first path, else the working directory).",
-        ),
-    ] = None,
+    root: Root = None,
     show_settings: Annotated[
         bool,
         typer.Option(
@@ -327,14 +196,7 @@ def check(
             help="List the PD prefill/decode pairs found, and why, before the report.",
         ),
     ] = False,
-    statistics: Annotated[
-        bool,
-        typer.Option(
-            "--statistics",
-            help="Print how many findings each rule made instead of the report (with "
-            "--output, the report goes to the file).",
-        ),
-    ] = False,
+    statistics: Statistics = False,
     baseline: Annotated[
         str | None,
         typer.Option(
@@ -367,7 +229,7 @@ def check(
             help="Full tables for passing deployments and agreeing PD pairs; also list files that hold no deployment.",
         ),
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only findings.")] = False,
+    quiet: Quiet = False,
     command: Annotated[
         list[str],
         typer.Option(
@@ -378,254 +240,14 @@ def check(
     ] = [],
 ) -> None:
     """Check deployments: print each one's target/draft geometry and every finding with its fix."""
+    values = dict(locals())  # every option above, by parameter name
+    from .clisettings import check_settings
+    from .runner import run_check, show_settings_and_exit
 
-    given = {
-        "format": _choice(format, FORMATS, "--format") if format else None,
-        "platform": _choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
-        "gpu": _gpu_name(gpu),
-        "env": _pairs(env, "--env"),
-        "model_configs": _pairs(model_config, "--model-config"),
-        "select": _codes(select, "--select"),
-        "extend_select": _codes(extend_select, "--extend-select"),
-        "ignore": _codes(ignore, "--ignore"),
-        "fail_on": _choice(fail_on, FAIL_ON, "--fail-on") if fail_on else None,
-        "exit_zero": exit_zero,
-        "align_to": _choice(align_to, ("target", "draft"), "--align-to") if align_to else None,
-        "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
-        "max_file_size": max_file_size,
-        "sglang_version": _version_choice(sglang_version),
-        "unsafe_fixes": unsafe_fixes,
-    }
-    settings = _settings(given, no_config, config)
-    if exclude:
-        settings.exclude = (
-            *settings.exclude,
-            *(n.strip() for e in exclude for n in e.split(",") if n.strip()),
-        )
-        settings.sources["exclude"] = "command line"
-    settings.root = _root_dir(root)
-    if (
-        format is None
-        and settings.sources.get("format") == "default"
-        and os.environ.get("GITHUB_ACTIONS") == "true"
-    ):
-        settings.format, settings.sources["format"] = "github", "GITHUB_ACTIONS=true"
-    settings.paths, settings.output, settings.verbose, settings.quiet = (
-        list(paths or []),
-        output,
-        verbose,
-        quiet,
-    )
-    settings.commands = list(command)
-    settings.fix, settings.diff, settings.fix_model_configs = fix, diff, fix_model_configs
-    settings.show_pairs, settings.allow_empty, settings.statistics = (
-        show_pairs,
-        allow_empty,
-        statistics,
-    )
-    if baseline is not None:
-        settings.baseline = _read_baseline(baseline)
-    settings.write_baseline = write_baseline
-    if stdin_filename is not None:
-        if "-" not in settings.paths:
-            raise typer.BadParameter(
-                "needs - (standard input) among the paths", param_hint="--stdin-filename"
-            )
-        if fix or diff:  # the edits would be made to the file on disk, not to the text read
-            raise typer.BadParameter(
-                "--fix and --diff cannot edit standard input", param_hint="--stdin-filename"
-            )
-        settings.stdin_filename = stdin_filename
-    if fix and diff:
-        raise typer.BadParameter("--fix and --diff exclude each other", param_hint="--diff")
+    settings = check_settings(values)
     if show_settings:
-        from .config import describe
-
-        for key, value, source in describe(settings):
-            typer.echo(terminal(f"{key:<17} {value}  ({source})"))
-        raise typer.Exit(0)
-    if not settings.paths and not settings.commands:
-        raise typer.BadParameter(
-            "give at least one file or directory (or - for standard input)", param_hint="PATH..."
-        )
+        show_settings_and_exit(settings)
     raise typer.Exit(run_check(settings))
-
-
-BASELINE_VERSION = 1
-
-
-def _read_baseline(path: str) -> frozenset[str]:
-    """The fingerprints of a ``--write-baseline`` file; a file that cannot be used exits 2."""
-    import json
-
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-        if (
-            not isinstance(data, dict)
-            or data.get("version") != BASELINE_VERSION
-            or not isinstance(data.get("fingerprints"), dict)
-        ):
-            raise ValueError("not a swacheck baseline (version 1, written by --write-baseline)")
-    except OSError as exc:
-        print_error(f"{path}: cannot read the baseline: {exc.strerror or exc}")
-        raise typer.Exit(2) from None
-    except ValueError as exc:  # json.JSONDecodeError too
-        print_error(f"{path}: {exc}")
-        raise typer.Exit(2) from None
-    return frozenset(data["fingerprints"])
-
-
-def _write_baseline(settings: Settings, totals, code: int) -> int:  # type: ignore[no-untyped-def]
-    """Write ``--write-baseline``: every finding's fingerprint with what it was, sorted. Exit 0
-    (the findings are accepted), 2 when an input could not be checked or the file written."""
-    import json
-
-    from .report.escape import (
-        json_data,
-    )  # messages and paths are input text: redacted like every output
-
-    data = {
-        "version": BASELINE_VERSION,
-        "tool": "swacheck",
-        "fingerprints": json_data(dict(sorted(totals.fingerprints.items()))),
-    }
-    path = settings.write_baseline
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2)
-            fh.write("\n")
-    except OSError as exc:
-        print_error(f"{path}: cannot write the baseline: {exc.strerror or exc}")
-        return 2
-    n = len(totals.fingerprints)
-    print_error(f"swacheck: wrote {n} finding{'s' if n != 1 else ''} to the baseline {path}")
-    return 2 if code == 2 else 0
-
-
-def _codes(values: list[str], option: str) -> tuple[str, ...] | None:
-    codes = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
-    for code in codes:
-        if not code.startswith("SWA") or not code[3:].isdigit() and code != "SWA":
-            raise typer.BadParameter(
-                f"{code!r} is not a rule code or prefix such as SWA1 or SWA101", param_hint=option
-            )
-    return codes or None
-
-
-def run_check(settings: Settings) -> int:
-    from .engine import without_cyclic_gc
-
-    with without_cyclic_gc():
-        return _run_check(settings)
-
-
-def _run_check(settings: Settings) -> int:
-    from .engine import run
-    from .report import get
-
-    renderer = get(settings.format)
-    if settings.statistics and not settings.output:  # the table replaces the report
-        from .report import statistics as renderer
-    if hasattr(renderer, "Stream") and not (settings.diff or settings.fix or settings.show_pairs):
-        return _stream_check(settings, renderer)
-    if settings.diff:
-        from .fixer import show_diff
-
-        return show_diff(settings)
-    failed = fixed = 0
-    if settings.fix:
-        from .fixer import apply_fixes
-
-        _, failed, fixed = apply_fixes(settings)
-    result = run(settings)  # with --fix: what is left, as written
-    print_notes(settings, result.notes)
-    for error in result.errors:
-        print(error, file=sys.stderr)
-    if settings.show_pairs:
-        print_pairs(result)
-    if not _deliver(settings, lambda out: renderer.render(result, out), result):
-        return 2
-    if settings.fix:
-        from .fixer import summary
-
-        print_error(summary(result, settings, fixed))
-    code = 2 if failed else result.exit_code
-    if settings.write_baseline:
-        return _write_baseline(settings, result, code)
-    return code
-
-
-def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyped-def]
-    """Check and report unit by unit, holding one unit in memory at a time (``engine.run_units``)."""
-    from .engine import RunResult, run_units
-
-    totals = RunResult(settings)
-
-    def report(out) -> None:  # type: ignore[no-untyped-def]
-        stream = renderer.Stream(settings, out)
-        printed = 0
-        for unit in run_units(settings, totals):
-            totals.errors.extend(unit.errors)
-            totals.skipped.extend(unit.skipped)
-            totals.notes.extend(unit.notes)
-            print_notes(settings, unit.notes)
-            for error in totals.errors[printed:]:
-                print(error, file=sys.stderr)
-            printed = len(totals.errors)
-            stream.unit(unit)
-        for error in totals.errors[printed:]:
-            print(error, file=sys.stderr)
-        stream.finish(totals)
-
-    if not _deliver(settings, report, totals):
-        return 2
-    if settings.write_baseline:
-        return _write_baseline(settings, totals, totals.exit_code)
-    return totals.exit_code
-
-
-def print_notes(settings: Settings, notes) -> None:  # type: ignore[no-untyped-def]
-    """Files named explicitly that hold no deployment, one ``file: skipped, ...`` line each on
-    standard error (not with -q): visible, but not an error, since a glob names every file."""
-    if not settings.quiet:
-        for note in notes:
-            print(note, file=sys.stderr)
-
-
-def _deliver(settings: Settings, write, totals) -> bool:  # type: ignore[no-untyped-def]
-    """``write(stream)`` the report to ``--output`` (then ``totals``' summary line to the
-    terminal) or to standard output. False when the output file cannot be written."""
-    if not settings.output:
-        write(sys.stdout)
-        return True
-    try:
-        with open(settings.output, "w", encoding="utf-8") as fh:
-            write(fh)
-    except OSError as exc:
-        print_error(f"{settings.output}: cannot write the report: {exc.strerror or exc}")
-        return False
-    if settings.statistics:
-        from .report.statistics import table
-
-        sys.stdout.write(table(totals))
-    if not settings.quiet:
-        from .report.human import summary_text
-
-        print(terminal(f"{summary_text(totals)} -> {settings.output}"))
-    return True
-
-
-def print_pairs(result) -> None:  # type: ignore[no-untyped-def]
-    """``--show-pairs``: each pair and why; each PD server left alone and why (to stderr)."""
-    for pair in result.pairs:
-        print_error(
-            f"pair: {pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode): {pair.how}"
-        )
-    for alone, why in result.alone:
-        print_error(f"unpaired: {alone.deployment.file} ({alone.deployment.name}): {why}")
-    if not result.pairs and not result.alone:
-        print("no PD prefill/decode pairs among the checked deployments", file=sys.stderr)
 
 
 @app.command("pair", epilog=EXIT_HELP)
@@ -638,135 +260,36 @@ def pair_command(
         str,
         typer.Argument(metavar="DECODE", help="The decode server's config (or deployment file)."),
     ],
-    format: Annotated[
-        str | None,
-        typer.Option(
-            "--format", "-f", "--output-format", help=f"Output format: {', '.join(FORMATS)}."
-        ),
-    ] = None,
-    platform: Annotated[
-        str | None, typer.Option(help="The servers' platform: cuda, rocm or npu.")
-    ] = None,
-    env: Annotated[
-        list[str],
-        typer.Option(
-            "--env", "-e", metavar="KEY=VALUE", help="The servers' environment (repeatable)."
-        ),
-    ] = [],
-    model_config: Annotated[
-        list[str],
-        typer.Option(
-            "--model-config", metavar="ID=PATH", help="Use PATH for model path ID (repeatable)."
-        ),
-    ] = [],
-    fail_on: Annotated[
-        str | None, typer.Option(help="Lowest severity that makes the exit code 1.")
-    ] = None,
-    select: Annotated[
-        list[str],
-        typer.Option(
-            metavar="CODES",
-            help="Only these rules: codes or prefixes, comma-separated or repeated.",
-        ),
-    ] = [],
-    extend_select: Annotated[
-        list[str],
-        typer.Option(
-            "--extend-select", metavar="CODES", help="Add these rules to the selected ones."
-        ),
-    ] = [],
-    ignore: Annotated[
-        list[str], typer.Option(metavar="CODES", help="Skip these rules: codes or prefixes.")
-    ] = [],
-    exit_zero: Annotated[
-        bool | None,
-        typer.Option(
-            "--exit-zero",
-            help="Exit 0 even when there are findings (input errors still exit 2).",
-            show_default=False,
-        ),
-    ] = None,
-    color: Annotated[str | None, typer.Option(help="Colour: auto, always or never.")] = None,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Write the report to this file; the summary line still goes to the terminal.",
-        ),
-    ] = None,
-    sglang_version: Annotated[
-        str | None,
-        typer.Option(
-            "--sglang-version",
-            metavar="X.Y.Z",
-            help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).",
-        ),
-    ] = None,
-    no_config: Annotated[
-        bool,
-        typer.Option(
-            "--no-config",
-            "--isolated",
-            help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).",
-        ),
-    ] = False,
-    config: Annotated[
-        str | None,
-        typer.Option(
-            "--config",
-            metavar="FILE",
-            help="Read the settings from FILE instead of searching for one.",
-        ),
-    ] = None,
-    root: Annotated[
-        str | None,
-        typer.Option(
-            "--root",
-            metavar="DIR",
-            help="Read files that inputs refer to only inside DIR (default: the git "
-            "top-level of the first path, else the working directory).",
-        ),
-    ] = None,
-    statistics: Annotated[
-        bool,
-        typer.Option(
-            "--statistics", help="Print how many findings each rule made instead of the report."
-        ),
-    ] = False,
+    format: PairFormat = None,
+    platform: Platform = None,
+    env: Env = [],
+    model_config: ModelConfig = [],
+    fail_on: FailOn = None,
+    select: Select = [],
+    extend_select: ExtendSelect = [],
+    ignore: Ignore = [],
+    exit_zero: ExitZero = None,
+    color: Color = None,
+    output: Output = None,
+    sglang_version: SglangVersion = None,
+    no_config: NoConfig = False,
+    config: Config = None,
+    root: Root = None,
+    statistics: Statistics = False,
     verbose: Annotated[
         bool,
         typer.Option(
             "--verbose", "-v", help="Every compared value of the pair, not only those that differ."
         ),
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only findings.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Check a PD prefill server against its decode server (and each against its own draft)."""
+    values = dict(locals())
+    from .clisettings import pair_settings
+    from .runner import run_check
 
-    given = {
-        "format": _choice(format, FORMATS, "--format") if format else None,
-        "platform": _choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
-        "env": _pairs(env, "--env"),
-        "model_configs": _pairs(model_config, "--model-config"),
-        "select": _codes(select, "--select"),
-        "extend_select": _codes(extend_select, "--extend-select"),
-        "ignore": _codes(ignore, "--ignore"),
-        "fail_on": _choice(fail_on, FAIL_ON, "--fail-on") if fail_on else None,
-        "exit_zero": exit_zero,
-        "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
-        "sglang_version": _version_choice(sglang_version),
-    }
-    settings = _settings(given, no_config, config)
-    settings.root = _root_dir(root)
-    settings.paths, settings.pairs = [prefill, decode], [(prefill, decode)]
-    settings.output, settings.statistics, settings.verbose, settings.quiet = (
-        output,
-        statistics,
-        verbose,
-        quiet,
-    )
-    raise typer.Exit(run_check(settings))
+    raise typer.Exit(run_check(pair_settings(values)))
 
 
 @app.command(
@@ -782,9 +305,7 @@ def explain(
             metavar="PATH...", help="Files or directories, as for check.", show_default=False
         ),
     ] = None,
-    format: Annotated[
-        str, typer.Option("--format", "-f", "--output-format", help="human (a tree) or json.")
-    ] = "human",
+    format: ExplainFormat = None,
     glossary: Annotated[
         bool,
         typer.Option(
@@ -792,105 +313,40 @@ def explain(
             help="Print what the words in swacheck's reports mean (SWA, PD, MTP, ...) and exit.",
         ),
     ] = False,
-    platform: Annotated[
-        str | None, typer.Option(help="The server's platform: cuda, rocm or npu.")
-    ] = None,
-    env: Annotated[
-        list[str],
-        typer.Option(
-            "--env", "-e", metavar="KEY=VALUE", help="The server's environment (repeatable)."
-        ),
-    ] = [],
-    model_config: Annotated[
-        list[str],
-        typer.Option(
-            "--model-config", metavar="ID=PATH", help="Use PATH for model path ID (repeatable)."
-        ),
-    ] = [],
-    color: Annotated[str | None, typer.Option(help="Colour: auto, always or never.")] = None,
-    sglang_version: Annotated[
-        str | None,
-        typer.Option(
-            "--sglang-version",
-            metavar="X.Y.Z",
-            help="Predict the behaviour of this SGLang release (default: the newest swacheck knows).",
-        ),
-    ] = None,
-    no_config: Annotated[
-        bool,
-        typer.Option(
-            "--no-config",
-            "--isolated",
-            help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).",
-        ),
-    ] = False,
-    root: Annotated[
-        str | None,
-        typer.Option(
-            "--root",
-            metavar="DIR",
-            help="Read files that inputs refer to only inside DIR (default: the git "
-            "top-level of the first path, else the working directory).",
-        ),
-    ] = None,
+    platform: Platform = None,
+    env: Env = [],
+    model_config: ModelConfig = [],
+    color: Color = None,
+    sglang_version: SglangVersion = None,
+    no_config: NoConfig = False,
+    root: Root = None,
 ) -> None:
     """Show how every geometry number was derived: formula, inputs, and where each input came from."""
-    from .engine import run
-    from .explain import render_human, render_json
-
+    values = dict(locals())
     if glossary:
         from .glossary import render
 
         typer.echo(render(), nl=False)
         raise typer.Exit(0)
-    if not paths:
-        raise typer.BadParameter("give at least one file or directory", param_hint="PATH...")
-    given = {
-        "platform": _choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
-        "env": _pairs(env, "--env"),
-        "model_configs": _pairs(model_config, "--model-config"),
-        "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
-        "sglang_version": _version_choice(sglang_version),
-    }
-    _choice(format, ("human", "json"), "--format")
-    settings = _settings(given, no_config)
-    settings.root = _root_dir(root)
-    settings.paths = list(paths)
-    result = run(settings)
-    for error in result.errors:
-        print(error, file=sys.stderr)
-    (render_json if format == "json" else render_human)(result, sys.stdout)
-    raise typer.Exit(2 if result.errors else 0)
+    from .clisettings import explain_settings
+    from .runner import run_explain
+
+    settings, fmt = explain_settings(values, EXPLAIN_FORMATS)
+    raise typer.Exit(run_explain(settings, fmt))
 
 
 @app.command("rules")
 def list_rules(
     format: Annotated[
-        str, typer.Option("--format", "-f", "--output-format", help="text (default) or json.")
-    ] = "text",
+        str,
+        typer.Option("--format", "-f", "--output-format", help=f"{first_default(RULES_FORMATS)}."),
+    ] = RULES_FORMATS[0],
 ) -> None:
     """List every rule: code, name, default severity and what it checks."""
-    from .rules import RULES
+    from .clisettings import choice
+    from .runner import print_rules
 
-    _choice(format, ("text", "json"), "--format")
-    if format == "json":
-        import json
-
-        data = [
-            {
-                "code": r.CODE,
-                "name": r.NAME,
-                "severity": r.SEVERITY,
-                "summary": r.SUMMARY,
-                "documentation": (r.__doc__ or "").strip(),
-            }
-            for r in RULES
-        ]
-        typer.echo(json.dumps(data, indent=2))
-        return
-    width = max(len(r.NAME) for r in RULES)
-    for rule in RULES:
-        typer.echo(f"{rule.CODE}  {rule.NAME:<{width}}  {rule.SEVERITY:<7}  {rule.SUMMARY}")
+    print_rules(choice(format, RULES_FORMATS, "--format"))
 
 
 @app.command("rule")
@@ -903,21 +359,9 @@ def show_rule(
     ],
 ) -> None:
     """Print a rule's full documentation."""
-    from .rules import BY_CODE, RULES, get
+    from .runner import print_rule
 
-    by_name = {r.NAME: r for r in RULES}
-    rule = get(code) or by_name.get(code.lower().replace("_", "-"))
-    if rule is None:
-        import difflib
-
-        near = difflib.get_close_matches(
-            code.upper(), list(BY_CODE), n=1
-        ) or difflib.get_close_matches(code.lower(), list(by_name), n=1)
-        hint = f"; did you mean {near[0]}?" if near else "; `swacheck rules` lists them"
-        print_error(f"unknown rule {code!r}{hint}")
-        raise typer.Exit(2)
-    typer.echo(f"{rule.CODE} ({rule.NAME}), default severity: {rule.SEVERITY}\n")
-    typer.echo((rule.__doc__ or "").strip())
+    raise typer.Exit(print_rule(code))
 
 
 @app.command(
@@ -944,74 +388,20 @@ def why_command(
             help="Read the error from a log file (- for standard input).",
         ),
     ] = None,
-    format: Annotated[
-        str | None,
-        typer.Option("--format", "-f", help="Output format: human (default) or json."),
-    ] = None,
-    color: Annotated[
-        str | None, typer.Option(help="Colour: auto (default), always or never.")
-    ] = None,
-    platform: Annotated[
-        str | None, typer.Option(help="With PATHs: the server's platform, cuda, rocm or npu.")
-    ] = None,
-    env: Annotated[
-        list[str],
-        typer.Option(
-            "--env",
-            "-e",
-            metavar="KEY=VALUE",
-            help="With PATHs: the server's environment (repeatable).",
-        ),
-    ] = [],
-    model_config: Annotated[
-        list[str],
-        typer.Option(
-            "--model-config",
-            metavar="ID=PATH",
-            help="With PATHs: use PATH for model path ID (repeatable).",
-        ),
-    ] = [],
-    no_config: Annotated[
-        bool,
-        typer.Option(
-            "--no-config",
-            "--isolated",
-            help="Ignore pyproject.toml [tool.swacheck] and swacheck.toml (use on untrusted pull requests).",
-        ),
-    ] = False,
-    root: Annotated[
-        str | None,
-        typer.Option(
-            "--root",
-            metavar="DIR",
-            help="Read files that inputs refer to only inside DIR (default: the git "
-            "top-level of the first path, else the working directory).",
-        ),
-    ] = None,
+    format: WhyFormat = None,
+    color: Color = None,
+    platform: Platform = None,
+    env: Env = [],
+    model_config: ModelConfig = [],
+    no_config: NoConfig = False,
+    root: Root = None,
 ) -> None:
     """Explain a DSV4 target/draft RuntimeError of a failed SGLang launch, and find the deployment that caused it."""
+    values = dict(locals())
+    from .clisettings import why_settings
     from .why import run_why
 
-    given = {
-        "platform": _choice(platform, ("cuda", "rocm", "npu"), "--platform") if platform else None,
-        "env": _pairs(env, "--env"),
-        "model_configs": _pairs(model_config, "--model-config"),
-        "color": _choice(color, ("auto", "always", "never"), "--color") if color else None,
-    }
-    fmt = _choice(format, ("human", "json"), "--format") if format else None
-    items = list(args or [])
-    text = None
-    if from_log is None:
-        if not items:
-            raise typer.BadParameter(
-                "give the error text (quoted), or --from-log FILE", param_hint="TEXT"
-            )
-        text, items = items[0], items[1:]
-    settings = _settings(given, no_config)
-    settings.root = _root_dir(root)
-    settings.paths = items
-    if fmt is None:  # the project's format applies when why has it
-        fmt = settings.format if settings.format in ("human", "json") else "human"
+    settings, text, fmt = why_settings(values, WHY_FORMATS)
     raise typer.Exit(run_why(settings, text=text, log=from_log, fmt=fmt))
 
 
@@ -1063,6 +453,8 @@ def app_for(args: list[str]) -> tuple[typer.Typer, str]:
 def main() -> None:
     meant = mistyped_command(sys.argv[1:])
     if meant is not None:
+        from .report.escape import print_error
+
         print_error(
             f"swacheck: {sys.argv[1]!r} is neither a command nor a file; did you mean `swacheck {meant}`?"
         )
@@ -1074,6 +466,8 @@ def main() -> None:
         print("swacheck: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
     except Exception as exc:  # a bug in swacheck: one line, never a traceback for the user
+        from .report.escape import print_error
+
         print_error(
             f"swacheck: internal error: {type(exc).__name__}: {exc} (please report it; exit 2)"
         )

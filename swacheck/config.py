@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import limits
-from .settings import FAIL_ON, FORMATS, Settings
+from .report import formats_for
+from .settings import ALIGN_TO, COLORS, FAIL_ON, MAX_FILE_SIZE, PLATFORMS, Settings
 
-PLATFORMS = ("cuda", "rocm", "npu")
+FORMATS = formats_for("check")  # the report registry
 # setting name in the file -> Settings attribute
 KEYS = {
     "select": "select",
@@ -54,9 +55,33 @@ CHOICES = {
     "fail-on": FAIL_ON,
     "format": FORMATS,
     "platform": PLATFORMS,
-    "align-to": ("target", "draft"),
-    "color": ("auto", "always", "never"),
+    "align-to": ALIGN_TO,
+    "color": COLORS,
 }
+
+
+def rule_codes(values: Iterable[str]) -> tuple[str, ...]:
+    """Rule codes or prefixes (``SWA101``, ``SWA1``), upper-cased. The one check of both the
+    command line (``--select``, ``--extend-select``, ``--ignore``) and the configuration file
+    (those and ``per-file-ignores``): a ValueError names the first value that is no code or
+    prefix of a rule in the registry (``SWA1234`` selects nothing, so it is a mistake)."""
+    from .rules import BY_CODE  # the registry; a run imports it anyway
+
+    codes = tuple(v.upper() for v in values)
+    for code in codes:
+        if not re.fullmatch(r"SWA\d*", code) or not any(c.startswith(code) for c in BY_CODE):
+            raise ValueError(
+                f"{code!r} is not a rule code or prefix such as SWA1 or SWA101; "
+                "`swacheck rules` lists the rule codes"
+            )
+    return codes
+
+
+def gpu_name(value: Any) -> str | None:
+    """A ``--gpu`` / ``gpu =`` name, stripped; None when it cannot be one."""
+    if not isinstance(value, str) or not value.strip() or len(value) > 100:
+        return None
+    return value.strip()
 
 
 class ConfigError(ValueError):
@@ -75,10 +100,10 @@ def read_config(path: str) -> tuple[str, dict[str, Any], str] | None:
         if kind is not None:  # a FIFO or a device would block or never end
             raise ConfigError(f"{_rel(path)}: is {kind}, not a regular file")
         with open(path, "rb") as fh:
-            raw = fh.read(limits.MAX_FILE_SIZE + 1)
-        if len(raw) > limits.MAX_FILE_SIZE:
+            raw = fh.read(MAX_FILE_SIZE + 1)
+        if len(raw) > MAX_FILE_SIZE:
             raise ConfigError(
-                f"{_rel(path)}: file is more than {limits.MAX_FILE_SIZE} bytes, above the limit"
+                f"{_rel(path)}: file is more than {MAX_FILE_SIZE} bytes, above the limit"
             )
         data = tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -127,81 +152,115 @@ def _where(text: str, key: str) -> str:
     return ""
 
 
-def _codes(value: Any, where: str, key: str) -> tuple[str, ...]:
+def _codes(key: str, value: Any, where: str, base: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not all(
-        isinstance(v, str) and re.fullmatch(r"SWA\d{0,3}", v.upper()) for v in value
-    ):
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(
             f'{where}: {key} must be a list of rule codes or prefixes such as "SWA1", got {value!r}'
         )
-    return tuple(v.upper() for v in value)
+    try:
+        return rule_codes(value)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {key}: {exc}") from None
 
 
-def _convert(key: str, value: Any, where: str, base: str) -> Any:
-    if key in ("select", "extend-select", "ignore"):
-        return _codes(value, where, key)
-    if key in CHOICES:
-        if value not in CHOICES[key]:
-            raise ConfigError(
-                f"{where}: {key} must be one of {', '.join(CHOICES[key])}, got {value!r}"
-            )
-        return value
-    if key == "sglang-version":
-        from .sglang.version import PROFILES
+def _choice(key: str, value: Any, where: str, base: str) -> Any:
+    if value not in CHOICES[key]:
+        raise ConfigError(f"{where}: {key} must be one of {', '.join(CHOICES[key])}, got {value!r}")
+    return value
 
-        if str(value).removeprefix("v") not in PROFILES:
-            raise ConfigError(
-                f"{where}: sglang-version must be one of {', '.join(PROFILES)}, got {value!r}"
-            )
-        return str(value).removeprefix("v")
-    if key == "gpu":
-        if not isinstance(value, str) or not value.strip() or len(value) > 100:
-            raise ConfigError(
-                f'{where}: gpu must be a GPU name such as "H100" or "MI355X", got {value!r}'
-            )
-        return value.strip()
-    if key in ("exit-zero", "unsafe-fixes"):
-        if not isinstance(value, bool):
-            raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")
-        return value
-    if key == "max-file-size":
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ConfigError(f"{where}: max-file-size must be a positive integer, got {value!r}")
-        if value > limits.MAX_FILE_SIZE:  # a pull request must not raise a budget (limits.py)
-            raise ConfigError(
-                f"{where}: max-file-size {value} is above the hard maximum of {limits.MAX_FILE_SIZE} bytes; "
-                "a configuration can only lower it"
-            )
-        return value
-    if key in ("env", "model-config"):
-        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise ConfigError(f"{where}: {key} must be a table of strings, got {value!r}")
-        if key == "model-config":  # paths in the file are relative to the file
-            return {k: os.path.normpath(os.path.join(base, v)) for k, v in value.items()}
-        return dict(value)
-    if key == "exclude":
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(
-                f"{where}: exclude must be a list of file or folder names, got {value!r}"
-            )
-        return tuple(value)
-    if key == "per-file-ignores":
-        if not isinstance(value, dict):
-            raise ConfigError(
-                f"{where}: per-file-ignores must be a table of glob = [codes], got {value!r}"
-            )
-        return {
-            glob: _codes(codes, where, f"per-file-ignores {glob!r}")
-            for glob, codes in value.items()
-        }
-    raise AssertionError(key)  # pragma: no cover - KEYS and this function list the same keys
+
+def _release(key: str, value: Any, where: str, base: str) -> str:
+    import warnings
+
+    from .sglang.version import NewerReleaseWarning, lookup
+
+    try:
+        profile, warning = lookup(value)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: sglang-version {exc}") from None
+    if warning:  # the newest profile; the CLI prints it as one line
+        warnings.warn(NewerReleaseWarning(f"{where}: {warning}"), stacklevel=2)
+    return profile.version
+
+
+def _gpu(key: str, value: Any, where: str, base: str) -> str:
+    name = gpu_name(value)
+    if name is None:
+        raise ConfigError(
+            f'{where}: gpu must be a GPU name such as "H100" or "MI355X", got {value!r}'
+        )
+    return name
+
+
+def _bool(key: str, value: Any, where: str, base: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")
+    return value
+
+
+def _size(key: str, value: Any, where: str, base: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ConfigError(f"{where}: max-file-size must be a positive integer, got {value!r}")
+    if value > MAX_FILE_SIZE:  # a pull request must not raise a budget (limits.py)
+        raise ConfigError(
+            f"{where}: max-file-size {value} is above the hard maximum of {MAX_FILE_SIZE} bytes; "
+            "a configuration can only lower it"
+        )
+    return value
+
+
+def _strings(key: str, value: Any, where: str, base: str) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ConfigError(f"{where}: {key} must be a table of strings, got {value!r}")
+    if key == "model-config":  # paths in the file are relative to the file
+        return {k: os.path.normpath(os.path.join(base, v)) for k, v in value.items()}
+    return dict(value)
+
+
+def _names(key: str, value: Any, where: str, base: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: exclude must be a list of file or folder names, got {value!r}")
+    return tuple(value)
+
+
+def _per_file(key: str, value: Any, where: str, base: str) -> dict[str, tuple[str, ...]]:
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"{where}: per-file-ignores must be a table of glob = [codes], got {value!r}"
+        )
+    return {
+        glob: _codes(f"per-file-ignores {glob!r}", codes, where, base)
+        for glob, codes in value.items()
+    }
+
+
+# setting name in the file -> its check and conversion: (key, value, where, base folder) -> value
+CONVERT: dict[str, Callable[[str, Any, str, str], Any]] = {
+    "select": _codes,
+    "extend-select": _codes,
+    "ignore": _codes,
+    "fail-on": _choice,
+    "exit-zero": _bool,
+    "unsafe-fixes": _bool,
+    "format": _choice,
+    "platform": _choice,
+    "gpu": _gpu,
+    "env": _strings,
+    "model-config": _strings,
+    "exclude": _names,
+    "per-file-ignores": _per_file,
+    "align-to": _choice,
+    "color": _choice,
+    "max-file-size": _size,
+    "sglang-version": _release,
+}
 
 
 def convert(key: str, value: Any, where: str, base: str) -> Any:
     """A setting's value checked and converted as the configuration file's (raises ConfigError)."""
-    return _convert(key, value, where, base)
+    return CONVERT[key](key, value, where, base)
 
 
 def build_settings(
@@ -240,7 +299,7 @@ def build_settings(
                     else f"; known settings: {', '.join(KEYS)}"
                 )
                 raise ConfigError(f"{where}: unknown setting {key!r}{hint}")
-            setattr(settings, KEYS[key], _convert(key, value, where, base))
+            setattr(settings, KEYS[key], convert(key, value, where, base))
             sources[KEYS[key]] = _rel(path)
         if "per-file-ignores" in table:
             settings.per_file_ignores_base = base

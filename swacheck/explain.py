@@ -3,18 +3,17 @@
 Each number is shown with the formula that produced it and, recursively, its inputs down to
 where they came from: ``file:line:col`` of a key, an SGLang default (with the reason), or an
 explicit number. The trace is the provenance the resolver kept (:class:`swacheck.records.Val`).
-It is written through the human report's writer and report/escape.py, like every report.
+This module builds the trace as data; the ``explain`` renderers of :mod:`swacheck.report`
+(``explain_human``, ``explain_json``) write it, like every report.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any, TextIO
+from typing import Any
 
-from .engine import DeploymentResult, RunResult
+from .engine import DeploymentResult
 from .records import Val
-from .report.common import deployment_head, heading, pool_mode
-from .report.escape import json_data
+from .report.common import deployment_head, pool_mode
 from .sglang.resolve import Pool, Resolution
 
 MEMORY_NOTE = (
@@ -121,108 +120,3 @@ def deployment_trace(r: DeploymentResult) -> dict[str, Any]:
     if (pre := preflight_trace(r)) is not None:
         out["preflight"] = pre
     return out
-
-
-def render_json(result: RunResult, out: TextIO) -> None:
-    data = {
-        "version": 1,
-        "deployments": [deployment_trace(r) for r in result.results],
-        "errors": [e.to_json() for e in result.errors],
-    }
-    json.dump(json_data(data), out, indent=2)
-    out.write("\n")
-
-
-def _label(n: dict[str, Any]) -> str:
-    text = f"{n['name']} = {'None' if n['value'] is None else n['value']}"
-    if n["see"]:
-        return text + f"  (the {n['see']} above)"
-    if n["formula"]:
-        text += f" = {n['formula']}"
-    elif n["origin"] and n["origin"] != n["name"]:
-        text += f"  ({n['origin']})"
-    if n["location"]:
-        loc = n["location"]
-        text += f"  [{loc['file']}:{loc['line']}:{loc['column']}]"
-    return text
-
-
-def render_human(result: RunResult, out: TextIO) -> None:
-    from rich.tree import Tree
-
-    from .report.human import RichWriter, cell, text
-
-    w = RichWriter(out, result.settings.color)
-
-    def add(tree: Tree, n: dict[str, Any]) -> None:
-        branch = tree.add(cell(_label(n), "bold" if not n["inputs"] else None))
-        for child in n["inputs"]:
-            add(branch, child)
-
-    for r in result.results:
-        title, details = heading(r)
-        trace = deployment_trace(r)
-        root = Tree(text((title, "bold"), (f"  ({details})", "dim")))
-        res = r.resolution
-        if res.skip_reason:
-            root.add(cell(res.skip_reason, "dim"))
-        verdict = (
-            "SGLang compares target and draft (PD disaggregation with a draft pool)"
-            if res.checked_by_sglang
-            else "SGLang does not compare the pools here (no PD disaggregation or no draft pool)"
-        )
-        root.add(cell(verdict, "dim"))
-        for role in ("target", "draft"):
-            pool = trace[role]
-            if pool is None:
-                continue
-            branch = root.add(cell(f"{role} {tuple(pool['tuple'])}", "bold cyan"))
-            add(branch, pool["unified"])
-            for field in pool["fields"]:
-                add(branch, field)
-        if (pre := trace.get("preflight")) is not None:
-            branch = root.add(cell("preflight (SWA5xx)", "bold cyan"))
-            g = pre["gpu"]
-            where = (
-                f"  [{g['location']['file']}:{g['location']['line']}:{g['location']['column']}]"
-                if g["location"]
-                else ""
-            )
-            if g["known"]:
-                gib = g["memory_bytes"] / (1 << 30)
-                branch.add(
-                    cell(
-                        f"gpu = {g['name']} ({g['architecture']}, {gib:.2f} GiB, FP8 "
-                        f"{'yes' if g['fp8'] else 'no'}, FP4 {'yes' if g['fp4'] else 'no'})  "
-                        f"({g['origin']}; {g['memory_source']}){where}"
-                    )
-                )
-            else:
-                branch.add(
-                    cell(f"gpu = {g['given']}: not a GPU swacheck knows  ({g['origin']}){where}")
-                )
-            c = pre["checkpoint"]
-            if c is not None:
-                branch.add(
-                    cell(
-                        f"routed experts = {c['experts'].upper()}  "
-                        f"({c['experts_origin']}{'; assumed' if c['experts_assumed'] else ''})"
-                    )
-                )
-                if c["weight_bytes"] is not None:
-                    branch.add(
-                        cell(
-                            f"weights = {c['weight_bytes'] / (1 << 30):.2f} GiB  "
-                            f"({c['weights_origin']}{'; approximate' if c['weights_approximate'] else ''})"
-                        )
-                    )
-                else:
-                    branch.add(
-                        cell(
-                            "weights = unknown  (no model.safetensors.index.json inside the root, no catalogue entry)"
-                        )
-                    )
-        for note in trace["notes"]:
-            root.add(cell(f"note: {note}", "dim"))
-        w.print(root)
-        w.print()

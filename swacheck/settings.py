@@ -1,14 +1,20 @@
-"""The plain settings object: the CLI parses options into it and nothing else."""
+"""The plain settings object: the CLI parses options into it and nothing else.
+
+A leaf: it imports nothing of swacheck's, so ``swacheck --version`` and ``--help`` do not pay for
+the YAML loader or the report formats. The choices that come from a registry (formats, rule
+codes, SGLang releases) are checked where the settings are built (``config.py``); the fixed
+ones are declared here, once.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .loading import DEFAULT_MAX_FILE_SIZE
-from .report import RENDERERS
-
-FORMATS = tuple(RENDERERS)
-FAIL_ON = ("error", "warning", "note")
+FAIL_ON = ("error", "warning", "note")  # the severities (records.SEVERITIES), lowest last
+PLATFORMS = ("cuda", "rocm", "npu")
+ALIGN_TO = ("target", "draft")  # the side a geometry fix keeps
+COLORS = ("auto", "always", "never")
+MAX_FILE_SIZE = 10 * 1024 * 1024  # the hard per-file budget, limits.MAX_FILE_SIZE (a test pins it)
 
 
 @dataclass(slots=True)
@@ -28,7 +34,7 @@ class Settings:
     output: str | None = None
     verbose: bool = False
     quiet: bool = False
-    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    max_file_size: int = MAX_FILE_SIZE
     exclude: tuple[str, ...] = ()
     select: tuple[str, ...] = ()  # codes or prefixes; empty: every rule
     extend_select: tuple[
@@ -50,9 +56,9 @@ class Settings:
     allow_empty: bool = False  # a run that finds no deployment exits 0, not 2 (the pre-commit hook)
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)  # glob -> codes
     per_file_ignores_base: str = "."  # globs are relative to the config file's folder
-    sglang_version: str = (
-        "0.5.23"  # the SGLang release whose behaviour is predicted (sglang/version.py)
-    )
+    # the SGLang release whose behaviour is predicted: the newest profile (sglang/version.py
+    # NEWEST, pinned by tests/test_startup.py so this module stays a leaf)
+    sglang_version: str = "0.5.23"
     pairs: list[tuple[str, str]] = field(
         default_factory=list
     )  # explicit (prefill file, decode file)

@@ -13,6 +13,24 @@ from typer.testing import CliRunner
 from swacheck.cli import app_for
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        help="rewrite the expected outputs of tests/golden/ (test_golden.py) instead of comparing",
+    )
+
+
+@pytest.fixture
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    """True with ``pytest --update-goldens`` or ``SWACHECK_UPDATE_GOLDEN=1``."""
+    return bool(
+        request.config.getoption("--update-goldens") or os.environ.get("SWACHECK_UPDATE_GOLDEN")
+    )
+
+
 EXAMPLES = ROOT / "examples"
 # Golden-test case name -> the bundled example it runs on.
 EXAMPLE = {

@@ -153,3 +153,42 @@ def test_github_format_is_chosen_under_github_actions(tree, monkeypatch):
         "format            human  (command line)"
         in run_cli("--show-settings", "--format", "human", cwd=root).stdout
     )
+
+
+UNKNOWN_CODE = (
+    "'{code}' is not a rule code or prefix such as SWA1 or SWA101; "
+    "`swacheck rules` lists the rule codes"
+)
+
+
+def test_unknown_codes_and_prefixes_are_refused_alike_on_the_command_line_and_in_the_file(tree):
+    # one check for both: SWA1234 and SWA6 match no rule (a typo would silently select nothing)
+    for option in ("--select", "--extend-select", "--ignore"):
+        for code in ("SWA1234", "SWA6", "swa6"):
+            run = run_cli(option, code, "server.yaml", cwd=tree({"server.yaml": SERVER}))
+            assert run.exit_code == 2, (option, code)
+            assert f"Invalid value for {option}: " in run.stderr
+            assert UNKNOWN_CODE.format(code=code.upper()) in run.stderr
+    for key in ("select", "extend-select", "ignore"):
+        root = tree({"server.yaml": SERVER, "swacheck.toml": f'{key} = ["SWA1", "SWA1234"]\n'})
+        run = run_cli("server.yaml", cwd=root)
+        assert run.exit_code == 2, key
+        assert f"swacheck.toml:1:1: {key}: " + UNKNOWN_CODE.format(code="SWA1234") in run.stderr
+    root = tree(
+        {"server.yaml": SERVER, "swacheck.toml": 'per-file-ignores = { "*.yaml" = ["SWA6"] }\n'}
+    )
+    run = run_cli("server.yaml", cwd=root)
+    assert run.exit_code == 2
+    assert "per-file-ignores '*.yaml': " + UNKNOWN_CODE.format(code="SWA6") in run.stderr
+
+
+def test_known_codes_and_prefixes_are_accepted_in_both(tree):
+    for code in ("SWA", "SWA1", "SWA10", "SWA101", "swa9", "SWA902"):
+        root = tree({"server.yaml": SERVER, "swacheck.toml": f'ignore = ["{code}"]\n'})
+        assert run_cli("--select", code, "server.yaml", cwd=root).exit_code in (0, 1), code
+
+
+def test_every_setting_has_one_check():
+    from swacheck.config import CONVERT, KEYS
+
+    assert list(CONVERT) == list(KEYS)

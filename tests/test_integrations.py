@@ -7,7 +7,7 @@ import re
 import yaml
 from conftest import ROOT, run_cli
 
-from swacheck.settings import FORMATS
+from swacheck.config import FORMATS
 
 
 def _check_options() -> set[str]:

@@ -7,7 +7,8 @@ import pytest
 from conftest import run_cli
 
 from swacheck.inputs import read_inputs
-from swacheck.inputs.launch import LaunchContext, launches, parse_args
+from swacheck.inputs.argv import parse_args
+from swacheck.inputs.recognise import LaunchContext, launches
 from swacheck.inputs.shell import Chars, Source, Var, Walker, Word, lex
 from swacheck.loading import FileCache
 from swacheck.records import Val

@@ -17,75 +17,76 @@ def server(*lines: str) -> dict[str, str]:
     return {"server.yaml": EAGLE + "".join(line + "\n" for line in lines)}
 
 
-@pytest.mark.parametrize(
-    "name, lines, platform, target, draft, codes",
-    [
-        (
-            "1 cuda paged",
-            ["disaggregation-mode: prefill"],
-            (),
-            [256, 128, None],
-            [256, 128, None],
-            [],
-        ),
-        (
-            "2 rocm unified prefill",
-            ["disaggregation-mode: prefill"],
-            ROCM,
-            [128, 131, 33667],
-            [128, 131, 33667],
-            [],
-        ),
-        (
-            "3 rocm decode mrr 16",
-            ["disaggregation-mode: decode", "max-running-requests: 16"],
-            ROCM,
-            [128, 131, 6419],
-            [128, 131, 6419],
-            [],
-        ),
-        (
-            "4 rocm decode dp attention",
-            ["disaggregation-mode: decode", "attn-dp-size: 2", "max-running-requests: 64"],
-            ROCM,
-            [128, 131, 12707],
-            [128, 131, 12707],
-            [],
-        ),
-        (
-            "5 rocm draft window 256",
-            ["disaggregation-mode: prefill", "speculative-draft-model-path: models/mtp256"],
-            ROCM,
-            [128, 131, 33667],
-            [256, 259, 66563],
-            ["SWA101"],
-        ),
-        (
-            "6 cuda draft window 256",
-            ["disaggregation-mode: prefill", "speculative-draft-model-path: models/mtp256"],
-            (),
-            [256, 128, None],
-            [256, 256, None],
-            ["SWA102"],
-        ),
-        (
-            "7 rocm env unset",
-            ["disaggregation-mode: prefill"],
-            ("--platform", "rocm"),
-            [256, 128, None],
-            [256, 128, None],
-            [],
-        ),
-        (
-            "10 cuda dcp 2",
-            ["disaggregation-mode: prefill", "dcp-size: 2"],
-            (),
-            [256, 128, None],
-            [512, 128, None],
-            ["SWA102"],
-        ),
-    ],
-)
+# name, server lines, CLI options, target, draft, codes (under every release: test_releases.py)
+SCENARIOS = [
+    (
+        "1 cuda paged",
+        ["disaggregation-mode: prefill"],
+        (),
+        [256, 128, None],
+        [256, 128, None],
+        [],
+    ),
+    (
+        "2 rocm unified prefill",
+        ["disaggregation-mode: prefill"],
+        ROCM,
+        [128, 131, 33667],
+        [128, 131, 33667],
+        [],
+    ),
+    (
+        "3 rocm decode mrr 16",
+        ["disaggregation-mode: decode", "max-running-requests: 16"],
+        ROCM,
+        [128, 131, 6419],
+        [128, 131, 6419],
+        [],
+    ),
+    (
+        "4 rocm decode dp attention",
+        ["disaggregation-mode: decode", "attn-dp-size: 2", "max-running-requests: 64"],
+        ROCM,
+        [128, 131, 12707],
+        [128, 131, 12707],
+        [],
+    ),
+    (
+        "5 rocm draft window 256",
+        ["disaggregation-mode: prefill", "speculative-draft-model-path: models/mtp256"],
+        ROCM,
+        [128, 131, 33667],
+        [256, 259, 66563],
+        ["SWA101"],
+    ),
+    (
+        "6 cuda draft window 256",
+        ["disaggregation-mode: prefill", "speculative-draft-model-path: models/mtp256"],
+        (),
+        [256, 128, None],
+        [256, 256, None],
+        ["SWA102"],
+    ),
+    (
+        "7 rocm env unset",
+        ["disaggregation-mode: prefill"],
+        ("--platform", "rocm"),
+        [256, 128, None],
+        [256, 128, None],
+        [],
+    ),
+    (
+        "10 cuda dcp 2",
+        ["disaggregation-mode: prefill", "dcp-size: 2"],
+        (),
+        [256, 128, None],
+        [512, 128, None],
+        ["SWA102"],
+    ),
+]
+
+
+@pytest.mark.parametrize("name, lines, platform, target, draft, codes", SCENARIOS)
 def test_scenario(lint, name, lines, platform, target, draft, codes):
     run = lint(server(*lines), *platform)
     dep = run.deployments[0]

@@ -1,10 +1,10 @@
-"""Shell as people write SGLang launches: one test per idiom (swacheck/inputs/shell.py, launch.py)."""
+"""Shell as people write SGLang launches: one test per idiom (swacheck/inputs/shell.py, recognise.py)."""
 
 from __future__ import annotations
 
 from conftest import run_cli
 
-from swacheck.inputs.launch import LaunchContext, launches
+from swacheck.inputs.recognise import LaunchContext, launches
 from swacheck.inputs.shell import Chars, Source, Walker, lex
 
 

@@ -1,15 +1,15 @@
 """Find input files, classify each document by its content, normalise into Deployments.
 
-Kinds (design.md §2): a swacheck deployment document (top-level ``swacheck: 1``) or an
+Kinds: a swacheck deployment document (top-level ``swacheck: 1``) or an
 SGLang server config (a ``model-path`` key). Other files are skipped: silently in a walked
 directory, with a note (``Inputs.notes``) when named explicitly, since a shell glob such as
 ``configs/*.yaml`` or a pre-commit hook names every file it matches. A typo still never passes:
 a path that does not exist is an input error, and so is a run that finds no deployment at all
 (``engine.finish``; ``--allow-empty`` allows it).
 
-Launch commands (``launch.py``): shell scripts (``*.sh``, or a file named explicitly that starts
-with a shell ``#!``), Dockerfiles (``Dockerfile``, ``*.Dockerfile``, ``Dockerfile.*``) and
-``--command`` text; Kubernetes manifests (``kubernetes.py``) and Compose files (``compose.py``)
+Launch commands (``launch.py`` and the modules it names): shell scripts (``*.sh``, or a file
+named explicitly that starts with a shell ``#!``), Dockerfiles (``Dockerfile``, ``*.Dockerfile``,
+``Dockerfile.*``) and ``--command`` text; Kubernetes manifests (``kubernetes.py``) and Compose files (``compose.py``)
 are YAML documents recognised by their content. A manifest or Compose file without an SGLang
 launch is skipped like any other file that is not a deployment.
 """
@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .. import limits
-from ..loading import FileCache, Mapping, SourceFile, kind_name, not_regular, special_kind
+from ..loading import Document, FileCache, Mapping, SourceFile, kind_name, not_regular, special_kind
 from ..paths import real, remember_real
 from ..records import InputError, InputProblem, Val
 from ..report.escape import one_line
@@ -32,7 +33,7 @@ from .server_config import is_server_config, load_server_args
 from .types import Arg, Deployment, ExplicitGeometry, ModelRef, ServerArgs
 
 if TYPE_CHECKING:
-    from . import launch
+    from .launch import Found
 
 __all__ = [
     "Arg",
@@ -113,33 +114,7 @@ def discover(
         if raw == "-":
             add(raw, True)
         elif os.path.isdir(raw):
-            for dirpath, dirnames, filenames in os.walk(raw):
-                dirnames[:] = sorted(
-                    d for d in dirnames if not d.startswith(".") and d not in exclude
-                )
-                real_dir = real(
-                    dirpath
-                )  # one lookup per folder; a file's own is only needed for a link
-                for name in sorted(filenames):
-                    if (
-                        name.lower().endswith(EXTENSIONS) or _is_launch_file(name)
-                    ) and name not in exclude:
-                        path = os.path.normpath(os.path.join(dirpath, name))
-                        try:
-                            mode = os.lstat(path).st_mode  # the one stat a walked file costs
-                        except OSError:
-                            mode = stat.S_IFREG  # gone since the walk: reading it says so
-                        link = stat.S_ISLNK(mode)
-                        kind = _special(path) if link else special_kind(mode)
-                        if kind is not None:
-                            if special is not None:
-                                special[path] = f"{kind}, not a regular file"
-                            continue
-                        add(
-                            path,
-                            False,
-                            None if link else remember_real(path, os.path.join(real_dir, name)),
-                        )
+            _walk(raw, exclude, special, add)
         elif os.path.exists(raw):
             kind = _special(raw)
             if kind is not None:
@@ -157,6 +132,33 @@ def discover(
     return out, errors
 
 
+def _walk(
+    top: str,
+    exclude: tuple[str, ...],
+    special: dict[str, str] | None,
+    add: Callable[[str, bool, str | None], None],
+) -> None:
+    """The candidate files under the folder ``top``, in sorted order, each given to ``add``."""
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in exclude)
+        real_dir = real(dirpath)  # one lookup per folder; a file's own is only needed for a link
+        for name in sorted(filenames):
+            if not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) or name in exclude:
+                continue
+            path = os.path.normpath(os.path.join(dirpath, name))
+            try:
+                mode = os.lstat(path).st_mode  # the one stat a walked file costs
+            except OSError:
+                mode = stat.S_IFREG  # gone since the walk: reading it says so
+            link = stat.S_ISLNK(mode)
+            kind = _special(path) if link else special_kind(mode)
+            if kind is not None:
+                if special is not None:
+                    special[path] = f"{kind}, not a regular file"
+                continue
+            add(path, False, None if link else remember_real(path, os.path.join(real_dir, name)))
+
+
 def _special(path: str) -> str | None:
     """What ``path`` is when it is not a regular file (symbolic links followed); None when it is,
     or when it cannot be stat'ed (reading it reports why)."""
@@ -172,7 +174,7 @@ def _is_launch_file(path: str) -> bool:
 
 def _read_launch_file(
     cand: Candidate, files: FileCache, platform: Val, env: dict[str, Val]
-) -> launch.Found:
+) -> Found:
     kind = kinds.file_kind(cand.path) or kinds.kind_named(
         "script"
     )  # a file named explicitly with a shell #!
@@ -200,108 +202,16 @@ def read_inputs(
 ) -> Inputs:
     """Read and classify ``candidates`` into deployments. A deployment file and the server config
     it names are always among the same candidates (``grouping.plan`` keeps them in one unit)."""
-    result = Inputs()
-    ordered: list[tuple[Deployment, bool]] = []  # (deployment, is a standalone server config)
-    referenced_servers: set[str] = set()
+    reader = _Reader(files, platform, env, stdin_text)
     for cand in candidates:
         with limits.budget(cand.path):  # the file's own budgets (limits.py)
-            if cand.path != "-" and (
-                _is_launch_file(cand.path) or (cand.explicit and _shell_script(cand.path, files))
-            ):
-                launched = _read_launch_file(cand, files, platform, env)
-                ordered.extend((dep, False) for dep in launched.deployments)
-                result.errors.extend(launched.errors)
-                if launched.deployments:
-                    result.files.append(cand.path)
-                if not launched.any:
-                    result.skipped.append(cand.path)
-                    if cand.explicit:
-                        result.notes.append(
-                            _skip_note(
-                                cand.path,
-                                "no SGLang launch command (python -m sglang.launch_server or sglang serve)",
-                            )
-                        )
-                continue
-            try:
-                text = stdin_text if cand.path == "-" else None
-                source = files.load(cand.path, text)
-            except InputProblem as problem:
-                if _template(cand, files, stdin_text, False, result, ordered, platform, env):
-                    continue
-                result.errors.append(problem.to_error())
-                continue
-            if _template(cand, files, stdin_text, True, result, ordered, platform, env):
-                continue
-            found = 0
-            launch_kind = ""  # "a Kubernetes manifest" / "a Compose file" without an SGLang launch
-            for doc in source.documents:
-                try:
-                    if is_deployment_file(doc.root) and "pairs" in doc.root.pairs:  # type: ignore[union-attr]
-                        load_pairs(doc.root, cand.path, files)  # type: ignore[arg-type]  # its errors; grouping.plan took the pairs
-                        found += 1
-                    elif is_deployment_file(doc.root):
-                        limits.current().deployment(doc.root.loc)
-                        dep = load_deployment(doc.root, cand.path, doc.index, files, platform, env)  # type: ignore[arg-type]
-                        dep.duplicates[:0] = doc.duplicates
-                        if dep.server.file and dep.server.file != cand.path:
-                            referenced_servers.add(real(dep.server.file))
-                        ordered.append((dep, False))
-                        found += 1
-                    elif is_server_config(doc.root, walked=not cand.explicit):
-                        if source.raw_documents > 1:
-                            raise InputProblem(
-                                "an SGLang server config must be a single YAML document (SGLang reads it "
-                                "with yaml.safe_load)",
-                                doc.root.loc,
-                            )
-                        stem = os.path.splitext(os.path.basename(cand.path))[0]
-                        server = load_server_args(doc.root, cand.path)
-                        dep = Deployment(
-                            stem,
-                            cand.path,
-                            doc.root.loc,
-                            platform,
-                            dict(env),
-                            server,
-                            duplicates=list(doc.duplicates),
-                        )
-                        ordered.append((dep, True))
-                        found += 1
-                    elif (kind := kinds.document_kind(doc.root)) is not None:
-                        launched = kind.read(doc, cand.path, files, platform, env)
-                        ordered.extend((dep, False) for dep in launched.deployments)
-                        result.errors.extend(launched.errors)
-                        found += len(launched.deployments) + len(launched.errors)
-                        launch_kind = launch_kind or kind.what
-                except InputProblem as problem:
-                    result.errors.append(problem.to_error())
-                    found += 1
-            if found:
-                result.files.append(cand.path)
-                continue
-            result.skipped.append(cand.path)
-            if cand.explicit and launch_kind:
-                result.notes.append(
-                    _skip_note(
-                        cand.path,
-                        f"{launch_kind} in which no container or service runs python -m "
-                        f"sglang.launch_server or sglang serve",
-                    )
-                )
-            elif cand.explicit:
-                result.notes.append(
-                    _skip_note(
-                        cand.path,
-                        f"{_what(source)}, not an SGLang server config (a 'model-path' key) or a "
-                        f"swacheck deployment file ('swacheck: 1')",
-                    )
-                )
+            reader.read(cand)
+    result = reader.result
     # A server config that a deployment file in this run points at is checked through that
     # deployment (with its platform and env), not a second time on its own.
     dropped: set[str] = set()
-    for dep, is_standalone in ordered:
-        if is_standalone and real(dep.file) in referenced_servers:
+    for dep, is_standalone in reader.ordered:
+        if is_standalone and real(dep.file) in reader.referenced_servers:
             dropped.add(
                 dep.file
             )  # read through its deployment file: neither checked alone nor skipped
@@ -310,13 +220,146 @@ def read_inputs(
     if dropped:
         result.files = [f for f in result.files if f not in dropped]
     if commands:
-        from . import launch
+        from . import script
 
-        deployments, errors = launch.read_commands(commands, files, platform, env)
+        deployments, errors = script.read_commands(commands, files, platform, env)
         result.deployments.extend(deployments)
         result.errors.extend(errors)
         result.files.extend(dict.fromkeys(d.file for d in deployments))
     return result
+
+
+class _Reader:
+    """Reads candidates one at a time into ``result`` and ``ordered``."""
+
+    def __init__(
+        self, files: FileCache, platform: Val, env: dict[str, Val], stdin_text: str | None
+    ) -> None:
+        self.files = files
+        self.platform = platform
+        self.env = env
+        self.stdin_text = stdin_text
+        self.result = Inputs()
+        self.ordered: list[tuple[Deployment, bool]] = []  # (deployment, a standalone server config)
+        self.referenced_servers: set[str] = set()
+
+    def read(self, cand: Candidate) -> None:
+        files, result = self.files, self.result
+        if cand.path != "-" and (
+            _is_launch_file(cand.path) or (cand.explicit and _shell_script(cand.path, files))
+        ):
+            self._launch_file(cand)
+            return
+        try:
+            text = self.stdin_text if cand.path == "-" else None
+            source = files.load(cand.path, text)
+        except InputProblem as problem:
+            if not self._template(cand, parses=False):
+                result.errors.append(problem.to_error())
+            return
+        if self._template(cand, parses=True):
+            return
+        found = 0
+        launch_kind = ""  # "a Kubernetes manifest" / "a Compose file" without an SGLang launch
+        for doc in source.documents:
+            try:
+                count, what = self._document(cand, source, doc)
+            except InputProblem as problem:
+                result.errors.append(problem.to_error())
+                count, what = 1, ""
+            found += count
+            launch_kind = launch_kind or what
+        if found:
+            result.files.append(cand.path)
+            return
+        result.skipped.append(cand.path)
+        if cand.explicit:
+            result.notes.append(_skip_note(cand.path, _not_a_deployment(source, launch_kind)))
+
+    def _template(self, cand: Candidate, parses: bool) -> bool:
+        return _template(
+            cand,
+            self.files,
+            self.stdin_text,
+            parses,
+            self.result,
+            self.ordered,
+            self.platform,
+            self.env,
+        )
+
+    def _launch_file(self, cand: Candidate) -> None:
+        result = self.result
+        launched = _read_launch_file(cand, self.files, self.platform, self.env)
+        self.ordered.extend((dep, False) for dep in launched.deployments)
+        result.errors.extend(launched.errors)
+        if launched.deployments:
+            result.files.append(cand.path)
+        if not launched.any:
+            result.skipped.append(cand.path)
+            if cand.explicit:
+                result.notes.append(
+                    _skip_note(
+                        cand.path,
+                        "no SGLang launch command (python -m sglang.launch_server or sglang serve)",
+                    )
+                )
+
+    def _document(self, cand: Candidate, source: SourceFile, doc: Document) -> tuple[int, str]:
+        """Read one YAML document: how many deployments and errors it gave, and what launch
+        kind it is (\"\" for none)."""
+        files, platform, env = self.files, self.platform, self.env
+        root = doc.root
+        if is_deployment_file(root) and "pairs" in root.pairs:  # type: ignore[union-attr]
+            load_pairs(root, cand.path, files)  # type: ignore[arg-type]  # its errors; grouping.plan took the pairs
+            return 1, ""
+        if is_deployment_file(root):
+            limits.current().deployment(root.loc)
+            dep = load_deployment(root, cand.path, doc.index, files, platform, env)  # type: ignore[arg-type]
+            dep.duplicates[:0] = doc.duplicates
+            if dep.server.file and dep.server.file != cand.path:
+                self.referenced_servers.add(real(dep.server.file))
+            self.ordered.append((dep, False))
+            return 1, ""
+        if is_server_config(root, walked=not cand.explicit):
+            if source.raw_documents > 1:
+                raise InputProblem(
+                    "an SGLang server config must be a single YAML document (SGLang reads it "
+                    "with yaml.safe_load)",
+                    root.loc,
+                )
+            stem = os.path.splitext(os.path.basename(cand.path))[0]
+            server = load_server_args(root, cand.path)
+            dep = Deployment(
+                stem,
+                cand.path,
+                root.loc,
+                platform,
+                dict(env),
+                server,
+                duplicates=list(doc.duplicates),
+            )
+            self.ordered.append((dep, True))
+            return 1, ""
+        if (kind := kinds.document_kind(root)) is not None:
+            launched = kind.read(doc, cand.path, files, platform, env)
+            self.ordered.extend((dep, False) for dep in launched.deployments)
+            self.result.errors.extend(launched.errors)
+            return len(launched.deployments) + len(launched.errors), kind.what
+        return 0, ""
+
+
+def _not_a_deployment(source: SourceFile, launch_kind: str) -> str:
+    """Why a file named explicitly holds no deployment."""
+    if launch_kind:
+        return (
+            f"{launch_kind} in which no container or service runs python -m "
+            f"sglang.launch_server or sglang serve"
+        )
+    return (
+        f"{_what(source)}, not an SGLang server config (a 'model-path' key) or a "
+        f"swacheck deployment file ('swacheck: 1')"
+    )
 
 
 class Skipped(str):

@@ -27,19 +27,11 @@ import re
 from collections import ChainMap
 
 from .. import limits
-from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
+from ..loading import Document, FileCache, Mapping, Pair, Scalar, Sequence, kind_name
 from ..records import InputProblem, Val
-from .launch import (
-    Found,
-    LaunchContext,
-    build,
-    launches,
-    load_text,
-    names_for,
-    platform_of_image,
-    seed_env,
-    yaml_word,
-)
+from .launch import Found, build, load_text, names_for, seed_env
+from .platforms import platform_of_image
+from .recognise import LaunchContext, launches
 from .shell import (
     Chars,
     Env,
@@ -52,6 +44,7 @@ from .shell import (
     Word,
     split_words,
 )
+from .yaml_words import yaml_word
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -303,57 +296,9 @@ def _service_env(
 ) -> Env:
     env: Env = {}
     if (ef := service.get("env_file")) is not None:
-        entries = ef.value.items if isinstance(ef.value, Sequence) else [ef.value]
-        for entry in entries:
-            path_node, required = entry, True
-            if isinstance(entry, Mapping):
-                path_node = entry.get("path").value if entry.get("path") else None  # type: ignore[union-attr]
-                req = entry.get("required")
-                required = not (
-                    req is not None and isinstance(req.value, Scalar) and req.value.value is False
-                )
-            if not isinstance(path_node, Scalar) or not isinstance(path_node.value, str):
-                raise InputProblem(
-                    f"env_file entries must be paths, got {kind_name(path_node)}",
-                    getattr(path_node, "loc", ef.key_loc),
-                )  # type: ignore[arg-type]
-            rel = interpolate(yaml_word(path_node, src), variables, unset).text
-            path = rel if os.path.isabs(rel) else os.path.normpath(os.path.join(base_dir, rel))
-            files.check_reference(path, path_node.loc, "env_file")
-            if not os.path.isfile(path):
-                if required:
-                    raise InputProblem(f"env_file {rel}: no such file ({path})", path_node.loc)
-                continue
-            env.update(parse_env_file(load_text(files, path), variables, unset))
+        _env_files(env, ef, src, base_dir, files, variables, unset)
     if (e := service.get("environment")) is not None:
-        node = e.value
-        items: list[tuple[str, Word | None, object]] = []
-        if isinstance(node, Mapping):
-            for name, pair in node.pairs.items():
-                v = pair.value
-                items.append(
-                    (
-                        name,
-                        yaml_word(v, src)
-                        if isinstance(v, Scalar) and v.value is not None
-                        else None,
-                        pair.key_loc,
-                    )
-                )
-        elif isinstance(node, Sequence):
-            for item in node.items:
-                if not isinstance(item, Scalar):
-                    raise InputProblem(
-                        f"environment entries must be strings, got {kind_name(item)}", item.loc
-                    )
-                word = yaml_word(item, src)
-                name, eq, _ = word.text.partition("=")
-                items.append((name, word.sub(len(name) + 1) if eq else None, item.loc))
-        else:
-            raise InputProblem(
-                f"environment must be a list or a mapping, got {kind_name(node)}", node.loc
-            )  # type: ignore[union-attr]
-        for name, word, where in items:
+        for name, word, where in _environment(e.value, src):
             origin = f"environment {name} of service in {os.path.basename(src.path)}"
             if word is None:  # `- A` / `A:`: the value of the shell that runs docker compose
                 known = variables.get(name)
@@ -378,34 +323,74 @@ def _service_env(
     return env
 
 
-def _gpu_platform(service: Mapping) -> Val | None:
-    devices = service.get("deploy")
-    node = devices.value if devices else None
-    for key in ("resources", "reservations", "devices"):
-        node = node.get(key).value if isinstance(node, Mapping) and node.get(key) else None  # type: ignore[union-attr]
-    if isinstance(node, Sequence):
-        for item in node.items:
-            if not isinstance(item, Mapping):
-                continue
-            driver = item.get("driver")
-            caps = item.get("capabilities")
-            d = (
-                str(driver.value.value).lower()
-                if driver and isinstance(driver.value, Scalar)
-                else ""
+def _env_files(
+    env: Env,
+    ef: Pair,
+    src: Source,
+    base_dir: str,
+    files: FileCache,
+    variables: Env,
+    unset: str,
+) -> None:
+    """``env_file``: a path, a list of paths or of ``{path, required}``, read in order."""
+    entries = ef.value.items if isinstance(ef.value, Sequence) else [ef.value]
+    for entry in entries:
+        path_node, required = entry, True
+        if isinstance(entry, Mapping):
+            path_node = entry.get("path").value if entry.get("path") else None  # type: ignore[union-attr]
+            req = entry.get("required")
+            required = not (
+                req is not None and isinstance(req.value, Scalar) and req.value.value is False
             )
-            if d in ("nvidia", "amd"):
-                return Val(
-                    "cuda" if d == "nvidia" else "rocm",
-                    f"deploy.resources.reservations.devices driver: {d}",
-                    driver.value.loc,
-                )  # type: ignore[union-attr]
-            if caps is not None and "gpu" in str(caps.value.plain()):
-                return Val(
-                    "cuda",
-                    "deploy.resources.reservations.devices capabilities: [gpu] (NVIDIA by default)",
-                    caps.key_loc,
+        if not isinstance(path_node, Scalar) or not isinstance(path_node.value, str):
+            raise InputProblem(
+                f"env_file entries must be paths, got {kind_name(path_node)}",
+                getattr(path_node, "loc", ef.key_loc),
+            )  # type: ignore[arg-type]
+        rel = interpolate(yaml_word(path_node, src), variables, unset).text
+        path = rel if os.path.isabs(rel) else os.path.normpath(os.path.join(base_dir, rel))
+        files.check_reference(path, path_node.loc, "env_file")
+        if not os.path.isfile(path):
+            if required:
+                raise InputProblem(f"env_file {rel}: no such file ({path})", path_node.loc)
+            continue
+        env.update(parse_env_file(load_text(files, path), variables, unset))
+
+
+def _environment(node: object, src: Source) -> list[tuple[str, Word | None, object]]:
+    """``environment``: ``A: B`` map or ``- A=B`` list -> (name, value or None, where)."""
+    items: list[tuple[str, Word | None, object]] = []
+    if isinstance(node, Mapping):
+        for name, pair in node.pairs.items():
+            v = pair.value
+            items.append(
+                (
+                    name,
+                    yaml_word(v, src) if isinstance(v, Scalar) and v.value is not None else None,
+                    pair.key_loc,
                 )
+            )
+    elif isinstance(node, Sequence):
+        for item in node.items:
+            if not isinstance(item, Scalar):
+                raise InputProblem(
+                    f"environment entries must be strings, got {kind_name(item)}", item.loc
+                )
+            word = yaml_word(item, src)
+            name, eq, _ = word.text.partition("=")
+            items.append((name, word.sub(len(name) + 1) if eq else None, item.loc))
+    else:
+        raise InputProblem(
+            f"environment must be a list or a mapping, got {kind_name(node)}", node.loc
+        )  # type: ignore[union-attr]
+    return items
+
+
+def _gpu_platform(service: Mapping) -> Val | None:
+    """The platform the GPUs a service asks for say, else its image name; None when neither."""
+    found = _reserved_platform(service)
+    if found is not None:
+        return found
     dev = service.get("devices")
     if dev is not None and isinstance(dev.value, Sequence):
         for item in dev.value.items:
@@ -428,6 +413,35 @@ def _gpu_platform(service: Mapping) -> Val | None:
         and (p := platform_of_image(image.value.value))
     ):
         return Val(p, f"image {image.value.value}", image.value.loc)
+    return None
+
+
+def _reserved_platform(service: Mapping) -> Val | None:
+    """``deploy.resources.reservations.devices``: a device's ``driver``, or GPU ``capabilities``."""
+    devices = service.get("deploy")
+    node = devices.value if devices else None
+    for key in ("resources", "reservations", "devices"):
+        node = node.get(key).value if isinstance(node, Mapping) and node.get(key) else None  # type: ignore[union-attr]
+    if not isinstance(node, Sequence):
+        return None
+    for item in node.items:
+        if not isinstance(item, Mapping):
+            continue
+        driver = item.get("driver")
+        caps = item.get("capabilities")
+        d = str(driver.value.value).lower() if driver and isinstance(driver.value, Scalar) else ""
+        if d in ("nvidia", "amd"):
+            return Val(
+                "cuda" if d == "nvidia" else "rocm",
+                f"deploy.resources.reservations.devices driver: {d}",
+                driver.value.loc,
+            )  # type: ignore[union-attr]
+        if caps is not None and "gpu" in str(caps.value.plain()):
+            return Val(
+                "cuda",
+                "deploy.resources.reservations.devices capabilities: [gpu] (NVIDIA by default)",
+                caps.key_loc,
+            )
     return None
 
 

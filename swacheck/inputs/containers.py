@@ -10,7 +10,7 @@ Operators put pod templates and container specs in places of their own:
 - AIBrix ``StormService``: ``spec.template.spec.roles[].template.spec.containers``;
 - NVIDIA Dynamo ``DynamoGraphDeployment``: ``spec.services.<NAME>.extraPodSpec.mainContainer``
   (``envs`` of the service are the container's environment too); ``python3 -m dynamo.sglang``
-  takes SGLang's server flags (``launch.py``);
+  takes SGLang's server flags (``recognise.py``);
 - KServe ``LLMInferenceService``, ``LeaderWorkerSet`` variants, and any other object.
 
 A container is an item of a ``containers`` list, or a mapping under ``mainContainer``,
@@ -25,13 +25,24 @@ An object with containers of which none runs SGLang in a form swacheck can read,
 mentions SGLang (an SGLang image, a wrapper script), is a deployment that is not checked, with
 a note naming the object (SWA307): never a silent "0 deployments". An object without
 containers, or that never mentions SGLang, is not ours.
+
+``load_manifest`` is the reader of the ``kubernetes`` input kind (``kinds.py``): a manifest of a
+built-in workload kind (``kubernetes.POD_SPECS``) is read by ``kubernetes.load_workload``, any
+other here.
 """
 
 from __future__ import annotations
 
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence
 from ..records import Val
-from .kubernetes import gpu_of_pod, gpu_platform, read_container
+from .kubernetes import (
+    POD_SPECS,
+    gpu_of_pod,
+    gpu_platform,
+    load_workload,
+    manifest_kind,
+    read_container,
+)
 from .launch import Found
 from .shell import Source
 from .types import unread
@@ -109,6 +120,17 @@ def _mentions_sglang(node: object, budget: list[int]) -> bool:
         elif isinstance(n, Sequence):
             stack.extend(n.items)
     return False
+
+
+def load_manifest(
+    doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]
+) -> Found:
+    """The SGLang containers of one manifest document, of any kind: a built-in workload
+    (``kubernetes.load_workload``) or a custom resource (``load_custom``)."""
+    assert isinstance(doc.root, Mapping)
+    if manifest_kind(doc.root) in POD_SPECS:
+        return load_workload(doc, path, files, platform, env)
+    return load_custom(doc, path, files, platform, env)
 
 
 def load_custom(

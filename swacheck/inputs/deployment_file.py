@@ -142,110 +142,18 @@ def load_deployment(
     default_platform: Val,
     default_env: dict[str, Val],
 ) -> Deployment:
+    """A swacheck deployment document -> a :class:`Deployment`; each key checked in turn."""
     base_dir = os.path.dirname(file) or "."
-    version = root.pairs["swacheck"].value
-    if not isinstance(version, Scalar) or version.value != 1 or isinstance(version.value, bool):
-        shown = (
-            kind_name(version)
-            if isinstance(version, Scalar) and isinstance(version.value, bool)
-            else repr(version.plain())
-        )
-        raise InputProblem(
-            f"unsupported deployment file version {shown}: swacheck reads version 1", version.loc
-        )
+    _check_version(root)
     for key, pair in root.pairs.items():
         if key not in TOP_KEYS:
             raise _unknown(key, TOP_KEYS, "a swacheck deployment file", pair.value)
-
-    name_pair = root.get("name")
-    stem = os.path.splitext(os.path.basename(file))[0]
-    name = (
-        _expect_str(name_pair.value, "name")
-        if name_pair
-        else (stem if doc_index == 0 else f"{stem}[{doc_index}]")
-    )
-
-    platform = default_platform
-    if (p := root.get("platform")) is not None:
-        value = _expect_str(p.value, "platform")
-        if value not in PLATFORMS:
-            raise InputProblem(
-                f"platform must be one of {', '.join(PLATFORMS)}, got {value!r}", p.value.loc
-            )
-        platform = Val(value, "deployment file", p.value.loc)
-
-    gpu = None
-    if (g := root.get("gpu")) is not None:
-        if (
-            not isinstance(g.value, Scalar)
-            or isinstance(g.value.value, bool)
-            or g.value.value is None
-            or not str(g.value.value).strip()
-        ):
-            raise InputProblem(
-                f"gpu must be a GPU name such as H100 or MI355X, got {kind_name(g.value)}",
-                g.value.loc,
-            )
-        gpu = Val(str(g.value.value).strip(), "deployment file gpu", g.value.loc)
-
-    env = dict(default_env)
-    if (e := root.get("env")) is not None:
-        for key, pair in _expect_mapping(e.value, "env").pairs.items():
-            node = pair.value
-            if not isinstance(node, Scalar) or isinstance(node.value, (list, dict)):
-                raise InputProblem(f"env.{key} must be a string, got {kind_name(node)}", node.loc)
-            value = (
-                ""
-                if node.value is None
-                else (str(node.value).lower() if isinstance(node.value, bool) else str(node.value))
-            )
-            env[key] = Val(value, "deployment file env", node.loc)
-
-    duplicates = []
-    server: ServerArgs
-    assume_pd = False
-    if (s := root.get("server")) is None:
-        server = ServerArgs({}, None, None, base_dir)
-        assume_pd = True
-    elif isinstance(s.value, Mapping):
-        server = server_args_from_mapping(s.value, file, base_dir)
-    else:
-        rel = _expect_str(s.value, "server")
-        path = os.path.normpath(os.path.join(base_dir, rel))
-        if os.path.exists(path) and os.path.exists(file) and os.path.samefile(path, file):
-            raise InputProblem(
-                "server: names this deployment file itself; give the SGLang server config's path",
-                s.value.loc,
-            )
-        files.check_reference(path, s.value.loc, "server config")
-        try:
-            source = files.load(path)
-        except InputProblem as problem:
-            raise InputProblem(f"server config {rel!r}: {problem.message}", s.value.loc) from None
-        if len(source.documents) != 1 or source.raw_documents != 1:
-            raise InputProblem(
-                f"server config {rel!r} must hold exactly one YAML document (SGLang reads it with yaml.safe_load), "
-                f"it has {source.raw_documents}",
-                s.value.loc,
-            )
-        doc = source.documents[0]
-        server = load_server_args(doc.root, path)
-        duplicates.extend(doc.duplicates)
-
-    refs: dict[str, ModelRef | None] = {"target": None, "draft": None}
-    geometry = {"target": ExplicitGeometry(), "draft": ExplicitGeometry()}
-    for side in ("target", "draft"):
-        if (pool := root.get(side)) is None:
-            continue
-        mapping = _expect_mapping(pool.value, side)
-        for key, pair in mapping.pairs.items():
-            if key not in POOL_KEYS:
-                raise _unknown(key, POOL_KEYS, side, pair.value)
-        if (mc := mapping.get("model_config")) is not None:
-            refs[side] = _model_ref(mc.value, base_dir, f"{side}.model_config")
-        if (g := mapping.get("geometry")) is not None:
-            geometry[side] = _geometry(g.value, f"{side}.geometry")
-
+    name = _name(root, file, doc_index)
+    platform = _platform(root, default_platform)
+    gpu = _gpu(root)
+    env = _env(root, default_env)
+    server, duplicates, assume_pd = _server(root, file, base_dir, files)
+    refs, geometry = _pools(root, base_dir)
     return Deployment(
         name=name,
         file=file,
@@ -261,3 +169,123 @@ def load_deployment(
         assume_pd=assume_pd,
         gpu=gpu,
     )
+
+
+def _check_version(root: Mapping) -> None:
+    version = root.pairs["swacheck"].value
+    if not isinstance(version, Scalar) or version.value != 1 or isinstance(version.value, bool):
+        shown = (
+            kind_name(version)
+            if isinstance(version, Scalar) and isinstance(version.value, bool)
+            else repr(version.plain())
+        )
+        raise InputProblem(
+            f"unsupported deployment file version {shown}: swacheck reads version 1", version.loc
+        )
+
+
+def _name(root: Mapping, file: str, doc_index: int) -> str:
+    """``name:``, else the file's stem (``stem[N]`` for the N-th document of a file)."""
+    name_pair = root.get("name")
+    stem = os.path.splitext(os.path.basename(file))[0]
+    return (
+        _expect_str(name_pair.value, "name")
+        if name_pair
+        else (stem if doc_index == 0 else f"{stem}[{doc_index}]")
+    )
+
+
+def _platform(root: Mapping, default_platform: Val) -> Val:
+    if (p := root.get("platform")) is None:
+        return default_platform
+    value = _expect_str(p.value, "platform")
+    if value not in PLATFORMS:
+        raise InputProblem(
+            f"platform must be one of {', '.join(PLATFORMS)}, got {value!r}", p.value.loc
+        )
+    return Val(value, "deployment file", p.value.loc)
+
+
+def _gpu(root: Mapping) -> Val | None:
+    if (g := root.get("gpu")) is None:
+        return None
+    if (
+        not isinstance(g.value, Scalar)
+        or isinstance(g.value.value, bool)
+        or g.value.value is None
+        or not str(g.value.value).strip()
+    ):
+        raise InputProblem(
+            f"gpu must be a GPU name such as H100 or MI355X, got {kind_name(g.value)}",
+            g.value.loc,
+        )
+    return Val(str(g.value.value).strip(), "deployment file gpu", g.value.loc)
+
+
+def _env(root: Mapping, default_env: dict[str, Val]) -> dict[str, Val]:
+    """swacheck's ``--env`` under the file's ``env:`` (a boolean is written as YAML shows it)."""
+    env = dict(default_env)
+    if (e := root.get("env")) is None:
+        return env
+    for key, pair in _expect_mapping(e.value, "env").pairs.items():
+        node = pair.value
+        if not isinstance(node, Scalar) or isinstance(node.value, (list, dict)):
+            raise InputProblem(f"env.{key} must be a string, got {kind_name(node)}", node.loc)
+        value = (
+            ""
+            if node.value is None
+            else (str(node.value).lower() if isinstance(node.value, bool) else str(node.value))
+        )
+        env[key] = Val(value, "deployment file env", node.loc)
+    return env
+
+
+def _server(
+    root: Mapping, file: str, base_dir: str, files: FileCache
+) -> tuple[ServerArgs, list, bool]:
+    """``server:`` inline or a server config's path: (its arguments, the duplicate keys of the
+    file read, whether the server is left out so a PD pair is assumed)."""
+    if (s := root.get("server")) is None:
+        return ServerArgs({}, None, None, base_dir), [], True
+    if isinstance(s.value, Mapping):
+        return server_args_from_mapping(s.value, file, base_dir), [], False
+    rel = _expect_str(s.value, "server")
+    path = os.path.normpath(os.path.join(base_dir, rel))
+    if os.path.exists(path) and os.path.exists(file) and os.path.samefile(path, file):
+        raise InputProblem(
+            "server: names this deployment file itself; give the SGLang server config's path",
+            s.value.loc,
+        )
+    files.check_reference(path, s.value.loc, "server config")
+    try:
+        source = files.load(path)
+    except InputProblem as problem:
+        raise InputProblem(f"server config {rel!r}: {problem.message}", s.value.loc) from None
+    if len(source.documents) != 1 or source.raw_documents != 1:
+        raise InputProblem(
+            f"server config {rel!r} must hold exactly one YAML document (SGLang reads it with "
+            f"yaml.safe_load), it has {source.raw_documents}",
+            s.value.loc,
+        )
+    doc = source.documents[0]
+    return load_server_args(doc.root, path), list(doc.duplicates), False
+
+
+def _pools(
+    root: Mapping, base_dir: str
+) -> tuple[dict[str, ModelRef | None], dict[str, ExplicitGeometry]]:
+    """``target:`` and ``draft:``: each pool's model config and explicit geometry."""
+    refs: dict[str, ModelRef | None] = {"target": None, "draft": None}
+    geometry = {"target": ExplicitGeometry(), "draft": ExplicitGeometry()}
+    for side in ("target", "draft"):
+        if (pool := root.get(side)) is None:
+            continue
+        mapping = _expect_mapping(pool.value, side)
+        for key, pair in mapping.pairs.items():
+            if key not in POOL_KEYS:
+                raise _unknown(key, POOL_KEYS, side, pair.value)
+        if (mc := mapping.get("model_config")) is not None:
+            refs[side] = _model_ref(mc.value, base_dir, f"{side}.model_config")
+        if (g := mapping.get("geometry")) is not None:
+            geometry[side] = _geometry(g.value, f"{side}.geometry")
+    return refs, geometry

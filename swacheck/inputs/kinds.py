@@ -1,8 +1,13 @@
 """What kind of input a file or document is, decided without importing the readers.
 
-The launch-command readers (``launch``, ``shell``, ``compose``, ``kubernetes``) are large;
-``inputs`` imports them only when a file of their kind is found, so a run over plain server
-configs never pays for them.
+The launch-command readers (``script``, ``dockerfile``, ``compose``, ``kubernetes``, ... and
+the ``recognise``/``argv``/``launch``/``shell`` modules they share) are large; ``inputs``
+imports them only when a file of their kind is found, so a run over plain server configs never
+pays for them.
+
+A new input kind is one reader module (a function returning a ``launch.Found``) plus one
+:class:`Kind` line in ``FILE_KINDS`` or ``DOCUMENT_KINDS`` below (the predicate may be a
+lambda in that line); discovery, grouping and ``--fix`` read these tables.
 """
 
 from __future__ import annotations
@@ -142,8 +147,8 @@ def is_skypilot(root: object) -> bool:
 # files are the two YAML/JSON kinds of ``inputs/__init__.py``; they come before the document
 # kinds below.)
 FILE_KINDS: tuple[Kind, ...] = (
-    Kind("dockerfile", "a Dockerfile", ".launch:read_dockerfile", path=is_dockerfile_path),
-    Kind("script", "a shell script", ".launch:read_script", path=is_script_path),
+    Kind("dockerfile", "a Dockerfile", ".dockerfile:read_dockerfile", path=is_dockerfile_path),
+    Kind("script", "a shell script", ".script:read_script", path=is_script_path),
     Kind(
         "markdown",
         "a document (Markdown/MDX/reStructuredText)",
@@ -172,7 +177,7 @@ DOCUMENT_KINDS: tuple[Kind, ...] = (
     Kind(
         "kubernetes",
         "a Kubernetes manifest",
-        ".kubernetes:load_manifest",
+        ".containers:load_manifest",
         document=is_manifest,
         marks=("apiVersion",),
     ),

@@ -26,17 +26,11 @@ import re
 from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..records import InputProblem, Location, Val
-from .launch import (
-    Found,
-    LaunchContext,
-    build,
-    launches,
-    names_for,
-    platform_of_image,
-    seed_env,
-    yaml_word,
-)
+from .launch import Found, build, names_for, seed_env
+from .platforms import platform_of_image
+from .recognise import LaunchContext, launches
 from .shell import Env, Source, SpanChain, Unknown, Var, Word
+from .yaml_words import yaml_word
 
 POD_SPECS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "Pod": (("", ("spec",)),),
@@ -293,19 +287,19 @@ def _within(dup, loc: Location) -> bool:  # type: ignore[no-untyped-def]
     )
 
 
-def load_manifest(
+def manifest_kind(root: Mapping) -> str:
+    """A manifest's ``kind``: one of ``POD_SPECS`` is read here, any other by ``containers.py``."""
+    return _str(_at(root, ("kind",)))
+
+
+def load_workload(
     doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]
 ) -> Found:
-    """The SGLang containers of one manifest document (any kind: ``containers.py`` finds the
-    containers of custom resources)."""
+    """The SGLang containers of one manifest document whose kind is one of ``POD_SPECS``."""
     found = Found()
     root = doc.root
     assert isinstance(root, Mapping)
     kind = _str(_at(root, ("kind",)))
-    if kind not in POD_SPECS:
-        from .containers import load_custom
-
-        return load_custom(doc, path, files, platform, env)
     name = _str(_at(root, ("metadata", "name"))) or "unnamed"
     src = Source(path, files.load(path).text)
     for role, spec_path in POD_SPECS[kind]:

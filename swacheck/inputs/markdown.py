@@ -12,7 +12,7 @@ they sit in fenced code blocks. Read are:
 - YAML blocks (``yaml``/``yml``) that hold an SGLang server config (a ``model-path`` key among
   SGLang options) or a Kubernetes/Compose/srt-slurm/SkyPilot document that launches SGLang.
 
-Each block is read as a shell script (``launch.script_launches``) with every position in the
+Each block is read as a shell script (``recognise.script_launches``) with every position in the
 doc, so findings point at the doc's line and column. Blocks of a doc are independent: a
 variable set in one block is not known in the next.
 
@@ -33,23 +33,16 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
 from ..loading import FileCache
 from ..records import InputProblem, Location, Val
-from .launch import (
-    Found,
-    Launch,
-    LaunchContext,
-    build,
-    load_text,
-    names_for,
-    parse_args,
-    script_launches,
-    seed_env,
-)
+from .argv import parse_args
+from .launch import Found, LaunchDeployment, build, load_text, names_for, seed_env
 from .pitfalls import attach
+from .recognise import Launch, LaunchContext, script_launches
 from .shell import Chars, Source, Var
-from .types import unread
+from .types import Deployment, unread
 
 YAML_LANGS = {"yaml", "yml"}
 SHELL_LANGS = {
@@ -281,101 +274,119 @@ def read_doc(path: str, files: FileCache, platform: Val, env: dict[str, Val]) ->
         return found
     if not _LAUNCH.search(src.text) and not re.search(r"model[-_]path:", src.text):
         return found  # a doc without an SGLang launch or server config: not ours
-    base_dir = os.path.dirname(path) or "."
-    label = os.path.basename(path)
-    for lang, start, end, _indent in _blocks(src):
+    doc = _Doc(
+        src, path, os.path.basename(path), os.path.dirname(path) or ".", files, platform, env
+    )
+    for lang, start, end, indent in _blocks(src):
         if lang in YAML_LANGS:
-            _yaml_block(found, src, start, end, path, label, files, platform, env)
-            continue
-        if lang not in SHELL_LANGS:
-            continue
-        chars = _chars(src, lang, start, end, _indent)
-        if not _LAUNCH.search(chars.text):
-            continue
-        chars, holes = _fill_placeholders(chars)
-        fallback = seed_env(env)
-        reasons = {
-            f"${{{n}}}": f"a placeholder to fill in: {shown}" for n, (shown, _) in holes.items()
-        }
-        for n, (shown, where) in holes.items():
-            fallback[n] = Var(
-                None, True, "placeholder", f"a placeholder to fill in: {shown}", where
-            )
-        unset = f"not set in this code block of {label} (a placeholder to fill in, or set in another block)"
-        ctx = LaunchContext(label, base_dir, fallback, opaque_reasons=reasons, unset_reason=unset)
-        stem = f"{label}:{start + 1}"
-        block_loc = src.location(
-            src.starts[start - 1] if start > 0 else 0, src.starts[start - 1] if start > 0 else 0
-        )
-        try:
-            items = script_launches(src, dict(fallback), ctx, chars)
-        except InputProblem as problem:
-            found.deployments.append(
-                unread(
-                    stem,
-                    path,
-                    problem.location or block_loc,
-                    platform,
-                    env,
-                    f"the code block at line {start} holds an SGLang launch but is not valid "
-                    f"shell ({problem.message}); not checked",
-                )
-            )
-            continue
-        block: list = []
-        for launch, name in zip(items, names_for(stem, len(items))):
-            hole = _fill_in(launch, holes)
-            if hole is not None:
-                shown, where = hole
-                block.append(
-                    unread(
-                        name,
-                        path,
-                        where or launch.whole,
-                        platform,
-                        env,
-                        f"fill in {shown} (the model path) to check this launch",
-                    )
-                )
-                continue
-            try:
-                dep = build(launch, name, path, base_dir, files, platform, env)
-            except InputProblem as problem:
-                # a doc shows a launch, it does not run one: what cannot be resolved in it (a
-                # --config file written by an earlier block, a refused argument) is a note
-                block.append(
-                    unread(
-                        name,
-                        path,
-                        problem.location or launch.whole,
-                        platform,
-                        env,
-                        f"not checked: {problem.message}",
-                    )
-                )
-                continue
-            if not hasattr(dep, "unresolved"):  # a launch assembled at run time: a note as it is
-                block.append(dep)
-                continue
-            kept = []
-            for u in dep.unresolved:  # placeholders in other arguments: "fill in" notes, not SWA305
-                if u.kind == "env" and u.name in holes:
-                    continue  # the placeholder's own stand-in variable
-                if u.variable in holes or (
-                    u.kind == "argument" and "not set in this code block" in u.reason
-                ):
-                    shown = holes[u.variable][0] if u.variable in holes else u.shown
-                    dep.notes.append(
-                        (
-                            "note",
-                            f"fill in {shown} for --{u.name or 'arguments'}; the argument is checked as unset",
-                            u.location,
-                        )
-                    )
-                else:
-                    kept.append(u)
-            dep.unresolved = kept
-            block.append(dep)
-        attach(block, chars)
-        found.deployments.extend(block)
+            _yaml_block(found, src, start, end, path, doc.label, files, platform, env)
+        elif lang in SHELL_LANGS:
+            chars = _chars(src, lang, start, end, indent)
+            if _LAUNCH.search(chars.text):
+                found.deployments.extend(_shell_block(doc, chars, start))
     return found
+
+
+@dataclass(slots=True)
+class _Doc:
+    """What reading each code block of one doc needs."""
+
+    src: Source
+    path: str
+    label: str
+    base_dir: str
+    files: FileCache
+    platform: Val
+    env: dict[str, Val]
+
+
+def _shell_block(doc: _Doc, chars: Chars, start: int) -> list:
+    """The deployments of a shell code block that mentions an SGLang launch (line ``start``)."""
+    src, label, env = doc.src, doc.label, doc.env
+    chars, holes = _fill_placeholders(chars)
+    fallback = seed_env(env)
+    reasons = {f"${{{n}}}": f"a placeholder to fill in: {shown}" for n, (shown, _) in holes.items()}
+    for n, (shown, where) in holes.items():
+        fallback[n] = Var(None, True, "placeholder", f"a placeholder to fill in: {shown}", where)
+    unset = (
+        f"not set in this code block of {label} (a placeholder to fill in, or set in another block)"
+    )
+    ctx = LaunchContext(label, doc.base_dir, fallback, opaque_reasons=reasons, unset_reason=unset)
+    stem = f"{label}:{start + 1}"
+    block_loc = src.location(
+        src.starts[start - 1] if start > 0 else 0, src.starts[start - 1] if start > 0 else 0
+    )
+    try:
+        items = script_launches(src, dict(fallback), ctx, chars)
+    except InputProblem as problem:
+        return [
+            unread(
+                stem,
+                doc.path,
+                problem.location or block_loc,
+                doc.platform,
+                env,
+                f"the code block at line {start} holds an SGLang launch but is not valid "
+                f"shell ({problem.message}); not checked",
+            )
+        ]
+    block = [
+        _block_deployment(doc, launch, name, holes)
+        for launch, name in zip(items, names_for(stem, len(items)))
+    ]
+    attach(block, chars)
+    return block
+
+
+def _block_deployment(doc: _Doc, launch: Launch, name: str, holes: dict) -> Deployment:
+    """One launch of a code block: a note when it is a placeholder or cannot be resolved."""
+    hole = _fill_in(launch, holes)
+    if hole is not None:
+        shown, where = hole
+        return unread(
+            name,
+            doc.path,
+            where or launch.whole,
+            doc.platform,
+            doc.env,
+            f"fill in {shown} (the model path) to check this launch",
+        )
+    try:
+        dep = build(launch, name, doc.path, doc.base_dir, doc.files, doc.platform, doc.env)
+    except InputProblem as problem:
+        # a doc shows a launch, it does not run one: what cannot be resolved in it (a
+        # --config file written by an earlier block, a refused argument) is a note
+        return unread(
+            name,
+            doc.path,
+            problem.location or launch.whole,
+            doc.platform,
+            doc.env,
+            f"not checked: {problem.message}",
+        )
+    if hasattr(dep, "unresolved"):  # else a launch assembled at run time: a note as it is
+        _placeholder_notes(dep, holes)
+    return dep
+
+
+def _placeholder_notes(dep: LaunchDeployment, holes: dict) -> None:
+    """Placeholders in other arguments: "fill in" notes, not SWA305."""
+    kept = []
+    for u in dep.unresolved:
+        if u.kind == "env" and u.name in holes:
+            continue  # the placeholder's own stand-in variable
+        if u.variable in holes or (
+            u.kind == "argument" and "not set in this code block" in u.reason
+        ):
+            shown = holes[u.variable][0] if u.variable in holes else u.shown
+            dep.notes.append(
+                (
+                    "note",
+                    f"fill in {shown} for --{u.name or 'arguments'}; the argument is checked as "
+                    f"unset",
+                    u.location,
+                )
+            )
+        else:
+            kept.append(u)
+    dep.unresolved = kept

@@ -16,9 +16,11 @@ import re
 
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence
 from ..records import InputProblem, Val
-from .launch import Found, LaunchContext, build, names_for, script_launches, seed_env, yaml_word
+from .launch import Found, build, names_for, seed_env
 from .pitfalls import attach
-from .shell import Chars, Source, Var
+from .recognise import LaunchContext, script_launches
+from .shell import Chars, Env, Source, Var
+from .yaml_words import yaml_word
 
 
 def _accelerators(root: Mapping) -> Val | None:
@@ -56,22 +58,7 @@ def load_task(
     src = Source(path, files.load(path).text)
     label = os.path.basename(path)
     base_dir = os.path.dirname(path) or "."
-    start = seed_env(env)
-    for section in ("envs", "secrets"):
-        node = root.get(section)
-        if node is None or not isinstance(node.value, Mapping):
-            continue
-        for name, p in node.value.pairs.items():
-            if section == "envs" and isinstance(p.value, Scalar) and p.value.value is not None:
-                start[name] = Var(yaml_word(p.value, src), True, f"envs.{name} in {label}")
-            elif name not in start:
-                start[name] = Var(
-                    None,
-                    True,
-                    f"{section}.{name} in {label}",
-                    f"{name} is given when the task is launched (sky launch --{section[:-1]} {name}=...)",
-                    p.key_loc,
-                )
+    start = _task_env(root, src, label, env)
     hint = _accelerators(root)
     name = root.get("name")
     stem = (
@@ -79,7 +66,10 @@ def load_task(
         if name is not None and isinstance(name.value, Scalar) and name.value.value
         else os.path.splitext(label)[0]
     )
-    unset = "not in the task's envs (SkyPilot sets SKYPILOT_* variables at run time; others come from sky launch --env)"
+    unset = (
+        "not in the task's envs (SkyPilot sets SKYPILOT_* variables at run time; others come "
+        "from sky launch --env)"
+    )
     for section in ("setup", "run"):
         pair = root.get(section)
         if (
@@ -105,3 +95,26 @@ def load_task(
         attach(block, chars)
         found.deployments.extend(block)
     return found
+
+
+def _task_env(root: Mapping, src: Source, label: str, env: dict[str, Val]) -> Env:
+    """What the task's scripts start with: swacheck's ``--env``, then ``envs`` (``secrets`` and
+    ``envs`` without a value are given when the task is launched)."""
+    start = seed_env(env)
+    for section in ("envs", "secrets"):
+        node = root.get(section)
+        if node is None or not isinstance(node.value, Mapping):
+            continue
+        for name, p in node.value.pairs.items():
+            if section == "envs" and isinstance(p.value, Scalar) and p.value.value is not None:
+                start[name] = Var(yaml_word(p.value, src), True, f"envs.{name} in {label}")
+            elif name not in start:
+                start[name] = Var(
+                    None,
+                    True,
+                    f"{section}.{name} in {label}",
+                    f"{name} is given when the task is launched (sky launch --{section[:-1]} "
+                    f"{name}=...)",
+                    p.key_loc,
+                )
+    return start

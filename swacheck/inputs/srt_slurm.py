@@ -37,7 +37,8 @@ from ..loading import Document, FileCache, Mapping, Pair, Scalar, Sequence
 from ..records import InputProblem, Location, Val
 from ..sglang import flags
 from ..sglang.version import DEFAULT
-from .launch import ROCM_ENV, Found
+from .launch import Found
+from .platforms import ROCM_ENV
 from .types import Arg, Deployment, ServerArgs
 
 MODES = ("prefill", "decode", "aggregated")
@@ -155,46 +156,12 @@ def _deployment(
     if mode != "aggregated":
         entries.append(_synthetic("disaggregation-mode", mode, pair.key_loc))
     for key in sorted(flags_map.pairs):
-        item = flags_map.pairs[key]
-        value = item.value
-        if isinstance(value, Scalar) and (value.value is None or value.value is False):
-            continue  # srt-slurm leaves the flag out
-        dashed = key.replace("_", "-")
-        m = flags.match(dashed, DEFAULT)
-        option = m.option
-        kind = flags.cli_kind(option) if option else "unknown"  # command-line semantics
-        canonical = option.canonical if option else dashed
-        if isinstance(value, Mapping):
-            raise InputProblem(
-                f"backend.sglang_config.{mode}.{key}: srt-slurm passes a mapping as its "
-                f"Python text; write the JSON string",
-                value.loc,
-            )
-        node: Scalar | Sequence = (
-            value if isinstance(value, (Scalar, Sequence)) else Scalar(str(value), item.key_loc)
-        )  # type: ignore[assignment]
-        if isinstance(node, Scalar) and node.value is not True and not isinstance(node.value, str):
-            node = Scalar(str(node.value), node.loc, node.quoted)  # srt-slurm passes str(value)
-        entries.append(
-            Arg(
-                canonical,
-                key,
-                Pair(key, item.key_loc, node),
-                m.how if m.how != "underscore" else "exact",
-                kind,
-                cli=True,
-            )
-        )
+        arg = _flag(mode, key, flags_map.pairs[key])
+        if arg is not None:
+            entries.append(arg)
     args = {a.name: a for a in entries}
     server = ServerArgs(args, flags_map, path, base_dir, entries)
-    dep_env = dict(env)
-    env_pair = _get(backend, _ENV_KEY[mode])
-    if env_pair is not None and isinstance(env_pair.value, Mapping):
-        for name, p in env_pair.value.pairs.items():
-            if isinstance(p.value, Scalar) and p.value.value is not None:
-                v = p.value.value
-                text = ("true" if v else "false") if isinstance(v, bool) else str(v)
-                dep_env[name] = Val(text, f"backend.{_ENV_KEY[mode]}.{name}", p.value.loc)
+    dep_env = _mode_env(backend, mode, env)
     return Deployment(
         f"srt-slurm/{stem}/{mode}",
         path,
@@ -203,3 +170,47 @@ def _deployment(
         dep_env,
         server,
     )
+
+
+def _flag(mode: str, key: str, item: Pair) -> Arg | None:
+    """One ``sglang_config.MODE`` key as the command-line flag srt-slurm passes; None when left out."""
+    value = item.value
+    if isinstance(value, Scalar) and (value.value is None or value.value is False):
+        return None  # srt-slurm leaves the flag out
+    dashed = key.replace("_", "-")
+    m = flags.match(dashed, DEFAULT)
+    option = m.option
+    kind = flags.cli_kind(option) if option else "unknown"  # command-line semantics
+    canonical = option.canonical if option else dashed
+    if isinstance(value, Mapping):
+        raise InputProblem(
+            f"backend.sglang_config.{mode}.{key}: srt-slurm passes a mapping as its "
+            f"Python text; write the JSON string",
+            value.loc,
+        )
+    node: Scalar | Sequence = (
+        value if isinstance(value, (Scalar, Sequence)) else Scalar(str(value), item.key_loc)
+    )  # type: ignore[assignment]
+    if isinstance(node, Scalar) and node.value is not True and not isinstance(node.value, str):
+        node = Scalar(str(node.value), node.loc, node.quoted)  # srt-slurm passes str(value)
+    return Arg(
+        canonical,
+        key,
+        Pair(key, item.key_loc, node),
+        m.how if m.how != "underscore" else "exact",
+        kind,
+        cli=True,
+    )
+
+
+def _mode_env(backend: Mapping, mode: str, env: dict[str, Val]) -> dict[str, Val]:
+    """swacheck's ``--env`` under the recipe's ``MODE_environment``."""
+    dep_env = dict(env)
+    env_pair = _get(backend, _ENV_KEY[mode])
+    if env_pair is not None and isinstance(env_pair.value, Mapping):
+        for name, p in env_pair.value.pairs.items():
+            if isinstance(p.value, Scalar) and p.value.value is not None:
+                v = p.value.value
+                text = ("true" if v else "false") if isinstance(v, bool) else str(v)
+                dep_env[name] = Val(text, f"backend.{_ENV_KEY[mode]}.{name}", p.value.loc)
+    return dep_env

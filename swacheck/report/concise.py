@@ -14,6 +14,7 @@ from typing import TextIO
 from ..engine import RunResult
 from ..settings import Settings
 from .escape import terminal
+from .renderer import render_run
 
 
 def line(file: str, f) -> str:  # type: ignore[no-untyped-def]
@@ -25,6 +26,9 @@ def _order(f, file: str) -> tuple[str, int, int, str]:  # type: ignore[no-untype
     """By file, line and column; a finding without a position first in its deployment's file."""
     loc = f.location
     return (loc.file, loc.line, loc.column, f.code) if loc is not None else (file, 0, 0, f.code)
+
+
+STREAMS = True  # Stream writes each unit as it comes and keeps none
 
 
 class Stream:
@@ -46,6 +50,4 @@ class Stream:
 
 
 def render(result: RunResult, out: TextIO) -> None:
-    stream = Stream(result.settings, out)
-    stream.unit(result)
-    stream.finish(result)
+    render_run(Stream, result, out)

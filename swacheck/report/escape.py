@@ -165,16 +165,20 @@ _TOKENS = [  # no \b before the prefixes: it would stop the regex engine from sk
     r"pypi-[A-Za-z0-9_-]{50,}",
     r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
 ]
-_SECRETS = re.compile(
-    "|".join(
-        [
-            # a PEM private key, to its END line (or to the end of the text when cut short)
-            r"-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
-            *_TOKENS,
-        ]
-    ),
-    re.S,
+_SECRETS_PATTERN = "|".join(
+    [
+        # a PEM private key, to its END line (or to the end of the text when cut short)
+        r"-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
+        *_TOKENS,
+    ]
 )
+
+
+@cache
+def _secrets() -> re.Pattern[str]:  # compiled on first use, as _values(): most runs never need it
+    return re.compile(_SECRETS_PATTERN, re.S)
+
+
 # the value after a header name, an auth scheme or a secret-looking name; group 1 is kept.
 # Compiled on first use (:func:`_values`): it takes 10 ms, and most runs never need it.
 _VALUES_PATTERN = (
@@ -294,7 +298,7 @@ def redact(text: str) -> str:
     # substring tests (C speed) decide which patterns can match: Python's regex engine tries an
     # alternation at every position, ~15 us for a 50-character string
     if _TOKEN_HINT.search(text):
-        text = _SECRETS.sub(REDACTED, text)
+        text = _secrets().sub(REDACTED, text)
     lower = text.lower()
     if any(hint in lower for hint in _VALUE_HINTS):
         text = _values().sub(_value, text)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from functools import partial
 from typing import TextIO
 
 from ..engine import RunResult
@@ -21,6 +22,7 @@ from ..records import Finding, InputError, Location
 from ..rules import BY_CODE
 from .common import fix_label
 from .escape import terminal, workflow_message, workflow_property
+from .renderer import WholeRun, render_run
 from .sarif import base_dir, repo_path
 
 LIMIT = 10
@@ -95,7 +97,8 @@ def _error_item(e: InputError, base: str | None = None) -> Item:
     return Item(command("error", props, [e.message]), str(e))
 
 
-def render(result: RunResult, out: TextIO) -> None:
+def write(result: RunResult, out: TextIO) -> None:
+    """The whole report of a run."""
     base = base_dir(result.settings)
     by_severity: dict[str, list[Item]] = {"error": [], "warning": [], "note": []}
     by_severity["error"].extend(_error_item(e, base) for e in result.errors)
@@ -138,3 +141,11 @@ def write_step_summary(result: RunResult) -> None:
         print(
             f"{path}: cannot write the GitHub step summary: {exc.strerror or exc}", file=sys.stderr
         )
+
+
+STREAMS = False  # the report needs the whole run: Stream keeps the units
+Stream = partial(WholeRun, write=write)
+
+
+def render(result: RunResult, out: TextIO) -> None:
+    render_run(Stream, result, out)

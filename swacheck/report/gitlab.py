@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import os
+from functools import partial
 from typing import Any, TextIO
 
 from ..engine import RunResult
 from .escape import json_data
+from .renderer import WholeRun, render_run
 from .sarif import base_dir, fingerprinted, repo_path
 
 # GitLab's severities: info, minor, major, critical, blocker
@@ -45,6 +47,15 @@ def as_data(result: RunResult) -> list[dict[str, Any]]:
     return issues
 
 
-def render(result: RunResult, out: TextIO) -> None:
+def write(result: RunResult, out: TextIO) -> None:
+    """The whole report of a run."""
     json.dump(json_data(as_data(result)), out, indent=2)
     out.write("\n")
+
+
+STREAMS = False  # the report needs the whole run: Stream keeps the units
+Stream = partial(WholeRun, write=write)
+
+
+def render(result: RunResult, out: TextIO) -> None:
+    render_run(Stream, result, out)

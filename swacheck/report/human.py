@@ -22,6 +22,7 @@ from ..records import Finding
 from ..settings import Settings
 from .common import HEADER, Row, edit_text, fix_label, heading, pair_rows, table_rows
 from .escape import InertLines, terminal
+from .renderer import render_run
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -284,6 +285,9 @@ def _deployment(w: PlainWriter | RichWriter, r: DeploymentResult, verbose: bool 
     w.line()
 
 
+STREAMS = True  # Stream writes each unit as it comes and keeps none
+
+
 class Stream:
     """The report written unit by unit (``engine.run_units``): each deployment as soon as its unit
     is checked; the PD pairs (captured as text), skipped files and the summary at the end."""
@@ -368,6 +372,4 @@ def _pair(w: PlainWriter | RichWriter, pair: ServerPair, verbose: bool = True) -
 
 
 def render(result: RunResult, out: TextIO) -> None:
-    stream = Stream(result.settings, out)
-    stream.unit(result)
-    stream.finish(result)
+    render_run(Stream, result, out)

@@ -16,6 +16,7 @@ from ..engine import DeploymentResult, RunResult
 from ..settings import Settings
 from .common import deployment_head, pair_json, pool_json
 from .escape import json_data
+from .renderer import render_run
 
 SCHEMA_VERSION = 1
 PAIRS_IN_MEMORY = 4 * 1024 * 1024  # characters of pair text kept in memory before spilling to disk
@@ -111,6 +112,9 @@ def dump(value: Any, out: TextIO, level: int = 0) -> None:
         out.write("\n" + "  " * level + "]")
 
 
+STREAMS = True  # Stream writes each unit as it comes and keeps none
+
+
 class Stream:
     """The report written unit by unit (``engine.run_units``): the deployments as their units are
     checked, then the pairs (waiting in a spooled temporary file until then), the errors and
@@ -160,6 +164,4 @@ class Stream:
 
 
 def render(result: RunResult, out: TextIO) -> None:
-    stream = Stream(result.settings, out)
-    stream.unit(result)
-    stream.finish(result)
+    render_run(Stream, result, out)

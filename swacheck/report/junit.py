@@ -12,12 +12,14 @@ Every attribute and text goes through ``escape.xml`` (report/escape.py).
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from functools import partial
 from typing import TextIO
 
 from ..engine import RunResult
 from ..records import SEVERITY_RANK, Finding, InputError
 from .common import edit_text, fix_label
 from .escape import xml as clean
+from .renderer import WholeRun, render_run
 
 
 def body(lines: list[str]) -> str:
@@ -114,9 +116,18 @@ def as_element(result: RunResult) -> ET.Element:
     return root
 
 
-def render(result: RunResult, out: TextIO) -> None:
+def write(result: RunResult, out: TextIO) -> None:
+    """The whole report of a run."""
     root = as_element(result)
     ET.indent(root)
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
     out.write(ET.tostring(root, encoding="unicode"))
     out.write("\n")
+
+
+STREAMS = False  # the report needs the whole run: Stream keeps the units
+Stream = partial(WholeRun, write=write)
+
+
+def render(result: RunResult, out: TextIO) -> None:
+    render_run(Stream, result, out)

@@ -18,6 +18,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 from urllib.parse import quote
@@ -27,6 +28,7 @@ from ..engine import RunResult
 from ..records import Location
 from .common import fix_label
 from .escape import json_data, path_for_uri
+from .renderer import WholeRun, render_run
 
 SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -240,6 +242,15 @@ def as_data(result: RunResult) -> dict[str, Any]:
     }
 
 
-def render(result: RunResult, out: TextIO) -> None:
+def write(result: RunResult, out: TextIO) -> None:
+    """The whole report of a run."""
     json.dump(as_data(result), out, indent=2)
     out.write("\n")
+
+
+STREAMS = False  # the report needs the whole run: Stream keeps the units
+Stream = partial(WholeRun, write=write)
+
+
+def render(result: RunResult, out: TextIO) -> None:
+    render_run(Stream, result, out)

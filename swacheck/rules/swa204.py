@@ -76,7 +76,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             CODE,
             SEVERITY,
-            f"ValueError: {event.message} (pool_configurator.py check_dsv4_unified_fp8_pd_supported)",
+            f"ValueError: {event.message} (pool_configurator.py {res.profile.fp8_pd_raised_in})",
             event.location or env.location or res.deployment.location,
             fix,
             related,

@@ -7,9 +7,14 @@ argparse parses it, so this rule checks every value, of any flag of the release'
 argparse's own types and choices: integers (`"128"` is fine, `128.0`, `eight`, `true` and
 `null` are not), floats (`mem-fraction-static: high`), `human_readable_int` (`1k`, `1Ki`),
 choices (`disaggregation-mode` is one of `null`, `prefill`, `decode`, case-sensitive; an
-unquoted YAML `null` reaches SGLang as the text `None`), each item of a list flag; the same on
-a command line. A store_true flag in a `--config` file takes only a YAML boolean: the loader
-passes any other value on after the flag (`trust-remote-code: "true"` becomes
+unquoted YAML `null` reaches SGLang as the text `None`), SGLang's own type functions that can
+refuse a value (`json.loads` flags such as `preferred-sampling-params` take JSON; `json_list_type`
+flags such as `forward-hooks` take JSON as `orjson` reads it, no `NaN`; `cuda-graph-config`
+takes a JSON object; `cuda-graph-backend-*` refuses the retired `tc_piecewise`), each item of a
+list flag; the same on a command line. Which flags have which type and choices is the release's
+own table (`swacheck/sglang/data/server-args-X.tsv`), so `--sglang-version` decides. A
+store_true flag in a `--config` file takes only a YAML boolean: the loader passes any other
+value on after the flag (`trust-remote-code: "true"` becomes
 `--trust-remote-code true`) and argparse stops with `unrecognized arguments: true`.
 `json-model-override-args` must be a JSON object.
 It also reports `dp-size` > 1 together with `attn-dp-size` > 1, which SGLang's parallel hook

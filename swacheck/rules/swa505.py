@@ -73,7 +73,9 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             Fix("Add cp-strategy: interleave.", (edit,) if edit else (), safe=False),
             field="cp-strategy",
         )
-    elif strategy != "interleave" and not (strategy == "zigzag" and npu and v == "0.5.23"):
+    elif strategy != "interleave" and not (
+        strategy == "zigzag" and npu and res.profile.cp_zigzag_npu
+    ):
         a = pf.arg(res, "cp-strategy")
         assert a is not None
         yield Finding(
@@ -82,7 +84,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             f"cp-strategy {strategy} for DeepSeek-V4: ValueError: "
             + (
                 "DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends reindex with interleave order."
-                if v == "0.5.23"
+                if res.profile.cp_zigzag_npu
                 else f"DeepSeekV4 only supports interleave CP strategy, got {strategy}"
             ),
             a.value_loc,

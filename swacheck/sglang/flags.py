@@ -14,6 +14,7 @@ value as text, and argparse (``allow_abbrev=True``) parses the result. So, exact
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -150,40 +151,21 @@ def _one_edit(a: str, b: str) -> bool:
 def removed_flag(key: str, profile: SGLangProfile) -> str | None:
     """The newest earlier SGLang release (of those swacheck knows) that accepted ``key``, when
     this release no longer does: a removed flag, never to be "corrected" to a neighbour."""
-    from .version import PROFILES
+    from .version import PROFILES, release_key
 
     dashed = key.replace("_", "-")
     if dashed in _read(profile.args_file):
         return None
-    older = [p for v, p in PROFILES.items() if _version_key(v) < _version_key(profile.version)]
-    for p in sorted(older, key=lambda p: _version_key(p.version), reverse=True):
+    older = [p for v, p in PROFILES.items() if release_key(v) < release_key(profile.version)]
+    for p in sorted(older, key=lambda p: release_key(p.version), reverse=True):
         if dashed in _read(p.args_file):
             return p.version
     return None
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.replace(".post", ".").split("."))
-
-
-# SGLang's own deprecation table: a deprecated option and the options it names as its
-# replacement (srt/server_args.py, "Deprecated argument registrations", ``new_flag=``;
-# SGLang 0.5.23: `--disable-cuda-graph` -> `--cuda-graph-backend-{decode,prefill}=disabled`).
-# `--enable-dp-attention` -> `--attn-dp-size` needs the dp-size value and is handled by SWA303
-# itself. Used only for the releases whose wheel the table was read from, and only where every
-# option it names is a plain one.
-_DEPRECATED_READ_FROM = ("0.5.23",)
-_DEPRECATED: dict[str, tuple[tuple[str, str], ...]] = {
-    "disable-cuda-graph": (
-        ("cuda-graph-backend-decode", "disabled"),
-        ("cuda-graph-backend-prefill", "disabled"),
-    ),
-}
-
-
 def replacement(name: str, profile: SGLangProfile) -> tuple[tuple[str, str], ...] | None:
     """The ``(option, value)`` entries SGLang names in place of deprecated ``name``, or None."""
-    entries = _DEPRECATED.get(name) if profile.version in _DEPRECATED_READ_FROM else None
+    entries = dict(profile.deprecated).get(name)  # only where every option it names is a plain one
     table = _read(profile.args_file)
     if entries and all(
         k in table and table[k].kind == "store" and v in table[k].choices for k, v in entries
@@ -198,7 +180,8 @@ _HUMAN_INT = r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)"
 
 
 def _convert(typ: str, text: str) -> tuple[bool, object]:
-    """argparse's ``type(text)`` for the types swacheck can run itself; (False, None) when it raises."""
+    """argparse's ``type(text)`` for the types swacheck can run itself; (False, None) when it raises
+    ``ValueError`` (argparse: ``invalid TYPE value``)."""
     import re
 
     try:
@@ -211,9 +194,59 @@ def _convert(typ: str, text: str) -> tuple[bool, object]:
             if m:
                 return ("." not in m.group(1) or not m.group(2).endswith("i")), None
             return True, int(text.strip())
+        if (
+            typ == "loads"
+        ):  # json.loads (srt/server_args.py 0.5.12:23 ``import json``, ``type=json.loads``)
+            return True, json.loads(text)
     except ValueError:
         return False, None
     return True, text
+
+
+def _strict_json(text: str) -> object:
+    """``orjson.loads``: JSON without NaN/Infinity (``ValueError`` where orjson raises)."""
+
+    def refuse(constant: str) -> object:
+        raise ValueError(constant)
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def _type_error(typ: str, flag: str, text: str) -> str | None:
+    """What an SGLang type function raising ``argparse.ArgumentTypeError`` prints, or None.
+
+    ``json_list_type`` (srt/utils/common.py 0.5.12:3775, 0.5.23:4818: ``orjson.loads``);
+    ``parse_cuda_graph_backend_arg`` (srt/model_executor/cuda_graph_config.py 0.5.22:237,
+    0.5.23:237: the retired ``tc_piecewise``); ``parse_cuda_graph_config_arg`` (the same file,
+    0.5.14:178, 0.5.17:216, 0.5.20:236, 0.5.23:252: JSON, and a JSON object; the per-phase keys
+    are left to SGLang).
+    """
+    if typ == "json_list_type":
+        try:
+            _strict_json(text)
+        except ValueError:
+            return f"Invalid JSON list: {text}. Please provide a valid JSON list."
+    elif typ == "parse_cuda_graph_backend_arg" and text == "tc_piecewise":
+        return "tc_piecewise was removed; select breakable, full, or disabled"
+    elif typ == "parse_cuda_graph_config_arg":
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError as e:
+            return f"{flag} must be JSON: {e}"
+        if not isinstance(parsed, dict):
+            return f"{flag} must be a JSON object, got {type(parsed).__name__}"
+    return None
+
+
+_EXPECTED = {
+    "int": "an integer",
+    "float": "a number",
+    "human_readable_int": "an integer (or 1k, 1M, 1Ki, ...)",
+    "loads": "JSON",
+    "json_list_type": "a JSON list",
+    "parse_cuda_graph_config_arg": "a JSON object",
+    "parse_cuda_graph_backend_arg": "a backend other than tc_piecewise",
+}
 
 
 def value_refusal(option: Option, text: str) -> tuple[str, str] | None:
@@ -221,21 +254,23 @@ def value_refusal(option: Option, text: str) -> tuple[str, str] | None:
 
     The ``--config`` merger hands argparse ``str(value)`` (``srt/utils/server_args_config_parser.py``,
     ``_add_scalar_arg``/``_add_list_arg``, the same in 0.5.17-0.5.23); argparse calls the option's
-    ``type`` on it, then checks ``choices`` against the converted value. Only the types swacheck
-    can reproduce exactly are checked (int, float, human_readable_int, and choices of any type);
-    the JSON types are left to the resolver (``json-model-override-args``).
+    ``type`` on it, then checks ``choices`` against the converted value. The types swacheck can
+    reproduce exactly are checked (int, float, human_readable_int, json.loads, json_list_type,
+    parse_cuda_graph_config_arg as far as JSON, parse_cuda_graph_backend_arg), and choices of
+    any type; ``json-model-override-args`` is left to the resolver, the other types (str,
+    nullable_str) take any text.
     """
     flag = "--" + option.canonical
     ok, value = _convert(option.type, text)
     if not ok:
-        if option.type == "int":
-            return "an integer", f"argument {flag}: invalid int value: {text!r}"
-        if option.type == "float":
-            return "a number", f"argument {flag}: invalid float value: {text!r}"
-        return (
-            "an integer (or 1k, 1M, 1Ki, ...)",
-            f"argument {flag}: Invalid integer value: {text.strip()!r}",
-        )
+        if option.type == "human_readable_int":
+            said = f"Invalid integer value: {text.strip()!r}"
+        else:
+            said = f"invalid {option.type} value: {text!r}"
+        return _EXPECTED[option.type], f"argument {flag}: {said}"
+    said = _type_error(option.type, flag, text)
+    if said is not None:
+        return _EXPECTED[option.type], f"argument {flag}: {said}"
     if option.choices:
         conv = int if option.type == "int" else float if option.type == "float" else None
         try:

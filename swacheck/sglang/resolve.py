@@ -259,6 +259,8 @@ class _Resolver:
 
     def int_arg(self, name: str, minimum: int | None = None) -> Val | None:
         val = self.typed_arg(name)
+        if val is not None and not isinstance(val.value, int):
+            return None  # not an option of this release (SWA303): no type, and SGLang stops anyway
         if val is not None and minimum is not None and val.value < minimum:
             arg = self.arg(name)
             assert arg is not None

@@ -1,16 +1,21 @@
 """Everything about SGLang that changes between releases, in one place: one profile per release.
 
+A profile holds the release's behaviour facts (the fields of :class:`SGLangProfile`), the lines
+and wordings of its DSV4 target/draft messages (read by ``swacheck why``: :data:`WORDINGS`,
+:data:`MESSAGE_LINES`), its server-argument table (``data/server-args-X.tsv``, read by
+``flags.py``: types, choices, how the ``--config`` merger takes each key) and the deprecated
+options it names a replacement for. Settings, the CLI and the configuration file ask
+:func:`lookup` which profile a ``--sglang-version`` means.
+
 Read from each released wheel (``pip download --no-deps sglang==X``; paths below are relative
-to the ``sglang`` package of that wheel) and cross-checked against the project's
-``research/sglang-versions.md``. Each field says where its fact comes from. The server-argument
-tables (``data/server-args-X.tsv``) were dumped from each release's own
-``ServerArgs.add_cli_args`` and classified with that release's ``--config`` merger (0.5.12 and 0.5.13
-with ``scripts/dump_server_args.py``, which runs the release's ``add_cli_args`` on a real argparse
-parser without importing SGLang).
+to the ``sglang`` package of that wheel). Each field says where its fact comes from. The
+server-argument tables (``data/server-args-X.tsv``) are built by ``scripts/dump_flags.py`` from
+each release's own ``ServerArgs.add_cli_args`` and ``--config`` merger (README "Adding a release").
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 _RING = "DSV4 target and draft pools must share SWA ring geometry: target={target}, draft={draft}"
@@ -103,6 +108,10 @@ class SGLangProfile:
     # 0.5.20:567 "Currently DSpark speculative decoding only supports pp_size == 1."), "prefill"
     # (0.5.21:632, 0.5.22:655, 0.5.23:716), "" (not read)
     dspark_pp: str = "prefill"
+    # where that refusal is raised in srt/model_executor/pool_configurator.py: its own function
+    # from 0.5.22 (0.5.22:145, 0.5.23:148); DSV4PoolConfigurator.__init__ in 0.5.20 (1033) and
+    # 0.5.21 (1077), which have no check_dsv4_unified_fp8_pd_supported
+    fp8_pd_raised_in: str = "check_dsv4_unified_fp8_pd_supported"
     # the same in every release read (0.5.14 - 0.5.23):
     msg_draft_ratios: str = "DSV4 draft state transfer expects SWA-only NextN layers"
     msg_unified_mode: str = "DSV4 target and draft pools must use the same unified-KV mode"
@@ -111,6 +120,27 @@ class SGLangProfile:
     topk_assert: str = (
         "Only EAGLE speculative algorithm with topk == 1 is supported for DeepseekV4ForCausalLM"
     )
+    # the line of each DSV4 message in srt/disaggregation/utils.py setup_state_kv_args, in check
+    # order (draft_ratios, unified_mode, ring, mapping, paged); () where the block is absent
+    message_lines: tuple[int, ...] = ()
+    # SGLang's deprecation table: a deprecated option and the (option, value) entries it names as
+    # its replacement (srt/server_args.py, "Deprecated argument registrations", ``new_flag=``):
+    # `--disable-cuda-graph` -> `--cuda-graph-backend-{decode,prefill}=disabled` from 0.5.14
+    # (0.5.14:6378, 0.5.15:6263, 0.5.16:7220, 0.5.17:8335, 0.5.20:408, 0.5.21:345, 0.5.22:412,
+    # 0.5.23:413); flags.replacement() offers it only where every option it names is a plain one
+    # of the release's table (0.5.14-0.5.19's --config loader refuses cuda-graph-backend-prefill,
+    # whose dest a deprecated alias shares). Replacements that name no value
+    # (`--enable-dp-attention` -> `--attn-dp-size <dp-size>`, handled by SWA303 itself) are not here.
+    deprecated: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+        (
+            "disable-cuda-graph",
+            (("cuda-graph-backend-decode", "disabled"), ("cuda-graph-backend-prefill", "disabled")),
+        ),
+    )
+    # --cp-strategy zigzag for DeepSeek-V4: accepted on NPU only, with its own message, in 0.5.23
+    # (srt/arg_groups/deepseek_v4_hook.py validate_deepseek_v4_cp 0.5.23:168-176); before, any
+    # strategy but interleave is refused (0.5.16:73, 0.5.20:209)
+    cp_zigzag_npu: bool = False
 
     @property
     def checks_added_in(self) -> str:
@@ -138,6 +168,8 @@ _V0_5_23 = SGLangProfile(
     args_file="server-args-0.5.23.tsv",
     kv_bf16_assert_at="deepseek_v4_memory_pool.py:321",
     dspark_subfolder=True,
+    message_lines=(1786, 1790, 1806, 1819, 1836),
+    cp_zigzag_npu=True,
 )
 _V0_5_22 = replace(
     _V0_5_23,
@@ -148,6 +180,8 @@ _V0_5_22 = replace(
     extra_slots_floor_one=False,
     per_worker_floor_one=False,
     args_file="server-args-0.5.22.tsv",
+    message_lines=(1720, 1724, 1740, 1753, 1765),
+    cp_zigzag_npu=False,
     dspark_subfolder=False,
 )
 _V0_5_21 = replace(
@@ -157,13 +191,17 @@ _V0_5_21 = replace(
     attn_dp_from="enable-dp-attention",
     env_backend_default="tilelang",
     fp8_pd="pd",
+    fp8_pd_raised_in="DSV4PoolConfigurator.__init__, 0.5.21:1077",
     args_file="server-args-0.5.21.tsv",
+    message_lines=(1620, 1624, 1640, 1653, 1665),
     kv_bf16_assert_at="deepseek_v4_memory_pool.py (0.5.20:137, 0.5.22:285)",
 )
 _V0_5_20 = replace(
     _V0_5_21,
     version="0.5.20",
+    fp8_pd_raised_in="DSV4PoolConfigurator.__init__, 0.5.20:1033",
     args_file="server-args-0.5.20.tsv",
+    message_lines=(1596, 1600, 1616, 1629, 1641),
     kv_bf16_assert_at="deepseek_v4_memory_pool.py:137",
     pp_spec="npu-prefill",
     dspark_pp="pp1",
@@ -175,16 +213,22 @@ _V0_5_19 = replace(
     fp8_pd="absent",
     trtllm_pd_assert=False,
     args_file="server-args-0.5.19.tsv",
+    message_lines=(1252, 1256, 1272, 1285, 1297),
     kv_bf16_assert_at="deepseek_v4_memory_pool.py:125",
 )
 _V0_5_18 = replace(
-    _V0_5_19, version="0.5.18", args_file="server-args-0.5.18.tsv", dsv4_fp4_auto_sm=(12,)
+    _V0_5_19,
+    version="0.5.18",
+    args_file="server-args-0.5.18.tsv",
+    message_lines=(1192, 1196, 1212, 1225, 1237),
+    dsv4_fp4_auto_sm=(12,),
 )
 _V0_5_17 = replace(
     _V0_5_18,
     version="0.5.17",
     npu_skips_block=True,
     args_file="server-args-0.5.17.tsv",
+    message_lines=(1141, 1145, 1161, 1174, 1186),
     kv_bf16_assert_at="deepseek_v4_memory_pool.py:117",
 )
 _V0_5_16 = replace(
@@ -193,6 +237,7 @@ _V0_5_16 = replace(
     dspark_pp="",
     dcp_draft_page_scale=False,
     args_file="server-args-0.5.16.tsv",
+    message_lines=(965, 969, 985, 998, 1010),
     kv_bf16_assert_at="deepseek_v4_memory_pool.py:117",
 )
 _V0_5_15_POST1 = replace(
@@ -203,6 +248,7 @@ _V0_5_15_POST1 = replace(
     algorithms=("EAGLE",),
     algorithm_assert="Only EAGLE speculative algorithm is supported for DeepseekV4ForCausalLM",
     args_file="server-args-0.5.15.post1.tsv",
+    message_lines=(),
     dsv4_fp4_auto_runner="marlin",
     kv_bf16_assert_at="deepseek_v4_memory_pool.py (0.5.14:113)",
     fp4_dequant_env=False,
@@ -210,7 +256,7 @@ _V0_5_15_POST1 = replace(
 )
 _V0_5_15 = replace(_V0_5_15_POST1, version="0.5.15", args_file="server-args-0.5.15.tsv")
 _V0_5_14 = replace(_V0_5_15, version="0.5.14", args_file="server-args-0.5.14.tsv")
-# 0.5.12-0.5.13: read from the wheels; their flag tables were dumped with scripts/dump_server_args.py
+# 0.5.12-0.5.13: read from the wheels (scripts/dump_flags.py --source reads their flag tables)
 _V0_5_13 = replace(
     _V0_5_14,
     version="0.5.13",
@@ -222,6 +268,7 @@ _V0_5_13 = replace(
     has_decode_extra_slots=False,
     has_unified_kv=False,
     kv_bf16_assert_at="(refused earlier by the DSV4 hook)",
+    deprecated=(),
 )
 _V0_5_12 = replace(
     _V0_5_13, version="0.5.12", args_file="server-args-0.5.12.tsv", pd_pp_refused=True
@@ -245,7 +292,8 @@ PROFILES: dict[str, SGLangProfile] = {
         _V0_5_23,
     )
 }
-DEFAULT = _V0_5_23
+NEWEST = _V0_5_23
+DEFAULT = NEWEST
 SGLANG_0_5_23 = _V0_5_23
 
 
@@ -257,6 +305,103 @@ def profile(version: str) -> SGLangProfile:
         raise KeyError(f"swacheck knows SGLang {', '.join(PROFILES)}; not {version!r}") from None
 
 
+_RELEASE = re.compile(r"v?(\d{1,4})\.(\d{1,4})\.(\d{1,4})(?:\.post(\d{1,4}))?")
+
+
+def release_key(version: str) -> tuple[int, ...]:
+    """``0.5.15.post1`` -> ``(0, 5, 15, 1)``; ``ValueError`` when it is not ``X.Y.Z[.postN]``."""
+    m = _RELEASE.fullmatch(version)
+    if m is None:
+        raise ValueError(version)
+    return tuple(int(g or 0) for g in m.groups())
+
+
+class NewerReleaseWarning(UserWarning):
+    """A ``sglang-version`` newer than every profile: the newest profile is used (:func:`lookup`)."""
+
+
+def lookup(version: object) -> tuple[SGLangProfile, str | None]:
+    """The profile ``--sglang-version``/``sglang-version`` means, and a warning or None.
+
+    A known release is its own profile. A well-formed release newer than every profile
+    (``0.5.24``, ``0.5.23.post1``, ``0.6.0``) is predicted with the newest profile, with a
+    one-line warning saying so. Anything else (an older release swacheck has no profile for,
+    a malformed version) raises ``ValueError`` with the known versions.
+    """
+    text = str(version).strip()
+    known = PROFILES.get(text.removeprefix("v"))
+    if known is not None:
+        return known, None
+    try:
+        newer = release_key(text) > release_key(NEWEST.version)
+    except ValueError:
+        newer = False
+    if not newer:
+        raise ValueError(f"must be one of {', '.join(PROFILES)} or a newer X.Y.Z, got {version!r}")
+    return NEWEST, (
+        f"SGLang {text.removeprefix('v')} is newer than the releases swacheck knows "
+        f"({next(iter(PROFILES))} - {NEWEST.version}); predicting SGLang {NEWEST.version}'s behaviour"
+    )
+
+
 def format_tuple(values: tuple) -> str:
     """Python's tuple repr, which is what SGLang's f-string prints."""
     return repr(tuple(values))
+
+
+# ---------------------------------------------------------------------------------------------
+# The DSV4 target/draft messages, per release (``swacheck why`` reads these)
+# ---------------------------------------------------------------------------------------------
+
+# the releases that compare the pools (setup_state_kv_args' DSV4 block), oldest first
+VERSIONS = tuple(v for v, p in PROFILES.items() if p.has_dsv4_block)
+CHECK_ORDER = ("draft_ratios", "unified_mode", "ring", "mapping", "paged")
+# the line of each message in srt/disaggregation/utils.py, in CHECK_ORDER
+MESSAGE_LINES = {v: PROFILES[v].message_lines for v in VERSIONS}
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    kind: str  # "draft_ratios" | "unified_mode" | "ring" | "mapping" | "paged"
+    text: str  # the message, up to and including "geometry:" for the tuple messages
+    fields: tuple[str, ...]  # the tuple's fields; () for the messages without tuples
+    versions: tuple[str, ...]  # the releases that print this wording
+    check: str  # what SGLang compares there, in a few words
+
+    @property
+    def version_range(self) -> str:
+        return (
+            self.versions[0]
+            if len(self.versions) == 1
+            else f"{self.versions[0]} – {self.versions[-1]}"
+        )
+
+
+def _wordings() -> tuple[Wording, ...]:
+    """One :class:`Wording` per distinct (kind, text, tuple fields), from the profiles' messages."""
+    out: dict[tuple[str, str, tuple[str, ...]], list[str]] = {}
+    for kind in CHECK_ORDER:
+        for v in VERSIONS:
+            p = PROFILES[v]
+            message = getattr(p, "msg_" + kind)
+            fields: tuple[str, ...] = ()
+            if kind == "ring":
+                fields = ("window", "ring_size", "pages")
+            elif kind == "paged":
+                fields = ("page_size", "sliding_window")
+                fields += ("ring_capacity",) if p.paged_tuple_has_third else ()
+            out.setdefault((kind, message.split(" target=")[0], fields), []).append(v)
+    return tuple(
+        Wording(kind, text, fields, tuple(versions), _CHECKS[kind].format(", ".join(fields)))
+        for (kind, text, fields), versions in out.items()
+    )
+
+
+_CHECKS = {
+    "draft_ratios": "draft compression ratios (check 1 of 5)",
+    "unified_mode": "unified-KV mode of the two pools (check 2 of 5)",
+    "ring": "unified KV: SWA ring geometry ({})",
+    "mapping": "paged KV: the SWA index mapping object (compared with `is`)",
+    "paged": "paged KV: SWA geometry ({})",
+}
+WORDINGS = _wordings()

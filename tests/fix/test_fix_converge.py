@@ -159,7 +159,7 @@ def test_a_fix_that_would_break_the_file_is_never_written(tree, monkeypatch):
 
 def test_many_fixes_in_one_file_are_applied_in_one_round_without_a_parse_each(tree, monkeypatch):
     # 2,000 duplicate keys: every fix checked with its own parse of the file took minutes
-    from swacheck import fixer
+    from swacheck import fixplan
 
     lines = [
         "model-path: models/v4",
@@ -169,9 +169,9 @@ def test_many_fixes_in_one_file_are_applied_in_one_round_without_a_parse_each(tr
     ]
     lines += [f"page-size: {i}" for i in range(2000)]
     parses = []
-    real = fixer._duplicates
+    real = fixplan._duplicates
     monkeypatch.setattr(
-        fixer, "_duplicates", lambda text, path: parses.append(1) or real(text, path)
+        fixplan, "_duplicates", lambda text, path: parses.append(1) or real(text, path)
     )
     root = tree({"server.yaml": "\n".join(lines) + "\n"})
     run = run_cli("--fix", "server.yaml", cwd=root)

@@ -10,7 +10,7 @@ import stat
 import pytest
 from conftest import run_cli
 
-from swacheck import fixer
+from swacheck import fixplan, safewrite
 
 # SWA201 (remove page-size) is a safe fix
 SERVER = (
@@ -23,14 +23,14 @@ FIXED = "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-
 
 def test_a_file_changed_between_check_and_write_is_skipped(tree, monkeypatch):
     root = tree({"server.yaml": SERVER})
-    write_all = fixer.Fixer.write_all
+    write_all = fixplan.Fixer.write_all
 
     def edit_first(self):  # type: ignore[no-untyped-def]
         # someone inserts a comment after swacheck checked the file and before it writes
         (root / "server.yaml").write_text("# a comment\n" + SERVER)
         return write_all(self)
 
-    monkeypatch.setattr(fixer.Fixer, "write_all", edit_first)
+    monkeypatch.setattr(fixplan.Fixer, "write_all", edit_first)
     run = run_cli("--fix", "server.yaml", cwd=root)
     assert (
         root / "server.yaml"
@@ -44,7 +44,7 @@ def test_a_file_changed_between_check_and_write_is_skipped(tree, monkeypatch):
 
 def test_a_file_replaced_between_check_and_write_is_skipped(tree, monkeypatch):
     root = tree({"server.yaml": SERVER})
-    write_all = fixer.Fixer.write_all
+    write_all = fixplan.Fixer.write_all
 
     def replace_it(self):  # type: ignore[no-untyped-def]
         # same bytes, new file (an editor's save): swacheck must not rename over it blindly
@@ -52,7 +52,7 @@ def test_a_file_replaced_between_check_and_write_is_skipped(tree, monkeypatch):
         os.replace(root / "new.yaml", root / "server.yaml")
         return write_all(self)
 
-    monkeypatch.setattr(fixer.Fixer, "write_all", replace_it)
+    monkeypatch.setattr(fixplan.Fixer, "write_all", replace_it)
     run_cli("--fix", "server.yaml", cwd=root)
     # the digest is of the same bytes, so the fix may be written; what matters is a clean result
     assert (root / "server.yaml").read_text() in (SERVER, FIXED)
@@ -60,13 +60,13 @@ def test_a_file_replaced_between_check_and_write_is_skipped(tree, monkeypatch):
 
 def test_a_file_changed_before_the_fix_reads_it_again_is_skipped(tree, monkeypatch):
     root = tree({"server.yaml": SERVER})
-    state = fixer.Fixer._state
+    state = fixplan.Fixer._state
 
     def edit_then_read(self, path, key):  # type: ignore[no-untyped-def]
         (root / "server.yaml").write_text(SERVER.replace("page-size: 64", "page-size: 32"))
         return state(self, path, key)
 
-    monkeypatch.setattr(fixer.Fixer, "_state", edit_then_read)
+    monkeypatch.setattr(fixplan.Fixer, "_state", edit_then_read)
     run = run_cli("--fix", "server.yaml", cwd=root)
     assert "page-size: 32" in (root / "server.yaml").read_text()
     assert (
@@ -151,7 +151,7 @@ def test_a_new_file_that_cannot_get_the_owner_falls_back_to_writing_in_place(tre
 
     # as a user who does not own the file: fchown is refused
     monkeypatch.setattr(os, "fchown", refuse)
-    monkeypatch.setattr(fixer, "_owner_differs", lambda mine, st: True)
+    monkeypatch.setattr(safewrite, "_owner_differs", lambda mine, st: True)
     run_cli("--fix", "server.yaml", cwd=root)
     assert (root / "server.yaml").read_text() == FIXED
     assert os.stat(root / "server.yaml").st_ino == ino  # written in place

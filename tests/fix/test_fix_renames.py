@@ -78,7 +78,11 @@ def test_a_deprecated_flag_becomes_what_sglangs_table_names(tree):
         (root / "server.yaml").read_text()
         == EAGLE + "cuda-graph-backend-decode: disabled\ncuda-graph-backend-prefill: disabled\n"
     )
-    # a release whose deprecation table swacheck has not read: no rename, the old unsafe advice
+    # the same from 0.5.20 (srt/server_args.py 0.5.21:345 names the same replacement)
     root = tree({"server.yaml": EAGLE + "disable-cuda-graph: true\n"})
     diff = run_cli("--diff", "--sglang-version", "0.5.21", "server.yaml", cwd=root)
+    assert "+cuda-graph-backend-prefill: disabled" in diff.stdout
+    # a release whose --config loader refuses one of the options named (0.5.19:
+    # cuda-graph-backend-prefill shares its dest with a deprecated alias): no rename
+    diff = run_cli("--diff", "--sglang-version", "0.5.19", "server.yaml", cwd=root)
     assert "cuda-graph-backend" not in diff.stdout

@@ -270,3 +270,76 @@ def test_store_true_flag_with_a_value_in_a_config_file_is_refused(lint, version,
         f"error: unrecognized arguments: {emitted})"
     )
     assert f["fix"]["description"] == f"Give {key} true or false."
+
+
+# The SGLang type functions swacheck runs itself, each in the releases whose table names it:
+# json.loads, json_list_type (srt/utils/common.py 0.5.23:4818), parse_cuda_graph_config_arg and
+# parse_cuda_graph_backend_arg (srt/model_executor/cuda_graph_config.py 0.5.23:237-259).
+@pytest.mark.parametrize(
+    "versions, line, message",
+    [
+        (
+            ("0.5.12", "0.5.23"),
+            "preferred-sampling-params: not json",
+            "preferred-sampling-params: SGLang's argument parser rejects the string 'not json'; "
+            "expected JSON (argparse: error: argument --preferred-sampling-params: invalid loads "
+            "value: 'not json')",
+        ),
+        (
+            ("0.5.12", "0.5.23"),
+            "forward-hooks: '[1, 2'",
+            "forward-hooks: SGLang's argument parser rejects the string '[1, 2'; expected a JSON "
+            "list (argparse: error: argument --forward-hooks: Invalid JSON list: [1, 2. Please "
+            "provide a valid JSON list.)",
+        ),
+        (
+            ("0.5.14", "0.5.20", "0.5.23"),
+            "cuda-graph-config: '[1]'",
+            "cuda-graph-config: SGLang's argument parser rejects the string '[1]'; expected a JSON "
+            "object (argparse: error: argument --cuda-graph-config: --cuda-graph-config must be a "
+            "JSON object, got list)",
+        ),
+        (
+            ("0.5.23",),
+            "cuda-graph-config: '{'",
+            "cuda-graph-config: SGLang's argument parser rejects the string '{'; expected a JSON "
+            "object (argparse: error: argument --cuda-graph-config: --cuda-graph-config must be "
+            "JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+        ),
+        (
+            ("0.5.22", "0.5.23"),
+            "cuda-graph-backend-decode: tc_piecewise",
+            "cuda-graph-backend-decode: SGLang's argument parser rejects the string 'tc_piecewise'; "
+            "expected a backend other than tc_piecewise (argparse: error: argument "
+            "--cuda-graph-backend-decode: tc_piecewise was removed; select breakable, full, or "
+            "disabled)",
+        ),
+    ],
+)
+def test_sglang_type_functions_are_run(lint, versions, line, message):
+    for version in versions:
+        run = lint({"server.yaml": EAGLE + line + "\n"}, "--sglang-version", version)
+        assert only(run)["message"] == message, version
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "preferred-sampling-params: '{\"temperature\": 0.5}'",
+        "mm-process-config: {a: 1}",  # a mapping reaches SGLang as json.dumps(mapping)
+        "extra-metric-labels: 3",
+        "forward-hooks: '[]'",
+        'cuda-graph-config: \'{"decode": {"max_bs": 8}}\'',
+        "cuda-graph-backend-decode: full",
+    ],
+)
+def test_values_sglang_type_functions_accept_pass(lint, line):
+    assert "SWA304" not in lint({"server.yaml": EAGLE + line + "\n"}).codes()
+
+
+def test_forward_hooks_refuses_nan_as_orjson_does(lint):
+    # orjson.loads refuses NaN, which Python's json.loads would take
+    assert (
+        "Invalid JSON list: NaN"
+        in only(lint({"server.yaml": EAGLE + "forward-hooks: NaN\n"}))["message"]
+    )

@@ -1,0 +1,57 @@
+"""``--baseline FILE`` and ``--write-baseline FILE``: the fingerprints of accepted findings."""
+
+from __future__ import annotations
+
+import typer
+
+from .report.escape import print_error
+from .settings import Settings
+
+BASELINE_VERSION = 1
+
+
+def read_baseline(path: str) -> frozenset[str]:
+    """The fingerprints of a ``--write-baseline`` file; a file that cannot be used exits 2."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        if (
+            not isinstance(data, dict)
+            or data.get("version") != BASELINE_VERSION
+            or not isinstance(data.get("fingerprints"), dict)
+        ):
+            raise ValueError("not a swacheck baseline (version 1, written by --write-baseline)")
+    except OSError as exc:
+        print_error(f"{path}: cannot read the baseline: {exc.strerror or exc}")
+        raise typer.Exit(2) from None
+    except ValueError as exc:  # json.JSONDecodeError too
+        print_error(f"{path}: {exc}")
+        raise typer.Exit(2) from None
+    return frozenset(data["fingerprints"])
+
+
+def write_baseline(settings: Settings, totals, code: int) -> int:  # type: ignore[no-untyped-def]
+    """Write ``--write-baseline``: every finding's fingerprint with what it was, sorted. Exit 0
+    (the findings are accepted), 2 when an input could not be checked or the file written."""
+    import json
+
+    from .report.escape import json_data  # messages and paths are input text: redacted
+
+    data = {
+        "version": BASELINE_VERSION,
+        "tool": "swacheck",
+        "fingerprints": json_data(dict(sorted(totals.fingerprints.items()))),
+    }
+    path = settings.write_baseline
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2)
+            fh.write("\n")
+    except OSError as exc:
+        print_error(f"{path}: cannot write the baseline: {exc.strerror or exc}")
+        return 2
+    n = len(totals.fingerprints)
+    print_error(f"swacheck: wrote {n} finding{'s' if n != 1 else ''} to the baseline {path}")
+    return 2 if code == 2 else 0

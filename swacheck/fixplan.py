@@ -1,0 +1,471 @@
+"""Fix planning for ``--fix`` and ``--diff``: choose the fixes, verify them and converge, in memory.
+
+A run goes in rounds:
+
+1. check the files (proposed texts stand in for the files: ``loading.OVERLAY``);
+2. verify the previous round: every changed file parses and the findings its fixes targeted
+   are gone; otherwise that file's round is taken back and the reason is printed;
+3. take the fixable findings (safe ones, and unsafe ones with ``--unsafe-fixes``; never through
+   a YAML anchor or alias, never in a file outside the root, that failed to parse or changed
+   since it was checked), safe ones first: a fix whose edits overlap one already taken waits
+   for the next round, where it is derived again from the re-checked text (so two fixes of one
+   key become one edit). Each file's result is parsed once; when it would not parse or would
+   hold a key twice (a typo renamed and the same key inserted), its fixes are tried one at a
+   time and the ones that do that wait;
+4. repeat until no fixable finding is left (at most ``MAX_ROUNDS``).
+
+Only then is anything written (:meth:`Fixer.write_all`, one file at a time by
+``safewrite.write_verified``). The commands are ``fixer.py``'s.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+
+from . import fixes, loading
+from .paths import in_vcs_metadata, inside, real
+from .records import Finding, Fix, one_line
+from .safewrite import write_verified
+
+MAX_ROUNDS = 8  # each round re-checks every file; real configs converge in 2-3
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class FileState:
+    """A file a fix touches: the checked bytes (as text) and the text proposed for it."""
+
+    path: str  # as the first finding named it
+    real: str
+    digest: str  # sha256 of the bytes that were checked
+    bom: bool
+    original: str  # the checked text, without its BOM
+    text: str  # the proposed text
+    fixes: list[tuple[str, Fix]] = field(
+        default_factory=list
+    )  # (code, fix) applied to it, for --diff
+    round_text: str = ""  # the text before the current round, to take a round back
+    round_fixes: int = 0  # len(fixes) before the current round
+
+    def data(self) -> bytes:
+        return (("\ufeff" if self.bom else "") + self.text).encode("utf-8")
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class Applied:
+    """One fix applied in memory: the finding it targets, and the files it edits (real paths)."""
+
+    ident: tuple
+    code: str
+    fix: Fix
+    files: frozenset[str]
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class Outcome:
+    """What the rounds decided, for the summary and the exit code."""
+
+    states: dict[str, FileState] = field(default_factory=dict)  # real path -> state
+    applied: list[Applied] = field(default_factory=list)  # the fixes kept, round by round
+    refused: dict[tuple, str] = field(
+        default_factory=dict
+    )  # identity -> why its fix was taken back
+    messages: list[str] = field(default_factory=list)  # one line each, to stderr
+    held: set[str] = field(
+        default_factory=set
+    )  # model-config files not written without --fix-model-configs
+    result: object = None  # the last check's RunResult
+
+
+def identity(result, finding: Finding) -> tuple:  # type: ignore[no-untyped-def]
+    """What stays the same about a finding while fixes move its lines."""
+    dep = result.deployment
+    return (
+        finding.code,
+        finding.field,
+        dep.file,
+        dep.name,
+        finding.location.file if finding.location else "",
+    )
+
+
+def anchored_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of YAML that is shared through anchors: every alias, and every anchored
+    node that some alias refers to. An edit there would change (or break) other places too."""
+    import yaml
+
+    anchored: list[tuple[str, int, int]] = []
+    used: set[str] = set()
+    aliases: list[tuple[int, int]] = []
+    stack: list[tuple[str | None, int]] = []
+    try:
+        for event in yaml.parse(text, Loader=loading._SafeLoader):
+            kind = type(event)
+            if kind is yaml.AliasEvent:
+                used.add(event.anchor)
+                aliases.append((event.start_mark.index, event.end_mark.index))
+            elif kind is yaml.ScalarEvent:
+                if event.anchor:
+                    anchored.append((event.anchor, event.start_mark.index, event.end_mark.index))
+            elif kind in (yaml.MappingStartEvent, yaml.SequenceStartEvent):
+                stack.append((event.anchor, event.start_mark.index))
+            elif kind in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
+                anchor, start = stack.pop()
+                if anchor:
+                    anchored.append((anchor, start, event.end_mark.index))
+    except yaml.YAMLError:
+        return [(0, len(text))]  # cannot tell: treat everything as shared
+    return aliases + [(s, e) for name, s, e in anchored if name in used]
+
+
+def touches(spans: list[tuple[int, int, str]], shared: list[tuple[int, int]]) -> bool:
+    for start, end, _ in spans:
+        for a, b in shared:
+            if max(start, a) < min(end, b) or (start == end and a <= start <= b):
+                return True
+    return False
+
+
+def _is_yaml(state: FileState) -> bool:
+    """Whether a file is read as YAML (not JSON, a launch script, a Dockerfile or a doc -- the
+    file kinds of inputs/kinds.py): where anchors and aliases exist. A script's or a doc's fixes
+    are checked by the next round's re-check alone."""
+    from .inputs import kinds
+
+    path = state.path
+    return not (
+        path.lower().endswith(".json")
+        or kinds.file_kind(path) is not None
+        or kinds.has_shell_shebang(state.original[:200])
+    )
+
+
+def _duplicates(text: str, path: str) -> int:
+    return sum(len(doc.duplicates) for doc in loading.load_file(path, text=text).documents)
+
+
+FALLBACK_FIXES = 50  # fixes tried one by one in a file whose fixes together would not parse
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class _Taken:
+    applied: Applied
+    spans: dict[str, list[tuple[int, int, str]]]  # real path -> character spans of the round's text
+
+
+class _FileRound:
+    """One file during one round: its text, line starts, shared YAML, and the spans taken."""
+
+    def __init__(self, state: FileState):
+        self.state = state
+        self.base = state.round_text
+        self.starts = fixes.line_starts(self.base)
+        self.yaml = _is_yaml(state)
+        self.parsed = self.yaml or state.path.lower().endswith(".json")
+        self._shared: list[tuple[int, int]] | None = None
+        self._dups: int | None = None
+        self.taken: list[tuple[int, int, str]] = []  # sorted, none overlapping
+
+    def shared(self) -> list[tuple[int, int]]:
+        if self._shared is None:
+            self._shared = (
+                anchored_spans(self.base) if ("&" in self.base or "*" in self.base) else []
+            )
+        return self._shared
+
+    def conflicts(self, spans: list[tuple[int, int, str]]) -> bool:
+        for s, e, r in spans:
+            i = max(bisect.bisect_left(self.taken, (s,)) - 1, 0)
+            while i < len(self.taken) and self.taken[i][0] <= e:
+                a, b, q = self.taken[i]
+                if (a, b, q) != (s, e, r) and (
+                    max(s, a) < min(e, b) or (s == e and a < s < b) or (a == b and s < a < e)
+                ):
+                    return True
+                i += 1
+        return False
+
+    def add(self, spans: list[tuple[int, int, str]]) -> None:
+        for span in spans:
+            bisect.insort(self.taken, span)
+
+    def apply(self, taken: list[_Taken]) -> str:
+        key = self.state.real
+        return fixes.apply_spans(
+            self.base, [span for t in taken for span in t.spans[key]], strict=False
+        )[0]
+
+    def accepts(self, new: str) -> bool:
+        """Whether ``new`` parses and holds no more duplicate keys than the round's text."""
+        if not self.parsed or new == self.base:
+            return True
+        try:
+            if self._dups is None:
+                self._dups = _duplicates(self.base, self.state.path)
+            return _duplicates(new, self.state.path) <= self._dups
+        except loading.InputProblem:
+            return False
+
+
+class Fixer:
+    def __init__(self, settings, write: bool):  # type: ignore[no-untyped-def]
+        self.settings = settings
+        self.write = write
+        self.out = Outcome()
+        self.checked: dict[str, str] = {}
+        self.unusable: dict[str, str] = {}  # real path -> why no fix is applied to it
+
+    # ------------------------------------------------------------------ rounds
+
+    def run(self) -> Outcome:
+        from .engine import run
+
+        loading.CHECKED, loading.OVERLAY = self.checked, {}
+        try:
+            pending: list[Applied] = []
+            before: Counter = Counter()
+            for _round in range(MAX_ROUNDS + 1):
+                result = run(self.settings)
+                self.out.result = result
+                counts = Counter(identity(r, f) for r in result.results for f in r.findings)
+                if pending and self._take_back(pending, before, counts, result):
+                    pending = []
+                    continue  # check again without the taken-back files' round
+                self.out.applied.extend(pending)
+                if _round == MAX_ROUNDS:
+                    break
+                pending = self._round(result)
+                before = counts
+                if not pending:
+                    break
+        finally:
+            loading.CHECKED, loading.OVERLAY = None, {}
+        return self.out
+
+    def _take_back(self, pending: list[Applied], before: Counter, counts: Counter, result) -> bool:  # type: ignore[no-untyped-def]
+        """Undo this round in every file that no longer parses or where a fix did not remove its
+        finding (one fewer finding of that identity at least); True when something was taken back.
+        Only the fixes that failed are refused from now on; the others are derived again."""
+        bad: dict[str, str] = {}
+        errors = {real(e.file): e for e in result.errors}
+        for key, state in self.out.states.items():
+            if state.text != state.round_text and key in errors:
+                bad[key] = f"the fixed file would not parse ({one_line(errors[key].message)})"
+        for a in pending:
+            if counts[a.ident] >= before[a.ident]:
+                for f in a.files:
+                    bad.setdefault(
+                        f,
+                        f"{a.code} is still reported after its fix ({one_line(a.fix.description)})",
+                    )
+                self.out.refused[a.ident] = "its fix did not remove it"
+        if not bad:
+            return False
+        grew = True  # a fix that spans files is taken back in all of them
+        while grew:
+            grew = False
+            for a in pending:
+                if a.files & bad.keys() and not a.files <= bad.keys():
+                    for f in a.files - bad.keys():
+                        bad[f] = (
+                            f"taken back with {one_line(self.out.states[next(iter(a.files & bad.keys()))].path)}"
+                        )
+                    grew = True
+        for key, why in bad.items():
+            state = self.out.states[key]
+            state.text = state.round_text
+            state.fixes = state.fixes[: state.round_fixes]
+            self._overlay(state)
+            self.out.messages.append(
+                f"{one_line(state.path)}: not fixed: {why}; nothing is written for this round of fixes"
+            )
+        self.out.applied.extend(a for a in pending if not a.files & bad.keys())
+        return True
+
+    def _candidates(self, result) -> list[tuple[tuple, Finding]]:  # type: ignore[no-untyped-def]
+        """(identity, finding) of every fix that may be applied: safe fixes first, then those
+        that edit what is written before those that insert lines."""
+        candidates = []
+        for r in result.results:
+            for f in r.findings:
+                if f.fix is None or not f.fix.edits:
+                    continue
+                ident = identity(r, f)
+                if ident in self.out.refused:
+                    continue
+                if not f.fix.safe and not self.settings.unsafe_fixes:
+                    continue
+                candidates.append((ident, f))
+        candidates.sort(
+            key=lambda c: (
+                not c[1].fix.safe,
+                any(e.line == e.end_line and e.column == e.end_column for e in c[1].fix.edits),
+                c[1].code,
+            )
+        )
+        return candidates
+
+    def _round(self, result) -> list[Applied]:  # type: ignore[no-untyped-def]
+        """Apply every fix that can be applied now, one after the other."""
+        broken = {real(e.file) for e in result.errors}
+        model_files = {
+            real(pool.model.file)
+            for r in result.results
+            for pool in (r.resolution.target, r.resolution.draft)
+            if pool is not None and pool.model is not None and pool.model.file
+        }
+        candidates = self._candidates(result)
+        for state in self.out.states.values():
+            state.round_text, state.round_fixes = state.text, len(state.fixes)
+        rounds: dict[str, _FileRound] = {}
+        taken: list[_Taken] = []
+        seen: set[tuple] = set()  # one finding reported twice (a server checked through two files)
+        for ident, f in candidates:
+            assert f.fix is not None
+            if (ident, f.fix.edits) in seen:
+                continue
+            seen.add((ident, f.fix.edits))
+            files = {}
+            for e in f.fix.edits:
+                key = self._usable(e.file, broken, model_files)
+                if key is None:
+                    break
+                files[key] = e.file
+            else:
+                t = self._take(ident, f, files, rounds)
+                if t is not None:
+                    taken.append(t)
+        return self._settle(taken, rounds)
+
+    def _usable(self, path: str, broken: set[str], model_files: set[str]) -> str | None:
+        """The real path of a file a fix may edit, or None."""
+        if path == "-" or not os.path.isfile(path):
+            return None  # standard input, a --command text
+        key = real(path)
+        if key in broken or key in self.unusable:
+            return None
+        root = self.settings.root or os.getcwd()
+        if not inside(path, root) or in_vcs_metadata(path):
+            self._unusable(
+                key,
+                f"{one_line(path)}: not fixed: it is outside the root {one_line(root)} (--root)",
+            )
+            return None
+        if self.write and key in model_files and not self.settings.fix_model_configs:
+            self.out.held.add(path)
+            return None
+        if key not in self.out.states:
+            state = self._state(path, key)
+            if state is None:
+                return None
+            self.out.states[key] = state
+        return key
+
+    def _unusable(self, key: str, message: str) -> None:
+        if key not in self.unusable:
+            self.unusable[key] = message
+            self.out.messages.append(message)
+
+    def _state(self, path: str, key: str) -> FileState | None:
+        """The file as it was checked: re-read, and refused when its bytes differ from those checked."""
+        try:
+            with open(key, "rb") as fh:
+                data = fh.read(
+                    self.settings.max_file_size + 1
+                )  # larger: it changed (the digest says so)
+        except OSError as exc:
+            self._unusable(
+                key, f"{one_line(path)}: not fixed: cannot read it again: {exc.strerror or exc}"
+            )
+            return None
+        digest = hashlib.sha256(data).hexdigest()
+        if self.checked.get(key) != digest:
+            self._unusable(
+                key,
+                f"{one_line(path)}: not fixed: it changed since it was checked (run swacheck again)",
+            )
+            return None
+        text = loading.decode(data, path)
+        bom = data.startswith(b"\xef\xbb\xbf")
+        state = FileState(path, key, digest, bom, text, text)
+        state.round_text = text
+        return state
+
+    def _take(
+        self, ident, f: Finding, files: dict[str, str], rounds: dict[str, _FileRound]
+    ) -> _Taken | None:  # type: ignore[no-untyped-def]
+        """Take a fix for this round unless it edits YAML shared through an anchor or overlaps an
+        edit already taken (then it is derived again, from the re-checked text, next round)."""
+        assert f.fix is not None
+        by_file: dict[str, list[tuple[int, int, str]]] = {}
+        for key in files:
+            fr = rounds.get(key)
+            if fr is None:
+                fr = rounds[key] = _FileRound(self.out.states[key])
+            mine = fixes.spans(fr.base, [e for e in f.fix.edits if real(e.file) == key], fr.starts)
+            if fr.yaml and touches(mine, fr.shared()):
+                self.out.refused[ident] = "anchor"
+                where = one_line(str(f.location)) if f.location else one_line(fr.state.path)
+                self.out.messages.append(
+                    f"{where}: {f.code} not fixable automatically: the value is shared through a YAML anchor or "
+                    f"alias, and editing it there would change every place that uses it; edit "
+                    f"by hand: {one_line(f.fix.description)}"
+                )
+                return None
+            if fr.conflicts(mine):
+                return None
+            by_file[key] = mine
+        for key, mine in by_file.items():
+            rounds[key].add(mine)
+        return _Taken(Applied(ident, f.code, f.fix, frozenset(files)), by_file)
+
+    def _settle(self, taken: list[_Taken], rounds: dict[str, _FileRound]) -> list[Applied]:
+        """Apply the fixes taken, file by file. A file whose result would not parse or would hold a
+        key twice (a rename and an insertion of one key) is done again one fix at a time (at most
+        ``FALLBACK_FIXES`` this round); a fix that spans files and is dropped in one is dropped in all."""
+        dropped: set[int] = set()
+        for key, fr in rounds.items():
+            mine = [t for t in taken if key in t.spans]
+            if not mine or fr.accepts(fr.apply(mine)):
+                continue
+            kept: list[_Taken] = []
+            for n, t in enumerate(mine):
+                if n >= FALLBACK_FIXES or len(t.spans) > 1 or not fr.accepts(fr.apply([*kept, t])):
+                    dropped.add(id(t))
+                else:
+                    kept.append(t)
+        done = [t for t in taken if id(t) not in dropped]
+        for key, fr in rounds.items():
+            mine = [t for t in done if key in t.spans]
+            state = fr.state
+            state.text = fr.apply(mine)
+            state.fixes.extend((t.applied.code, t.applied.fix) for t in mine)
+            self._overlay(state)
+        return [t.applied for t in done]
+
+    def _overlay(self, state: FileState) -> None:
+        if state.text == state.original:
+            loading.OVERLAY.pop(state.real, None)
+        else:
+            loading.OVERLAY[state.real] = state.data()
+
+    # ------------------------------------------------------------------ writing
+
+    def changed(self) -> list[FileState]:
+        return [s for s in self.out.states.values() if s.text != s.original]
+
+    def write_all(self) -> tuple[list[FileState], int]:
+        """Write every changed file; the files written and how many writes failed."""
+        written, failed = [], 0
+        for state in self.changed():
+            problem = write_verified(state, self.settings.root or os.getcwd())
+            if problem is None:
+                written.append(state)
+            else:
+                kind, message = problem
+                failed += kind == "failed"
+                self.out.messages.append(f"{one_line(state.path)}: {message}")
+        return written, failed

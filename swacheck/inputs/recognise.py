@@ -1,0 +1,503 @@
+"""Step 1 of reading a launch: recognise SGLang launches among shell commands.
+
+``python[3[.N]] -m sglang.launch_server ...``, ``sglang serve [MODEL_PATH] ...`` and NVIDIA
+Dynamo's SGLang worker, behind ``exec``, ``nohup``, ``time``, ``command``, ``env [A=B ...]``,
+wrappers with options of their own (``numactl``, ``srun``, ``timeout`` ...), runners
+(``uv run``, ``conda run`` ...), ``docker run IMAGE CMD`` (the container's ``-e`` environment
+and the platform its image says), ``eval "..."`` and ``sh -c "..."`` (the string is parsed as a
+script in turn). A launch only known when the script runs (``$CMD``, ``eval "$X"``) is kept as
+one that cannot be read. The server's arguments are parsed by ``argv.py``; ``launch.py`` builds
+the deployment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .. import limits
+from ..records import Location, Val
+from .kinds import SHELLS
+from .platforms import platform_of_image
+from .shell import (
+    Chars,
+    Env,
+    ShellSyntaxError,
+    Source,
+    Var,
+    Walker,
+    Word,
+    join_spans,
+    lex,
+    span_location,
+    syntax_problem,
+)
+
+PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
+# NVIDIA Dynamo's SGLang worker: SGLang's ServerArgs flags plus Dynamo's own (dynamo/sglang/args.py
+# adds ServerArgs.add_cli_args to its parser); the older per-role modules took the same flags.
+DYNAMO_MODULES = ("dynamo.sglang", "dynamo.sglang.worker", "dynamo.sglang.decode_worker")
+WRAPPERS = {"exec", "nohup", "time", "command"}
+# Wrappers with options of their own, followed by the command they run.
+SCANNED_WRAPPERS = {
+    "numactl",
+    "taskset",
+    "timeout",
+    "setsid",
+    "stdbuf",
+    "srun",
+    "nice",
+    "ionice",
+    "chrt",
+    "sudo",
+    "nsys",
+    "apptainer",
+    "singularity",
+}
+RUNNERS = {
+    "uv": ("run",),
+    "conda": ("run",),
+    "mamba": ("run",),
+    "micromamba": ("run",),
+    "pixi": ("run",),
+    "poetry": ("run",),
+    "pipenv": ("run",),
+}
+_LAUNCH_MODULE = re.compile(r"sglang\.launch_server|dynamo\.sglang(\.worker|\.decode_worker)?")
+_MENTIONS_LAUNCH = re.compile(r"sglang\.launch_server|sglang\s+serve|dynamo\.sglang")
+_PY_FLAGS_WITH_VALUE = {"-X", "-W"}
+_ENV_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
+
+
+@dataclass(slots=True)
+class Launch:
+    """A recognised launch command: the server's own arguments and its environment."""
+
+    program: str  # "python3 -m sglang.launch_server" | "sglang serve"
+    args: list[Word]
+    serve: bool  # `sglang serve`: a leading positional argument is the model path
+    env: Env
+    location: Location | None  # the program word
+    whole: Location | None  # the whole command
+    hint: Val | None = None  # the platform the command says (`docker run` of a ROCm image)
+    unread: str = ""  # a launch found but not readable: why (a deployment that is not checked)
+
+
+@dataclass(slots=True)
+class LaunchContext:
+    """What recognising nested commands (``sh -c``) needs to know."""
+
+    label: str  # file name for messages
+    base_dir: str
+    fallback: Env = field(default_factory=dict)  # --env: answers what the files leave unknown
+    read_file: Callable[[str], Source] | None = None  # for `. FILE`
+    opaque_reasons: dict[str, str] = field(default_factory=dict)
+    unset_reason: str = ""
+
+
+def _base(word: Word) -> str:
+    return os.path.basename(word.text)
+
+
+def _program_at(argv: list[Word], start: int) -> int | None:
+    """The index of the first word from ``start`` that starts a command swacheck follows."""
+    for j in range(start, len(argv)):
+        w = argv[j]
+        if w.unknown:
+            if (
+                j + 2 < len(argv)
+                and argv[j + 1].text == "-m"
+                and _LAUNCH_MODULE.fullmatch(argv[j + 2].text)
+            ):
+                return j  # "$PY" -m sglang.launch_server
+            continue
+        b = _base(w)
+        if b == "sglang":
+            if j + 1 < len(argv) and argv[j + 1].text == "serve":
+                return j
+            continue  # `uv run --with sglang ...`
+        if (
+            PYTHON.fullmatch(b)
+            or b in ("env", "docker", "podman", "eval")
+            or b in SHELLS
+            or b in WRAPPERS
+            or b in SCANNED_WRAPPERS
+            or b in RUNNERS
+        ):
+            return j
+    return None
+
+
+def launches(argv: list[Word], env: Env, ctx: LaunchContext, depth: int = 0) -> list[Launch]:
+    """The SGLang launches one command runs (several when it is ``sh -c`` of a script)."""
+    argv = list(argv)
+    env = dict(env)
+    hint: Val | None = None
+    while argv:
+        if argv[0].unknown:
+            if not _runs_launch_module(argv):
+                return []
+            argv = [Word("python3", argv[0].spans, argv[0].whole, [], argv[0].quoted)] + argv[
+                1:
+            ]  # "$PY" -m sglang.launch_server
+            break
+        head = _base(argv[0])
+        if head == "eval" and depth <= 4:
+            return _eval(argv, env, ctx, depth)
+        if run := _docker_run_at(head, argv):
+            argv, env, hint = _docker_run(argv[run:], env, ctx)
+            if not argv:
+                return []  # no image, or an image without a command: its entrypoint is not in the files
+            continue
+        unwrapped = _unwrap(head, argv, env, ctx)
+        if unwrapped is None:
+            break
+        argv = unwrapped
+    if not argv:
+        return []
+    found = _launches(argv, env, ctx, depth)
+    if hint is not None:
+        for launch in found:
+            launch.hint = launch.hint or hint
+    return found
+
+
+def _runs_launch_module(argv: list[Word]) -> bool:
+    """``"$PY" -m sglang.launch_server``: a program only known at run time, running a launch."""
+    return len(argv) > 2 and argv[1].text == "-m" and bool(_LAUNCH_MODULE.fullmatch(argv[2].text))
+
+
+def _docker_run_at(head: str, argv: list[Word]) -> int:
+    """Where the arguments of ``docker run`` / ``docker container run`` start; 0 for another command."""
+    if head not in ("docker", "podman", "nerdctl"):
+        return 0
+    if len(argv) > 1 and argv[1].text == "run":
+        return 2
+    if len(argv) > 2 and argv[1].text == "container" and argv[2].text == "run":
+        return 3
+    return 0
+
+
+def _unwrap(head: str, argv: list[Word], env: Env, ctx: LaunchContext) -> list[Word] | None:
+    """The command a wrapper runs (``env`` applied to ``env``); None when ``head`` is no wrapper."""
+    if head in WRAPPERS:
+        argv = argv[1:]
+        while argv and argv[0].text.startswith("-"):  # exec -a NAME, nohup --, time -p
+            argv = argv[2:] if argv[0].text == "-a" else argv[1:]
+        return argv
+    if head == "env":
+        return _strip_env(argv[1:], env, ctx)
+    if head in SCANNED_WRAPPERS or (
+        head in RUNNERS and len(argv) > 1 and argv[1].text in RUNNERS[head]
+    ):
+        # numactl/taskset/timeout/srun ... OPTIONS CMD, uv run / conda run OPTIONS CMD:
+        # the command is the first word that starts one (their options never do)
+        j = _program_at(argv, 2 if head in RUNNERS else 1)
+        return [] if j is None else argv[j:]
+    return None
+
+
+def _eval(argv: list[Word], env: Env, ctx: LaunchContext, depth: int) -> list[Launch]:
+    """``eval WORDS``: the words joined are read as a script."""
+    text = " ".join(w.text for w in argv[1:])
+    spans: list = []
+    for k, w in enumerate(argv[1:]):
+        if k:
+            spans.append(w.whole)
+        spans.extend(s if s is not None else w.whole for s in w.spans)
+    if any(w.unknown for w in argv[1:]):
+        if _MENTIONS_LAUNCH.search(text):
+            return [
+                _unread(
+                    argv,
+                    env,
+                    "launch assembled at runtime; not evaluated (eval of text only known when "
+                    "the script runs)",
+                )
+            ]
+        return []
+    try:
+        commands = lex(Chars(text, spans))
+    except ShellSyntaxError:
+        return []
+    return _walk_launches(commands, dict(env), ctx, depth)
+
+
+def _walk_launches(commands: list, env: Env, ctx: LaunchContext, depth: int) -> list[Launch]:
+    """The launches of a nested script (``eval``, ``sh -c``) run with ``env``."""
+    walker = Walker(
+        env,
+        ctx.label,
+        ctx.fallback,
+        ctx.base_dir,
+        read_file=None,
+        opaque_reasons=ctx.opaque_reasons,
+        unset_reason=ctx.unset_reason,
+    )
+    return [
+        launch
+        for cmd in walker.walk(commands)
+        for launch in launches(cmd.argv, cmd.env, ctx, depth + 1)
+    ]
+
+
+def _unread(argv: list[Word], env: Env, reason: str) -> Launch:
+    return Launch("", [], False, env, argv[0].location, _command_location(argv), unread=reason)
+
+
+# `docker run` options that take no value; every other option takes one (`-e K=V`, `-v A:B`, ...)
+_DOCKER_FLAGS = {
+    "-d",
+    "--detach",
+    "-i",
+    "--interactive",
+    "-t",
+    "--tty",
+    "-it",
+    "-ti",
+    "-itd",
+    "-dit",
+    "-id",
+    "-td",
+    "--rm",
+    "--privileged",
+    "--init",
+    "-P",
+    "--publish-all",
+    "--read-only",
+    "--no-healthcheck",
+    "--oom-kill-disable",
+    "--sig-proxy",
+    "-q",
+    "--quiet",
+}
+
+
+def _docker_run(
+    argv: list[Word], env: Env, ctx: LaunchContext
+) -> tuple[list[Word], Env, Val | None]:
+    """``docker run [OPTIONS] IMAGE [COMMAND ...]`` (after ``run``): the command, the container's
+    environment and the platform the image name (or ``--device /dev/kfd``) says. The container's
+    environment is only its ``-e``/``--env`` variables (``-e NAME`` copies NAME from the
+    environment docker runs in: the script's exported variables); ``--entrypoint`` comes before
+    the command."""
+    cenv: Env = dict(ctx.fallback)
+    entrypoint: list[Word] = []
+    hint: Val | None = None
+    i = 0
+    while i < len(argv):
+        option = _docker_option(argv, i)
+        if option is None:
+            break
+        name, value, i = option
+        if name == "--":
+            break
+        if value is None:
+            continue
+        if name in ("-e", "--env"):
+            _docker_env(value, env, cenv, ctx)
+        elif name == "--entrypoint":
+            entrypoint = [value]
+        elif name == "--device" and "/dev/kfd" in value.text:
+            hint = Val("rocm", "docker run --device /dev/kfd", value.location)
+    if i >= len(argv):
+        return [], cenv, None  # no image, or an option without its value
+    image = argv[i]
+    if hint is None and not image.unknown and (p := platform_of_image(image.text)) is not None:
+        hint = Val(p, f"docker run image {image.text}", image.location)
+    return entrypoint + argv[i + 1 :], cenv, hint
+
+
+def _docker_option(argv: list[Word], i: int) -> tuple[str, Word | None, int] | None:
+    """The ``docker run`` option at ``argv[i]``: its name, its value (None for a flag, or when
+    the words end before it) and where the next word is; None when ``argv[i]`` is the image."""
+    word = argv[i]
+    t = word.text
+    if word.unknown or not t.startswith("-") or t == "-":
+        return None
+    if t == "--":
+        return t, None, i + 1
+    if t.startswith("--") and "=" in t:
+        name = t.split("=", 1)[0]
+        return name, word.sub(len(name) + 1), i + 1
+    if t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
+        return "-e", word.sub(2), i + 1  # -eKEY=VALUE
+    if t in _DOCKER_FLAGS:
+        return t, None, i + 1
+    return t, (argv[i + 1] if i + 1 < len(argv) else None), i + 2
+
+
+def _docker_env(value: Word, env: Env, cenv: Env, ctx: LaunchContext) -> None:
+    """``-e NAME=VALUE``, or ``-e NAME``: copied from the environment docker runs in."""
+    m = _ENV_ASSIGN.match(value.text)
+    if m is not None:
+        key = m.group(1)
+        cenv[key] = _assigned(
+            key, value.sub(m.end()), ctx, f"docker run -e {key}=... in {ctx.label}"
+        )
+        return
+    if not value.text or value.unknown:
+        return
+    known = env.get(value.text)
+    cenv[value.text] = (
+        known
+        if known is not None and known.exported
+        else Var(
+            None,
+            True,
+            f"docker run -e {value.text} in {ctx.label}",
+            "set only at run time: copied from the environment docker runs in",
+            value.location,
+        )
+    )
+
+
+def _launches(argv: list[Word], env: Env, ctx: LaunchContext, depth: int) -> list[Launch]:
+    head = _base(argv[0])
+    if head in SHELLS:
+        return _shell_c(argv, env, ctx, depth)
+    whole = _command_location(argv)
+    if PYTHON.fullmatch(head):
+        i = 1
+        while i < len(argv) and argv[i].text.startswith("-") and not argv[i].text.startswith("-m"):
+            i += 2 if argv[i].text in _PY_FLAGS_WITH_VALUE else 1
+        if i < len(argv) and argv[i].text.startswith("-m"):
+            module, rest = (
+                (argv[i].text[2:], i + 1)
+                if argv[i].text != "-m"
+                else ((argv[i + 1].text if i + 1 < len(argv) else ""), i + 2)
+            )
+            if module == "sglang.launch_server" or module in DYNAMO_MODULES:
+                limits.current().deployment(argv[0].location)
+                return [
+                    Launch(f"{head} -m {module}", argv[rest:], False, env, argv[0].location, whole)
+                ]
+        return []
+    if head == "sglang" and len(argv) > 1 and argv[1].text == "serve":
+        limits.current().deployment(argv[0].location)
+        return [Launch("sglang serve", argv[2:], True, env, argv[0].location, whole)]
+    return []
+
+
+def _strip_env(argv: list[Word], env: Env, ctx: LaunchContext) -> list[Word]:
+    """``env [-i] [-u NAME] [A=B ...] CMD``: apply it to ``env`` and return CMD."""
+    while argv:
+        t = argv[0].text
+        if t in ("-i", "-", "--ignore-environment"):
+            env.clear()
+            argv = argv[1:]
+        elif t in ("-u", "--unset") and len(argv) > 1:
+            env.pop(argv[1].text, None)
+            argv = argv[2:]
+        elif t.startswith("--unset=") or (t.startswith("-u") and len(t) > 2):
+            env.pop(t.split("=", 1)[1] if t.startswith("--") else t[2:], None)
+            argv = argv[1:]
+        elif t == "--":
+            return argv[1:]
+        elif t.startswith("-"):
+            argv = argv[2:] if t in ("-C", "--chdir", "-S", "--split-string") else argv[1:]
+        elif (m := _ENV_ASSIGN.match(t)) is not None:
+            name = m.group(1)
+            env[name] = _assigned(name, argv[0].sub(m.end()), ctx, f"env {name}=... in {ctx.label}")
+            argv = argv[1:]
+        else:
+            return argv
+    return argv
+
+
+def _shell_c(argv: list[Word], env: Env, ctx: LaunchContext, depth: int) -> list[Launch]:
+    """``sh [-opts] -c SCRIPT``: the launches inside SCRIPT, run with the exported environment."""
+    if depth > 4:
+        return []
+    i = 1
+    while i < len(argv):
+        t = argv[i].text
+        if t.startswith("-") and not t.startswith("--") and "c" in t[1:]:
+            if i + 1 < len(argv) and argv[i + 1].text == "--":  # `bash -lc -- SCRIPT`
+                i += 1
+            if i + 1 >= len(argv):
+                return []
+            script = argv[i + 1]
+            try:
+                commands = lex(Chars.of_word(script))
+            except ShellSyntaxError as err:
+                raise syntax_problem(err, ctx.label) from None
+            return _walk_launches(
+                commands, {k: v for k, v in env.items() if v.exported}, ctx, depth
+            )
+        if t in ("-o", "+o"):
+            i += 2
+        elif t.startswith(("-", "+")):
+            i += 1
+        else:
+            return []  # `bash script.sh`: a script inside the image
+    return []
+
+
+def unknown_reasons(word: Word) -> str:
+    return "; ".join(f"{u.shown}: {u.reason}" for u in word.unknown)
+
+
+def _assigned(name: str, value: Word, ctx: LaunchContext, origin: str) -> Var:
+    """The variable a ``NAME=VALUE`` word of a wrapper (``env``, ``docker run -e``) sets: an
+    unknown value falls back to swacheck's ``--env`` when it names the variable."""
+    if value.unknown and name in ctx.fallback:
+        return ctx.fallback[name]
+    if value.unknown:
+        return Var(None, True, origin, unknown_reasons(value), value.unknown[0].location)
+    return Var(value, True, origin)
+
+
+def _command_location(argv: list[Word]) -> Location | None:
+    first, last = argv[0].whole, argv[-1].whole
+    joined = join_spans([first, last]) if first and last else None
+    return span_location(joined) if joined else argv[0].location
+
+
+def script_launches(
+    src: Source, env: Env, ctx: LaunchContext, chars: Chars | None = None
+) -> list[Launch]:
+    """Every launch of a shell script, in order."""
+    try:
+        commands = lex(chars or Chars.of_source(src))
+    except ShellSyntaxError as err:
+        raise syntax_problem(err, src.path) from None
+    sourcing = (
+        (os.path.realpath(src.path),) if os.path.isfile(src.path) else ()
+    )  # a script that sources itself
+    walker = Walker(
+        env,
+        os.path.basename(src.path),
+        ctx.fallback,
+        ctx.base_dir,
+        read_file=ctx.read_file,
+        opaque_reasons=ctx.opaque_reasons,
+        unset_reason=ctx.unset_reason,
+        sourcing=sourcing,
+    )  # type: ignore[arg-type]
+    out: list[Launch] = []
+    dynamic = None  # the first command run through a variable: where a launch may be assembled
+    for cmd in walker.walk(commands):
+        found = launches(cmd.argv, cmd.env, ctx)
+        if found:
+            out.extend(found)
+        elif cmd.argv and (cmd.argv[0].unknown or _base(cmd.argv[0]) == "eval"):
+            if _MENTIONS_LAUNCH.search(" ".join(w.text for w in cmd.argv)):
+                out.append(_unread(cmd.argv, cmd.env, "launch assembled at runtime; not evaluated"))
+            elif dynamic is None:
+                dynamic = cmd
+    text = chars.text if chars is not None else src.text
+    if not out and dynamic is not None and _MENTIONS_LAUNCH.search(text):
+        shown = (
+            dynamic.argv[0].unknown[0].shown if dynamic.argv[0].unknown else dynamic.argv[0].text
+        )
+        out.append(
+            _unread(
+                dynamic.argv,
+                dynamic.env,
+                f"launch assembled at runtime; not evaluated ({shown} is only known when the script runs)",
+            )
+        )
+    return out

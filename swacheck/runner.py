@@ -1,0 +1,177 @@
+"""Running a command once its settings are made: check (streamed unit by unit, or whole for
+``--fix``, ``--diff`` and ``--show-pairs``), explain, the rule list; where the report goes."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from .baseline import write_baseline
+from .report.escape import print_error, terminal
+from .settings import Settings
+
+
+def run_check(settings: Settings) -> int:
+    from .engine import without_cyclic_gc
+
+    with without_cyclic_gc():
+        return _run_check(settings)
+
+
+def _run_check(settings: Settings) -> int:
+    from .engine import run
+    from .report import get
+
+    renderer = get(settings.format)
+    if settings.statistics and not settings.output:  # the table replaces the report
+        from .report import statistics as renderer
+    if renderer.STREAMS and not (settings.diff or settings.fix or settings.show_pairs):
+        return _stream_check(settings, renderer)
+    if settings.diff:
+        from .fixer import show_diff
+
+        return show_diff(settings)
+    failed = fixed = 0
+    if settings.fix:
+        from .fixer import apply_fixes
+
+        _, failed, fixed = apply_fixes(settings)
+    result = run(settings)  # with --fix: what is left, as written
+    print_notes(settings, result.notes)
+    for error in result.errors:
+        print(error, file=sys.stderr)
+    if settings.show_pairs:
+        print_pairs(result)
+    if not _deliver(settings, lambda out: renderer.render(result, out), result):
+        return 2
+    if settings.fix:
+        from .fixer import summary
+
+        print_error(summary(result, settings, fixed))
+    code = 2 if failed else result.exit_code
+    if settings.write_baseline:
+        return write_baseline(settings, result, code)
+    return code
+
+
+def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyped-def]
+    """Check and report unit by unit, holding one unit in memory at a time (``engine.run_units``)."""
+    from .engine import RunResult, run_units
+
+    totals = RunResult(settings)
+
+    def report(out) -> None:  # type: ignore[no-untyped-def]
+        stream = renderer.Stream(settings, out)
+        printed = 0
+        for unit in run_units(settings, totals):
+            totals.errors.extend(unit.errors)
+            totals.skipped.extend(unit.skipped)
+            totals.notes.extend(unit.notes)
+            print_notes(settings, unit.notes)
+            for error in totals.errors[printed:]:
+                print(error, file=sys.stderr)
+            printed = len(totals.errors)
+            stream.unit(unit)
+        for error in totals.errors[printed:]:
+            print(error, file=sys.stderr)
+        stream.finish(totals)
+
+    if not _deliver(settings, report, totals):
+        return 2
+    if settings.write_baseline:
+        return write_baseline(settings, totals, totals.exit_code)
+    return totals.exit_code
+
+
+def print_notes(settings: Settings, notes) -> None:  # type: ignore[no-untyped-def]
+    """Files named explicitly that hold no deployment, one ``file: skipped, ...`` line each on
+    standard error (not with -q): visible, but not an error, since a glob names every file."""
+    if not settings.quiet:
+        for note in notes:
+            print(note, file=sys.stderr)
+
+
+def _deliver(settings: Settings, write, totals) -> bool:  # type: ignore[no-untyped-def]
+    """``write(stream)`` the report to ``--output`` (then ``totals``' summary line to the
+    terminal) or to standard output. False when the output file cannot be written."""
+    if not settings.output:
+        write(sys.stdout)
+        return True
+    try:
+        with open(settings.output, "w", encoding="utf-8") as fh:
+            write(fh)
+    except OSError as exc:
+        print_error(f"{settings.output}: cannot write the report: {exc.strerror or exc}")
+        return False
+    if settings.statistics:
+        from .report.statistics import table
+
+        sys.stdout.write(table(totals))
+    if not settings.quiet:
+        from .report.human import summary_text
+
+        print(terminal(f"{summary_text(totals)} -> {settings.output}"))
+    return True
+
+
+def print_pairs(result) -> None:  # type: ignore[no-untyped-def]
+    """``--show-pairs``: each pair and why; each PD server left alone and why (to stderr)."""
+    for pair in result.pairs:
+        print_error(
+            f"pair: {pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode): {pair.how}"
+        )
+    for alone, why in result.alone:
+        print_error(f"unpaired: {alone.deployment.file} ({alone.deployment.name}): {why}")
+    if not result.pairs and not result.alone:
+        print("no PD prefill/decode pairs among the checked deployments", file=sys.stderr)
+
+
+def show_settings_and_exit(settings: Settings) -> None:
+    """``--show-settings``: every effective setting and where it came from."""
+    from .config import describe
+
+    for key, value, source in describe(settings):
+        typer.echo(terminal(f"{key:<17} {value}  ({source})"))
+    raise typer.Exit(0)
+
+
+def run_explain(settings: Settings, fmt: str) -> int:
+    """``swacheck explain``: how every geometry number was derived."""
+    from .engine import run
+    from .report import get
+
+    result = run(settings)
+    for error in result.errors:
+        print(error, file=sys.stderr)
+    get(fmt, "explain").render(result, sys.stdout)
+    return 2 if result.errors else 0
+
+
+def print_rules(fmt: str) -> None:
+    """``swacheck rules``: every rule, in the format chosen."""
+    from .report import get
+    from .rules import RULES
+
+    get(fmt, "rules").render(list(RULES), sys.stdout)
+
+
+def print_rule(code: str) -> int:
+    """``swacheck rule CODE|NAME``: a rule's documentation; 2 for an unknown rule."""
+    from .rules import BY_CODE, RULES, get
+
+    by_name = {r.NAME: r for r in RULES}
+    rule = get(code) or by_name.get(code.lower().replace("_", "-"))
+    if rule is None:
+        import difflib
+
+        near = difflib.get_close_matches(
+            code.upper(), list(BY_CODE), n=1
+        ) or difflib.get_close_matches(code.lower(), list(by_name), n=1)
+        hint = f"; did you mean {near[0]}?" if near else "; `swacheck rules` lists them"
+        print_error(f"unknown rule {code!r}{hint}")
+        return 2
+    from .report import get as renderer
+
+    renderer("text", "rule").render(rule, sys.stdout)
+    return 0

@@ -1,0 +1,81 @@
+"""``swacheck why`` as a command (called by cli.py): read, explain, match, then report.
+
+The report is written by the ``why`` renderers of :mod:`swacheck.report` (``why_human``,
+``why_json``), like every other output.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from .match import WhyReport, explain
+from .messages import EXAMPLE
+from .parse import Parse, parse_text, read_log
+
+
+def _is_file(text: str) -> bool:
+    try:
+        return "\n" not in text and os.path.isfile(text)
+    except (OSError, ValueError):
+        return False
+
+
+def _read(settings: Any, text: str | None, log: str | None) -> tuple[Parse | None, str, str]:
+    """(the parsed errors, their source in words, the position format of a malformed message);
+    None after printing why nothing could be read."""
+    from ..report.escape import print_error
+
+    if log is None:
+        return parse_text(text or ""), "the text", "swacheck why: line {}"
+    if log == "-" and "-" in settings.paths:
+        print(
+            "swacheck why: --from-log - and the PATH - both read standard input; give one of them",
+            file=sys.stderr,
+        )
+        return None, "", ""
+    parse, problem = read_log(log)
+    if parse is None:
+        print_error(problem)
+        return None, "", ""
+    source = "standard input" if log == "-" else log
+    where = "<stdin>:{}" if log == "-" else log.replace("{", "{{").replace("}", "}}") + ":{}"
+    return parse, source, where
+
+
+def run_why(settings: Any, text: str | None, log: str | None, fmt: str) -> int:
+    """Parse, explain, match, print; the exit code (0 explained, 2 nothing to explain / bad input)."""
+    from ..report import get
+    from ..report.escape import print_error
+
+    parse, source, where = _read(settings, text, log)
+    if parse is None:
+        return 2
+    for bad in parse.malformed:
+        times = f" ({bad.count} times)" if bad.count > 1 else ""
+        print_error(
+            f"{where.format(bad.line)}: malformed DSV4 target/draft message: {bad.problem}{times}"
+        )
+    if not parse.errors:
+        if not parse.malformed:
+            hint = (
+                "; to read a log file, use --from-log FILE"
+                if log is None and _is_file(text or "")
+                else ""
+            )
+            print_error(
+                f'swacheck why: no DSV4 target/draft error found in {source} (expected e.g. "{EXAMPLE}"){hint}'
+            )
+        return 2
+
+    run_result = None
+    if settings.paths:
+        from ..engine import run
+
+        run_result = run(settings)
+        for error in run_result.errors:
+            print(error, file=sys.stderr)
+    report = WhyReport(settings, explain(parse, run_result), source)
+    get(fmt, "why").render(report, sys.stdout)
+    return 2 if parse.malformed or (run_result is not None and run_result.errors) else 0
