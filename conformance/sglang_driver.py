@@ -766,6 +766,7 @@ def _handshake(result, get, pools):
         types_ = list(getattr(kv_args, "state_types", None) or [])
         result["handshake"] = {
             "page_size": kv_args.page_size,
+            "num_layers": int(getattr(pools[0], "layer_num", 0) or 0) or None,
             "kv_cache_dtype": kv_args.kv_cache_dtype_str,
             "kv_layout": layout,
             "dsv41_spec_layout": _jsonable(spec_layout) if spec_layout is not None else None,
@@ -868,6 +869,9 @@ def pair_case(prefill: dict, decode: dict) -> dict:
             mla_compression_ratios=side["mla_compression_ratios"],
             num_draft_entries=0,
             system_dp_rank=0,
+            # the driver builds PP rank 0's pool: every target layer (DSV4-Flash has 43)
+            prefill_start_layer=0,
+            prefill_end_layer=side.get("num_layers") or 43,
         )
 
     dec = manager(d, kv_args=kv_args(d))
@@ -903,7 +907,7 @@ def pair_case(prefill: dict, decode: dict) -> dict:
     memory = types.SimpleNamespace(enable_unified_memory=False)
     mc_conn.get_spec, mc_conn.get_memory = (lambda: spec), (lambda: memory)
     try:
-        _checked, mismatch = validate(pre, registration)
+        checked, mismatch = validate(pre, registration)
     finally:
         for name, fn in saved.items():
             setattr(mc_conn, name, fn)
@@ -916,6 +920,8 @@ def pair_case(prefill: dict, decode: dict) -> dict:
             exception="rejected",
             message=f"Rejecting state transfers to decode session: {mismatch}",
         )
+    if not checked:  # a component the pre-check could not judge: the send path decides
+        out["note"] = "the registration check deferred a component to the send path"
     return out
 
 
