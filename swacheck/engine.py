@@ -14,67 +14,42 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import limits
-from .inputs import Candidate, Deployment, discover, read_inputs
+from .fingerprints import base_dir, fingerprinted, repo_path
+from .grouping import add_partners, plan
+from .inputs import Candidate, discover, read_inputs
 from .loading import FileCache, read_stdin
-from .pairing import ServerPair, find_pairs
+from .pairing import find_pairs
 from .paths import find_root, real
 from .paths import forget as forget_paths
 from .records import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val, position_key
-from .rules import DEPLOYMENT_RULES, PAIR_RULES, SUPPRESSION_RULES, RuleContext, swa400
+from .results import DeploymentResult, RunResult
+from .rules import (
+    DEPLOYMENT_RULES,
+    PAIR_RULES,
+    SUPPRESSION_RULES,
+    UNPAIRED_RULES,
+    RuleContext,
+)
 from .settings import Settings
 from .sglang.models import ModelStore
 from .sglang.resolve import Resolution, resolve
-from .sglang.version import PROFILES
+from .sglang.version import PROFILES, SGLangProfile
 from .suppress import Suppression, scan
 
-
-@dataclass(slots=True, repr=False, eq=False)
-class DeploymentResult:
-    deployment: Deployment
-    resolution: Resolution
-    findings: list[Finding]
-
-
-@dataclass(slots=True, repr=False, eq=False)
-class RunResult:
-    settings: Settings
-    results: list[DeploymentResult] = field(default_factory=list)
-    errors: list[InputError] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    notes: list[InputError] = field(
-        default_factory=list
-    )  # files named explicitly and skipped, and why
-    fingerprints: dict[str, dict[str, str]] = field(default_factory=dict)  # --write-baseline
-    summary: Summary = field(default_factory=Summary)
-    exit_code: int = 0
-    pairs: list[ServerPair] = field(default_factory=list)
-    alone: list[tuple[DeploymentResult, str]] = field(
-        default_factory=list
-    )  # PD servers left unpaired
-    skipped_why: dict[str, str] = field(
-        default_factory=dict
-    )  # a skipped file -> why, when not "not a deployment"
-
-
-# What a launch that is not swacheck's business still reports (Resolution.quiet).
-QUIET_RULES = {
-    "": None,
-    "no-pools": ("SWA306", "SWA307"),
-    "unknown": ("SWA306", "SWA307"),
-    "other": (),
-}
+__all__ = ["DeploymentResult", "RunResult", "run", "run_units", "without_cyclic_gc"]
 
 
 def check(res: Resolution, ctx: RuleContext, settings: Settings) -> list[Finding]:
-    allowed = QUIET_RULES.get(res.quiet)
+    """The deployment rules' findings. A launch that is not swacheck's business
+    (``Resolution.quiet``) is checked only by the rules whose ``QUIET`` names the reason."""
     return [
         f
         for rule in DEPLOYMENT_RULES
-        if settings.rule_enabled(rule.CODE) and (allowed is None or rule.CODE in allowed)
+        if settings.rule_enabled(rule.CODE)
+        and (not res.quiet or res.quiet in getattr(rule, "QUIET", ()))
         for f in rule.check(res, ctx)
     ]
 
@@ -196,8 +171,34 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     end; a caller that keeps nothing else holds one unit in memory at a time. Files read for a
     unit are dropped from the file cache once the next unit is asked for.
     """
-    from .grouping import add_partners, plan
+    candidates = _discover(settings, totals)
+    files = FileCache(settings.max_file_size, settings.root)
+    candidates, stdin_text = _read_stdin(settings, candidates, files, totals)
+    if (
+        not settings.fix
+    ):  # --fix edits only what was named or walked, never a partner found beside it
+        candidates = add_partners(candidates, files, settings.exclude)
+    if settings.output:  # the report being written is never read as an input
+        report = real(settings.output)
+        candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]
+    totals.summary.input_errors = len(totals.errors)
+    the_plan = plan(candidates, files, settings.pairs, bool(settings.commands), stdin_text)
+    job = _Job.start(settings, files, stdin_text, [*settings.pairs, *the_plan.pairs])
+    units = the_plan.units or ([[]] if settings.commands else [])
+    suppressed = 0
+    for n, unit_candidates in enumerate(units):
+        commands = settings.commands if n == len(units) - 1 else None
+        unit, filtered = _check_unit(job, unit_candidates, commands, totals)
+        suppressed += filtered
+        count(totals.summary, unit)
+        yield unit
+        files.evict()
+    totals.summary.suppressed = suppressed
+    finish(totals)
 
+
+def _discover(settings: Settings, totals: RunResult) -> list[Candidate]:
+    """The files of the run (``inputs.discover``); the discovery errors and skips go to ``totals``."""
     forget_paths()
     limits.start_run()
     named = [
@@ -209,95 +210,140 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
         settings.paths, settings.exclude, settings.root, totals.skipped_why
     )
     totals.skipped.extend(totals.skipped_why)
-    files = FileCache(settings.max_file_size, settings.root)
-    stdin_text = None
-    if any(c.path == "-" for c in candidates):
-        if settings.stdin_text is not None:
-            stdin_text = settings.stdin_text
-        else:
-            try:  # the one input that is not a regular file: read up to the size limit
-                stdin_text = read_stdin(sys.stdin, settings.max_file_size)
-            except InputProblem as problem:
-                totals.errors.append(problem.to_error())
-                candidates = [c for c in candidates if c.path != "-"]
-                stdin_text = ""
-        if settings.stdin_filename and any(
-            c.path == "-" for c in candidates
-        ):  # checked as that file, from the text given
-            files.provide(settings.stdin_filename, stdin_text)
-            candidates = [
-                Candidate(settings.stdin_filename, True) if c.path == "-" else c for c in candidates
-            ]
-            stdin_text = None
-    if (
-        not settings.fix
-    ):  # --fix edits only what was named or walked, never a partner found beside it
-        candidates = add_partners(candidates, files, settings.exclude)
-    if settings.output:  # the report being written is never read as an input
-        report = real(settings.output)
-        candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]
-    totals.summary.input_errors = len(totals.errors)
-    platform = (
-        Val(settings.platform, "--platform")
-        if settings.platform
-        else Val("cuda", "default platform (--platform)")
-    )
-    env = {k: Val(v, f"--env {k}") for k, v in settings.env.items()}
-    the_plan = plan(candidates, files, settings.pairs, bool(settings.commands), stdin_text)
-    explicit = [*settings.pairs, *the_plan.pairs]
-    models = ModelStore(files, settings.model_configs)
-    profile = PROFILES[settings.sglang_version]
-    ctx = RuleContext(align_to=settings.align_to)
-    units = the_plan.units or ([[]] if settings.commands else [])
-    suppressed = 0
-    for n, unit_candidates in enumerate(units):
-        unit = RunResult(settings)
-        commands = settings.commands if n == len(units) - 1 else None
-        inputs = read_inputs(unit_candidates, files, platform, env, stdin_text, commands)
-        # a file that was not named but read as a possible PD partner (grouping.add_partners) is no
-        # input of the run: its problems are not the run's (it is checked when named or walked)
-        partners = {real(c.path) for c in unit_candidates if c.partner}
-        unit.errors.extend(e for e in inputs.errors if not partners or real(e.file) not in partners)
-        unit.files, unit.skipped, unit.notes = inputs.files, inputs.skipped, inputs.notes
-        filt = _Filter(settings, files)
-        for dep in inputs.deployments:
-            if dep.gpu is None and settings.gpu:
-                dep.gpu = Val(settings.gpu, "--gpu")
-            try:
-                res = resolve(dep, models, profile)
-            except InputProblem as problem:
-                if not partners or real(dep.file) not in partners:
-                    unit.errors.append(problem.to_error())
-                continue
-            unit.results.append(DeploymentResult(dep, res, check(res, ctx, settings)))
-        check_pairs(unit, ctx, explicit)
-        drop_lone_partners(unit, partners)
-        for dep_result in unit.results:
-            filt.apply(dep_result)
-        for pair in unit.pairs:  # what suppressions left of the pair's findings
-            kept = {id(f) for f in pair.decode.findings}
-            pair.findings = [f for f in pair.findings if id(f) in kept]
-        filt.report()
-        for r in unit.results:
-            r.findings.sort(key=position_key)  # reading order: by file and position
-        if settings.baseline is not None or settings.write_baseline:
-            apply_baseline(unit, totals)
-        suppressed += filt.suppressed
-        count(totals.summary, unit)
-        yield unit
-        files.evict()
-    totals.summary.suppressed = suppressed
-    finish(totals)
+    return candidates
 
 
-def check_pairs(result: RunResult, ctx: RuleContext, explicit: list[tuple[str, str]]) -> None:
-    """Pair PD prefill and decode servers and run the pair rules; findings go to the decode side."""
-    settings = result.settings
+def _read_stdin(
+    settings: Settings, candidates: list[Candidate], files: FileCache, totals: RunResult
+) -> tuple[list[Candidate], str | None]:
+    """(the candidates, the text of ``-``): standard input is read once, up to the size limit;
+    with ``--stdin-filename`` it is checked as that file (its text put in the file cache)."""
+    if not any(c.path == "-" for c in candidates):
+        return candidates, None
+    if settings.stdin_text is not None:
+        stdin_text = settings.stdin_text
+    else:
+        try:  # the one input that is not a regular file: read up to the size limit
+            stdin_text = read_stdin(sys.stdin, settings.max_file_size)
+        except InputProblem as problem:
+            totals.errors.append(problem.to_error())
+            candidates = [c for c in candidates if c.path != "-"]
+            stdin_text = ""
+    if settings.stdin_filename and any(
+        c.path == "-" for c in candidates
+    ):  # checked as that file, from the text given
+        files.provide(settings.stdin_filename, stdin_text)
+        candidates = [
+            Candidate(settings.stdin_filename, True) if c.path == "-" else c for c in candidates
+        ]
+        return candidates, None
+    return candidates, stdin_text
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class _Job:
+    """What every unit of one run is checked with."""
+
+    settings: Settings
+    files: FileCache
+    stdin_text: str | None
+    platform: Val
+    env: dict[str, Val]
+    profile: SGLangProfile
+    ctx: RuleContext
+    explicit: list[tuple[str, str]]  # explicit pairs: --pair, then `pairs:` documents
+    models: ModelStore
+
+    @classmethod
+    def start(
+        cls,
+        settings: Settings,
+        files: FileCache,
+        stdin_text: str | None,
+        explicit: list[tuple[str, str]],
+    ) -> _Job:
+        platform = (
+            Val(settings.platform, "--platform")
+            if settings.platform
+            else Val("cuda", "default platform (--platform)")
+        )
+        env = {k: Val(v, f"--env {k}") for k, v in settings.env.items()}
+        return cls(
+            settings,
+            files,
+            stdin_text,
+            platform,
+            env,
+            PROFILES[settings.sglang_version],
+            RuleContext(align_to=settings.align_to),
+            explicit,
+            ModelStore(files, settings.model_configs),
+        )
+
+
+def _check_unit(
+    job: _Job, candidates: list[Candidate], commands: list[str] | None, totals: RunResult
+) -> tuple[RunResult, int]:
+    """One unit, checked, filtered and sorted; (its result, how many findings were suppressed)."""
+    settings = job.settings
+    unit = RunResult(settings)
+    inputs = read_inputs(candidates, job.files, job.platform, job.env, job.stdin_text, commands)
+    # a file that was not named but read as a possible PD partner (grouping.add_partners) is no
+    # input of the run: its problems are not the run's (it is checked when named or walked)
+    partners = {real(c.path) for c in candidates if c.partner}
+    unit.errors.extend(e for e in inputs.errors if not partners or real(e.file) not in partners)
+    unit.files, unit.skipped, unit.notes = inputs.files, inputs.skipped, inputs.notes
+    for dep in inputs.deployments:
+        if dep.gpu is None and settings.gpu:
+            dep.gpu = Val(settings.gpu, "--gpu")
+        try:
+            res = resolve(dep, job.models, job.profile)
+        except InputProblem as problem:
+            if not partners or real(dep.file) not in partners:
+                unit.errors.append(problem.to_error())
+            continue
+        unit.results.append(DeploymentResult(dep, res, []))
+    # pair first, so a partner that pairs with no named server is dropped before any rule runs
+    # on it; then the deployment rules, then the pair rules (which read the deployment findings)
+    pair_up(unit, job.explicit)
+    drop_lone_partners(unit, partners)
+    for r in unit.results:
+        r.findings = check(r.resolution, job.ctx, settings)
+    check_pairs(unit, job.ctx)
+    suppressed = _suppress(unit, job.files)
+    for r in unit.results:
+        r.findings.sort(key=position_key)  # reading order: by file and position
+    if settings.baseline is not None or settings.write_baseline:
+        apply_baseline(unit, totals)
+    return unit, suppressed
+
+
+def _suppress(unit: RunResult, files: FileCache) -> int:
+    """Apply per-file-ignores and inline suppressions to a unit, then add the suppression rules'
+    findings; how many findings were suppressed."""
+    filt = _Filter(unit.settings, files)
+    for dep_result in unit.results:
+        filt.apply(dep_result)
+    for pair in unit.pairs:  # what suppressions left of the pair's findings
+        kept = {id(f) for f in pair.decode.findings}
+        pair.findings = [f for f in pair.findings if id(f) in kept]
+    filt.report()
+    return filt.suppressed
+
+
+def pair_up(result: RunResult, explicit: list[tuple[str, str]]) -> None:
+    """Pair PD prefill and decode servers (``pairing.find_pairs``)."""
     result.pairs, result.alone, problems = find_pairs(result.results, explicit)
     result.errors.extend(problems)
     result.notes.extend(
         InputError(p.decode.deployment.file, None, None, p.note) for p in result.pairs if p.note
     )
+
+
+def check_pairs(result: RunResult, ctx: RuleContext) -> None:
+    """Run the pair rules on the pairs; findings go to the decode side. A PD server left without
+    a partner gets the findings of the ``unpaired`` rules."""
+    settings = result.settings
     for pair in result.pairs:
         pair.findings = [
             f
@@ -306,16 +352,15 @@ def check_pairs(result: RunResult, ctx: RuleContext, explicit: list[tuple[str, s
             for f in rule.check_pair(pair, ctx)
         ]
         pair.decode.findings.extend(pair.findings)
-    if settings.rule_enabled(swa400.CODE):
-        for alone_result, why in result.alone:
-            alone_result.findings.extend(swa400.check_alone([(alone_result, why)]))
+    for rule in UNPAIRED_RULES:
+        if settings.rule_enabled(rule.CODE):
+            for alone_result, why in result.alone:
+                alone_result.findings.extend(rule.check_alone([(alone_result, why)]))
 
 
 def apply_baseline(unit: RunResult, totals: RunResult) -> None:
     """``--baseline``: drop the findings whose fingerprint (SARIF's: file, rule, logical location)
     the baseline holds; ``--write-baseline``: collect every fingerprint into ``totals``."""
-    from .report.sarif import base_dir, fingerprinted, repo_path
-
     settings = unit.settings
     base = base_dir(settings)
     known = settings.baseline or frozenset()
@@ -352,12 +397,14 @@ def drop_lone_partners(unit: RunResult, partners: set[str]) -> None:
     unit.pairs = [p for p in unit.pairs if named(p.prefill) or named(p.decode)]
     paired = {id(r) for p in unit.pairs for r in (p.prefill, p.decode)}
     kept = [r for r in unit.results if named(r) or id(r) in paired]
-    if len(kept) == len(unit.results):
-        return
+    if len(kept) < len(unit.results):
+        _keep_only(unit, kept, partners)
+
+
+def _keep_only(unit: RunResult, kept: list[DeploymentResult], partners: set[str]) -> None:
+    """Drop every deployment result but ``kept``, and the partner files none of them is from."""
     keep = {id(r) for r in kept}
-    for (
-        r
-    ) in unit.results:  # a dropped partner's pair findings went to its decode side: gone with it
+    for r in unit.results:  # a dropped partner's pair findings went to its decode side: gone
         if id(r) not in keep:
             r.findings = []
     unit.results = kept

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import DeploymentResult
 from .records import Val
 from .report.common import deployment_head, pool_mode
+from .results import DeploymentResult
 from .sglang.resolve import Pool, Resolution
 
 MEMORY_NOTE = (

@@ -112,97 +112,127 @@ def plan(
 ) -> Plan:
     """Group ``candidates`` (in order) into units; files named by ``pairs:`` documents that were
     not given are added as explicit candidates, as they are checked too."""
-    out = Plan()
-    single = commands or any(c.path == "-" for c in candidates)
-    candidates = list(candidates)
-    folder_of: dict[str, str] = {}  # real path -> folder (the unit key)
-    for c in candidates:
-        if c.path != "-":
-            folder_of[real(c.path)] = os.path.dirname(real(c.path))
-    parent: dict[str, str] = {}
+    planner = _Planner(files, candidates, commands)
+    for c in list(planner.candidates):  # the candidates added on the way are not read ahead
+        text = planner.text_of(c, stdin_text)
+        if text is not None:
+            planner.read_ahead(c, text)
+    for p, d in explicit_pairs:
+        planner.unite(planner.folder(p), planner.folder(d))
+    return planner.result()
 
-    def find(x: str) -> str:
+
+class _Planner:
+    """The folders of a run, united (union-find) when their files refer to each other."""
+
+    def __init__(self, files: FileCache, candidates: list[Candidate], commands: bool) -> None:
+        self.files = files
+        self.out = Plan()
+        self.single = commands or any(c.path == "-" for c in candidates)
+        self.candidates = list(candidates)
+        self.folder_of: dict[str, str] = {}  # real path -> folder (the unit key)
+        for c in candidates:
+            if c.path != "-":
+                self.folder_of[real(c.path)] = os.path.dirname(real(c.path))
+        self.parent: dict[str, str] = {}
+        # server config -> folder of the first deployment file naming it
+        self.first_claim: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        parent = self.parent
         while parent.get(x, x) != x:
             parent[x] = parent.get(parent[x], parent[x])
             x = parent[x]
         return x
 
-    def unite(a: str | None, b: str | None) -> None:
+    def unite(self, a: str | None, b: str | None) -> None:
         if a is not None and b is not None:
-            parent[find(a)] = find(b)
+            self.parent[self.find(a)] = self.find(b)
 
-    def folder(path: str) -> str | None:
-        return folder_of.get(real(path))
+    def folder(self, path: str) -> str | None:
+        return self.folder_of.get(real(path))
 
-    first_claim: dict[
-        str, str
-    ] = {}  # server config -> folder of the first deployment file naming it
-    for c in list(candidates):
+    def text_of(self, c: Candidate, stdin_text: str | None) -> str | None:
+        """The text of a YAML or JSON candidate that may be a deployment file or a ``pairs:``
+        document, else None; a candidate that may read any file makes the run one unit."""
         if c.path == "-":
             text = stdin_text or ""
         elif (kind := kinds.file_kind(c.path)) is not None or not c.path.lower().endswith(
             EXTENSIONS
         ):
-            single = (
-                single or kind is None or kind.refers
-            )  # a launch command may read any file with --config
-            continue
+            # a launch command may read any file with --config
+            self.single = self.single or kind is None or kind.refers
+            return None
         else:
             try:
-                text = files.read(c.path)
+                text = self.files.read(c.path)
             except InputProblem:
-                continue  # reported when its unit is checked
+                return None  # reported when its unit is checked
         if _LAUNCH_KEYS.search(text):
-            single = True
+            self.single = True
         if "swacheck" not in text and "\\" not in text:  # a key can also be spelt with escapes
-            continue
+            return None
+        return text
+
+    def read_ahead(self, c: Candidate, text: str) -> None:
+        """Unite the folders a deployment file or ``pairs:`` document refers to."""
         try:
             source = (
-                files.parse_ahead(c.path) if c.path != "-" else load_file("-", files.max_size, text)
+                self.files.parse_ahead(c.path)
+                if c.path != "-"
+                else load_file("-", self.files.max_size, text)
             )
         except InputProblem:
-            continue
-        base = os.path.dirname(c.path) or "."
+            return
         for doc in source.documents:
             root = doc.root
             if not is_deployment_file(root):
                 continue
             assert isinstance(root, Mapping)
             if "pairs" in root.pairs:
-                try:
-                    named = load_pairs(root, c.path, files)
-                except InputProblem:
-                    continue  # reported when its unit is checked
-                out.pairs.extend(named)
-                for p, d in named:
-                    for path in (p, d):
-                        if real(path) not in folder_of:
-                            candidates.append(Candidate(path, True))  # checked too
-                            folder_of[real(path)] = os.path.dirname(real(path))
-                    unite(folder(p), folder(d))
-                continue
-            server = root.pairs.get("server")
-            if (
-                server is None
-                or not isinstance(server.value, Scalar)
-                or not isinstance(server.value.value, str)
-            ):
-                continue
-            path = os.path.normpath(os.path.join(base, server.value.value))
-            key = real(path)
-            if key == real(c.path):
-                continue  # an error, reported when its unit is checked
-            if c.path != "-":
-                here = folder_of[real(c.path)]
-                unite(here, folder_of.get(key))
-                unite(here, first_claim.setdefault(key, here))
-    for p, d in explicit_pairs:
-        unite(folder(p), folder(d))
-    if single:
-        out.units = [candidates] if candidates else []
+                self.add_pairs(root, c)
+            else:
+                self.claim_server(root, c)
+
+    def add_pairs(self, root: Mapping, c: Candidate) -> None:
+        try:
+            named = load_pairs(root, c.path, self.files)
+        except InputProblem:
+            return  # reported when its unit is checked
+        self.out.pairs.extend(named)
+        for p, d in named:
+            for path in (p, d):
+                if real(path) not in self.folder_of:
+                    self.candidates.append(Candidate(path, True))  # checked too
+                    self.folder_of[real(path)] = os.path.dirname(real(path))
+            self.unite(self.folder(p), self.folder(d))
+
+    def claim_server(self, root: Mapping, c: Candidate) -> None:
+        """A deployment file is in the unit of its ``server:`` config and of the other
+        deployment files naming that config."""
+        server = root.pairs.get("server")
+        if (
+            server is None
+            or not isinstance(server.value, Scalar)
+            or not isinstance(server.value.value, str)
+        ):
+            return
+        path = os.path.normpath(os.path.join(os.path.dirname(c.path) or ".", server.value.value))
+        key = real(path)
+        if key == real(c.path):
+            return  # an error, reported when its unit is checked
+        if c.path != "-":
+            here = self.folder_of[real(c.path)]
+            self.unite(here, self.folder_of.get(key))
+            self.unite(here, self.first_claim.setdefault(key, here))
+
+    def result(self) -> Plan:
+        out = self.out
+        if self.single:
+            out.units = [self.candidates] if self.candidates else []
+            return out
+        units: dict[str, list[Candidate]] = {}
+        for c in self.candidates:
+            units.setdefault(self.find(self.folder_of[real(c.path)]), []).append(c)
+        out.units = list(units.values())
         return out
-    units: dict[str, list[Candidate]] = {}
-    for c in candidates:
-        units.setdefault(find(folder_of[real(c.path)]), []).append(c)
-    out.units = list(units.values())
-    return out

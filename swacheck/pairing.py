@@ -18,35 +18,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from .paths import real
-from .records import Finding, InputError, Val
+from .records import InputError
+from .results import DeploymentResult, ServerPair
 from .sglang.pd import compared_values
 
-if TYPE_CHECKING:  # engine imports this module
-    from .engine import DeploymentResult
-
-
-@dataclass(slots=True, repr=False, eq=False)
-class ServerPair:
-    prefill: DeploymentResult
-    decode: DeploymentResult
-    how: str
-    prefill_values: dict[str, Val] = field(default_factory=dict)
-    decode_values: dict[str, Val] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
-    note: str = ""  # said on stderr: the roles of an explicit pair were given the wrong way round
-
-    def rows(self) -> list[tuple[str, Val, Val]]:
-        return [
-            (name, self.prefill_values[name], self.decode_values[name])
-            for name in self.prefill_values
-        ]
-
-    def differs(self, name: str) -> bool:
-        return self.prefill_values[name].value != self.decode_values[name].value
+# ServerPair lives in results.py (below the rules); the pair rules import it from here
 
 
 def role(r: DeploymentResult) -> str | None:
@@ -96,106 +74,151 @@ def _role_error(r: DeploymentResult, named: str, wanted: str) -> InputError:
     return InputError(named, None, None, message)
 
 
+Alone = list[tuple[DeploymentResult, str]]  # (a PD server left without a partner, why)
+
+
 def find_pairs(
     results: list[DeploymentResult],
     explicit: list[tuple[str, str]] = (),  # type: ignore[assignment]
-) -> tuple[list[ServerPair], list[tuple[DeploymentResult, str]], list[InputError]]:
+) -> tuple[list[ServerPair], Alone, list[InputError]]:
     """(pairs, [(server left alone, why)], [explicit pairs whose roles are not prefill + decode]).
 
     An explicit pair named the wrong way round (decode first) is paired the right way round,
     with a note; one whose servers are not one prefill and one decode server is an input error,
     never a silent pass."""
+    pairs: list[ServerPair] = []
+    alone: Alone = []
     problems: list[InputError] = []
+    used = _pair_explicit(results, explicit, pairs, alone, problems)
+    for servers in _groups(results, used).values():
+        _pair_group(servers, pairs, alone)
+    return pairs, alone, problems
+
+
+def _pair_explicit(
+    results: list[DeploymentResult],
+    explicit: list[tuple[str, str]],
+    pairs: list[ServerPair],
+    alone: Alone,
+    problems: list[InputError],
+) -> set[int]:
+    """Pair the files named as pairs; the ids of the servers they hold."""
     by_file: dict[str, list[DeploymentResult]] = {}
     for r in results:
         by_file.setdefault(real(r.deployment.file), []).append(r)
-    pairs: list[ServerPair] = []
-    explicit_alone: list[tuple[DeploymentResult, str]] = []
     used: set[int] = set()
     for p_path, d_path in explicit:
         p = by_file.get(real(p_path), [])
         d = by_file.get(real(d_path), [])
         if len(p) != 1 or len(d) != 1:
-            for path, found in ((p_path, p), (d_path, d)):
-                for r in found if len(found) > 1 else ():
-                    explicit_alone.append(
-                        (
-                            r,
-                            f"{path} was named as a pair but holds {len(found)} deployments; name "
-                            f"files with one server each",
-                        )
-                    )
+            alone.extend(_not_one_server(p_path, p))
+            alone.extend(_not_one_server(d_path, d))
             continue
-        if id(p[0]) not in used and id(d[0]) not in used:
-            used.update((id(p[0]), id(d[0])))
-            if role(p[0]) == "prefill" and role(d[0]) == "decode":
-                pairs.append(make_pair(p[0], d[0], f"named as a pair ({p_path} + {d_path})"))
-            elif role(p[0]) == "decode" and role(d[0]) == "prefill":
-                pair = make_pair(
-                    d[0],
-                    p[0],
-                    f"named as a pair the wrong way round ({p_path} + {d_path}); checked as "
-                    f"prefill {d_path} + decode {p_path}",
-                )
-                pair.note = (
-                    f"named as the prefill server of a PD pair, but it is the decode server "
-                    f"and {d_path} the prefill server (their disaggregation-mode): checked the "
-                    f"right way round"
-                )
-                pairs.append(pair)
-            else:
-                problems.extend(
-                    _role_error(r, path, wanted)
-                    for r, path, wanted in ((p[0], p_path, "prefill"), (d[0], d_path, "decode"))
-                    if role(r) != wanted
-                )
+        if id(p[0]) in used or id(d[0]) in used:
+            continue
+        used.update((id(p[0]), id(d[0])))
+        _pair_named(p[0], d[0], p_path, d_path, pairs, problems)
+    return used
 
+
+def _not_one_server(path: str, found: list[DeploymentResult]) -> Alone:
+    if len(found) <= 1:
+        return []
+    why = (
+        f"{path} was named as a pair but holds {len(found)} deployments; name "
+        f"files with one server each"
+    )
+    return [(r, why) for r in found]
+
+
+def _pair_named(
+    p: DeploymentResult,
+    d: DeploymentResult,
+    p_path: str,
+    d_path: str,
+    pairs: list[ServerPair],
+    problems: list[InputError],
+) -> None:
+    """One explicit pair: paired as named, the right way round (with a note), or an error."""
+    if role(p) == "prefill" and role(d) == "decode":
+        pairs.append(make_pair(p, d, f"named as a pair ({p_path} + {d_path})"))
+    elif role(p) == "decode" and role(d) == "prefill":
+        pair = make_pair(
+            d,
+            p,
+            f"named as a pair the wrong way round ({p_path} + {d_path}); checked as "
+            f"prefill {d_path} + decode {p_path}",
+        )
+        pair.note = (
+            f"named as the prefill server of a PD pair, but it is the decode server "
+            f"and {d_path} the prefill server (their disaggregation-mode): checked the "
+            f"right way round"
+        )
+        pairs.append(pair)
+    else:
+        problems.extend(
+            _role_error(r, path, wanted)
+            for r, path, wanted in ((p, p_path, "prefill"), (d, d_path, "decode"))
+            if role(r) != wanted
+        )
+
+
+def _groups(results: list[DeploymentResult], used: set[int]) -> dict[str, list[DeploymentResult]]:
+    """The PD servers not paired explicitly, by folder and target model."""
     groups: dict[str, list[DeploymentResult]] = {}
     for r in results:
         if id(r) not in used and role(r) is not None and r.resolution.target is not None:
             groups.setdefault(
                 os.path.dirname(os.path.abspath(r.deployment.file)) + "\0" + model_key(r), []
             ).append(r)
-    alone = explicit_alone
-    for servers in groups.values():
-        prefills = [r for r in servers if role(r) == "prefill"]
-        decodes = [r for r in servers if role(r) == "decode"]
-        if len(prefills) == 1 and len(decodes) == 1:
-            pairs.append(
-                make_pair(
-                    prefills[0],
-                    decodes[0],
-                    "the only prefill and decode servers of this model in the run",
+    return groups
+
+
+def _pair_group(servers: list[DeploymentResult], pairs: list[ServerPair], alone: Alone) -> None:
+    """The servers of one folder and model: the only prefill and decode server, else by name."""
+    prefills = [r for r in servers if role(r) == "prefill"]
+    decodes = [r for r in servers if role(r) == "decode"]
+    if len(prefills) == 1 and len(decodes) == 1:
+        pairs.append(
+            make_pair(
+                prefills[0],
+                decodes[0],
+                "the only prefill and decode servers of this model in the run",
+            )
+        )
+        return
+    if not prefills or not decodes:
+        return  # nothing to compare with
+    paired = _pair_by_stem(servers, pairs)
+    for r in servers:
+        if id(r) not in paired:
+            others = len(decodes) if role(r) == "prefill" else len(prefills)
+            other_role = "decode" if role(r) == "prefill" else "prefill"
+            alone.append(
+                (
+                    r,
+                    f"{others} {other_role} server{'s' if others != 1 else ''} of the same "
+                    f"model could be its partner",
                 )
             )
-            continue
-        if not prefills or not decodes:
-            continue  # nothing to compare with
-        by_stem: dict[str, list[DeploymentResult]] = {}
-        for r in servers:
-            by_stem.setdefault(stem(r), []).append(r)
-        paired: set[int] = set()
-        for name, members in by_stem.items():
-            ps = [r for r in members if role(r) == "prefill"]
-            ds = [r for r in members if role(r) == "decode"]
-            if len(ps) == 1 and len(ds) == 1:
-                pairs.append(
-                    make_pair(
-                        ps[0],
-                        ds[0],
-                        f"same model and the same name without prefill/decode ({name!r})",
-                    )
+
+
+def _pair_by_stem(servers: list[DeploymentResult], pairs: list[ServerPair]) -> set[int]:
+    """Pair servers whose names are equal without prefill/decode; the ids of those paired."""
+    by_stem: dict[str, list[DeploymentResult]] = {}
+    for r in servers:
+        by_stem.setdefault(stem(r), []).append(r)
+    paired: set[int] = set()
+    for name, members in by_stem.items():
+        ps = [r for r in members if role(r) == "prefill"]
+        ds = [r for r in members if role(r) == "decode"]
+        if len(ps) == 1 and len(ds) == 1:
+            pairs.append(
+                make_pair(
+                    ps[0],
+                    ds[0],
+                    f"same model and the same name without prefill/decode ({name!r})",
                 )
-                paired.update((id(ps[0]), id(ds[0])))
-        for r in servers:
-            if id(r) not in paired:
-                others = len(decodes) if role(r) == "prefill" else len(prefills)
-                other_role = "decode" if role(r) == "prefill" else "prefill"
-                alone.append(
-                    (
-                        r,
-                        f"{others} {other_role} server{'s' if others != 1 else ''} of the same "
-                        f"model could be its partner",
-                    )
-                )
-    return pairs, alone, problems
+            )
+            paired.update((id(ps[0]), id(ds[0])))
+    return paired

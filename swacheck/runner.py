@@ -7,7 +7,6 @@ import sys
 
 import typer
 
-from .baseline import write_baseline
 from .report.escape import print_error, terminal
 from .settings import Settings
 
@@ -51,6 +50,8 @@ def _run_check(settings: Settings) -> int:
         print_error(summary(result, settings, fixed))
     code = 2 if failed else result.exit_code
     if settings.write_baseline:
+        from .baseline import write_baseline
+
         return write_baseline(settings, result, code)
     return code
 
@@ -80,6 +81,8 @@ def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyp
     if not _deliver(settings, report, totals):
         return 2
     if settings.write_baseline:
+        from .baseline import write_baseline
+
         return write_baseline(settings, totals, totals.exit_code)
     return totals.exit_code
 

@@ -1,4 +1,4 @@
-"""The worked scenarios of research/sglang-dsv4-geometry.md (e), with the exact tuples.
+"""The worked scenarios of the DSV4 geometry (docs/sglang.md), with the exact tuples.
 
 Corrections from the SGLang 0.5.23 wheel apply: EAGLE needs explicit top-k 1 *and*
 num-steps (speculative_hook.py:1159); fp8 unified KV under PD is refused only with

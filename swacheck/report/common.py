@@ -6,8 +6,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import DeploymentResult
 from ..records import Edit, Fix, one_line
+from ..results import DeploymentResult
 from ..sglang.resolve import Pool, Resolution
 
 HEADER = ("field", "target", "draft", "target from", "draft from")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from ..engine import RunResult
+from ..results import RunResult
 from ..settings import Settings
 from .escape import terminal
 from .renderer import render_run

@@ -7,8 +7,8 @@ from typing import Any, TextIO
 
 from rich.tree import Tree
 
-from ..engine import DeploymentResult, RunResult
 from ..explain import deployment_trace
+from ..results import DeploymentResult, RunResult
 from .common import heading
 from .human import RichWriter, cell, text
 from .renderer import render_run

@@ -6,8 +6,8 @@ import json
 from functools import partial
 from typing import TextIO
 
-from ..engine import RunResult
 from ..explain import deployment_trace
+from ..results import RunResult
 from .escape import json_data
 from .renderer import WholeRun, render_run
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TextIO
 
-from ..engine import RunResult
 from ..records import Finding, InputError, Location
+from ..results import RunResult
 from ..rules import BY_CODE
 from .common import fix_label
 from .escape import terminal, workflow_message, workflow_property

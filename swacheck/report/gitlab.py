@@ -14,7 +14,7 @@ import os
 from functools import partial
 from typing import Any, TextIO
 
-from ..engine import RunResult
+from ..results import RunResult
 from .escape import json_data
 from .renderer import WholeRun, render_run
 from .sarif import base_dir, fingerprinted, repo_path

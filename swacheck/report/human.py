@@ -16,9 +16,9 @@ import os
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TextIO
 
-from ..engine import DeploymentResult, RunResult
 from ..pairing import ServerPair
 from ..records import Finding
+from ..results import DeploymentResult, RunResult
 from ..settings import Settings
 from .common import HEADER, Row, edit_text, fix_label, heading, pair_rows, table_rows
 from .escape import InertLines, terminal

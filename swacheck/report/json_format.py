@@ -12,7 +12,7 @@ import tempfile
 from typing import Any, TextIO
 
 from .. import __version__
-from ..engine import DeploymentResult, RunResult
+from ..results import DeploymentResult, RunResult
 from ..settings import Settings
 from .common import deployment_head, pair_json, pool_json
 from .escape import json_data

@@ -15,8 +15,8 @@ import xml.etree.ElementTree as ET
 from functools import partial
 from typing import TextIO
 
-from ..engine import RunResult
 from ..records import SEVERITY_RANK, Finding, InputError
+from ..results import RunResult
 from .common import edit_text, fix_label
 from .escape import xml as clean
 from .renderer import WholeRun, render_run

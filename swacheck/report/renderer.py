@@ -59,7 +59,7 @@ def render_pieces(
 
 
 def render_run(stream: Callable[[Any, TextIO], ReportStream], result: Any, out: TextIO) -> None:
-    """A whole run (an ``engine.RunResult``) as one unit, then its totals: ``render`` of the
+    """A whole run (a ``results.RunResult``) as one unit, then its totals: ``render`` of the
     ``check`` and ``explain`` formats."""
     render_pieces(stream, result.settings, (result,), result, out)
 

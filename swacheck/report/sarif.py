@@ -2,9 +2,9 @@
 
 One run; ``tool.driver.rules`` lists every rule (documentation included), each result points
 at the key to edit, with the related locations, and carries a ``partialFingerprints`` entry
-that does not depend on line numbers or on the other files of the run (``fingerprint``), so an
-alert survives lines moving above it and folders being added beside it. Paths are relative to
-``GITHUB_WORKSPACE``, else the run's root (``base_dir``). Input
+that does not depend on line numbers or on the other files of the run (``fingerprints.py``), so
+an alert survives lines moving above it and folders being added beside it. Paths are relative to
+``GITHUB_WORKSPACE``, else the run's root (``fingerprints.base_dir``). Input
 errors are ``toolExecutionNotifications`` of the invocation, which then is not successful.
 Columns are 1-based with an exclusive end, as in swacheck's own model. Every result and
 notification goes through ``escape.json_data`` and every URI through ``escape.path_for_uri``
@@ -13,19 +13,18 @@ notification goes through ``escape.json_data`` and every URI through ``escape.pa
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
 from functools import partial
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
 
 from .. import __version__
-from ..engine import RunResult
+from ..fingerprints import NO_FILE, base_dir, fingerprinted, repo_path
 from ..records import Location
+from ..results import RunResult
 from .common import fix_label
 from .escape import json_data, path_for_uri
 from .renderer import WholeRun, render_run
@@ -37,45 +36,6 @@ INFORMATION_URI = "https://github.com/swacheck/swacheck"
 SRCROOT = "%SRCROOT%"
 FINGERPRINT = "swacheck/v2"  # v2: file path + rule + logical location (v1 had no file path)
 LEVEL = {"error": "error", "warning": "warning", "note": "note"}
-NO_FILE = {"-", "<stdin>", "<input>", "", "swacheck"}  # "swacheck": the run as a whole
-
-
-def base_dir(settings: Any) -> str:
-    """The folder that the ``github`` and ``sarif`` paths are relative to: ``GITHUB_WORKSPACE``
-    (where ``actions/checkout`` puts the repository, whatever the step's ``working-directory``),
-    else the run's root (``--root``, else the git top-level of the first path, else the working
-    directory). GitHub resolves annotation and code-scanning paths against the repository root."""
-    workspace = os.environ.get("GITHUB_WORKSPACE")
-    if workspace and os.path.isdir(workspace):
-        return os.path.realpath(workspace)
-    root = getattr(settings, "root", None)
-    return root or os.getcwd()
-
-
-def _relative(file: str, base: str) -> str | None:
-    """``file`` relative to ``base``, or None when it lies outside."""
-    for path, folder in (
-        (os.path.abspath(file), os.path.abspath(base)),
-        (os.path.realpath(file), os.path.realpath(base)),
-    ):
-        try:
-            rel = os.path.relpath(path, folder)
-        except ValueError:  # another drive on Windows
-            continue
-        if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
-            return rel
-    return None
-
-
-def repo_path(file: str, base: str | None = None) -> str:
-    """A path relative to ``base`` (default: the working directory), with forward slashes and no
-    leading ./. Paths outside ``base`` stay as they are (absolute, or with ``..``)."""
-    if file in NO_FILE:
-        return file
-    rel = _relative(file, base or os.getcwd())
-    if rel is None:
-        return file.replace(os.sep, "/") if not os.path.isabs(file) else file
-    return PurePosixPath(*Path(rel).parts).as_posix()
 
 
 def artifact_location(file: str, base: str | None = None) -> dict[str, Any]:
@@ -127,42 +87,6 @@ def rule_descriptor(rule: Any) -> dict[str, Any]:
         "defaultConfiguration": {"level": LEVEL[rule.SEVERITY]},
         "properties": {"tags": ["sglang", "deepseek-v4", "speculative-decoding"]},
     }
-
-
-def fingerprint(file: str, code: str, logical: str) -> str:
-    """What identifies an alert across runs: the file it is in (relative to the repository root),
-    the rule and the finding's logical location (:func:`logical_location`); no line number, and
-    nothing that depends on the other files in the run or their order."""
-    # surrogateescape: a path or deployment name that is not UTF-8 hashes its bytes
-    return hashlib.sha256(
-        f"{file}\0{code}\0{logical}".encode("utf-8", "surrogateescape")
-    ).hexdigest()
-
-
-def logical_location(deployment_file: str, deployment: str, field: str) -> str:
-    """The key a finding is about, by name: its deployment (file and name, since several
-    deployments can share one file) and the geometry field or server argument."""
-    return f"{deployment_file}#{deployment}/{field or '-'}"
-
-
-def fingerprinted(result: RunResult, base: str) -> Iterator[tuple[Any, Any, str, str]]:
-    """(deployment result, finding, logical location, fingerprint) for every finding, in report
-    order. Repeats of one (file, rule, logical location) are numbered in that order. SARIF,
-    GitLab and ``--baseline`` share these fingerprints."""
-    seen: dict[str, int] = {}
-    for r in result.results:
-        deployment_file = repo_path(r.deployment.file, base)
-        for f in r.findings:
-            logical = logical_location(deployment_file, r.deployment.name, f.field)
-            key = fingerprint(
-                repo_path(f.location.file if f.location else r.deployment.file, base),
-                f.code,
-                logical,
-            )
-            seen[key] = seen.get(key, 0) + 1
-            if seen[key] > 1:
-                key = hashlib.sha256(f"{key}:{seen[key]}".encode("ascii")).hexdigest()
-            yield r, f, logical, key
 
 
 def as_data(result: RunResult) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """The rule registry: one module per rule, listed here in code order.
 
-A new rule is one new module (with CODE, NAME, SEVERITY, SUMMARY, a docstring in the
-"what it does / why it matters / example / fix" shape, and ``check``) plus one line below.
+A new rule is one new module plus one line in the import list and one in ``RULES``
+(docs/architecture.md, "Add a rule"). A rule module holds CODE, NAME, SEVERITY, SCOPE, SUMMARY,
+FIX_SAFETY, a docstring in the "what it does / why it matters / example / fix" shape, and the
+function its SCOPE names (``SCOPES`` below); the engine runs each rule by its SCOPE alone.
 """
 
 from __future__ import annotations
@@ -54,8 +56,8 @@ from . import (
 )
 from .base import RuleContext
 
-# Rules with check(resolution, context), run on every deployment.
-DEPLOYMENT_RULES: tuple[ModuleType, ...] = (
+# Every rule, in code order.
+RULES: tuple[ModuleType, ...] = (
     swa101,
     swa102,
     swa103,
@@ -78,15 +80,7 @@ DEPLOYMENT_RULES: tuple[ModuleType, ...] = (
     swa305,
     swa306,
     swa307,
-    swa501,
-    swa502,
-    swa503,
-    swa504,
-    swa505,
-    swa506,
-)
-# Rules with check_pair(pair, context), run on every PD prefill/decode pair (swacheck/pairing.py).
-PAIR_RULES: tuple[ModuleType, ...] = (
+    swa400,
     swa401,
     swa402,
     swa403,
@@ -98,26 +92,48 @@ PAIR_RULES: tuple[ModuleType, ...] = (
     swa409,
     swa410,
     swa411,
+    swa501,
+    swa502,
+    swa503,
+    swa504,
+    swa505,
+    swa506,
+    swa901,
+    swa902,
 )
-# Rules with check_suppressions(...), run once over the inline suppressions of the run.
-SUPPRESSION_RULES: tuple[ModuleType, ...] = (swa901, swa902)
 
-# SWA400 (check_alone) is reported by the pairing stage for servers left without a partner.
-RULES: tuple[ModuleType, ...] = tuple(
-    sorted(DEPLOYMENT_RULES + (swa400,) + PAIR_RULES + SUPPRESSION_RULES, key=lambda r: r.CODE)
-)
+# A rule's SCOPE -> the function the engine calls (swacheck/engine.py):
+SCOPES = {
+    "deployment": "check",  # check(resolution, context), on every deployment
+    "pair": "check_pair",  # check_pair(pair, context), on every PD prefill/decode pair (pairing.py)
+    "unpaired": "check_alone",  # check_alone([(result, why)]), on each PD server left unpaired
+    "suppressions": "check_suppressions",  # check_suppressions(suppressions, enabled), per file
+}
+
+
+def in_scope(scope: str) -> tuple[ModuleType, ...]:
+    """The rules of one SCOPE, in code order."""
+    return tuple(rule for rule in RULES if rule.SCOPE == scope)
+
+
+DEPLOYMENT_RULES = in_scope("deployment")
+PAIR_RULES = in_scope("pair")
+UNPAIRED_RULES = in_scope("unpaired")
+SUPPRESSION_RULES = in_scope("suppressions")
 
 BY_CODE = {rule.CODE: rule for rule in RULES}
 
 __all__ = [
     "RULES",
+    "SCOPES",
     "DEPLOYMENT_RULES",
     "PAIR_RULES",
+    "UNPAIRED_RULES",
     "SUPPRESSION_RULES",
     "BY_CODE",
     "RuleContext",
     "get",
-    "swa400",
+    "in_scope",
 ]
 
 

@@ -68,6 +68,32 @@ def geometry_findings(
     if not differing:
         return
     moving, staying = (d, t) if ctx.align_to == "target" else (t, d)
+    message, severity = _message(rule, res, mode, differing)
+    descriptions, edits, safe = _fix(res, ctx, mode, differing, moving, staying)
+
+    # Point at the key to edit: the first edit of the fix, else the moving side's input.
+    name = differing[0][0]
+    values = {"target": differing[0][1], "draft": differing[0][2]}
+    related = tuple(
+        Related(loc, f"{role} {name} {val.value} comes from here")
+        for role, val in values.items()
+        if (loc := _root_location(val)) is not None
+    )
+    yield Finding(
+        rule.CODE,
+        severity,
+        message,
+        _location(res, edits, moving, values),
+        Fix(" ".join(descriptions), tuple(edits), safe),
+        related,
+        name,
+    )
+
+
+def _message(rule: Rule, res: Resolution, mode: str, differing: list) -> tuple[str, str]:
+    """SGLang's own message where it compares the pools; a note where it does not (yet)."""
+    t, d = res.target, res.draft
+    assert t is not None and d is not None
     template = res.profile.msg_ring if mode == "unified" else res.profile.msg_paged
     sglang_msg = template.format(
         target=format_tuple(t.tuple(mode, res.profile)),
@@ -75,24 +101,27 @@ def geometry_findings(
     )
     parts = ", ".join(f"{name} {tv.value} vs {dv.value}" for name, tv, dv in differing)
     if res.checked_by_sglang:
-        message = f"{sglang_msg} ({parts}; target vs draft)"
-        severity = rule.SEVERITY
-    elif not res.profile.has_dsv4_block:
-        message = (
+        return f"{sglang_msg} ({parts}; target vs draft)", rule.SEVERITY
+    if not res.profile.has_dsv4_block:
+        return (
             f"target and draft SWA geometry differ ({parts}); SGLang "
             f"{res.profile.version} does not compare the pools yet "
             f"(the check came in {res.profile.checks_added_in} with the fix of the draft's SWA state transfer for "
             f"disaggregated MTP, PR #30461); from {res.profile.checks_added_in} on "
             f"this launch fails under PD with: {sglang_msg}"
-        )
-        severity = "note"
-    else:
-        message = (
-            f"target and draft SWA geometry differ ({parts}); SGLang checks this only under PD "
-            f"disaggregation, where it would fail with: {sglang_msg}"
-        )
-        severity = "note"
+        ), "note"
+    return (
+        f"target and draft SWA geometry differ ({parts}); SGLang checks this only under PD "
+        f"disaggregation, where it would fail with: {sglang_msg}"
+    ), "note"
 
+
+def _fix(
+    res: Resolution, ctx: RuleContext, mode: str, differing: list, moving: Pool, staying: Pool
+) -> tuple[list[str], list[Edit], bool]:
+    """What to change, in words and edits, and whether it is safe (changes no running server)."""
+    t, d = res.target, res.draft
+    assert t is not None and d is not None
     descriptions: list[str] = []
     edits: list[Edit] = []
     # unsafe (changes what runs): dropping the draft path, a checkpoint's sliding_window,
@@ -130,38 +159,26 @@ def geometry_findings(
         )
     if not descriptions:
         descriptions.append(f"Make the {moving.role}'s inputs give the {staying.role}'s geometry.")
+    return descriptions, edits, safe
 
-    # Point at the key to edit: the first edit of the fix, else the moving side's input.
-    name = differing[0][0]
-    values = {"target": differing[0][1], "draft": differing[0][2]}
-    related = tuple(
-        Related(loc, f"{role} {name} {val.value} comes from here")
-        for role, val in values.items()
-        if (loc := _root_location(val)) is not None
-    )
+
+def _location(res: Resolution, edits: list[Edit], moving: Pool, values: dict[str, Val]) -> Location:
+    """The first edit of the fix, else the draft path to drop, else the moving side's input."""
+    t, d = res.target, res.draft
+    assert t is not None and d is not None
     draft_path = res.deployment.server.get("speculative-draft-model-path")
     if edits:
         first = edits[0]
-        location = Location(
+        return Location(
             first.file,
             first.line,
             first.column,
             first.line,
             first.column if first.replacement == "" else first.end_column,
         )
-    elif moving.role == "draft" and draft_path is not None and t.window.value != d.window.value:
-        location = draft_path.key_loc  # a launch command: point at the flag to drop
-    else:
-        location = _root_location(values[moving.role]) or res.deployment.location
-    yield Finding(
-        rule.CODE,
-        severity,
-        message,
-        location,
-        Fix(" ".join(descriptions), tuple(edits), safe),
-        related,
-        name,
-    )
+    if moving.role == "draft" and draft_path is not None and t.window.value != d.window.value:
+        return draft_path.key_loc  # a launch command: point at the flag to drop
+    return _root_location(values[moving.role]) or res.deployment.location
 
 
 def _root_location(val: Val):

@@ -16,10 +16,17 @@ class RuleContext:
 
 
 class Rule(Protocol):
+    """A rule module. SCOPE says what it checks and so which function the engine calls
+    (``rules.SCOPES``): a ``deployment`` rule defines ``check`` (below). A deployment rule
+    is skipped on a launch that is not swacheck's business (``Resolution.quiet`` set) unless
+    its optional ``QUIET`` tuple names that reason."""
+
     CODE: str
     NAME: str
     SEVERITY: str
+    SCOPE: str
     SUMMARY: str
+    FIX_SAFETY: str
     __doc__: str | None
 
     def check(self, res: Resolution, ctx: RuleContext) -> Iterator[Finding]: ...

@@ -57,6 +57,7 @@ from .base import RuleContext
 CODE = "SWA101"
 NAME = "unified-ring-mismatch"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "unified SWA ring geometry (window, ring_size, pages) differs between target and draft"
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

@@ -51,6 +51,7 @@ from .base import RuleContext
 CODE = "SWA102"
 NAME = "paged-geometry-mismatch"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = (
     "paged SWA geometry (page_size, sliding_window, ring capacity) differs between target and draft"
 )

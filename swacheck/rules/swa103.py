@@ -42,6 +42,7 @@ from .base import RuleContext
 CODE = "SWA103"
 NAME = "unified-mode-mismatch"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "target and draft pools use different unified-KV modes"
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

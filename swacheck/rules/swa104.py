@@ -42,6 +42,7 @@ from .base import RuleContext
 CODE = "SWA104"
 NAME = "draft-compression-ratios"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "draft pool compression ratios are empty or not all 0 (SWA-only NextN layers expected)"
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

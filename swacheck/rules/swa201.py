@@ -33,18 +33,20 @@ from collections.abc import Iterator
 
 from .. import fixes
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, arg_mapping, finding_for_event
 
 CODE = "SWA201"
 NAME = "page-size-replaced"
 SEVERITY = "warning"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "explicit page-size other than 256 (128 on NPU), which SGLang replaces for DeepSeek-V4"
 FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    for event in res.events_of("page-size-replaced"):
+    for event in res.events_of(Kind.PAGE_SIZE_REPLACED):
         assert event.arg is not None
         forced = event.data["forced"]
         edit = fixes.delete_line_of(event.arg.pair, arg_mapping(res))

@@ -51,12 +51,14 @@ from collections.abc import Iterator
 
 from .. import fixes
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, arg_mapping, finding_for_event
 
 CODE = "SWA202"
 NAME = "speculative-args-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = (
     "speculative algorithm other than EAGLE/DSPARK, or EAGLE without explicit "
     "top-k 1 and num-steps, for DeepSeek-V4"
@@ -68,7 +70,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     mapping = arg_mapping(res)
     server = res.deployment.server
-    for event in res.events_of("dspark-draft-missing"):
+    for event in res.events_of(Kind.DSPARK_DRAFT_MISSING):
         fix = Fix(
             "Add speculative-draft-model-path: the DSpark draft checkpoint (SGLang "
             "has no default draft for this target)."
@@ -81,10 +83,13 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             rule, event, fix, message=message, field="speculative-draft-model-path"
         )
     for event in res.events_of(
-        "algorithm-refused", "eagle-topk-missing", "eagle-topk-refused", "eagle-steps-missing"
+        Kind.ALGORITHM_REFUSED,
+        Kind.EAGLE_TOPK_MISSING,
+        Kind.EAGLE_TOPK_REFUSED,
+        Kind.EAGLE_STEPS_MISSING,
     ):
         arg = event.arg
-        if event.kind == "algorithm-refused":
+        if event.kind == Kind.ALGORITHM_REFUSED:
             assert arg is not None
             raw = event.data["algorithm"]
             target = (
@@ -112,7 +117,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
                 raw.upper() in ("NEXTN", "EAGLE", "DSPARK"),
             )
             message = f"{event.message}: AssertionError: {res.profile.algorithm_assert} ({what})"
-        elif event.kind == "eagle-topk-missing":
+        elif event.kind == Kind.EAGLE_TOPK_MISSING:
             edits = _missing_eagle_args(arg, server, mapping) if arg else []
             fix = Fix(
                 "Add speculative-eagle-topk: 1"
@@ -127,7 +132,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
                 f"{event.message}: AssertionError: {res.profile.topk_assert} (the DSV4 hook checks top-k before the "
                 "speculative hook's default of 1 is filled in)"
             )
-        elif event.kind == "eagle-topk-refused":
+        elif event.kind == Kind.EAGLE_TOPK_REFUSED:
             assert arg is not None
             fix = Fix(
                 "Set speculative-eagle-topk to 1.", (fixes.replace(arg.value_loc, "1"),), safe=False
@@ -145,8 +150,8 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
                 "before choosing steps itself, a bare AssertionError (speculative_hook.py)"
             )
         field = {
-            "algorithm-refused": "speculative-algorithm",
-            "eagle-steps-missing": "speculative-num-steps",
+            Kind.ALGORITHM_REFUSED: "speculative-algorithm",
+            Kind.EAGLE_STEPS_MISSING: "speculative-num-steps",
         }.get(event.kind, "speculative-eagle-topk")
         yield finding_for_event(rule, event, fix, message=message, field=field)
 

@@ -36,18 +36,20 @@ from collections.abc import Iterator
 
 from .. import fixes
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, finding_for_event
 
 CODE = "SWA203"
 NAME = "draft-tokens-adjusted"
 SEVERITY = "warning"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "speculative-num-draft-tokens differs from speculative-num-steps + 1, which SGLang enforces at top-k 1"
 FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    for event in res.events_of("draft-tokens-adjusted"):
+    for event in res.events_of(Kind.DRAFT_TOKENS_ADJUSTED):
         assert event.arg is not None
         resolved = event.data["resolved"]
         fix = Fix(

@@ -37,18 +37,20 @@ from collections.abc import Iterator
 
 from .. import fixes
 from ..records import Finding, Fix, Related
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, arg_mapping
 
 CODE = "SWA204"
 NAME = "unified-fp8-with-pd"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "SGLANG_DSV4_UNIFIED_KV_FP8 with unified KV under PD together with pp-size > 1 or enable-hisparse"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    for event in res.events_of("unified-fp8-pd"):
+    for event in res.events_of(Kind.UNIFIED_FP8_PD):
         arg = event.arg
         env = event.data["env"]
         if event.data["why"] == "pd":

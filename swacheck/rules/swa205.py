@@ -37,19 +37,21 @@ from collections.abc import Iterator
 
 from .. import fixes
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, finding_for_event
 
 CODE = "SWA205"
 NAME = "dsv4-args-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "kv-cache-dtype or dsv4-attn-backend that SGLang's DeepSeek-V4 hook refuses"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
-    for event in res.events_of("kv-dtype-refused"):
+    for event in res.events_of(Kind.KV_DTYPE_REFUSED):
         assert event.arg is not None
         value = event.data["value"]
         better = (
@@ -68,7 +70,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             fix,
             message=f"{event.message}: AssertionError: {value} is not supported for DeepseekV4ForCausalLM",
         )
-    for event in res.events_of("trtllm-pd"):
+    for event in res.events_of(Kind.TRTLLM_PD):
         assert event.arg is not None
         fix = Fix(
             "Use dsv4-attn-backend auto or flashmla on PD servers.",

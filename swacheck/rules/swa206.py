@@ -44,12 +44,14 @@ import sys
 from collections.abc import Iterator
 
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, finding_for_event
 
 CODE = "SWA206"
 NAME = "online-compress-mtp"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = (
     "SGLANG_OPT_USE_ONLINE_COMPRESS=1 with speculative decoding on CUDA (the DSV4 pool asserts)"
 )
@@ -57,7 +59,7 @@ FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edi
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    for event in res.events_of("online-compress-mtp"):
+    for event in res.events_of(Kind.ONLINE_COMPRESS_MTP):
         fix = Fix(
             "Unset SGLANG_OPT_USE_ONLINE_COMPRESS (or 0) on this server, or run it without speculative decoding."
         )

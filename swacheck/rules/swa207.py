@@ -53,12 +53,14 @@ import sys
 from collections.abc import Iterator
 
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, finding_for_event
 
 CODE = "SWA207"
 NAME = "pd-pipeline-args-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = (
     "pp-size > 1 with speculative decoding where the release refuses it; "
     "prefill_complete allocation with what it does not support"
@@ -68,12 +70,12 @@ FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edi
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
-    for event in res.events_of("pp-spec-refused"):
+    for event in res.events_of(Kind.PP_SPEC_REFUSED):
         fix = Fix(
             "Run this server with pp-size 1 (use tensor parallelism instead), or without speculative decoding."
         )
         yield finding_for_event(rule, event, fix, field="pp-size")
-    for event in res.events_of("prefill-complete-refused"):
+    for event in res.events_of(Kind.PREFILL_COMPLETE_REFUSED):
         fix = Fix(
             "Remove disaggregation-decode-allocation-policy (the default, early, "
             "supports these) or what the message lists."

@@ -41,18 +41,20 @@ import sys
 from collections.abc import Iterator
 
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, finding_for_event
 
 CODE = "SWA208"
 NAME = "model-config-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "a deepseek_v4 config.json without sliding_window: SGLang's ModelConfig fails with AttributeError"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    for event in res.events_of("model-config-refused"):
+    for event in res.events_of(Kind.MODEL_CONFIG_REFUSED):
         fix = Fix(
             f"Point the {event.data['role']} model path at the checkpoint you mean, or "
             f"give its config.json the model's sliding_window."

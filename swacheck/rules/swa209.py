@@ -46,6 +46,7 @@ from .base import RuleContext
 CODE = "SWA209"
 NAME = "kv-cache-sharding-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "enable-kv-cache-sharding off a PD prefill server, or with speculative decoding"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

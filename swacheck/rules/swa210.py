@@ -45,6 +45,7 @@ from .base import RuleContext
 CODE = "SWA210"
 NAME = "dspark-dp-lm-head"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "DSPARK with attention data parallelism but no enable-dp-lm-head"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

@@ -49,6 +49,7 @@ from .base import RuleContext
 CODE = "SWA211"
 NAME = "v41-layout-gpu"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "SGLANG_DSV4_KV_LAYOUT=v41 on a GPU that cannot hold the V4.1 layout"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

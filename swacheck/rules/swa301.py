@@ -40,6 +40,7 @@ from .base import RuleContext
 CODE = "SWA301"
 NAME = "duplicate-key"
 SEVERITY = "warning"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "duplicate key in a config file; the last value is silently used"
 FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

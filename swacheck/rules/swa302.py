@@ -38,6 +38,7 @@ from .base import RuleContext
 CODE = "SWA302"
 NAME = "impossible-geometry"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "explicit geometry inconsistent with itself (ring_size < window, pages not a multiple of ring_size)"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

@@ -52,23 +52,41 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from .. import fixes
 from ..records import Finding, Fix
 from ..sglang import flags
+from ..sglang.events import Event, Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, arg_mapping, finding_for_event
+
+if TYPE_CHECKING:
+    from ..inputs import Arg
 
 CODE = "SWA303"
 NAME = "config-key-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "unknown server-config key, or one SGLang's --config loader refuses"
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
-    for event in res.events_of("config-not-yaml"):
+    yield from _not_yaml(rule, res)
+    yield from _valued_flags(rule, res)
+    yield from _forks(rule, res)
+    for event in res.events_of(
+        Kind.UNKNOWN_KEY, Kind.REFUSED_KEY, Kind.UNDERSCORE_KEY, Kind.AMBIGUOUS_KEY
+    ):
+        fix, message = _key(res, event)
+        yield finding_for_event(rule, event, fix, message=message)
+
+
+def _not_yaml(rule: ModuleType, res: Resolution) -> Iterator[Finding]:
+    for event in res.events_of(Kind.CONFIG_NOT_YAML):
         fix = Fix(
             "Save the server config as YAML (.yaml or .yml); JSON is valid YAML, so renaming the file is enough."
         )
@@ -79,7 +97,10 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             field="config",
             message=f"{event.message}: ValueError: Config file must be YAML format, got: .json",
         )
-    for event in res.events_of("valued-flag"):
+
+
+def _valued_flags(rule: ModuleType, res: Resolution) -> Iterator[Finding]:
+    for event in res.events_of(Kind.VALUED_FLAG):
         arg = event.arg
         assert arg is not None
         edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
@@ -94,7 +115,10 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             fix,
             message=f"{event.message}: error: unrecognized arguments: true ({event.data['action']} takes no value)",
         )
-    forks = res.events_of("fork-key")
+
+
+def _forks(rule: ModuleType, res: Resolution) -> Iterator[Finding]:
+    forks = res.events_of(Kind.FORK_KEY)
     if forks:
         names = ", ".join(e.arg.written for e in forks if e.arg is not None)
         yield finding_for_event(
@@ -107,93 +131,107 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             f"{res.profile.version}: {names}; swacheck leaves them unchecked",
             severity="note",
         )
-    for event in res.events_of("unknown-key", "refused-key", "underscore-key", "ambiguous-key"):
-        arg = event.arg
-        assert arg is not None
-        if event.kind == "ambiguous-key":
-            cands = event.data["candidates"]
-            fix = Fix(
-                f"Write the option in full: one of {', '.join(cands[:5])}{', ...' if len(cands) > 5 else ''}."
-            )
-            message = f"{event.message}: argparse refuses it (could match {', '.join('--' + c for c in cands[:5])})"
-        elif event.kind == "unknown-key":
-            near = event.data.get("suggestion")
-            removed = flags.removed_flag(arg.written, res.profile)
-            typo = None if removed else flags.typo_of(arg.written, res.profile)
-            if removed:  # never "corrected" to a neighbouring flag, which does something else
-                edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
-                fix = Fix(
-                    f"Delete {arg.written!r}: SGLang {res.profile.version} no longer has this option (SGLang {removed} "
-                    "still had it) and names no replacement; check its release notes for what to use instead.",
-                    (edit,) if edit else (),
-                    safe=False,
-                )
-                message = f"{event.message}: error: unrecognized arguments (removed after SGLang {removed})"
-            elif typo:  # one letter from exactly one option: a typo, safe to rename
-                fix = Fix(
-                    f"Rename {arg.written!r} to {typo!r}.", (fixes.replace(arg.key_loc, typo),)
-                )
-                message = f"{event.message}: error: unrecognized arguments (did you mean {typo!r}?)"
-            elif near:  # a spelling suggestion stays a hint
-                fix = Fix(
-                    f"Did you mean {near!r}? Correct the name by hand (see `python -m sglang.launch_server --help`)."
-                )
-                message = f"{event.message}: error: unrecognized arguments (did you mean {near!r}?)"
-            else:
-                fix = Fix(
-                    f"Remove {arg.written!r} or correct its name (see `python -m sglang.launch_server --help`)."
-                )
-                message = f"{event.message}: error: unrecognized arguments"
-        elif event.kind == "underscore-key":
-            canonical = event.data["canonical"]
-            fix = Fix(f"Write {canonical!r}.", (fixes.replace(arg.key_loc, canonical),))
-            message = f"{event.message}: SGLang's argument parser gets --{arg.written}: error: unrecognized arguments"
-        elif arg.name == "enable-dp-attention":
-            dp = res.deployment.server.get("dp-size")
-            edits = []
-            if (
-                dp is not None
-                and arg.value is True
-                and res.deployment.server.get("attn-dp-size") is None
-            ):
-                edits.append(fixes.replace(dp.key_loc, "attn-dp-size"))
-            if (edit := fixes.delete_line_of(arg.pair, arg_mapping(res))) is not None:
-                edits.append(edit)
-            fix = Fix(
-                f"Remove {arg.written!r} and write attn-dp-size: N in place of dp-size: N "
-                "(what --enable-dp-attention does on the command line).",
-                tuple(edits),
-                safe=False,
-            )
-        elif (named := flags.replacement(arg.name, res.profile)) is not None and isinstance(
-            arg.value, bool
+
+
+def _key(res: Resolution, event: Event) -> tuple[Fix, str]:
+    """The fix and message of a key argparse or the --config merger refuses."""
+    arg = event.arg
+    assert arg is not None
+    if event.kind == Kind.AMBIGUOUS_KEY:
+        cands = event.data["candidates"]
+        fix = Fix(
+            f"Write the option in full: one of {', '.join(cands[:5])}{', ...' if len(cands) > 5 else ''}."
+        )
+        return (
+            fix,
+            f"{event.message}: argparse refuses it (could match {', '.join('--' + c for c in cands[:5])})",
+        )
+    if event.kind == Kind.UNKNOWN_KEY:
+        return _unknown(res, event, arg)
+    if event.kind == Kind.UNDERSCORE_KEY:
+        canonical = event.data["canonical"]
+        fix = Fix(f"Write {canonical!r}.", (fixes.replace(arg.key_loc, canonical),))
+        return (
+            fix,
+            f"{event.message}: SGLang's argument parser gets --{arg.written}: error: unrecognized arguments",
+        )
+    message = (
+        f"{event.message}: ValueError: Unsupported config option "
+        f"'{arg.name.replace('-', '_')}' with action '{event.data['action']}'"
+    )
+    return _refused_fix(res, arg), message
+
+
+def _unknown(res: Resolution, event: Event, arg: Arg) -> tuple[Fix, str]:
+    near = event.data.get("suggestion")
+    removed = flags.removed_flag(arg.written, res.profile)
+    typo = None if removed else flags.typo_of(arg.written, res.profile)
+    if removed:  # never "corrected" to a neighbouring flag, which does something else
+        edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
+        fix = Fix(
+            f"Delete {arg.written!r}: SGLang {res.profile.version} no longer has this option (SGLang {removed} "
+            "still had it) and names no replacement; check its release notes for what to use instead.",
+            (edit,) if edit else (),
+            safe=False,
+        )
+        return (
+            fix,
+            f"{event.message}: error: unrecognized arguments (removed after SGLang {removed})",
+        )
+    if typo:  # one letter from exactly one option: a typo, safe to rename
+        fix = Fix(f"Rename {arg.written!r} to {typo!r}.", (fixes.replace(arg.key_loc, typo),))
+        return fix, f"{event.message}: error: unrecognized arguments (did you mean {typo!r}?)"
+    if near:  # a spelling suggestion stays a hint
+        fix = Fix(
+            f"Did you mean {near!r}? Correct the name by hand (see `python -m sglang.launch_server --help`)."
+        )
+        return fix, f"{event.message}: error: unrecognized arguments (did you mean {near!r}?)"
+    fix = Fix(
+        f"Remove {arg.written!r} or correct its name (see `python -m sglang.launch_server --help`)."
+    )
+    return fix, f"{event.message}: error: unrecognized arguments"
+
+
+def _refused_fix(res: Resolution, arg: Arg) -> Fix:
+    """A key the --config merger refuses (an action it cannot express in a file)."""
+    if arg.name == "enable-dp-attention":
+        dp = res.deployment.server.get("dp-size")
+        edits = []
+        if (
+            dp is not None
+            and arg.value is True
+            and res.deployment.server.get("attn-dp-size") is None
         ):
-            # SGLang's own deprecation table names the replacement: written in the file, it does
-            # exactly what the deprecated flag does on the command line (safe)
-            written = ", ".join(f"{k}: {v}" for k, v in named)
-            if arg.value:
-                edit = fixes.replace_entry(arg.pair, arg_mapping(res), named)
-                text = (
-                    f"Write {written} in place of {arg.written!r}: SGLang "
-                    f"{res.profile.version} names them as its replacement."
-                )
-            else:
-                edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
-                text = (
-                    f"Remove {arg.written!r}: false is its default (SGLang "
-                    f"{res.profile.version} names {written} as its replacement)."
-                )
-            fix = Fix(text, (edit,) if edit else ())
+            edits.append(fixes.replace(dp.key_loc, "attn-dp-size"))
+        if (edit := fixes.delete_line_of(arg.pair, arg_mapping(res))) is not None:
+            edits.append(edit)
+        return Fix(
+            f"Remove {arg.written!r} and write attn-dp-size: N in place of dp-size: N "
+            "(what --enable-dp-attention does on the command line).",
+            tuple(edits),
+            safe=False,
+        )
+    named = flags.replacement(arg.name, res.profile)
+    if named is not None and isinstance(arg.value, bool):
+        # SGLang's own deprecation table names the replacement: written in the file, it does
+        # exactly what the deprecated flag does on the command line (safe)
+        written = ", ".join(f"{k}: {v}" for k, v in named)
+        if arg.value:
+            edit = fixes.replace_entry(arg.pair, arg_mapping(res), named)
+            text = (
+                f"Write {written} in place of {arg.written!r}: SGLang "
+                f"{res.profile.version} names them as its replacement."
+            )
         else:
             edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
-            fix = Fix(
-                f"Remove {arg.written!r} from the file and pass it on the command line.",
-                (edit,) if edit else (),
-                safe=False,
+            text = (
+                f"Remove {arg.written!r}: false is its default (SGLang "
+                f"{res.profile.version} names {written} as its replacement)."
             )
-        if event.kind == "refused-key":
-            message = (
-                f"{event.message}: ValueError: Unsupported config option "
-                f"'{arg.name.replace('-', '_')}' with action '{event.data['action']}'"
-            )
-        yield finding_for_event(rule, event, fix, message=message)
+        return Fix(text, (edit,) if edit else ())
+    edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
+    return Fix(
+        f"Remove {arg.written!r} from the file and pass it on the command line.",
+        (edit,) if edit else (),
+        safe=False,
+    )

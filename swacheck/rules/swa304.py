@@ -49,23 +49,25 @@ import sys
 from collections.abc import Iterator
 
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, finding_for_event
 
 CODE = "SWA304"
 NAME = "bad-value"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "server-argument value SGLang rejects while parsing arguments (type, choice, dp-size with attn-dp-size)"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
-    for event in res.events_of("bad-value"):
+    for event in res.events_of(Kind.BAD_VALUE):
         assert event.arg is not None
         fix = Fix(f"Give {event.arg.written} {event.data['expected']}.")
         yield finding_for_event(rule, event, fix)
-    for event in res.events_of("zero-requests"):
+    for event in res.events_of(Kind.ZERO_REQUESTS):
         yield finding_for_event(
             rule,
             event,
@@ -73,12 +75,12 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
                 "Set max-running-requests to at least attn-dp-size (requests are split across attention-DP workers)."
             ),
         )
-    for event in res.events_of("requests-clamped"):
+    for event in res.events_of(Kind.REQUESTS_CLAMPED):
         fix = Fix(
             "Set max-running-requests to the number of requests you mean (at least attn-dp-size)."
         )
         yield finding_for_event(rule, event, fix, severity="warning")
-    for event in res.events_of("dp-combination"):
+    for event in res.events_of(Kind.DP_COMBINATION):
         fix = Fix(
             "Use either dp-size (replicas) or attn-dp-size (attention data parallelism), not both above 1."
         )

@@ -54,6 +54,7 @@ from .base import RuleContext
 CODE = "SWA305"
 NAME = "unresolved-variable"
 SEVERITY = "warning"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "launch-command argument or environment value that cannot be resolved from the files (treated as unset)"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

@@ -57,6 +57,9 @@ CODE = "SWA306"
 NAME = "shell-pitfall"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SEVERITY = "warning"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
+# still checked on a launch that is not swacheck's business for these reasons (Resolution.quiet)
+QUIET = ("no-pools", "unknown")
 SUMMARY = (
     "comment or blank line inside a continued command, backslash before "
     "trailing spaces, single-dash long flag, flags behind a switch set "

@@ -45,6 +45,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext
 
@@ -52,6 +53,9 @@ CODE = "SWA307"
 NAME = "launch-not-checked"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SEVERITY = "note"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
+# still checked on a launch that is not swacheck's business for these reasons (Resolution.quiet)
+QUIET = ("no-pools", "unknown")
 SUMMARY = (
     "launch found but not checked (assembled at run time, template, unknown "
     "custom resource, placeholder, unknown model)"
@@ -64,7 +68,7 @@ _FIX = Fix(
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    for event in res.events_of("not-checked"):
+    for event in res.events_of(Kind.NOT_CHECKED):
         yield Finding(
             CODE,
             SEVERITY,

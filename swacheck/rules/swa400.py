@@ -34,6 +34,7 @@ from ..records import Finding, Fix
 CODE = "SWA400"
 NAME = "pd-partner-ambiguous"
 SEVERITY = "note"
+SCOPE = "unpaired"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "PD server whose prefill/decode partner is ambiguous"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

@@ -36,6 +36,7 @@ from .base import RuleContext
 CODE = "SWA401"
 NAME = "pd-page-size"
 SEVERITY = "error"
+SCOPE = "pair"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "prefill and decode servers resolve different page sizes"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

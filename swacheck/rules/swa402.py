@@ -39,6 +39,7 @@ from .base import RuleContext
 CODE = "SWA402"
 NAME = "pd-kv-cache-dtype"
 SEVERITY = "error"
+SCOPE = "pair"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "prefill and decode servers resolve different KV cache dtypes"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

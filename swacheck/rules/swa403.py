@@ -44,6 +44,7 @@ from .base import RuleContext
 CODE = "SWA403"
 NAME = "pd-kv-layout"
 SEVERITY = "error"
+SCOPE = "pair"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "prefill and decode servers use different DSV4 KV layouts"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

@@ -47,6 +47,7 @@ from .base import RuleContext
 CODE = "SWA404"
 NAME = "pd-unified-kv"
 SEVERITY = "error"
+SCOPE = "pair"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "unified KV (ROCm unified_kv_triton) on one side of a PD pair only"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

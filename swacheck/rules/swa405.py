@@ -50,6 +50,7 @@ from .base import RuleContext
 CODE = "SWA405"
 NAME = "pd-unified-fp8"
 SEVERITY = "error"
+SCOPE = "pair"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "SGLANG_DSV4_UNIFIED_KV_FP8 on one side of a unified-KV PD pair"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

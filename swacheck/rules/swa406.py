@@ -47,6 +47,7 @@ from .base import RuleContext
 CODE = "SWA406"
 NAME = "pd-speculative"
 SEVERITY = "error"
+SCOPE = "pair"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "speculative decoding on one side of a PD pair only"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

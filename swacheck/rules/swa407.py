@@ -40,6 +40,7 @@ from .base import RuleContext
 CODE = "SWA407"
 NAME = "pd-online-compress"
 SEVERITY = "error"
+SCOPE = "pair"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "SGLANG_OPT_USE_ONLINE_COMPRESS on one side of a CUDA PD pair only"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

@@ -47,6 +47,7 @@ from .base import RuleContext
 CODE = "SWA408"
 NAME = "pd-parallelism"
 SEVERITY = "error"
+SCOPE = "pair"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "decode context/pipeline parallelism or KV sharding the PD handshake refuses"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

@@ -36,6 +36,7 @@ from .base import RuleContext
 CODE = "SWA409"
 NAME = "pd-metadata-buffers"
 SEVERITY = "warning"
+SCOPE = "pair"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "PD metadata-buffer switches differ (checksum, sampling mask)"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

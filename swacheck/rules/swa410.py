@@ -36,6 +36,7 @@ from .base import RuleContext
 CODE = "SWA410"
 NAME = "pd-tolerated-difference"
 SEVERITY = "note"
+SCOPE = "pair"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "a prefill/decode difference SGLang tolerates for DeepSeek-V4"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

@@ -45,6 +45,7 @@ from .base import RuleContext
 CODE = "SWA411"
 NAME = "pd-allocation-policy"
 SEVERITY = "error"
+SCOPE = "pair"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "prefill and decode servers use different decode allocation policies"
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

@@ -61,8 +61,11 @@ Fix safety: unsafe — it changes the MoE runner the server uses.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
-from ..records import Finding, Fix, Related
+from ..records import Finding, Fix, Related, Val
+from ..sglang.gpus import Gpu
 from ..sglang.resolve import Resolution
 from . import _preflight as pf
 from .base import RuleContext
@@ -70,6 +73,7 @@ from .base import RuleContext
 CODE = "SWA501"
 NAME = "moe-runner-fp4-experts"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SUMMARY = (
     "MoE runner (written or auto-selected) that cannot run DeepSeek-V4's FP4 experts on this GPU"
@@ -93,149 +97,222 @@ def _best(sm_major: int | None, profile) -> str:
     return "marlin"
 
 
+@dataclass(slots=True)
+class _Case:
+    """A CUDA DeepSeek-V4 launch with FP4 experts and the MoE runner it asks for."""
+
+    res: Resolution
+    gpu_val: Val | None
+    gpu: Gpu | None
+    sm: int | None
+    runner_arg: Any
+    runner: str
+    a2a: str
+    ck: Any
+    chosen: str = ""  # the runner SGLang ends up with
+    how: str = ""  # how the launch gets it
+    depends_on_gpu: bool = False  # the outcome depends on a GPU swacheck does not know
+
+
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    if not pf.is_dsv4(res) or pf.platform(res) != "cuda":
+    case = _case(res)
+    if case is None or not _choose(case):
         return
+    problem = _problem(case)
+    if problem is None:
+        return
+    if case.chosen == "triton" and case.runner == "auto" and case.a2a == "none":
+        if case.depends_on_gpu:
+            # Whether auto reaches triton depends on the GPU: say what it would need.
+            if case.gpu_val is not None:  # no --gpu: silent on what depends on it
+                yield _auto_note(case, case.gpu_val)
+            return
+    if case.depends_on_gpu:
+        yield _needs_gpu(case, problem)
+        return
+    yield _failure(case, problem)
+
+
+def _case(res: Resolution) -> _Case | None:
+    """The launch, when this rule judges it: CUDA, DeepSeek-V4, FP4 experts, a runner it knows."""
+    if not pf.is_dsv4(res) or pf.platform(res) != "cuda":
+        return None
     if pf.kt_experts(res):
-        return  # KTransformers runs the experts on the CPU (kt-kernel): not this model
-    profile = res.profile
+        return None  # KTransformers runs the experts on the CPU (kt-kernel): not this model
     gpu_val, gpu = pf.gpu(res)
-    runner_arg = pf.arg(res, "moe-runner-backend")
     runner = pf.text(res, "moe-runner-backend", "auto")
     a2a = pf.text(res, "moe-a2a-backend", "none")
     if runner == "auto" and a2a == "none" and gpu_val is None:
-        return  # the common launch without --gpu: what auto becomes depends on the GPU alone
+        return None  # the common launch without --gpu: what auto becomes depends on the GPU alone
     if runner not in ("auto", "deep_gemm", "flashinfer_mxfp4", *NEVER):
-        return  # marlin, humming and the rest: not judged
+        return None  # marlin, humming and the rest: not judged
     ck = pf.checkpoint(res)
     if ck is None or not ck.fp4_experts:
-        return
+        return None
+    if (
+        runner == "auto"
+        and res.profile.fp4_dequant_env
+        and pf.env_true(res, "SGLANG_DSV4_FP4_DEQUANT")
+    ):
+        return None  # dequantised to FP8 at load: the FP8 runners apply
     sm = gpu.sm_major if gpu is not None and gpu.platform == "cuda" else None
-    if runner == "auto" and profile.fp4_dequant_env and pf.env_true(res, "SGLANG_DSV4_FP4_DEQUANT"):
-        return  # dequantised to FP8 at load: the FP8 runners apply
-    how = f"moe-runner-backend {runner}"
-    chosen = runner
-    depends_on_gpu = False
-    if runner == "auto":
-        if a2a == "none":
-            if sm is not None and sm in profile.dsv4_fp4_auto_sm:
-                return  # the release picks an FP4 runner itself
-            if sm is None:
-                depends_on_gpu = True
-            chosen = "triton"
-            picks = ", ".join(f"SM{m}0" for m in profile.dsv4_fp4_auto_sm) or "no GPU"
-            how = (
-                f"moe-runner-backend auto (SGLang {profile.version} picks "
-                f"{profile.dsv4_fp4_auto_runner} for DeepSeek-V4 FP4 experts only on "
-                f"{picks}; else triton)"
-            )
-        elif a2a in A2A_DEEPGEMM:
-            chosen = "deep_gemm" if sm is None or sm >= 9 else "triton"
-            how = (
-                f"moe-runner-backend auto with moe-a2a-backend {a2a} (auto becomes "
-                f"deep_gemm when DeepGEMM is available, else triton)"
-            )
-        else:
-            return  # another all-to-all backend: not judged
-    problem = NEVER.get(chosen)
-    if problem is None:
-        if chosen == "deep_gemm":
-            if sm == 10:
-                return
-            if sm is None:
-                depends_on_gpu = True
-            problem = (
-                "DeepGEMM's FP4-expert grouped GEMM is Blackwell-only (it asserts arch_major == 10)"
-            )
-        elif chosen == "flashinfer_mxfp4":
-            if sm is None or sm in (9, 10, 12):
-                return
-            problem = "flashinfer_mxfp4 runs FP4 experts on SM90, SM100 and SM120 only (Fp8Config.get_quant_method)"
-        else:
-            return  # marlin, humming and the rest: not judged here
-    if chosen == "triton" and runner == "auto" and a2a == "none" and depends_on_gpu:
-        # Whether auto reaches triton depends on the GPU: say what it would need.
-        if gpu_val is None:
-            return  # no --gpu: silent on what depends on it
-        yield Finding(
+    runner_arg = pf.arg(res, "moe-runner-backend")
+    return _Case(res, gpu_val, gpu, sm, runner_arg, runner, a2a, ck)
+
+
+def _choose(case: _Case) -> bool:
+    """Set the runner SGLang ends up with and how; False when it is not judged here."""
+    profile, sm, a2a = case.res.profile, case.sm, case.a2a
+    case.how = f"moe-runner-backend {case.runner}"
+    case.chosen = case.runner
+    if case.runner != "auto":
+        return True
+    if a2a == "none":
+        if sm is not None and sm in profile.dsv4_fp4_auto_sm:
+            return False  # the release picks an FP4 runner itself
+        case.depends_on_gpu = sm is None
+        case.chosen = "triton"
+        picks = ", ".join(f"SM{m}0" for m in profile.dsv4_fp4_auto_sm) or "no GPU"
+        case.how = (
+            f"moe-runner-backend auto (SGLang {profile.version} picks "
+            f"{profile.dsv4_fp4_auto_runner} for DeepSeek-V4 FP4 experts only on "
+            f"{picks}; else triton)"
+        )
+        return True
+    if a2a in A2A_DEEPGEMM:
+        case.chosen = "deep_gemm" if sm is None or sm >= 9 else "triton"
+        case.how = (
+            f"moe-runner-backend auto with moe-a2a-backend {a2a} (auto becomes "
+            f"deep_gemm when DeepGEMM is available, else triton)"
+        )
+        return True
+    return False  # another all-to-all backend: not judged
+
+
+def _problem(case: _Case) -> str | None:
+    """Why the chosen runner fails with FP4 experts (on this GPU), or None when it does not."""
+    problem = NEVER.get(case.chosen)
+    if problem is not None:
+        return problem
+    sm = case.sm
+    if case.chosen == "deep_gemm":
+        if sm == 10:
+            return None
+        if sm is None:
+            case.depends_on_gpu = True
+        return "DeepGEMM's FP4-expert grouped GEMM is Blackwell-only (it asserts arch_major == 10)"
+    if case.chosen == "flashinfer_mxfp4":
+        if sm is None or sm in (9, 10, 12):
+            return None
+        return "flashinfer_mxfp4 runs FP4 experts on SM90, SM100 and SM120 only (Fp8Config.get_quant_method)"
+    return None  # marlin, humming and the rest: not judged here
+
+
+def _auto_note(case: _Case, gpu_val: Val) -> Finding:
+    """A GPU swacheck does not know, with moe-runner-backend auto: where auto works."""
+    res, profile = case.res, case.res.profile
+    return Finding(
+        CODE,
+        "note",
+        f"{pf.unknown_gpu_note(str(gpu_val.value))}: with FP4 experts, "
+        f"moe-runner-backend auto works only where SGLang {profile.version} "
+        f"picks {profile.dsv4_fp4_auto_runner} itself "
+        f"(SM{', SM'.join(str(m) + '0' for m in profile.dsv4_fp4_auto_sm)}); "
+        f"elsewhere it falls back "
+        "to triton, which fails with AssertionError: Hidden size mismatch",
+        gpu_val.location or pf.where(res, case.runner_arg),
+        Fix(
+            "Name a GPU swacheck knows (--gpu H100, B200, ...), or set "
+            "moe-runner-backend: marlin, which runs FP4 experts on any CUDA GPU."
+        ),
+        field="moe-runner-backend",
+    )
+
+
+def _needs_gpu(case: _Case, problem: str) -> Finding:
+    """The outcome depends on the GPU: no --gpu, or one swacheck does not know."""
+    res = case.res
+    if case.gpu_val is None:
+        needs = (
+            "a Blackwell (SM100) GPU"
+            if case.chosen == "deep_gemm"
+            else "the GPU's compute capability"
+        )
+        return Finding(
             CODE,
             "note",
-            f"{pf.unknown_gpu_note(str(gpu_val.value))}: with FP4 experts, "
-            f"moe-runner-backend auto works only where SGLang {profile.version} "
-            f"picks {profile.dsv4_fp4_auto_runner} itself "
-            f"(SM{', SM'.join(str(m) + '0' for m in profile.dsv4_fp4_auto_sm)}); "
-            f"elsewhere it falls back "
-            "to triton, which fails with AssertionError: Hidden size mismatch",
-            gpu_val.location or pf.where(res, runner_arg),
-            Fix(
-                "Name a GPU swacheck knows (--gpu H100, B200, ...), or set "
-                "moe-runner-backend: marlin, which runs FP4 experts on any CUDA GPU."
-            ),
+            f"{case.how}: with DeepSeek-V4 FP4 experts this needs {needs}: {problem}; give --gpu to check it",
+            pf.where(res, pf.arg(res, "moe-a2a-backend") or case.runner_arg),
+            Fix("Give the GPU with --gpu (or gpu: in a deployment file)."),
             field="moe-runner-backend",
         )
-        return
-    if depends_on_gpu:
-        if gpu_val is None:
-            needs = (
-                "a Blackwell (SM100) GPU"
-                if chosen == "deep_gemm"
-                else "the GPU's compute capability"
-            )
-            yield Finding(
-                CODE,
-                "note",
-                f"{how}: with DeepSeek-V4 FP4 experts this needs {needs}: {problem}; give --gpu to check it",
-                pf.where(res, pf.arg(res, "moe-a2a-backend") or runner_arg),
-                Fix("Give the GPU with --gpu (or gpu: in a deployment file)."),
-                field="moe-runner-backend",
-            )
-            return
-        yield pf.unknown_gpu_finding(
-            CODE,
-            gpu_val,
-            f"{how} with DeepSeek-V4 FP4 experts needs a Blackwell (SM100) GPU: {problem}",
-            pf.where(res, runner_arg),
-            "moe-runner-backend",
-        )
-        return
-    best = _best(sm, profile)
+    return pf.unknown_gpu_finding(
+        CODE,
+        case.gpu_val,
+        f"{case.how} with DeepSeek-V4 FP4 experts needs a Blackwell (SM100) GPU: {problem}",
+        pf.where(res, case.runner_arg),
+        "moe-runner-backend",
+    )
+
+
+def _failure(case: _Case, problem: str) -> Finding:
+    """The runner cannot run the FP4 experts on this GPU: the error, and the runner that can."""
+    res, gpu, ck = case.res, case.gpu, case.ck
     gpu_text = f" on {gpu.name} ({gpu.arch_text})" if gpu is not None else ""
     experts = f"{ck.experts.value.upper()} experts ({ck.experts.origin})"
-    message = f"{how}{gpu_text} cannot run DeepSeek-V4's {experts}: {problem}"
+    message = f"{case.how}{gpu_text} cannot run DeepSeek-V4's {experts}: {problem}"
     related = []
     if ck.experts.location is not None:
         related.append(Related(ck.experts.location, "the FP4 expert format comes from here"))
-    if gpu_val is not None and gpu_val.location is not None:
-        related.append(Related(gpu_val.location, "the GPU is named here"))
-    edits = []
-    if chosen == "deep_gemm" and runner == "auto":
-        edit = pf.set_arg(res, "moe-runner-backend", best)
+    if case.gpu_val is not None and case.gpu_val.location is not None:
+        related.append(Related(case.gpu_val.location, "the GPU is named here"))
+    severity, message = _certainty(res, ck, message)
+    runner_arg = case.runner_arg
+    return Finding(
+        CODE,
+        severity,
+        message,
+        pf.where(res, runner_arg if runner_arg is not None else pf.arg(res, "moe-a2a-backend")),
+        _fix(case),
+        tuple(related),
+        "moe-runner-backend",
+    )
+
+
+def _fix(case: _Case) -> Fix:
+    """Set the runner that runs FP4 experts on this GPU (marlin on any CUDA GPU)."""
+    res, gpu = case.res, case.gpu
+    best = _best(case.sm, res.profile)
+    edit = pf.set_arg(res, "moe-runner-backend", best)
+    if case.chosen == "deep_gemm" and case.runner == "auto":
         desc = (
             f"Set moe-runner-backend: {best} (FP4 experts on "
             f"{'this GPU' if gpu else 'SM90/SM100/SM120'}), or drop moe-a2a-backend "
-            f"{a2a} so that SGLang 0.5.19+ picks flashinfer_mxfp4 itself."
+            f"{case.a2a} so that SGLang 0.5.19+ picks flashinfer_mxfp4 itself."
         )
     else:
-        edit = pf.set_arg(res, "moe-runner-backend", best)
         desc = f"Set moe-runner-backend: {best}" + (
             " (runs FP4 experts on any CUDA GPU)."
             if best == "marlin"
             else f" (FP4 experts on {gpu.name if gpu else 'SM90/SM100/SM120'})."
         )
-    if edit is not None:
-        edits.append(edit)
-    if ck.experts_assumed:
+    if case.ck.experts_assumed:
         desc += (
             " If this checkpoint's experts were converted to FP8, set "
             "SGLANG_DSV4_FP4_EXPERTS=0 in the server environment instead."
         )
-    severity = SEVERITY
-    if ck.experts_assumed:
-        # only SGLang's default says FP4: SGLang reads the weights' safetensors header, which may say
-        # FP8 (a converted checkpoint) -- the outcome is likely, not certain
-        severity = "warning"
-        message += "; the FP4 format is SGLang's default, which the weights' header may overrule"
-    if ck.experts_assumed and any(
+    return Fix(desc, (edit,) if edit is not None else (), safe=False)
+
+
+def _certainty(res: Resolution, ck: Any, message: str) -> tuple[str, str]:
+    """(severity, message): an error when the FP4 format is known, less when only assumed."""
+    if not ck.experts_assumed:
+        return SEVERITY, message
+    # only SGLang's default says FP4: SGLang reads the weights' safetensors header, which may say
+    # FP8 (a converted checkpoint) -- the outcome is likely, not certain
+    severity = "warning"
+    message += "; the FP4 format is SGLang's default, which the weights' header may overrule"
+    if any(
         getattr(u, "kind", "") == "env" and getattr(u, "name", "") == "SGLANG_DSV4_FP4_EXPERTS"
         for u in getattr(res.deployment, "unresolved", ())
     ):
@@ -244,12 +321,4 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
         message += (
             "; unless SGLANG_DSV4_FP4_EXPERTS, set only at run time here, declares FP8 experts"
         )
-    yield Finding(
-        CODE,
-        severity,
-        message,
-        pf.where(res, runner_arg if runner_arg is not None else pf.arg(res, "moe-a2a-backend")),
-        Fix(desc, tuple(edits), safe=False),
-        tuple(related),
-        "moe-runner-backend",
-    )
+    return severity, message

@@ -54,6 +54,7 @@ from .base import RuleContext, arg_mapping
 CODE = "SWA502"
 NAME = "dsv4-attention-backend"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SUMMARY = (
     "prefill/decode attention backend other than dsv4 for DeepSeek-V4 "

@@ -52,6 +52,7 @@ from .base import RuleContext
 CODE = "SWA503"
 NAME = "kv-cache-dtype-hardware"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SUMMARY = "kv-cache-dtype the platform or GPU cannot hold for DeepSeek-V4 (bfloat16 on CUDA, FP8 below SM89)"
 

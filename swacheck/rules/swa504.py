@@ -49,9 +49,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from ..records import Finding, Fix, Related
+from ..records import Finding, Fix, Related, Val
 from ..sglang import checkpoint as ckpt
+from ..sglang.gpus import Gpu
 from ..sglang.resolve import Resolution
 from . import _preflight as pf
 from .base import RuleContext
@@ -59,6 +61,7 @@ from .base import RuleContext
 CODE = "SWA504"
 NAME = "gpu-memory-budget"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SUMMARY = "per-GPU weights (+ MTP draft) do not fit in mem-fraction-static x the GPU's memory"
 
@@ -106,6 +109,34 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             CODE, gpu_val, needs, pf.where(res, None), "mem-fraction-static"
         )
         return
+    b = _budget(res, ck, gpu_val, gpu)
+    if b.minimum >= 1:
+        yield _cannot_load(b)
+        return
+    yield from _against_fraction(b, _fix(b))
+
+
+@dataclass(slots=True)
+class _Budget:
+    """What one GPU must hold: the weights (and MTP draft) per GPU, against its memory."""
+
+    res: Resolution
+    ck: ckpt.Checkpoint
+    gpu_val: Val
+    gpu: Gpu
+    tp: int
+    pp: int
+    draft_bytes: float
+    need: float  # bytes per GPU
+    mem: float  # the GPU's memory, bytes
+    minimum: float  # need / mem: the least mem-fraction-static
+    what: str  # the need, in words
+    on: str  # the GPU, in words
+    related: tuple[Related, ...]
+
+
+def _budget(res: Resolution, ck: ckpt.Checkpoint, gpu_val: Val, gpu: Gpu) -> _Budget:
+    assert ck.weight_bytes is not None
     tp = pf.integer(res, "tp-size", 1)
     pp = pf.integer(res, "pp-size", 1)
     per_gpu = ck.weight_bytes.value / (tp * pp)
@@ -113,9 +144,6 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     draft_bytes, draft_how = draft if draft is not None else (0.0, "")
     need = per_gpu + draft_bytes
     mem = gpu.memory_bytes
-    minimum = need / mem
-    mfs_arg = pf.arg(res, "mem-fraction-static")
-    mfs = pf.number(res, "mem-fraction-static")
     approx = " (approximate: from swacheck's catalogue)" if ck.weights_approximate else ""
     what = f"{pf.gib(per_gpu)} of weights per GPU ({pf.gib(ck.weight_bytes.value)} / tp {tp} x pp {pp}){approx}"
     if draft_bytes:
@@ -128,46 +156,63 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
         related.append(Related(ck.weight_bytes.location, "the checkpoint's size comes from here"))
     if gpu_val.location is not None:
         related.append(Related(gpu_val.location, "the GPU is named here"))
-    if minimum >= 1:
-        gpus_needed = math.ceil(need * tp * pp / (0.9 * mem) / pp) if pp else tp
-        yield Finding(
-            CODE,
-            SEVERITY,
-            f"{what} exceed the memory of one {on}: no mem-fraction-static fits; the server cannot load the model",
-            pf.where(res, pf.arg(res, "tp-size") or mfs_arg),
-            Fix(
-                f"Spread the weights over more GPUs: about tp-size "
-                f"{max(gpus_needed, tp + 1)} (x pp-size {pp}) leaves 10% for the KV cache."
-            ),
-            tuple(related),
-            "mem-fraction-static",
-        )
-        return
+    return _Budget(
+        res, ck, gpu_val, gpu, tp, pp, draft_bytes, need, mem, need / mem, what, on, tuple(related)
+    )
+
+
+def _cannot_load(b: _Budget) -> Finding:
+    """The weights alone exceed one GPU's memory."""
+    res, tp, pp = b.res, b.tp, b.pp
+    gpus_needed = math.ceil(b.need * tp * pp / (0.9 * b.mem) / pp) if pp else tp
+    return Finding(
+        CODE,
+        SEVERITY,
+        f"{b.what} exceed the memory of one {b.on}: no mem-fraction-static fits; the server cannot load the model",
+        pf.where(res, pf.arg(res, "tp-size") or pf.arg(res, "mem-fraction-static")),
+        Fix(
+            f"Spread the weights over more GPUs: about tp-size "
+            f"{max(gpus_needed, tp + 1)} (x pp-size {pp}) leaves 10% for the KV cache."
+        ),
+        b.related,
+        "mem-fraction-static",
+    )
+
+
+def _fix(b: _Budget) -> Fix:
+    """A mem-fraction-static that holds the weights and leaves some KV cache, else more GPUs."""
+    res, tp, pp, mem, minimum = b.res, b.tp, b.pp, b.mem, b.minimum
     suggested = math.ceil((minimum + 0.02) * 100) / 100
     if suggested <= 0.95:
-        fix = Fix(
+        return Fix(
             f"Set mem-fraction-static to at least {minimum:.4f}; {suggested:.2f} "
             f"leaves room for the CUDA context and the KV cache "
             "(or raise tp-size / pp-size).",
             tuple(e for e in (pf.set_arg(res, "mem-fraction-static", suggested),) if e is not None),
             safe=False,  # a memory setting
         )
-    else:  # no fraction leaves a useful KV cache: more GPUs
-        wider = tp
-        while (
-            wider < 1024
-            and (ck.weight_bytes.value / (wider * pp) + draft_bytes * tp / wider) / mem > 0.85
-        ):
-            wider *= 2
-        fix = Fix(
-            f"The weights need at least {minimum:.4f} of the GPU, which leaves almost "
-            f"nothing for the KV cache: spread them over "
-            f"more GPUs, e.g. tp-size {wider} (about "
-            f"{(ck.weight_bytes.value / (wider * pp) + draft_bytes * tp / wider) / mem:.2f} "
-            f"of each GPU).",
-            tuple(e for e in (pf.set_arg(res, "tp-size", wider),) if e is not None),
-            safe=False,  # parallelism
-        )
+    # no fraction leaves a useful KV cache: more GPUs
+    assert b.ck.weight_bytes is not None
+    weights, draft_bytes = b.ck.weight_bytes.value, b.draft_bytes
+    wider = tp
+    while wider < 1024 and (weights / (wider * pp) + draft_bytes * tp / wider) / mem > 0.85:
+        wider *= 2
+    return Fix(
+        f"The weights need at least {minimum:.4f} of the GPU, which leaves almost "
+        f"nothing for the KV cache: spread them over "
+        f"more GPUs, e.g. tp-size {wider} (about "
+        f"{(weights / (wider * pp) + draft_bytes * tp / wider) / mem:.2f} "
+        f"of each GPU).",
+        tuple(e for e in (pf.set_arg(res, "tp-size", wider),) if e is not None),
+        safe=False,  # parallelism
+    )
+
+
+def _against_fraction(b: _Budget, fix: Fix) -> Iterator[Finding]:
+    """The need against mem-fraction-static x the GPU's memory (or, unset, the minimum)."""
+    res, mem, need, minimum, what, on = b.res, b.mem, b.need, b.minimum, b.what, b.on
+    mfs_arg = pf.arg(res, "mem-fraction-static")
+    mfs = pf.number(res, "mem-fraction-static")
     if mfs is None:
         if minimum >= 0.8:
             yield Finding(
@@ -177,7 +222,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
                 f"unset, so SGLang chooses it: check the value it logs",
                 pf.where(res, None),
                 fix,
-                tuple(related),
+                b.related,
                 "mem-fraction-static",
             )
         return
@@ -189,12 +234,12 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
         )
         yield Finding(
             CODE,
-            SEVERITY if not ck.weights_approximate or need - budget > MARGIN * mem else "warning",
+            SEVERITY if not b.ck.weights_approximate or need - budget > MARGIN * mem else "warning",
             f"{what} > mem-fraction-static {mfs:g} x {on} = {pf.gib(budget)}: "
             f"{sglang}; the minimum is {minimum:.4f} (lower bound)",
             pf.where(res, mfs_arg),
             fix,
-            tuple(related),
+            b.related,
             "mem-fraction-static",
         )
     elif budget - need < MARGIN * mem:
@@ -208,6 +253,6 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             f"for the KV cache' or 'Not enough memory'; the minimum is {minimum:.4f} (lower bound)",
             pf.where(res, mfs_arg),
             fix,
-            tuple(related),
+            b.related,
             "mem-fraction-static",
         )

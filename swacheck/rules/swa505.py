@@ -49,6 +49,7 @@ from .base import RuleContext, arg_mapping
 CODE = "SWA505"
 NAME = "dsv4-prefill-cp-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SUMMARY = "enable-prefill-cp without cp-strategy interleave, with attention DP, or beyond tp-size 8, for DeepSeek-V4"
 

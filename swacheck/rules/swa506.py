@@ -37,18 +37,20 @@ from collections.abc import Iterator
 
 from .. import fixes
 from ..records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, finding_for_event
 
 CODE = "SWA506"
 NAME = "dsv4-pd-pipeline-refused"
 SEVERITY = "error"
+SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 SUMMARY = "pp-size > 1 on a DeepSeek-V4 PD server (SGLang 0.5.12 refuses it)"
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    for event in res.events_of("pd-pp-refused"):
+    for event in res.events_of(Kind.PD_PP_REFUSED):
         arg = event.arg
         fix = Fix(
             "Run the PD server with pp-size 1 (SGLang 0.5.13 and later accept pipeline parallelism here).",

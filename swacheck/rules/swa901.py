@@ -32,6 +32,7 @@ from ..suppress import Suppression
 CODE = "SWA901"
 NAME = "suppression-without-reason"
 SEVERITY = "warning"
+SCOPE = "suppressions"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "inline suppression comment without a reason"
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

@@ -34,6 +34,7 @@ from ..suppress import Suppression
 CODE = "SWA902"
 NAME = "unused-suppression"
 SEVERITY = "warning"
+SCOPE = "suppressions"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "inline suppression that matched no finding"
 FIX_SAFETY = "safe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 

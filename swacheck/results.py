@@ -1,0 +1,67 @@
+"""What a run produces: one result per deployment, the PD pairs, and the run's totals.
+
+These are plain records, below the engine: the engine fills them, and the rules (pair rules get
+a :class:`ServerPair`), the pairing stage and the renderers read them without importing the
+engine (docs/architecture.md, "Layers").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .records import Finding, InputError, Summary, Val
+
+if TYPE_CHECKING:
+    from .inputs.types import Deployment
+    from .settings import Settings
+    from .sglang.resolve import Resolution
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class DeploymentResult:
+    deployment: Deployment
+    resolution: Resolution
+    findings: list[Finding]
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class ServerPair:
+    prefill: DeploymentResult
+    decode: DeploymentResult
+    how: str
+    prefill_values: dict[str, Val] = field(default_factory=dict)
+    decode_values: dict[str, Val] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    note: str = ""  # said on stderr: the roles of an explicit pair were given the wrong way round
+
+    def rows(self) -> list[tuple[str, Val, Val]]:
+        return [
+            (name, self.prefill_values[name], self.decode_values[name])
+            for name in self.prefill_values
+        ]
+
+    def differs(self, name: str) -> bool:
+        return self.prefill_values[name].value != self.decode_values[name].value
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class RunResult:
+    settings: Settings
+    results: list[DeploymentResult] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    notes: list[InputError] = field(
+        default_factory=list
+    )  # files named explicitly and skipped, and why
+    fingerprints: dict[str, dict[str, str]] = field(default_factory=dict)  # --write-baseline
+    summary: Summary = field(default_factory=Summary)
+    exit_code: int = 0
+    pairs: list[ServerPair] = field(default_factory=list)
+    alone: list[tuple[DeploymentResult, str]] = field(
+        default_factory=list
+    )  # PD servers left unpaired
+    skipped_why: dict[str, str] = field(
+        default_factory=dict
+    )  # a skipped file -> why, when not "not a deployment"

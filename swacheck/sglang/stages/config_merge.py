@@ -1,0 +1,186 @@
+"""Stage 1, the ``--config`` merger and argparse: which keys SGLang takes, and what it makes of
+their values.
+
+SGLang's ``srt/utils/server_args_config_parser.py`` ``_convert_config_to_args`` (unchanged
+0.5.17-0.5.23) turns each YAML key into ``--KEY str(value)`` before ``ServerArgs.add_cli_args``'s
+argparse parser sees it. See docs/sglang.md, "Config merge".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ...inputs import Arg
+from ...loading import Mapping, Scalar, Sequence
+from .. import flags
+from ..events import Kind
+
+if TYPE_CHECKING:
+    from .reader import ArgReader
+
+# Option prefixes of SGLang forks that add their own flags: SGLang-KT (kvcache-ai's KTransformers
+# integration: --kt-enable-dynamic-expert-update, --kt-gpu-prefill-token-threshold, ...)
+FORK_PREFIXES = ("kt-",)
+_NULL_HINT = " (quote 'null': an unquoted YAML null reaches SGLang as the text None)"
+
+
+def merger_text(node: Any, item: bool = False) -> str:
+    """The text SGLang's --config merger hands argparse for one value: ``str(value)``, JSON for a
+    mapping, ``true``/``false`` for a boolean (a list item: ``str(item)``, so ``True``)."""
+    if isinstance(node, Mapping):
+        return json.dumps(node.plain())
+    value = node.value if isinstance(node, Scalar) else node
+    if isinstance(value, bool) and not item:
+        return "true" if value else "false"
+    return str(value)
+
+
+def rematch(r: ArgReader) -> None:
+    """Match the written keys against the selected release's options (inputs used the newest)."""
+    server = r.dep.server
+    entries = []
+    for arg in server.entries:
+        m = flags.match(arg.written, r.profile)
+        name = m.option.canonical if m.option is not None else arg.written.replace("_", "-")
+        kind = (
+            (flags.cli_kind(m.option) if arg.cli else m.option.kind)
+            if m.option is not None
+            else "unknown"
+        )
+        entries.append(Arg(name, arg.written, arg.pair, m.how, kind, arg.cli))
+    r.dep = replace(
+        r.dep, server=replace(server, args={a.name: a for a in entries}, entries=entries)
+    )
+
+
+def check_keys(r: ArgReader) -> None:
+    """The --config merger and argparse: which keys SGLang takes (server_args_config_parser.py)."""
+    server = r.dep.server
+    standalone = server.mapping is not None and (
+        server.file != r.dep.file or server.mapping.loc == r.dep.location
+    )
+    if server.file and server.file.lower().endswith(".json") and standalone:
+        r.event(
+            Kind.CONFIG_NOT_YAML,
+            "SGLang's --config accepts only .yaml/.yml files",
+            location=server.mapping.loc,
+        )  # type: ignore[union-attr]
+    for arg in server.entries:
+        _check_key(r, arg)
+        if arg.kind.startswith("valued-flag:") and arg.value is True:
+            r.event(
+                Kind.VALUED_FLAG,
+                f"SGLang's --config loader passes {arg.written!r} on as --{arg.written} true",
+                arg,
+                action=arg.kind.split(":", 1)[1],
+            )
+        if arg.kind.startswith("refused:"):
+            r.event(
+                Kind.REFUSED_KEY,
+                f"SGLang's --config loader refuses {arg.written!r}",
+                arg,
+                action=arg.kind.split(":", 1)[1],
+            )
+
+
+def _check_key(r: ArgReader, arg: Arg) -> None:
+    """A key argparse does not know as written: unknown, a fork's, underscored or ambiguous."""
+    if arg.how == "unknown" and arg.written.replace("_", "-").startswith(FORK_PREFIXES):
+        # a fork's own flag (SGLang-KT adds --kt-* beyond upstream's six): left alone, noted once (SWA303)
+        r.event(
+            Kind.FORK_KEY,
+            f"{arg.written!r} is not an SGLang {r.profile.version} option",
+            arg,
+            fork="SGLang-KT",
+        )
+    elif arg.how == "unknown":
+        r.event(
+            Kind.UNKNOWN_KEY,
+            f"unknown server argument {arg.written!r}",
+            arg,
+            suggestion=flags.did_you_mean(arg.written, r.profile),
+        )
+    elif (
+        arg.how == "underscore"
+        and not arg.kind.startswith("refused:")
+        and not (arg.kind == "store_true" and arg.value is False)
+    ):
+        # the merger looks the action up with underscores: a refused action fails there first,
+        # and an underscored store_true key set to false emits nothing, so argparse never sees it
+        r.event(
+            Kind.UNDERSCORE_KEY,
+            f"{arg.written!r} is spelled with underscores",
+            arg,
+            canonical=flags.match(arg.written, r.profile).option.name,
+        )  # type: ignore[union-attr]
+    elif arg.how == "ambiguous":
+        cands = flags.match(arg.written, r.profile).candidates
+        r.event(
+            Kind.AMBIGUOUS_KEY,
+            f"{arg.written!r} is an ambiguous abbreviation",
+            arg,
+            candidates=cands,
+        )
+
+
+def check_values(r: ArgReader) -> None:
+    """argparse's type and choices check of every value, not only those the resolver reads.
+
+    The ``--config`` merger (``srt/utils/server_args_config_parser.py`` ``_convert_config_to_args``,
+    unchanged 0.5.17-0.5.23) emits ``--KEY str(value)`` (a list: ``--KEY item ...``, a mapping:
+    its JSON, a boolean of a valued option: ``true``/``false``); a store_true key is emitted
+    bare for ``true``, dropped for ``false``, and for any other value becomes ``--KEY VALUE``,
+    which argparse refuses: ``error: unrecognized arguments: VALUE``.
+    """
+    table = flags.options(r.profile)
+    for arg in r.dep.server.entries:
+        option = (
+            table.get(arg.written)
+            if arg.how == "exact"
+            else flags.match(arg.written, r.profile).option
+        )
+        if arg.how not in ("exact", "prefix") or option is None:
+            continue
+        if arg.kind == "store_true":
+            _check_flag_value(r, arg)
+        elif arg.kind in ("store", "store-list"):
+            _check_stored_value(r, arg, option)
+
+
+def _check_flag_value(r: ArgReader, arg: Arg) -> None:
+    """A store_true key with a value other than true/false: argparse gets ``--KEY VALUE``."""
+    node = arg.node
+    if arg.cli or isinstance(arg.value, bool) or arg.value == []:
+        return
+    emitted = (
+        [merger_text(i, True) for i in node.items]
+        if isinstance(node, Sequence)
+        else [merger_text(node)]
+    )
+    said = (
+        f"--{arg.written} {' '.join(emitted)}: error: unrecognized arguments: {' '.join(emitted)}"
+    )
+    r.bad(arg, "true or false", f"SGLang's --config loader passes it on as {said}")
+
+
+def _check_stored_value(r: ArgReader, arg: Arg, option: Any) -> None:
+    """Each value of a valued key, as argparse's type and choices see the merger's text."""
+    node = arg.node
+    if isinstance(node, Sequence):
+        if arg.kind != "store-list":
+            return  # a list for a one-value option: the resolver's "a single value"
+        items = list(node.items)
+    else:
+        items = [node]
+    for item in items:
+        if not isinstance(item, (Scalar, Mapping)):
+            continue
+        refusal = flags.value_refusal(option, merger_text(item, item is not node))
+        if refusal is not None:
+            expected = refusal[0]
+            if option.choices and isinstance(item, Scalar) and item.value is None and not arg.cli:
+                expected += _NULL_HINT
+            r.bad(arg, expected, f"argparse: error: {refusal[1]}", item)
+            break
