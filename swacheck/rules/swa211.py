@@ -58,6 +58,25 @@ HIP_MESSAGE = "ValueError: V4.1 KV layouts on HIP require gfx950 with aiter_spar
 HIP_TAIL = ", which reads the block-split v41 layout"
 
 
+def _cuda_refusal(known) -> tuple[str, str] | None:  # type: ignore[no-untyped-def]
+    if known.sm is None or known.sm // 10 == 10:
+        return None
+    return f"{known.name} (SM{known.sm})", MESSAGE
+
+
+def _hip_refusal(res: Resolution, known, mode: str, version: tuple) -> tuple[str, str] | None:  # type: ignore[no-untyped-def]
+    backend = res.deployment.env.get("SGLANG_HACK_FLASHMLA_BACKEND")
+    name = str(backend.value).strip() if backend is not None else res.profile.env_backend_default
+    gfx95 = (known.gfx or "").startswith("gfx95")
+    if name == "auto":
+        name = "aiter_sparse" if gfx95 else "tilelang"
+    v41_new_refused = mode == "v41_new" and version >= (0, 5, 23)
+    if gfx95 and name == "aiter_sparse" and not v41_new_refused:
+        return None
+    said = f"{known.name} ({known.gfx}) with SGLANG_HACK_FLASHMLA_BACKEND {name}"
+    return said, HIP_MESSAGE + (HIP_TAIL if version >= (0, 5, 23) else "")
+
+
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     on = platform(res)
     if not is_dsv4(res) or on not in ("cuda", "rocm"):
@@ -74,23 +93,10 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     gpu_val, known = gpu(res)
     if known is None:
         return
-    if on == "cuda":
-        if known.sm is None or known.sm // 10 == 10:
-            return
-        said, message = f"{known.name} (SM{known.sm})", MESSAGE
-    else:
-        backend = res.deployment.env.get("SGLANG_HACK_FLASHMLA_BACKEND")
-        name = (
-            str(backend.value).strip() if backend is not None else res.profile.env_backend_default
-        )
-        gfx95 = (known.gfx or "").startswith("gfx95")
-        if name == "auto":
-            name = "aiter_sparse" if gfx95 else "tilelang"
-        v41_new_refused = mode == "v41_new" and version >= (0, 5, 23)
-        if gfx95 and name == "aiter_sparse" and not v41_new_refused:
-            return
-        said = f"{known.name} ({known.gfx}) with SGLANG_HACK_FLASHMLA_BACKEND {name}"
-        message = HIP_MESSAGE + (HIP_TAIL if version >= (0, 5, 23) else "")
+    refusal = _cuda_refusal(known) if on == "cuda" else _hip_refusal(res, known, mode, version)
+    if refusal is None:
+        return
+    said, message = refusal
     yield Finding(
         CODE,
         SEVERITY,
