@@ -7,8 +7,8 @@ Three questions per case:
 - **verdict**: does SGLang start (``ok``) exactly when swacheck reports no error?
 - **cause**: when both fail, does swacheck's first error name the failure SGLang hit (stage,
   exception and message; see CAUSES)?
-- **tuple**: when SGLang built the DSV4 pools, are swacheck's target and draft tuples the ones
-  SGLang's pools hold (under PD: the ones ``setup_state_kv_args`` compared)?
+- **tuple**: when SGLang built the target and draft DSV4 pools, are swacheck's target and draft
+  tuples the ones SGLang's pools hold (under PD: the ones ``setup_state_kv_args`` compared)?
 """
 
 from __future__ import annotations
@@ -155,9 +155,15 @@ def cause_agrees(result: dict, report: dict) -> tuple[bool, str]:
         head = _norm(str(result.get("message")))[:48]
         if head and head in _norm(finding.get("message", "")):
             return True, ""
-        # or it cites the line that raised (an assert without a message): "file.py:LINE"
+        # or it cites the line that raised (an assert without a message): "file.py:LINE", or for
+        # a bare exception, its type and the file that raised it
         where = str(result.get("where") or "")
-        if where and where.rsplit("/", 1)[-1] in finding.get("message", ""):
+        said_here = finding.get("message", "")
+        if where and where.rsplit("/", 1)[-1] in said_here:
+            return True, ""
+        bare = not str(result.get("message") or "").strip()
+        source = where.rsplit("/", 1)[-1].split(":")[0]
+        if bare and source and source in said_here and str(result.get("exception")) in said_here:
             return True, ""
     codes = ",".join(f.get("code", "?") for f in errors)
     return False, f"swacheck {codes} vs SGLang {stage}: {said}"
@@ -178,8 +184,8 @@ def tuple_agrees(result: dict, report: dict) -> tuple[bool | None, str]:
     theirs = (_tuple(result.get("target")), _tuple(result.get("draft")))
     if mine[0] is None:
         return None, ""
-    if theirs[1] is None:  # no draft pool in SGLang: compare the target only
-        mine, theirs = (mine[0], None), (theirs[0], None)
+    if theirs[1] is None:  # no draft pool: SGLang compares no tuple (setup_state_kv_args' block
+        return None, ""  # needs both pools), and the harness's own reading is not SGLang's
     if mine == theirs:
         return True, ""
     return (

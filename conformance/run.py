@@ -1,6 +1,7 @@
 """Run the conformance suite against one released SGLang.
 
     python conformance/run.py --sglang 0.5.23 [--select TEXT] [--fresh] [--keep DIR] [--json FILE]
+    python conformance/run.py --sglang 0.5.23 --matrix 300 [--seed 0]   # the generated matrix
 
 Builds (once) the isolated environment of that release (see envs.py), writes every case of
 ``conformance/cases/*.yaml`` into a scratch folder, runs SGLang's own start-up code on it
@@ -27,6 +28,10 @@ sys.path.insert(0, str(HERE))
 import cases as case_mod  # noqa: E402
 import compare  # noqa: E402
 import envs  # noqa: E402
+import matrix  # noqa: E402
+import pairs  # noqa: E402
+
+HARNESS_GPU = {"cuda": "H200", "rocm": "MI355X"}
 
 
 def swacheck_command() -> list[str]:
@@ -54,6 +59,9 @@ def run_swacheck(case: case_mod.Case, server: Path, version: str) -> dict | None
         version,
         "--platform",
         case.platform,
+        # the GPU the driver makes SGLang see (sglang_driver.install_platform)
+        "--gpu",
+        HARNESS_GPU[case.platform],
     ]
     for key, value in sorted(case.env.items()):
         cmd += ["--env", f"{key}={value}"]
@@ -105,6 +113,104 @@ def run_sglang(
         os.unlink(fh.name)
 
 
+def run_pairs(args, log) -> int:
+    """``--pairs``: each side a single-server case, then the pair step, then ``swacheck pair``."""
+    chosen = pairs.generate(args.select)
+    if not chosen:
+        log("conformance: no pair selected")
+        return 2
+    try:
+        venv = envs.ensure_venv(args.sglang, log=log)
+    except subprocess.CalledProcessError as exc:
+        log(f"conformance: could not build the SGLang {args.sglang} environment: {exc}")
+        return 2
+    work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="swacheck-pairs-"))
+    jobs, pair_jobs = [], {}
+    for pc in chosen:
+        top = (work / pc.name).resolve()
+        for role, case in (("prefill", pc.prefill), ("decode", pc.decode)):
+            directory = top / role
+            if not args.reuse:
+                if directory.exists():
+                    shutil.rmtree(directory)
+                case_mod.materialize(case, directory)
+            jobs.append((case, directory))
+        pair_jobs.setdefault(pc.prefill.platform, []).append(
+            {
+                "prefill": str(top / "prefill"),
+                "decode": str(top / "decode"),
+                "out": str(top / "pair-result.json"),
+            }
+        )
+    if not args.reuse:
+        run_sglang(venv, args.sglang, jobs, args.fresh, log)
+        for platform, items in sorted(pair_jobs.items()):
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+                json.dump(items, fh)
+            env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
+            env.setdefault("PYTHONWARNINGS", "ignore")
+            driver = str(HERE / "sglang_driver.py")
+            cmd = [str(envs.python_of(venv)), driver, "--pairs", platform, args.sglang, fh.name]
+            subprocess.run(cmd, env=env, check=False, cwd="/", capture_output=True)
+            os.unlink(fh.name)
+    rows = []
+    for pc in chosen:
+        top = (work / pc.name).resolve()
+        result_path = top / "pair-result.json"
+        result = json.loads(result_path.read_text()) if result_path.exists() else None
+        report = run_swacheck_pair(pc, top / "swacheck", args.sglang)
+        rows.append(pairs.compare_pair(pc.name, result, report))
+    width = max(len(r["case"]) for r in rows)
+    print(f"{'pair'.ljust(width)}  {'SGLang'.ljust(18)}  {'swacheck'.ljust(18)}  agree")
+    for r in rows:
+        mark = "n/a" if r["agrees"] is None else ("yes" if r["agrees"] else "NO")
+        print(
+            f"{r['case'].ljust(width)}  {r['sglang'].ljust(18)}  {r['swacheck'].ljust(18)}  {mark}"
+        )
+    for r in rows:
+        if r["agrees"] is not True:
+            print(f"  ! {r['case']}: SGLang {r['sglang_why']} | swacheck {r['why']}")
+    agree = sum(r["agrees"] is True for r in rows)
+    broken = sum(r["agrees"] is None for r in rows)
+    print(
+        f"SGLang {args.sglang}: {len(rows)} pairs, {agree} agree, {len(rows) - agree - broken} "
+        f"disagree, {broken} not compared (harness)"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if agree == len(rows) else 1
+
+
+def run_swacheck_pair(pc, directory: Path, version: str) -> dict | None:
+    """``swacheck pair`` on the two sides written as swacheck deployment files."""
+    if directory.exists():
+        shutil.rmtree(directory)
+    case_mod.materialize(pc.prefill, directory)  # the model folders
+    for role, case in (("prefill", pc.prefill), ("decode", pc.decode)):
+        text = pairs.deployment_file(case, HARNESS_GPU[case.platform])
+        (directory / f"{role}.yaml").write_text(text)
+    cmd = [
+        *swacheck_command(),
+        "pair",
+        "--format",
+        "json",
+        "--no-config",
+        "--sglang-version",
+        version,
+        "prefill.yaml",
+        "decode.yaml",
+    ]
+    proc = subprocess.run(cmd, cwd=directory, capture_output=True, text=True, timeout=120)
+    (directory / "swacheck.json").write_text(proc.stdout)
+    (directory / "swacheck.stderr").write_text(proc.stderr)
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        return None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -123,14 +229,35 @@ def main(argv=None) -> int:
         action="store_true",
         help="with --keep: reuse SGLang's results already in DIR (re-run swacheck only)",
     )
+    ap.add_argument(
+        "--matrix",
+        type=int,
+        metavar="N",
+        help="run N generated cases (matrix.py) instead of the case files",
+    )
+    ap.add_argument(
+        "--seed", type=int, default=0, help="the matrix's seed (default 0; same seed, same cases)"
+    )
+    ap.add_argument(
+        "--pairs",
+        action="store_true",
+        help="run the PD pair cases (pairs.py) through SGLang's handshake comparisons",
+    )
     ap.add_argument("cases", nargs="*", help="case files (default: conformance/cases/*.yaml)")
     args = ap.parse_args(argv)
 
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
 
+    if args.pairs:
+        return run_pairs(args, log)
     try:
-        cases = case_mod.load_cases(args.cases or None, select=args.select)
+        if args.matrix is not None:
+            if args.matrix < 1 or args.cases:
+                raise ValueError("--matrix takes a positive count and no case files")
+            cases = matrix.generate(args.matrix, args.seed, select=args.select)
+        else:
+            cases = case_mod.load_cases(args.cases or None, select=args.select)
     except (OSError, case_mod.CaseError, ValueError) as exc:
         log(f"conformance: {exc}")
         return 2

@@ -338,6 +338,10 @@ RESOLVED_KEYS = (
     "speculative_num_draft_tokens",
     "disaggregation_mode",
     "disaggregation_decode_extra_slots",
+    "disaggregation_decode_allocation_policy",
+    "disaggregation_transfer_backend",
+    "enable_kv_cache_sharding",
+    "pp_size",
     "kv_cache_dtype",
     "tp_size",
     "dp_size",
@@ -411,6 +415,8 @@ def run_case(case_dir: str, platform: str, sglang_version: str, extra_argv: list
         pools = build_pools(sa, get, models, platform, result)
         mode = get("disaggregation_mode")
         result["pd"] = mode in ("prefill", "decode")
+        if result["pd"]:
+            _handshake(result, get, pools)
         if pools[1] is None:
             return result
         stage = "setup"
@@ -723,6 +729,249 @@ class _trace_geometry:
         sys.settrace(None)
 
 
+def _handshake(result, get, pools):
+    """What this PD server publishes to its peer, computed by SGLang's own code: the state
+    components ``setup_state_kv_args`` registers for transfer (types, item lengths, layer ids),
+    the page size the prefill/decode queues put in ``KVArgs`` (the pool's), the resolved KV dtype
+    string, ``get_pd_kv_layout`` and ``get_dsv41_spec_layout`` (where the release has them), and
+    the parallel sizes ``runtime_context`` published. Stored as ``result["handshake"]``; a failure
+    here is recorded (``handshake_error``), never a start-up failure of the server."""
+    from sglang.srt.disaggregation import utils as du
+    from sglang.srt.disaggregation.base.conn import KVArgs
+
+    try:
+        kv_args = KVArgs()
+        kv_args.page_size = int(pools[0].page_size)
+        kv_args.kv_cache_dtype_str = str(get("kv_cache_dtype") or "auto")
+        with contextlib.suppress(Exception):  # the draft check is the setup stage's business
+            du.setup_state_kv_args(kv_args, pools[0], pools[1])
+        layout = du.get_pd_kv_layout(pools[0]) if hasattr(du, "get_pd_kv_layout") else None
+        kv_args.kv_layout = layout
+        spec_layout = None
+        if hasattr(du, "get_dsv41_spec_layout"):
+            with contextlib.suppress(Exception):
+                spec_layout = du.get_dsv41_spec_layout(kv_args)
+        tp = int(get("tp_size") or 1)
+        attn_dp = int(result["resolved"].get("attn_dp_size") or 1)
+        sizes = {"attn_tp_size": max(1, tp // attn_dp), "attn_cp_size": 1, "pp_size": 1}
+        try:
+            from sglang.srt.runtime_context import get_parallel
+
+            par = get_parallel()
+            for key in sizes:
+                if isinstance(getattr(par, key, None), int):
+                    sizes[key] = getattr(par, key)
+        except Exception:
+            sizes["pp_size"] = int(get("pp_size") or 1)
+        types_ = list(getattr(kv_args, "state_types", None) or [])
+        result["handshake"] = {
+            "page_size": kv_args.page_size,
+            "num_layers": int(getattr(pools[0], "layer_num", 0) or 0) or None,
+            "kv_cache_dtype": kv_args.kv_cache_dtype_str,
+            "kv_layout": layout,
+            "dsv41_spec_layout": _jsonable(spec_layout) if spec_layout is not None else None,
+            **sizes,
+            "dp_size": int(get("dp_size") or 1),
+            "state_types": [getattr(t, "name", str(t)) for t in types_],
+            "state_item_lens": [
+                [int(x) for x in lens] for lens in getattr(kv_args, "state_item_lens", None) or []
+            ],
+            "state_ptr_counts": [len(p) for p in getattr(kv_args, "state_data_ptrs", None) or []],
+            "state_layer_ids": [
+                [int(x) for x in ids] for ids in getattr(kv_args, "state_layer_ids", None) or []
+            ],
+            "mla_compression_ratios": _jsonable(getattr(kv_args, "mla_compression_ratios", None)),
+            "speculative_algorithm": _jsonable(get("speculative_algorithm")),
+            "decode_allocation_policy": str(
+                get("disaggregation_decode_allocation_policy") or "early"
+            ),
+            "enable_kv_cache_sharding": bool(get("enable_kv_cache_sharding")),
+            "transfer_backend": str(get("disaggregation_transfer_backend") or "mooncake"),
+        }
+    except Exception as exc:
+        result["handshake_error"] = f"{type(exc).__name__}: {exc}"
+
+
+class _FakeResponse:
+    """The bootstrap server's answer to the decode's ``GET /route``: the prefill's registration."""
+
+    status_code = 200
+
+    def __init__(self, payload):
+        self._payload = payload
+        self.text = json.dumps(payload)
+
+    def json(self):
+        return dict(self._payload)
+
+
+def pair_case(prefill: dict, decode: dict) -> dict:
+    """Drive SGLang's two PD comparisons on what each server published (``_handshake``), with a
+    fake transport: the decode's ``try_ensure_parallel_info`` (``disaggregation/common/conn.py``;
+    its first request) reads the prefill's registration from a fake ``requests.get``; then the
+    prefill's ``_validate_peer_state_layout`` (``disaggregation/mooncake/conn.py``, 0.5.22+; when
+    the decode registers) checks the decode's state layout. Both run on manager objects made
+    without ``__init__`` (no sockets, no threads) carrying the values those methods read."""
+    import dataclasses
+
+    from sglang.srt.disaggregation.base.conn import StateType
+    from sglang.srt.disaggregation.common import conn as common_conn
+    from sglang.srt.disaggregation.mooncake import conn as mc_conn
+
+    out = {"outcome": "ok", "when": None, "side": None, "exception": None, "message": None}
+    p, d = prefill["handshake"], decode["handshake"]
+    fields = {f.name for f in dataclasses.fields(common_conn.PrefillServerInfo)}
+    payload = {
+        "attn_tp_size": p["attn_tp_size"],
+        "attn_cp_size": p["attn_cp_size"],
+        "dp_size": p["dp_size"],
+        "pp_size": p["pp_size"],
+        "page_size": p["page_size"],
+        "kv_cache_dtype": p["kv_cache_dtype"],
+        "follow_bootstrap_room": True,
+        "kv_layout": p["kv_layout"],
+        "dsv41_spec_layout": p["dsv41_spec_layout"],
+        "decode_allocation_policy": p["decode_allocation_policy"],
+        "enable_kv_cache_sharding": p["enable_kv_cache_sharding"],
+    }
+    payload = {k: v for k, v in payload.items() if k in fields}
+
+    def manager(side, **extra):
+        m = object.__new__(mc_conn.MooncakeKVManager)
+        m.__dict__.update(
+            prefill_info_table={},
+            is_mla_backend=True,
+            is_hybrid_mla_backend=False,
+            attn_tp_size=side["attn_tp_size"],
+            attn_tp_rank=0,
+            attn_cp_size=side["attn_cp_size"],
+            attn_cp_rank=0,
+            pp_size=side["pp_size"],
+            pp_rank=0,
+            dcp_size=1,
+            state_tp_size=side["attn_tp_size"],
+            enable_all_cp_ranks_for_transfer=False,
+            kv_cache_dtype_str=side["kv_cache_dtype"],
+            kv_layout=side["kv_layout"],
+            dsv41_spec_layout=side["dsv41_spec_layout"],
+            **extra,
+        )
+        return m
+
+    def kv_args(side):
+        return types.SimpleNamespace(
+            page_size=side["page_size"],
+            engine_rank=0,
+            state_types=[StateType[n] for n in side["state_types"]],
+            state_item_lens=side["state_item_lens"],
+            state_data_ptrs=[[1 + i] * n for i, n in enumerate(side["state_ptr_counts"])],
+            state_layer_ids=side["state_layer_ids"],
+            mla_compression_ratios=side["mla_compression_ratios"],
+            num_draft_entries=0,
+            system_dp_rank=0,
+            # the driver builds PP rank 0's pool: every target layer (DSV4-Flash has 43)
+            prefill_start_layer=0,
+            prefill_end_layer=side.get("num_layers") or 43,
+        )
+
+    dec = manager(d, kv_args=kv_args(d))
+    real_get = common_conn.requests.get
+    common_conn.requests.get = lambda *a, **k: _FakeResponse(payload)
+    try:
+        dec.try_ensure_parallel_info("127.0.0.1:8998")
+    except Exception as exc:
+        return dict(
+            out,
+            outcome="error",
+            when="first request",
+            side="decode",
+            exception=type(exc).__name__,
+            message=" ".join(str(exc).split()) if str(exc).strip() else "",
+        )
+    finally:
+        common_conn.requests.get = real_get
+    validate = getattr(mc_conn.MooncakeKVManager, "_validate_peer_state_layout", None)
+    if validate is None:
+        out["note"] = "this release's Mooncake compares no state layout at registration"
+        return out
+    pre = manager(p, kv_args=kv_args(p))
+    registration = types.SimpleNamespace(
+        dst_state_data_ptrs=[[100 + i] * n for i, n in enumerate(d["state_ptr_counts"])],
+        dst_state_item_lens=d["state_item_lens"],
+        dst_state_layer_ids=d["state_layer_ids"],
+        dst_attn_tp_size=d["attn_tp_size"],
+        mooncake_session_id="decode-session",
+    )
+    saved = {n: getattr(mc_conn, n) for n in ("get_spec", "get_memory") if hasattr(mc_conn, n)}
+    spec = types.SimpleNamespace(speculative_algorithm=p["speculative_algorithm"])
+    memory = types.SimpleNamespace(enable_unified_memory=False)
+    mc_conn.get_spec, mc_conn.get_memory = (lambda: spec), (lambda: memory)
+    try:
+        checked, mismatch = validate(pre, registration)
+    finally:
+        for name, fn in saved.items():
+            setattr(mc_conn, name, fn)
+    if mismatch is not None:
+        return dict(
+            out,
+            outcome="error",
+            when="every request",
+            side="prefill",
+            exception="rejected",
+            message=f"Rejecting state transfers to decode session: {mismatch}",
+        )
+    if not checked:  # a component the pre-check could not judge: the send path decides
+        out["note"] = "the registration check deferred a component to the send path"
+    return out
+
+
+def pair_main(argv):
+    """``sglang_driver.py --pairs PLATFORM VERSION PAIRS.json``: PAIRS.json lists
+    ``{"prefill": DIR, "decode": DIR, "out": FILE}``; each DIR holds a single-server result."""
+    platform, version, jobs = argv[0], argv[1], json.load(open(argv[2]))
+    install_platform(platform, version)
+    import logging
+
+    logging.disable(logging.CRITICAL)
+    for job in jobs:
+        sides = {}
+        for role in ("prefill", "decode"):
+            path = os.path.join(job[role], "sglang-result.json")
+            sides[role] = json.load(open(path)) if os.path.exists(path) else None
+        if any(v is None for v in sides.values()):
+            res = {"outcome": "harness-error", "message": "a side produced no result"}
+        elif any(v["outcome"] != "ok" for v in sides.values()):
+            role = next(r for r in ("prefill", "decode") if sides[r]["outcome"] != "ok")
+            res = {
+                "outcome": "harness-error"
+                if sides[role]["outcome"] == "harness-error"
+                else "error",
+                "when": "start-up",
+                "side": role,
+                "stage": sides[role]["stage"],
+                "exception": sides[role]["exception"],
+                "message": sides[role]["message"],
+            }
+        elif any("handshake" not in v for v in sides.values()):
+            res = {
+                "outcome": "harness-error",
+                "message": "; ".join(
+                    str(v.get("handshake_error", "no handshake")) for v in sides.values()
+                ),
+            }
+        else:
+            try:
+                res = pair_case(sides["prefill"], sides["decode"])
+            except Exception as exc:
+                res = {
+                    "outcome": "harness-error",
+                    "exception": type(exc).__name__,
+                    "message": f"{exc} ({traceback.extract_tb(exc.__traceback__)[-1]})",
+                }
+        with open(job["out"], "w") as fh:
+            json.dump(res, fh)
+
+
 def _child(job, platform, version, fresh):
     """Run one case with its environment and write its result next to it."""
     out_path = os.path.join(job["dir"], "sglang-result.json")
@@ -796,7 +1045,9 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--one":
+    if len(sys.argv) > 1 and sys.argv[1] == "--pairs":
+        pair_main(sys.argv[2:])
+    elif len(sys.argv) > 1 and sys.argv[1] == "--one":
         _child(json.load(open(sys.argv[4])), sys.argv[2], sys.argv[3], True)
     else:
         main(sys.argv)

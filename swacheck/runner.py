@@ -168,8 +168,8 @@ def print_rule(code: str) -> int:
     if rule is None:
         import difflib
 
-        near = difflib.get_close_matches(
-            code.upper(), list(BY_CODE), n=1
+        near = difflib.get_close_matches(  # codes are SWA and digits: a letter O is a zero
+            code.upper().replace("O", "0"), list(BY_CODE), n=1
         ) or difflib.get_close_matches(code.lower(), list(by_name), n=1)
         hint = f"; did you mean {near[0]}?" if near else "; `swacheck rules` lists them"
         print_error(f"unknown rule {code!r}{hint}")

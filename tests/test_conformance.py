@@ -174,6 +174,23 @@ def test_compare_agreements():
         _report([("SWA999", "error", "pool asserts (deepseek_v4_memory_pool.py:322)")]),
     )
     assert row.cause is False
+    # a bare assert: naming its exception and the file that raised it is enough
+    hook = dict(bare, stage="resolve", where="sglang/srt/arg_groups/speculative_hook.py:1162")
+    named = "a bare AssertionError (speculative_hook.py)"
+    row = compare.compare("bare3", hook, _report([("SWA999", "error", named)]))
+    assert row.agrees and row.cause is True
+    row = compare.compare(
+        "bare4", hook, _report([("SWA999", "error", "a bare assert (speculative_hook.py)")])
+    )
+    assert row.cause is False
+    row = compare.compare(
+        "bare5", hook, _report([("SWA999", "error", "AssertionError (other_hook.py)")])
+    )
+    assert row.cause is False
+    # no draft pool: SGLang compares no tuple, so neither does the comparer
+    alone = {"outcome": "ok", "target": [256, 128, None], "draft": None}
+    row = compare.compare("no draft", alone, _report(tuples=((256, 128), (256, 128))))
+    assert row.agrees and row.tuple is None
     # warnings do not make a verdict
     row = compare.compare("c", ok, _report([("SWA201", "warning", "page size replaced")]))
     assert row.agrees
@@ -228,3 +245,168 @@ def test_run_refuses_reuse_without_keep():
         cwd=ROOT,
     )
     assert proc.returncode == 2 and "--reuse needs --keep" in proc.stderr
+
+
+# ------------------------------------------------------------------------- the generated matrix
+
+
+def _load_with_siblings(name: str):
+    """matrix.py and run.py import their siblings (``from cases import Case``) as run.py runs them:
+    with conformance/ on the path while they load."""
+    sys.path.insert(0, str(CONFORMANCE))
+    try:
+        return _load(name)
+    finally:
+        sys.path.remove(str(CONFORMANCE))
+
+
+matrix = _load_with_siblings("matrix")
+
+
+def test_matrix_is_seeded_and_each_case_independent_of_the_count():
+    first = matrix.generate(40, seed=7)
+    again = matrix.generate(40, seed=7)
+    assert [(c.name, c.server, c.env, c.platform) for c in first] == [
+        (c.name, c.server, c.env, c.platform) for c in again
+    ]
+    longer = matrix.generate(80, seed=7)
+    assert [c.server for c in longer[:40]] == [c.server for c in first]  # a prefix: case i is fixed
+    other = matrix.generate(40, seed=8)
+    assert [c.server for c in other] != [c.server for c in first]
+
+
+def test_matrix_covers_every_value_of_every_dimension_in_300_cases():
+    cases = matrix.generate(300, seed=0)
+    assert len({c.name for c in cases}) == 300
+    labels = [set(re.search(r"\[(.*)\]$", c.name).group(1).split(",")) for c in cases]
+    seen = set().union(*labels)
+    for dim in (
+        matrix.PLATFORM,
+        matrix.MODE,
+        matrix.ALGORITHM,
+        matrix.STEPS,
+        matrix.TOPK,
+        matrix.DRAFT_TOKENS,
+        matrix.DRAFT_MODEL,
+        matrix.TARGET_MODEL,
+        matrix.PAGE,
+        matrix.MRR,
+        matrix.PARALLEL,
+        matrix.EXTRA,
+        matrix.ENV,
+    ):
+        for label, _weight, _value in dim:
+            assert label in seen, label
+    # small max-running-requests only: SGLang really allocates the pools
+    assert all(
+        int(re.search(r"max-running-requests: (\d+)", c.server).group(1)) <= 16 for c in cases
+    )
+
+
+def test_matrix_cases_are_valid_config_files_with_their_models(tmp_path):
+    import yaml
+
+    for case in matrix.generate(30, seed=0):
+        directory = tmp_path / re.sub(r"[^A-Za-z0-9]+", "_", case.name)
+        server = case_mod.materialize(case, directory)
+        config = yaml.safe_load(server.read_text())
+        assert isinstance(config, dict) and config["model-path"].startswith("models/")
+        for key in ("model-path", "speculative-draft-model-path"):
+            if key in config:
+                assert (directory / config[key] / "config.json").is_file(), (case.name, key)
+        assert case.platform in ("cuda", "rocm")
+
+
+def test_matrix_case_is_checked_by_swacheck_and_compared(tmp_path):
+    """The swacheck half of a matrix run, on one generated case (no SGLang): run.py's swacheck call
+    gives a JSON report, and the comparer turns it and a recorded SGLang outcome into a row."""
+    run = _load_with_siblings("run")
+    case = next(c for c in matrix.generate(50, seed=0) if "nospec" not in c.name)
+    server = case_mod.materialize(case, tmp_path / "case")
+    report = run.run_swacheck(case, server, "0.5.23")
+    assert report is not None and report["deployments"], tmp_path / "case" / "swacheck.stderr"
+    refused = {"outcome": "error", "stage": "resolve", "exception": "ValueError", "message": "x"}
+    row = compare.compare(case.name, refused, report)
+    assert row.verdict == (not compare.swacheck_verdict(report).ok)
+
+
+# ------------------------------------------------------------------------------------ PD pairs
+
+pairs = _load_with_siblings("pairs")
+
+
+def test_pair_cases_are_named_once_and_differ_as_their_names_say():
+    chosen = pairs.generate()
+    assert len({p.name for p in chosen}) == len(chosen) >= 20
+    for p in chosen:
+        assert "disaggregation-mode: prefill" in p.prefill.server
+        assert "disaggregation-mode: decode" in p.decode.server
+        assert p.prefill.platform == p.decode.platform
+        for side in (p.prefill, p.decode):  # no key written twice
+            keys = [ln.split(":", 1)[0] for ln in side.server.splitlines()]
+            assert len(keys) == len(set(keys)), side.name
+    same = next(p for p in chosen if p.name == "pair-same-eagle")
+    assert same.prefill.server.replace("prefill", "decode") == same.decode.server
+
+
+def test_pair_side_as_a_swacheck_deployment_file_keeps_its_environment():
+    import yaml
+
+    side = next(p for p in pairs.generate("rocm-unified-fp8")).decode
+    doc = yaml.safe_load(pairs.deployment_file(side, "MI355X"))
+    assert doc["platform"] == "rocm" and doc["gpu"] == "MI355X"
+    assert doc["env"] == {
+        "SGLANG_DSV4_UNIFIED_KV_FP8": "1",
+        "SGLANG_HACK_FLASHMLA_BACKEND": "unified_kv_triton",
+    }
+    assert doc["server"]["disaggregation-mode"] == "decode"
+
+
+def _pair_report(prefill=(), decode=(), pair=()):
+    def finding(code, severity, message):
+        return {"code": code, "severity": severity, "message": message}
+
+    pair_findings = [finding(*f) for f in pair]
+    return {
+        "deployments": [
+            {"file": "prefill.yaml", "findings": [finding(*f) for f in prefill]},
+            {"file": "decode.yaml", "findings": [finding(*f) for f in decode] + pair_findings},
+        ],
+        "pairs": [{"findings": pair_findings}],
+        "errors": [],
+    }
+
+
+def test_compare_pair_outcomes():
+    rejected = {
+        "outcome": "error",
+        "when": "every request",
+        "side": "prefill",
+        "exception": "rejected",
+        "message": "Rejecting state transfers to decode session: StateType.SWA item length mismatch",
+    }
+    every = ("SWA406", "error", "speculative ... and every request to that decode fails")
+    assert pairs.compare_pair("a", rejected, _pair_report(pair=[every]))["agrees"] is True
+    assert pairs.compare_pair("b", rejected, _pair_report())["agrees"] is False
+    dies = {
+        "outcome": "error",
+        "when": "first request",
+        "side": "decode",
+        "exception": "AssertionError",
+        "message": "('Decode pp size (2) should be equal to prefill pp size (1) or 1',)",
+    }
+    pp = ("SWA408", "error", "Decode pp size (2) should be equal to prefill pp size (1) or 1: ...")
+    assert pairs.compare_pair("c", dies, _pair_report(pair=[pp]))["agrees"] is True
+    other = ("SWA401", "error", "Page size mismatch: ... dies at the first request")
+    assert pairs.compare_pair("d", dies, _pair_report(pair=[other]))["agrees"] is False
+    # a server that fails on its own: the side must match, and it is no pair finding
+    alone = {"outcome": "error", "when": "start-up", "side": "decode", "stage": "pools"}
+    bf16 = ("SWA503", "error", "kv-cache-dtype bfloat16 ...")
+    assert pairs.compare_pair("e", alone, _pair_report(decode=[bf16]))["agrees"] is True
+    assert pairs.compare_pair("f", alone, _pair_report(prefill=[bf16]))["agrees"] is False
+    # swacheck's "silently" is a pair SGLang's checks let through
+    ok = {"outcome": "ok"}
+    silent = ("SWA406", "error", "mooncake in SGLang 0.5.20 compares no ...: silently wrong")
+    assert pairs.compare_pair("g", ok, _pair_report(pair=[silent]))["agrees"] is True
+    assert pairs.compare_pair("h", ok, _pair_report(pair=[every]))["agrees"] is False
+    assert pairs.compare_pair("i", {"outcome": "harness-error"}, _pair_report())["agrees"] is None

@@ -1,10 +1,16 @@
-"""Shared by the PD pair rules (SWA4xx): one finding about a value the two servers disagree on."""
+"""Shared by the PD pair rules (SWA4xx): one finding about a value the two servers disagree on.
+
+A pair rule speaks only for a pair whose two servers both start: a server that SGLang refuses on
+its own (an error of a single-server rule, reported on that server) never reaches the PD
+handshake, so no pair finding is made for its pair (``fails_alone``).
+"""
 
 from __future__ import annotations
 
 from .. import fixes
 from ..pairing import ServerPair
 from ..records import Finding, Fix, Location, Related, Val
+from ..sglang.pd import state_layout_outcome, transfer_backend
 
 
 def root_location(val: Val) -> Location | None:
@@ -23,6 +29,22 @@ def show(val: Val) -> str:
 _SAME = object()
 
 
+def fails_alone(pair: ServerPair) -> bool:
+    """Either server already fails at start-up on its own (an error that is no pair finding)."""
+    return any(
+        f.severity == "error" and not f.field.startswith("pair:")
+        for r in (pair.prefill, pair.decode)
+        for f in r.findings
+    )
+
+
+def state_outcome(pair: ServerPair, count_differs: bool) -> tuple[str, str]:
+    """(when, what happens) when the two servers' DSV4 state components differ, for the prefill's
+    transfer backend and the release checked (``sglang.pd.state_layout_outcome``)."""
+    backend = transfer_backend(pair.prefill.resolution).value
+    return state_layout_outcome(pair.prefill.resolution.profile.version, backend, count_differs)
+
+
 def pair_finding(  # type: ignore[no-untyped-def]
     rule,
     pair: ServerPair,
@@ -33,13 +55,15 @@ def pair_finding(  # type: ignore[no-untyped-def]
     location: Location | None = None,
     fix_value=_SAME,
     prefill_location: Location | None = None,
+    values: tuple[Val, Val] | None = None,
 ) -> Finding:
     """Point at the decode server's value (the decode server is the one that fails), relate the prefill's.
 
     The fix edit writes ``fix_value`` (default: the prefill's value) over the decode's value when
-    both are written in a file; ``fix_value=None`` means no edit.
+    both are written in a file; ``fix_value=None`` means no edit. ``values`` gives the (prefill,
+    decode) values of a setting that is not among the pair's compared rows.
     """
-    p, d = pair.prefill_values[name], pair.decode_values[name]
+    p, d = values or (pair.prefill_values[name], pair.decode_values[name])
     location = location or root_location(d) or pair.decode.deployment.location
     related = [
         Related(loc, f"prefill {name} {show(p)} comes from here")

@@ -10,12 +10,18 @@ V4.1 layout, `trtllm` uses uniform FP8 pools), `SGLANG_DSV4_KV_LAYOUT` (default 
 
 ## Why it matters
 
-At the first request the decode server raises `RuntimeError: KV layout mismatch: ... Both
-servers must use the same --dsv4-attn-backend and SGLANG_DSV4_KV_LAYOUT.` and dies.
+From 0.5.23, at the first request the decode server raises `RuntimeError: KV layout mismatch:
+... Both servers must use the same --dsv4-attn-backend and SGLANG_DSV4_KV_LAYOUT.`
+(`try_ensure_parallel_info`, `disaggregation/common/conn.py` 0.5.23:1348-1357) and dies. Earlier
+releases do not compare the layout (0.5.22's `try_ensure_parallel_info` checks only the page
+size and the dtype): the KV is transferred with the prefill's layout, silently wrong.
+
+A layout one server refuses on its own (`flashmla_mega` with a DeepSeek-V4 checkpoint, SWA502;
+`trtllm` under PD, SWA205) is reported on that server, not as a pair finding.
 
 ## Example
 
-Prefill with `dsv4-attn-backend: flashmla_mega`, decode with the default backend.
+Prefill with `SGLANG_DSV4_KV_LAYOUT=v41` (on an SM100 GPU), decode with the default `v4`.
 
 ## Fix
 
@@ -31,7 +37,8 @@ from collections.abc import Iterator
 
 from ..pairing import ServerPair
 from ..records import Finding
-from ._pair import pair_finding
+from ..sglang.pd import release
+from ._pair import fails_alone, pair_finding
 from .base import RuleContext
 
 CODE = "SWA403"
@@ -43,6 +50,8 @@ FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no e
 
 
 def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
+    if fails_alone(pair):
+        return  # a server that fails on its own never reaches the handshake
     rule = sys.modules[__name__]
     if pair.differs("kv_layout"):
         p, d = pair.prefill_values["kv_layout"].value, pair.decode_values["kv_layout"].value
@@ -51,7 +60,14 @@ def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
             rule,
             pair,
             "kv_layout",
-            f"KV layout mismatch: prefill {p}, decode {d}: the decode server dies at the first request"
+            (
+                f"KV layout mismatch: prefill {p}, decode {d}: the decode server dies at the first "
+                "request"
+                if release(pair.prefill.resolution.profile.version) >= (0, 5, 23)
+                else f"KV layout differs (prefill {p}, decode {d}): SGLang "
+                f"{pair.prefill.resolution.profile.version} does not compare it (the check came in "
+                "0.5.23): the KV is transferred with the prefill's layout, silently wrong"
+            )
             + (
                 " (an `auto` layout depends on the GPU: SM100 or gfx950 choose V4.1)"
                 if unknown

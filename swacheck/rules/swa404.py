@@ -7,12 +7,20 @@ Reports a PD pair where exactly one server uses unified KV (ROCm with
 
 ## Why it matters
 
-SGLang does not check this at bootstrap: both sides report layout V4 and the same dtype. The
-transferred state components differ (unified: SWA, SWA_RING, DSV4_REQUEST_STATE, SWA_RING for
-the draft; paged: SWA, DSV4_REQUEST_STATE, SWA for the draft), so by SGLang's code the prefill
-rejects the decode session ("StateType.X item length mismatch") and every request fails, or
-the main KV is written with the wrong stride and accuracy drops to 0
-(`disaggregation/mooncake/conn.py`, `mem_cache/deepseek_v4_memory_pool.py`).
+SGLang compares neither the unified mode nor anything that reveals it at bootstrap: both sides
+report layout V4 and the same dtype. The transferred state components differ (unified: SWA,
+SWA_RING, DSV4_REQUEST_STATE, SWA_RING for the draft; paged: SWA, DSV4_REQUEST_STATE, SWA for
+the draft; `disaggregation/utils.py` `setup_state_kv_args`), and so do their item lengths. What
+follows depends on the transfer backend and the release:
+
+- **mooncake** (the default), 0.5.22 and later: the prefill rejects the decode session when the
+  decode registers (`_validate_peer_state_layout`, `disaggregation/mooncake/conn.py` 0.5.23:938;
+  SWA entry 0 differs): every request to that decode fails. Before 0.5.22: no state check, the
+  state is written with the prefill's item lengths (accuracy drops to 0).
+- **nixl**: 0.5.23 rejects the layout at registration ("NIXL state layout rejected",
+  `disaggregation/nixl/conn.py` 0.5.23:736); older releases compare none.
+- **mori**: the component counts differ: every request fails with "state component count
+  mismatch" (`disaggregation/mori/conn.py` 0.5.23:1645).
 
 ## Example
 
@@ -33,7 +41,7 @@ from collections.abc import Iterator
 
 from ..pairing import ServerPair
 from ..records import Finding
-from ._pair import pair_finding
+from ._pair import fails_alone, pair_finding, state_outcome
 from .base import RuleContext
 
 CODE = "SWA404"
@@ -45,6 +53,8 @@ FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no e
 
 
 def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
+    if fails_alone(pair):
+        return  # a server that fails on its own never reaches the handshake
     rule = sys.modules[__name__]
     if pair.differs("unified_kv"):
         p, d = pair.prefill_values["unified_kv"].value, pair.decode_values["unified_kv"].value
@@ -52,13 +62,16 @@ def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
         # leave it unset; the prefill's variable is related
         backend = pair.decode.deployment.env.get("SGLANG_HACK_FLASHMLA_BACKEND")
         prefill_backend = pair.prefill.deployment.env.get("SGLANG_HACK_FLASHMLA_BACKEND")
+        when, outcome = state_outcome(pair, count_differs=True)
         yield pair_finding(
             rule,
             pair,
             "unified_kv",
-            f"unified KV on the {'prefill' if p else 'decode'} server only (prefill unified={p}, decode unified={d}): "
-            "SGLang does not check this; the state components differ, so requests fail or KV is silently corrupted",
+            f"unified KV on the {'prefill' if p else 'decode'} server only (prefill unified={p}, "
+            f"decode unified={d}): the handshake does not compare it; the state components differ; "
+            + outcome,
             "Set SGLANG_HACK_FLASHMLA_BACKEND the same (unified_kv_triton or unset) on both servers.",
             location=backend.location if backend is not None else None,
             prefill_location=prefill_backend.location if prefill_backend is not None else None,
+            severity="warning" if when == "unknown" else None,
         )

@@ -7,8 +7,14 @@ On CUDA, compares `SGLANG_OPT_USE_ONLINE_COMPRESS` between the prefill and the d
 ## Why it matters
 
 The c128 request state is one row with online compress and 128 rows without, so the
-DSV4_REQUEST_STATE item lengths differ and the prefill rejects the decode session: every
-request fails (`mem_cache/deepseek_v4_memory_pool.py` 50, 72-75).
+DSV4_REQUEST_STATE item lengths differ (`mem_cache/deepseek_v4_memory_pool.py` 50, 72-75). With
+Mooncake (the default) from 0.5.22 the prefill rejects the decode session when it registers
+(`disaggregation/mooncake/conn.py` `_validate_peer_state_layout`): every request to that decode
+fails. NIXL does the same from 0.5.23. Older Mooncake and NIXL, and Mori (which compares only the
+number of components), write the state with the prefill's item lengths: silently wrong.
+
+Online compress together with MTP on one server is refused by that server at start-up ("online
+c128 does not support MTP", SWA206): that is reported on the server, not as a pair finding.
 
 ## Example
 
@@ -28,7 +34,7 @@ from collections.abc import Iterator
 
 from ..pairing import ServerPair
 from ..records import Finding
-from ._pair import pair_finding
+from ._pair import fails_alone, pair_finding, state_outcome
 from .base import RuleContext
 
 CODE = "SWA407"
@@ -40,16 +46,20 @@ FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no e
 
 
 def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
+    if fails_alone(pair):
+        return  # a server that fails on its own never reaches the handshake
     rule = sys.modules[__name__]
     p, d = pair.prefill_values, pair.decode_values
     cuda = p["platform"].value == "cuda" and d["platform"].value == "cuda"
     if cuda and pair.differs("online_compress"):
+        when, outcome = state_outcome(pair, count_differs=False)
         yield pair_finding(
             rule,
             pair,
             "online_compress",
             f"SGLANG_OPT_USE_ONLINE_COMPRESS differs (prefill "
             f"{p['online_compress'].value}, decode {d['online_compress'].value}): "
-            "the request-state item lengths differ and every request fails",
+            "the request-state item lengths differ; " + outcome,
             "Set SGLANG_OPT_USE_ONLINE_COMPRESS the same on both servers.",
+            severity="warning" if when == "unknown" else None,
         )

@@ -5,7 +5,13 @@
 Checks the rank-mapping assertions of the PD handshake
 (`disaggregation/common/conn.py` 1432-1529): the decode server's attention CP size must be 1;
 its PP size must be 1 or the prefill's; a prefill with `enable-kv-cache-sharding` needs the
-same attention TP size (tp-size / attn-dp-size) on both servers.
+same attention TP size (tp-size / attn-dp-size) on both servers (that assertion came in 0.5.23,
+`disaggregation/common/conn.py` 0.5.23:1445; the CP and PP ones are in every supported release,
+0.5.17:606-630).
+
+Pipeline parallelism with speculative decoding on a decode server is refused by that server at
+start-up ("PP + speculative decoding (MTP) is only supported on prefill nodes", SWA207): that is
+reported on the server, not as a pair finding.
 
 ## Why it matters
 
@@ -34,7 +40,8 @@ from collections.abc import Iterator
 
 from ..pairing import ServerPair
 from ..records import Finding
-from ._pair import pair_finding
+from ..sglang.pd import release
+from ._pair import fails_alone, pair_finding
 from .base import RuleContext
 
 CODE = "SWA408"
@@ -46,6 +53,8 @@ FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no e
 
 
 def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
+    if fails_alone(pair):
+        return  # a server that fails on its own never reaches the handshake
     rule = sys.modules[__name__]
     p, d = pair.prefill_values, pair.decode_values
     if d["attn_cp_size"].value != 1:
@@ -67,7 +76,8 @@ def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
             "the decode server dies at the first request",
             "Run the decode server with pp-size 1 or the prefill's pp-size.",
         )
-    if p["kv_cache_sharding"].value is True and pair.differs("attn_tp_size"):
+    sharding_checked = release(pair.prefill.resolution.profile.version) >= (0, 5, 23)
+    if sharding_checked and p["kv_cache_sharding"].value is True and pair.differs("attn_tp_size"):
         yield pair_finding(
             rule,
             pair,

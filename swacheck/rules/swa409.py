@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 from ..pairing import ServerPair
 from ..records import Finding
-from ._pair import pair_finding
+from ._pair import fails_alone, pair_finding
 from .base import RuleContext
 
 CODE = "SWA409"
@@ -42,6 +42,8 @@ FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no e
 
 
 def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
+    if fails_alone(pair):
+        return  # a server that fails on its own never reaches the handshake
     rule = sys.modules[__name__]
     for name, what in (
         ("kv_checksum", "disaggregation-enable-kv-checksum"),

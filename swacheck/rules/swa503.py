@@ -73,7 +73,10 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             field="platform",
         )
         return
-    if plat != "cuda":
+    # ROCm's paged pool is the same class and asserts the same (the conformance suite's ROCm
+    # MI355X case hits deepseek_v4_memory_pool.py 0.5.23:321); the unified pool takes no dtype
+    paged_rocm = plat == "rocm" and res.target is not None and not res.target.unified.value
+    if plat != "cuda" and not paged_rocm:
         return
     a = pf.arg(res, "kv-cache-dtype")
     dtype = pf.text(res, "kv-cache-dtype", "auto")
@@ -83,7 +86,8 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             CODE,
             SEVERITY,
-            f"kv-cache-dtype bfloat16 for DeepSeek-V4 on CUDA: the DSV4 KV pool holds only byte (FP8) rows, "
+            f"kv-cache-dtype bfloat16 for DeepSeek-V4 on {'CUDA' if plat == 'cuda' else 'ROCm (paged KV)'}: "
+            "the DSV4 KV pool holds only byte (FP8) rows, "
             f"AssertionError: assert self.store_dtype == torch.uint8 "
             f"({res.profile.kv_bf16_assert_at}, SGLang {res.profile.version})",
             pf.where(res, a),
@@ -95,7 +99,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             field="kv-cache-dtype",
         )
         return
-    if dtype not in ("auto", "fp8_e4m3"):
+    if dtype not in ("auto", "fp8_e4m3") or plat != "cuda":
         return  # other values: SWA205
     if gpu_val is None:
         return

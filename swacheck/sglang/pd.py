@@ -139,3 +139,85 @@ def compared_values(res: Resolution) -> dict[str, Val]:
         "sampling_mask": env_flag(res, "SGLANG_ENABLE_DISAGG_SAMPLING_MASK"),
         "platform": v["platform"],
     }
+
+
+def decode_allocation_policy(res: Resolution) -> Val:
+    """``--disaggregation-decode-allocation-policy`` (0.5.22+; ``early`` by default)."""
+    return _arg(
+        res,
+        "disaggregation-decode-allocation-policy",
+        "early",
+        "--disaggregation-decode-allocation-policy early",
+    )
+
+
+def transfer_backend(res: Resolution) -> Val:
+    """``--disaggregation-transfer-backend`` (``mooncake`` by default)."""
+    return _arg(
+        res,
+        "disaggregation-transfer-backend",
+        "mooncake",
+        "--disaggregation-transfer-backend mooncake",
+    )
+
+
+def release(version: str) -> tuple[int, ...]:
+    """``0.5.15.post1`` -> (0, 5, 15)."""
+    out = []
+    for part in version.split(".")[:3]:
+        digits = "".join(c for c in part if c.isdigit())
+        out.append(int(digits or 0))
+    return tuple(out)
+
+
+# Where each transfer backend compares the state layout a decode server registers with the
+# prefill's (the item length of each state component, paired by position):
+# - mooncake (and mooncake_tcp, which is mooncake over TCP): ``_validate_peer_state_layout`` in
+#   disaggregation/mooncake/conn.py (0.5.22:911, 0.5.23:938) rejects the decode session when it
+#   registers; every later transfer to it fails with that reason (0.5.23:3005). Absent before 0.5.22.
+# - nixl: from 0.5.23 the prepared-state plan rejects the peer at registration
+#   (disaggregation/nixl/conn.py 0.5.23:736) and every transfer to it raises
+#   "NIXL state layout rejected" (0.5.23:3039). Before, only index lengths are checked.
+# - mori: only the number of state components ("state component count mismatch",
+#   disaggregation/mori/conn.py 0.5.23:1645, 0.5.17:1049); the source item length is used for both
+#   sides. That request fails.
+# - ascend, fake: not modelled.
+STATE_CHECKS: dict[str, tuple[tuple[int, ...], str, str]] = {
+    # backend: (first release with a registration check, what it logs, the backend's name)
+    "mooncake": ((0, 5, 22), "Rejecting state transfers to decode session", "Mooncake"),
+    "mooncake_tcp": ((0, 5, 22), "Rejecting state transfers to decode session", "Mooncake"),
+    "nixl": ((0, 5, 23), "NIXL state layout rejected", "NIXL"),
+}
+
+
+def state_layout_outcome(version: str, backend: str, count_differs: bool) -> tuple[str, str]:
+    """(when, what happens) for a PD pair whose state components differ in item length, or in
+    number when ``count_differs``: when is "every request", "silently" or "unknown"."""
+    backend = str(backend)
+    if backend in STATE_CHECKS:
+        since, says, where = STATE_CHECKS[backend]
+        if release(version) >= since:
+            return (
+                "every request",
+                f'the prefill rejects the decode session when it registers ("{says} ...", '
+                f"{where}) and every request to that decode fails",
+            )
+        return (
+            "silently",
+            f"{backend} in SGLang {version} compares no state layout (the check came in "
+            f"{'.'.join(map(str, since))}): the state is written by position with the prefill's "
+            "item lengths, silently wrong",
+        )
+    if backend == "mori":
+        if count_differs:
+            return (
+                "every request",
+                'every request fails ("PD state transfer failed: state component count mismatch", '
+                "Mori)",
+            )
+        return (
+            "silently",
+            "mori compares only the number of state components: the state is written with the "
+            "prefill's item lengths, silently wrong",
+        )
+    return ("unknown", f"what the {backend} transfer backend does with it is not modelled")

@@ -157,13 +157,23 @@ def test_prefill_complete_lists_every_unsupported_feature_in_sglang_order(lint):
     "extra",
     [
         "tp-size: 1\n",
-        "tp-size: 8\nattn-dp-size: 8\n",
         "disaggregation-transfer-backend: mooncake\n",
     ],
 )
 def test_prefill_complete_on_a_supported_decode_server_passes(lint, extra):
     run = lint_server(lint, EAGLE + "disaggregation-mode: decode\n" + extra + PC, "0.5.23")
     assert run.findings("SWA207") == [], run.stdout
+
+
+@pytest.mark.parametrize("version", ["0.5.22", "0.5.23"])
+@pytest.mark.parametrize("dp", ["attn-dp-size: 8\n", "attn-dp-size: 2\n"])
+def test_prefill_complete_with_tp_is_refused_even_with_attention_dp(lint, version, dp):
+    # the check reads enable_dp_attention, which the deprecated-flag handler has cleared by then
+    # (pd_disaggregation_hook.py 0.5.23:208-210, parallel_hook.py 0.5.23:50-61); real SGLang
+    # refuses tp-size 8 with attn-dp-size 2 (conformance matrix case matrix-0-0058)
+    run = lint_server(lint, EAGLE + "disaggregation-mode: decode\ntp-size: 8\n" + dp + PC, version)
+    f = only(run, "SWA207")
+    assert f["message"].endswith("attention tensor parallelism greater than one")
 
 
 @pytest.mark.parametrize("version", ["0.5.17", "0.5.20"])

@@ -9,7 +9,11 @@ TAG = f"[prefill {P} vs decode {D}]"
 UNIFIED_ENV = (
     "env: {SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton}\n"  # value at line 3, column 37
 )
-TAIL = "SGLang does not check this; the state components differ, so requests fail or KV is silently corrupted"
+TAIL = (
+    "the handshake does not compare it; the state components differ; "
+    'the prefill rejects the decode session when it registers ("Rejecting state transfers to '
+    'decode session ...", Mooncake) and every request to that decode fails'
+)
 
 
 def deployment(role: str, platform: str = "rocm", env: str = "") -> str:

@@ -6,7 +6,11 @@ from conftest import check_pair, loc, only_on_decode, related
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
-TAIL = "the request-state item lengths differ and every request fails"
+TAIL = (
+    "the request-state item lengths differ; "
+    'the prefill rejects the decode session when it registers ("Rejecting state transfers to '
+    'decode session ...", Mooncake) and every request to that decode fails'
+)
 
 
 def deployment(role: str, platform: str = "cuda", online: str | None = None) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import check_pair, edits, loc, related
+from conftest import check_pair, edits, loc, only_on_decode, pd_server, related
 
 P, D = "d/prefill.yaml", "d/decode.yaml"
 TAG = f"[prefill {P} vs decode {D}]"
@@ -163,3 +163,11 @@ def test_kv_sharding_compares_attention_tp_not_tp_size(tree):
         server("decode", "tp-size: 8\n"),
     )
     assert len(run.findings("SWA408")) == 1
+
+
+def test_sharding_attention_tp_one_against_two(tree):
+    # attention TP is tp-size / attn-dp-size, at least 1: 2 against 1 differs
+    shard = "enable-kv-cache-sharding: true\ntp-size: 2\n"
+    run = check_pair(tree, pd_server("prefill", shard), pd_server("decode", "tp-size: 1\n"))
+    f = only_on_decode(run, "SWA408")
+    assert "(prefill 2, decode 1;" in f["message"]

@@ -27,12 +27,27 @@ def test_bfloat16_on_cuda_is_the_pool_assertion_on_every_gpu(lint, version, wher
     assert edits(f) == [("server.yaml", 2, 17, 2, 25, "fp8_e4m3")]
 
 
-@pytest.mark.parametrize("platform", ["rocm", "npu"])
-def test_bfloat16_off_cuda_is_not_judged(lint, platform):
-    run = lint(
-        {"server.yaml": "model-path: models/v4\nkv-cache-dtype: bfloat16\n"}, "--platform", platform
-    )
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--platform", "npu"),
+        ("--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton"),
+    ],
+)
+def test_bfloat16_on_npu_or_rocm_unified_is_not_judged(lint, args):
+    run = lint({"server.yaml": "model-path: models/v4\nkv-cache-dtype: bfloat16\n"}, *args)
     assert run.findings("SWA503") == []
+
+
+def test_bfloat16_on_rocm_paged_trips_the_same_assert(lint):
+    # real SGLang on ROCm (MI355X, paged): deepseek_v4_memory_pool.py 0.5.23:321 (conformance
+    # matrix case matrix-0-0296)
+    run = lint(
+        {"server.yaml": "model-path: models/v4\nkv-cache-dtype: bfloat16\n"}, "--platform", "rocm"
+    )
+    f = only(run, "SWA503")
+    assert f["message"].startswith("kv-cache-dtype bfloat16 for DeepSeek-V4 on ROCm (paged KV):")
+    assert "assert self.store_dtype == torch.uint8" in f["message"]
 
 
 @pytest.mark.parametrize("gpu", ["A100", "A800", "NVIDIA-A100-SXM4-40GB"])

@@ -113,9 +113,11 @@ def _unsupported_by_prefill_complete(r: ArgReader, pd_mode: str, attn_dp: Val) -
         unsupported.append("transfer backends other than Mooncake")
     if any(r.plain_int(n, 1) != 1 for n in ("pp-size", "attn-cp-size", "dcp-size")):
         unsupported.append("pipeline or attention context parallelism")
-    # attn_dp_size = dp_size if enable_dp_attention else 1; tp_size must equal it. Reported
-    # only without attention DP (tp-size > 1), where that reading is certain.
-    if attn_dp.value <= 1 and r.plain_int("tp-size", 1) > 1:
+    # attn_dp_size = dp_size if enable_dp_attention else 1; tp_size must equal it
+    # (pd_disaggregation_hook.py 0.5.23:208-210). enable_dp_attention is always False by then:
+    # the deprecated-flag handler runs first and clears it (parallel_hook.py 0.5.23:50-61,
+    # pipeline.py:45 before :138), so any tp-size > 1 is refused, attention DP or not
+    if r.plain_int("tp-size", 1) > 1:
         unsupported.append("attention tensor parallelism greater than one")
     if r.flag_value("enable-pd-role-switch"):
         unsupported.append("runtime PD role switching")
