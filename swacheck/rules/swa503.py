@@ -44,7 +44,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..records import Finding, Fix, Related
+from ..inputs.types import Arg
+from ..records import Finding, Fix, Related, Val
+from ..sglang.gpus import Gpu
 from ..sglang.resolve import Resolution
 from . import _preflight as pf
 from .base import RuleContext
@@ -63,15 +65,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     gpu_val, gpu = pf.gpu(res)
     plat = pf.platform(res)
     if gpu is not None and gpu.platform != plat and plat == "cuda":
-        yield Finding(
-            CODE,
-            "warning",
-            f"the GPU {gpu.name} is an AMD GPU (ROCm) but the deployment's platform is "
-            f"cuda: the platform-dependent checks judge a CUDA server",
-            gpu_val.location if gpu_val is not None and gpu_val.location else pf.where(res, None),  # type: ignore[union-attr]
-            Fix("Give --platform rocm (or platform: rocm in the deployment file)."),
-            field="platform",
-        )
+        yield _platform_mismatch(res, gpu_val, gpu)
         return
     # ROCm's paged pool is the same class and asserts the same (the conformance suite's ROCm
     # MI355X case hits deepseek_v4_memory_pool.py 0.5.23:321); the unified pool takes no dtype
@@ -83,22 +77,44 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     if (
         dtype == "bfloat16" and "bfloat16" in res.profile.dsv4_kv_dtypes
     ):  # else the hook refuses it first (SWA205)
-        yield Finding(
-            CODE,
-            SEVERITY,
-            f"kv-cache-dtype bfloat16 for DeepSeek-V4 on {'CUDA' if plat == 'cuda' else 'ROCm (paged KV)'}: "
-            "the DSV4 KV pool holds only byte (FP8) rows, "
-            f"AssertionError: assert self.store_dtype == torch.uint8 "
-            f"({res.profile.kv_bf16_assert_at}, SGLang {res.profile.version})",
-            pf.where(res, a),
-            Fix(
-                "Use kv-cache-dtype: fp8_e4m3 (SGLang's DeepSeek-V4 default on CUDA).",
-                (fixes.replace(a.value_loc, "fp8_e4m3"),) if a is not None else (),
-                safe=False,
-            ),
-            field="kv-cache-dtype",
-        )
+        yield _bfloat16(res, a, plat)
         return
+    yield from _fp8_on_gpu(res, a, dtype, plat, gpu_val, gpu)
+
+
+def _platform_mismatch(res: Resolution, gpu_val: Val | None, gpu: Gpu) -> Finding:
+    return Finding(
+        CODE,
+        "warning",
+        f"the GPU {gpu.name} is an AMD GPU (ROCm) but the deployment's platform is "
+        f"cuda: the platform-dependent checks judge a CUDA server",
+        gpu_val.location if gpu_val is not None and gpu_val.location else pf.where(res, None),  # type: ignore[union-attr]
+        Fix("Give --platform rocm (or platform: rocm in the deployment file)."),
+        field="platform",
+    )
+
+
+def _bfloat16(res: Resolution, a: Arg | None, plat: str) -> Finding:
+    return Finding(
+        CODE,
+        SEVERITY,
+        f"kv-cache-dtype bfloat16 for DeepSeek-V4 on {'CUDA' if plat == 'cuda' else 'ROCm (paged KV)'}: "
+        "the DSV4 KV pool holds only byte (FP8) rows, "
+        f"AssertionError: assert self.store_dtype == torch.uint8 "
+        f"({res.profile.kv_bf16_assert_at}, SGLang {res.profile.version})",
+        pf.where(res, a),
+        Fix(
+            "Use kv-cache-dtype: fp8_e4m3 (SGLang's DeepSeek-V4 default on CUDA).",
+            (fixes.replace(a.value_loc, "fp8_e4m3"),) if a is not None else (),
+            safe=False,
+        ),
+        field="kv-cache-dtype",
+    )
+
+
+def _fp8_on_gpu(
+    res: Resolution, a: Arg | None, dtype: str, plat: str, gpu_val: Val | None, gpu: Gpu | None
+) -> Iterator[Finding]:
     if dtype not in ("auto", "fp8_e4m3") or plat != "cuda":
         return  # other values: SWA205
     if gpu_val is None:
