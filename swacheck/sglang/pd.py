@@ -1,7 +1,7 @@
 """What a PD prefill server and its decode server must agree on (SGLang 0.5.23).
 
-Sources (paths under ``sglang/srt/`` of the 0.5.23 wheel; the project's
-``research/sglang-pd-cross-server.md`` has the full analysis):
+Sources (paths under ``sglang/srt/`` of the 0.5.23 wheel; docs/sglang.md "PD pairs" says what
+is compared when, per transfer backend and release):
 
 - ``disaggregation/common/conn.py`` ``try_ensure_parallel_info`` (1293-1430): on the *first
   request*, the decode server compares page_size, kv_cache_dtype and kv_layout with the
