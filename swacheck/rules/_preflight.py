@@ -169,4 +169,4 @@ def unknown_gpu_note(name: str) -> str:
     from ..sglang.gpus import known_names
 
     shown = one_line(name if len(name) <= 60 else name[:57] + "...")
-    return f"swacheck does not know the GPU {shown!r} (known: {', '.join(known_names())})"
+    return f"swacheck does not know the GPU '{shown}' (known: {', '.join(known_names())})"

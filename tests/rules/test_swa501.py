@@ -178,3 +178,15 @@ def test_unknown_gpu_is_a_note_never_a_guess(lint):
     assert f["severity"] == "note"
     assert "does not know the GPU 'T4'" in f["message"]
     assert run.exit_code == 0
+
+
+def test_an_unknown_gpu_name_is_shown_as_written_not_doubly_escaped(lint):
+    # the name is quoted once; repr() of an already escaped name doubled each backslash
+    run = lint({"server.yaml": BASE}, "--gpu", "Foo\\zz")
+    messages = [
+        f["message"]
+        for f in run.findings("SWA501") + run.findings("SWA503")
+        if "GPU" in f["message"]
+    ]
+    assert messages, run.output
+    assert all("does not know the GPU 'Foo\\zz' (known:" in m for m in messages), messages
