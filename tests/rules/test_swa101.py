@@ -235,3 +235,32 @@ def test_the_documented_example_gives_exactly_this_finding(tmp_path):
         cwd=tmp_path,
     )
     assert [f["code"] for f in run.deployments[0]["findings"]] == ["SWA101"]
+
+
+def test_correcting_copied_numbers_is_a_safe_fix_dropping_a_draft_is_not(lint):
+    """Editing a swacheck file's own `geometry` numbers changes no server (safe); dropping the
+    draft checkpoint changes what runs (unsafe, applied only with --unsafe-fixes)."""
+    copied = (
+        "swacheck: 1\n"
+        "target:\n"
+        "  geometry: {unified: true, window: 128, ring_size: 131, pages: 33667}\n"
+        "draft:\n"
+        "  geometry: {unified: true, window: 128, ring_size: 131, pages: 6419}\n"
+    )
+    f = only(lint({"log.yaml": copied}))
+    assert f["fix"]["safe"] is True
+    assert edits(f) == [("log.yaml", 5, 65, 5, 69, "33667")]
+    f = only(
+        lint(
+            {
+                "log.yaml": copied.replace(
+                    "window: 128, ring_size: 131, pages: 6419",
+                    "window: 256, ring_size: 259, pages: 66563",
+                )
+            }
+        )
+    )
+    assert f["fix"]["safe"] is True  # all three numbers are the file's own
+    assert [e[-1] for e in edits(f)] == ["128", "131", "33667"]
+    run = lint({"server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: prefill\n"}, *UNIFIED)
+    assert only(run)["fix"]["safe"] is False  # the draft path's line is deleted
