@@ -45,6 +45,7 @@ class Kind(StrEnum):
     EAGLE_STEPS_MISSING = "eagle-steps-missing"
     DRAFT_TOKENS_ADJUSTED = "draft-tokens-adjusted"
     DSPARK_DRAFT_MISSING = "dspark-draft-missing"
+    DSPARK_GAMMA_REFUSED = "dspark-gamma-refused"
     # validation: pipeline parallelism (stages/validation.py), prefill_complete (stages/pd_disaggregation.py)
     PP_SPEC_REFUSED = "pp-spec-refused"
     PREFILL_COMPLETE_REFUSED = "prefill-complete-refused"

@@ -218,8 +218,21 @@ def dspark_draft_missing(
 
 
 def dspark_draft_tokens(r: ArgReader, draft_model: ModelConfig | None, ndt: Val | None) -> Val:
-    """gamma + 1, gamma from --speculative-dspark-block-size, the draft checkpoint, or 7."""
+    """gamma + 1, gamma from --speculative-dspark-block-size, the draft checkpoint, or 7.
+
+    ``_handle_dspark`` refuses a block size below 1 and draft tokens other than gamma + 1 when
+    gamma is known (``arg_groups/speculative_hook.py`` 0.5.23:806-833, 0.5.22:732-759,
+    0.5.20:643-670, 0.5.17:344-382): SWA212.
+    """
     block = r.int_arg("speculative-dspark-block-size")
+    if block is not None and block.value <= 0:
+        r.event(
+            Kind.DSPARK_GAMMA_REFUSED,
+            f"DSpark requires --speculative-dspark-block-size to be positive, got {block.value}.",
+            r.arg("speculative-dspark-block-size"),
+            location=block.location,
+        )
+        return ndt or block
     if block is None and draft_model is not None:
         for key in ("dspark_block_size", "block_size"):
             if (val := draft_model.int_field(key)) is not None:
@@ -229,4 +242,15 @@ def dspark_draft_tokens(r: ArgReader, draft_model: ModelConfig | None, ndt: Val 
         return ndt
     if block is None:
         block = default(DEFAULT_DSPARK_GAMMA, "DEFAULT_DSPARK_GAMMA")
+    if ndt is not None and ndt.value != block.value + 1:
+        r.event(
+            Kind.DSPARK_GAMMA_REFUSED,
+            "DSpark speculative_num_draft_tokens must equal gamma + 1 "
+            f"(= {block.value + 1} for gamma={block.value}), but got "
+            f"speculative_num_draft_tokens={ndt.value}.",
+            r.arg("speculative-num-draft-tokens"),
+            location=ndt.location,
+            gamma=block,
+        )
+        return ndt
     return Val(block.value + 1, f"DSpark gamma {block.value} + 1", None, (("gamma", block),))
