@@ -38,8 +38,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..records import Finding, Fix
-from ..sglang.pd import release
 from ..sglang.resolve import Resolution
+from ..sglang.version import release_key
 from ._preflight import arg, flag, text, where
 from .base import RuleContext
 
@@ -74,7 +74,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
         message = NOT_PREFILL
     elif algorithm is not None and algorithm.lower() not in ("none", "null", ""):
         said = f"enable-kv-cache-sharding with speculative-algorithm {algorithm}"
-        version = release(res.profile.version)
+        version = release_key(res.profile.version)
         message = SPEC_0_5_23 if version >= (0, 5, 23) else SPEC_0_5_22
     else:
         return

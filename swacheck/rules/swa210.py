@@ -37,8 +37,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..records import Finding, Fix
-from ..sglang.pd import release
 from ..sglang.resolve import Resolution
+from ..sglang.version import release_key
 from ._preflight import arg, flag, where
 from .base import RuleContext
 
@@ -62,7 +62,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     dp_attention = flag(res, "enable-dp-attention")
     if attn_dp.value > 1:
         said = f"attention DP size {attn_dp.value}"
-    elif dp_attention and release(res.profile.version) <= (0, 5, 17):
+    elif dp_attention and release_key(res.profile.version) < (0, 5, 18):
         said = "enable-dp-attention"
     else:
         return

@@ -41,8 +41,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..records import Finding, Fix
-from ..sglang.pd import release
 from ..sglang.resolve import Resolution
+from ..sglang.version import release_key
 from ._preflight import gpu, is_dsv4, platform, text
 from .base import RuleContext
 
@@ -81,7 +81,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     on = platform(res)
     if not is_dsv4(res) or on not in ("cuda", "rocm"):
         return
-    version = release(res.profile.version)
+    version = release_key(res.profile.version)
     if version < (0, 5, 22):
         return
     layout = res.deployment.env.get("SGLANG_DSV4_KV_LAYOUT")

@@ -37,7 +37,7 @@ from collections.abc import Iterator
 
 from ..pairing import ServerPair
 from ..records import Finding
-from ..sglang.pd import release
+from ..sglang.version import release_key
 from ._pair import fails_alone, pair_finding
 from .base import RuleContext
 
@@ -63,7 +63,7 @@ def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
             (
                 f"KV layout mismatch: prefill {p}, decode {d}: the decode server dies at the first "
                 "request"
-                if release(pair.prefill.resolution.profile.version) >= (0, 5, 23)
+                if release_key(pair.prefill.resolution.profile.version) >= (0, 5, 23)
                 else f"KV layout differs (prefill {p}, decode {d}): SGLang "
                 f"{pair.prefill.resolution.profile.version} does not compare it (the check came in "
                 "0.5.23): the KV is transferred with the prefill's layout, silently wrong"

@@ -40,7 +40,7 @@ from collections.abc import Iterator
 
 from ..pairing import ServerPair
 from ..records import Finding
-from ..sglang.pd import release
+from ..sglang.version import release_key
 from ._pair import fails_alone, pair_finding
 from .base import RuleContext
 
@@ -76,7 +76,7 @@ def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
             "the decode server dies at the first request",
             "Run the decode server with pp-size 1 or the prefill's pp-size.",
         )
-    sharding_checked = release(pair.prefill.resolution.profile.version) >= (0, 5, 23)
+    sharding_checked = release_key(pair.prefill.resolution.profile.version) >= (0, 5, 23)
     if sharding_checked and p["kv_cache_sharding"].value is True and pair.differs("attn_tp_size"):
         yield pair_finding(
             rule,

@@ -38,7 +38,8 @@ from collections.abc import Iterator
 
 from ..pairing import ServerPair
 from ..records import Finding
-from ..sglang.pd import decode_allocation_policy, release
+from ..sglang.pd import decode_allocation_policy
+from ..sglang.version import release_key
 from ._pair import fails_alone, pair_finding
 from .base import RuleContext
 
@@ -51,7 +52,7 @@ FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no e
 
 
 def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
-    if fails_alone(pair) or release(pair.prefill.resolution.profile.version) < (0, 5, 22):
+    if fails_alone(pair) or release_key(pair.prefill.resolution.profile.version) < (0, 5, 22):
         return  # a server that fails on its own never reaches the handshake; no option before
     p = decode_allocation_policy(pair.prefill.resolution)
     d = decode_allocation_policy(pair.decode.resolution)

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..records import Val
 from .resolve import Resolution
+from .version import release_key
 
 TRUE = ("1", "true", "yes", "y")
 ENV_DEFAULTS = {
@@ -161,15 +162,6 @@ def transfer_backend(res: Resolution) -> Val:
     )
 
 
-def release(version: str) -> tuple[int, ...]:
-    """``0.5.15.post1`` -> (0, 5, 15)."""
-    out = []
-    for part in version.split(".")[:3]:
-        digits = "".join(c for c in part if c.isdigit())
-        out.append(int(digits or 0))
-    return tuple(out)
-
-
 # Where each transfer backend compares the state layout a decode server registers with the
 # prefill's (the item length of each state component, paired by position):
 # - mooncake (and mooncake_tcp, which is mooncake over TCP): ``_validate_peer_state_layout`` in
@@ -196,7 +188,7 @@ def state_layout_outcome(version: str, backend: str, count_differs: bool) -> tup
     backend = str(backend)
     if backend in STATE_CHECKS:
         since, says, where = STATE_CHECKS[backend]
-        if release(version) >= since:
+        if release_key(version) >= since:
             return (
                 "every request",
                 f'the prefill rejects the decode session when it registers ("{says} ...", '
