@@ -57,6 +57,17 @@ class _DefaultCheck(TyperGroup):
         return super().parse_args(ctx, args)
 
 
+def _usage(make, *args):  # type: ignore[no-untyped-def]
+    """``make(*args)``, a command's settings; a bad option value (``clisettings.BadValue``) is
+    shown as click shows a usage error: the usage line, a hint and the message; exit 2."""
+    from .clisettings import BadValue
+
+    try:
+        return make(*args)
+    except BadValue as exc:
+        raise typer.BadParameter(exc.message, param_hint=exc.param_hint) from None
+
+
 app = typer.Typer(
     cls=_DefaultCheck,
     add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
@@ -244,7 +255,7 @@ def check(
     from .clisettings import check_settings
     from .runner import run_check, show_settings_and_exit
 
-    settings = check_settings(values)
+    settings = _usage(check_settings, values)
     if show_settings:
         show_settings_and_exit(settings)
     raise typer.Exit(run_check(settings))
@@ -289,7 +300,7 @@ def pair_command(
     from .clisettings import pair_settings
     from .runner import run_check
 
-    raise typer.Exit(run_check(pair_settings(values)))
+    raise typer.Exit(run_check(_usage(pair_settings, values)))
 
 
 @app.command(
@@ -331,7 +342,7 @@ def explain(
     from .clisettings import explain_settings
     from .runner import run_explain
 
-    settings, fmt = explain_settings(values, EXPLAIN_FORMATS)
+    settings, fmt = _usage(explain_settings, values, EXPLAIN_FORMATS)
     raise typer.Exit(run_explain(settings, fmt))
 
 
@@ -346,7 +357,7 @@ def list_rules(
     from .clisettings import choice
     from .runner import print_rules
 
-    print_rules(choice(format, RULES_FORMATS, "--format"))
+    print_rules(_usage(choice, format, RULES_FORMATS, "--format"))
 
 
 @app.command("rule")
@@ -401,7 +412,7 @@ def why_command(
     from .clisettings import why_settings
     from .why import run_why
 
-    settings, text, fmt = why_settings(values, WHY_FORMATS)
+    settings, text, fmt = _usage(why_settings, values, WHY_FORMATS)
     raise typer.Exit(run_why(settings, text=text, log=from_log, fmt=fmt))
 
 
@@ -466,9 +477,6 @@ def main() -> None:
         print("swacheck: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
     except Exception as exc:  # a bug in swacheck: one line, never a traceback for the user
-        from .report.escape import print_error
+        from .runner import internal_error
 
-        print_error(
-            f"swacheck: internal error: {type(exc).__name__}: {exc} (please report it; exit 2)"
-        )
-        raise SystemExit(2) from None
+        raise SystemExit(internal_error(exc)) from None

@@ -12,17 +12,39 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-import typer
-
 from . import config
 from .settings import ALIGN_TO, COLORS, FAIL_ON, PLATFORMS, Settings
 
 Values = dict[str, Any]  # a command's option values, by parameter name
 
+# ``swacheck check``'s option values when none is given: what typer passes ``cli.check`` for
+# ``swacheck PATH...``, which ``entry.py`` runs without typer (tests/test_entry.py holds the two
+# equal). Not changed by the checks below.
+CHECK_DEFAULTS: Values = {
+    "paths": None,
+    **dict.fromkeys(("env", "model_config", "select", "extend_select", "ignore", "exclude"), ()),
+    **dict.fromkeys(("format", "platform", "gpu", "sglang_version", "fail_on", "exit_zero"), None),
+    **dict.fromkeys(("align_to", "color", "output", "max_file_size", "unsafe_fixes"), None),
+    **dict.fromkeys(("config", "stdin_filename", "root", "baseline", "write_baseline"), None),
+    **dict.fromkeys(("fix", "diff", "fix_model_configs", "no_config", "show_settings"), False),
+    **dict.fromkeys(("show_pairs", "statistics", "allow_empty", "verbose", "quiet"), False),
+    "command": (),
+}
+
+
+class BadValue(Exception):
+    """An option's value is wrong: ``cli.py`` shows it as the command line's usage error (exit 2).
+    Raised here rather than typer's own, so that ``swacheck PATH...`` can run without typer
+    (``entry.py``)."""
+
+    def __init__(self, message: str, param_hint: str) -> None:
+        super().__init__(message)
+        self.message, self.param_hint = message, param_hint
+
 
 def choice(value: str, choices: tuple[str, ...], option: str) -> str:
     if value not in choices:
-        raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}", param_hint=option)
+        raise BadValue(f"{value!r} is not one of {', '.join(choices)}", param_hint=option)
     return value
 
 
@@ -46,9 +68,7 @@ def pairs(values: list[str], option: str) -> dict[str, str]:
         if not sep or not key:
             from .report.escape import terminal
 
-            raise typer.BadParameter(
-                f"expected KEY=VALUE, got '{terminal(item)}'", param_hint=option
-            )
+            raise BadValue(f"expected KEY=VALUE, got '{terminal(item)}'", param_hint=option)
         out[key] = value
     return out
 
@@ -61,7 +81,7 @@ def codes(values: list[str], option: str) -> tuple[str, ...] | None:
     try:
         return config.rule_codes(given)
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint=option) from None
+        raise BadValue(str(exc), param_hint=option) from None
 
 
 def gpu(value: str | None, option: str) -> str | None:
@@ -69,7 +89,7 @@ def gpu(value: str | None, option: str) -> str | None:
         return None
     name = config.gpu_name(value)
     if name is None:
-        raise typer.BadParameter(
+        raise BadValue(
             "give a GPU name such as H100, H200, A100, B200 or MI355X", param_hint=option
         )
     return name
@@ -85,7 +105,7 @@ def release(value: str | None, option: str) -> str | None:
     try:
         profile, warning = lookup(value)
     except ValueError as exc:
-        raise typer.BadParameter(terminal(str(exc)), param_hint=option) from None
+        raise BadValue(terminal(str(exc)), param_hint=option) from None
     if warning:
         print_error(f"swacheck: warning: {option}: {warning}")
     return profile.version
@@ -99,7 +119,7 @@ def root_dir(value: str | None) -> str | None:
     if value is None:
         return None
     if not os.path.isdir(value):
-        raise typer.BadParameter(f"{value!r} is not a directory", param_hint="--root")
+        raise BadValue(f"{value!r} is not a directory", param_hint="--root")
     return os.path.realpath(value)
 
 
@@ -140,9 +160,7 @@ def build(values: Values, chosen: dict[str, Any] | None = None) -> Settings:
         chosen = given(values)
     no_config, config_file = values.get("no_config", False), values.get("config")
     if config_file is not None and no_config:
-        raise typer.BadParameter(
-            "--config and --no-config exclude each other", param_hint="--config"
-        )
+        raise BadValue("--config and --no-config exclude each other", param_hint="--config")
     import warnings
 
     from .report.escape import print_error
@@ -158,7 +176,7 @@ def build(values: Values, chosen: dict[str, Any] | None = None) -> Settings:
             print_error(f"swacheck: warning: {w.message}")
     except config.ConfigError as exc:
         print_error(str(exc))
-        raise typer.Exit(2) from None
+        raise SystemExit(2) from None
     settings.root = root_dir(values.get("root"))
     return settings
 
@@ -190,7 +208,7 @@ def check_settings(values: Values) -> Settings:
         settings.baseline = read_baseline(values["baseline"])
     _stdin_and_fixes(settings, values["stdin_filename"])
     if not values["show_settings"] and not settings.paths and not settings.commands:
-        raise typer.BadParameter(
+        raise BadValue(
             "give at least one file or directory (or - for standard input)", param_hint="PATH..."
         )
     return settings
@@ -199,16 +217,16 @@ def check_settings(values: Values) -> Settings:
 def _stdin_and_fixes(settings: Settings, stdin_filename: str | None) -> None:
     if stdin_filename is not None:
         if "-" not in settings.paths:
-            raise typer.BadParameter(
+            raise BadValue(
                 "needs - (standard input) among the paths", param_hint="--stdin-filename"
             )
         if settings.fix or settings.diff:  # the edits would be made to the file on disk
-            raise typer.BadParameter(
+            raise BadValue(
                 "--fix and --diff cannot edit standard input", param_hint="--stdin-filename"
             )
         settings.stdin_filename = stdin_filename
     if settings.fix and settings.diff:
-        raise typer.BadParameter("--fix and --diff exclude each other", param_hint="--diff")
+        raise BadValue("--fix and --diff exclude each other", param_hint="--diff")
 
 
 def pair_settings(values: Values) -> Settings:
@@ -224,7 +242,7 @@ def pair_settings(values: Values) -> Settings:
 def explain_settings(values: Values, formats: tuple[str, ...]) -> tuple[Settings, str]:
     """``swacheck explain``'s settings and output format (its own: human or json)."""
     if not values["paths"]:
-        raise typer.BadParameter("give at least one file or directory", param_hint="PATH...")
+        raise BadValue("give at least one file or directory", param_hint="PATH...")
     chosen = given({k: v for k, v in values.items() if k != "format"})
     fmt = formats[0] if values["format"] is None else choice(values["format"], formats, "--format")
     settings = build(values, chosen)
@@ -241,9 +259,7 @@ def why_settings(values: Values, formats: tuple[str, ...]) -> tuple[Settings, st
     text = None
     if values["from_log"] is None:
         if not items:
-            raise typer.BadParameter(
-                "give the error text (quoted), or --from-log FILE", param_hint="TEXT"
-            )
+            raise BadValue("give the error text (quoted), or --from-log FILE", param_hint="TEXT")
         text, items = items[0], items[1:]
     settings = build(values, chosen)
     settings.paths = items

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import limits
-from .fingerprints import base_dir, fingerprinted, repo_path
 from .grouping import add_partners, plan
 from .inputs import Candidate, discover, read_inputs
 from .loading import FileCache, read_stdin
@@ -374,6 +373,8 @@ def check_pairs(result: RunResult, ctx: RuleContext) -> None:
 def apply_baseline(unit: RunResult, totals: RunResult) -> None:
     """``--baseline``: drop the findings whose fingerprint (SARIF's: file, rule, logical location)
     the baseline holds; ``--write-baseline``: collect every fingerprint into ``totals``."""
+    from .fingerprints import base_dir, fingerprinted, repo_path  # only with a baseline
+
     settings = unit.settings
     base = base_dir(settings)
     known = settings.baseline or frozenset()

@@ -3,12 +3,34 @@
 
 from __future__ import annotations
 
+import os
 import sys
-
-import typer
 
 from .report.escape import print_error, terminal
 from .settings import Settings
+
+
+def check_paths(paths: list[str]) -> int:
+    """``swacheck PATH...`` with no option, run without typer (``entry.py``): ``cli.check`` with
+    every option at its default, and what typer and ``cli.main`` do around a command: exit 130
+    on Ctrl-C, 1 when standard output is a closed pipe, one line for an internal error (2)."""
+    from .clisettings import CHECK_DEFAULTS, check_settings
+
+    try:
+        return run_check(check_settings({**CHECK_DEFAULTS, "paths": paths}))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `swacheck ... | head`: the rest of the report is not wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as exc:
+        return internal_error(exc)
+
+
+def internal_error(exc: Exception) -> int:
+    """A bug in swacheck: one line, never a traceback for the user; exit 2."""
+    print_error(f"swacheck: internal error: {type(exc).__name__}: {exc} (please report it; exit 2)")
+    return 2
 
 
 def run_check(settings: Settings) -> int:
@@ -132,6 +154,8 @@ def print_pairs(result) -> None:  # type: ignore[no-untyped-def]
 
 def show_settings_and_exit(settings: Settings) -> None:
     """``--show-settings``: every effective setting and where it came from."""
+    import typer
+
     from .config import describe
 
     for key, value, source in describe(settings):

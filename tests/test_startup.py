@@ -18,7 +18,7 @@ import pytest
 RUN_CLI = """
 import json, sys
 sys.argv = ["swacheck", *sys.argv[1:]]
-from swacheck.cli import main
+from swacheck.entry import main
 try:
     main()
 except SystemExit:
@@ -52,6 +52,7 @@ def test_version_and_help_import_neither_yaml_nor_rich(args):
     ours = {m for m in modules if m.startswith("swacheck.")}
     # the command line's own modules; no loader, engine, rule, reader or report format
     assert ours <= {
+        "swacheck.entry",
         "swacheck.cli",
         "swacheck.options",
         "swacheck.settings",
@@ -143,6 +144,16 @@ def test_a_one_file_yaml_run_imports_only_what_it_needs(tmp_path, fmt, renderer)
         and m != "swacheck.report.renderer"
     }
     assert formats == {renderer}, formats
+
+
+def test_paths_alone_are_checked_without_typer(tmp_path):
+    # `swacheck PATH...` (entry.py): no option to parse, so neither typer nor click is imported
+    (tmp_path / "server.yaml").write_text(SERVER, encoding="utf-8")
+    plain = _modules("server.yaml", cwd=tmp_path, env=CLEAN_ENV)
+    assert "swacheck.rules" in plain and "swacheck.cli" not in plain
+    assert {m for m in plain if m.split(".")[0] in ("typer", "click")} == set()
+    # the negative control: one option, and the command line is parsed by typer
+    assert "typer" in _modules("--format", "human", "server.yaml", cwd=tmp_path, env=CLEAN_ENV)
 
 
 def test_a_configuration_file_is_what_brings_the_toml_parser(tmp_path):

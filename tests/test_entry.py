@@ -1,0 +1,159 @@
+"""``swacheck PATH...`` without typer (entry.py): the same settings, output and exit code as the
+check command parsed by typer, and everything else still goes through typer."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from swacheck import cli, clisettings, entry
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "examples"
+
+PASSING = """\
+model-path: ./target
+tp-size: 8
+speculative-algorithm: EAGLE
+speculative-num-steps: 2
+speculative-eagle-topk: 1
+"""
+
+FAILING = """\
+model-path: ./target
+speculative-draft-model-path: ./draft
+tp-size: 8
+disaggregation-mode: decode
+speculative-algorithm: EAGLE
+speculative-num-steps: 3
+speculative-eagle-topk: 1
+"""
+
+
+def test_the_defaults_are_the_check_commands():
+    # every option of `swacheck check`, at the default typer gives it (a list for a tuple)
+    given = {k: p.default for k, p in inspect.signature(cli.check).parameters.items()}
+    ours = {
+        k: list(v) if isinstance(v, tuple) else v for k, v in clisettings.CHECK_DEFAULTS.items()
+    }
+    assert ours == given
+
+
+def test_the_command_names_are_the_apps():
+    assert sorted(entry.COMMANDS) == sorted(cli.command_names())
+
+
+@pytest.mark.parametrize(
+    ("args", "plain"),
+    [
+        (["server.yaml"], True),
+        (["server.yaml", "missing.yaml"], True),  # only the first could be a mistyped command
+        (["."], True),
+        ([], False),
+        (["-"], False),  # standard input
+        (["--", "server.yaml"], False),
+        (["server.yaml", "--format", "json"], False),
+        (["server.yaml", "-q"], False),
+        (["rules"], False),  # a command, even with a file of that name
+        (["missing.yaml"], False),  # no such file: maybe a mistyped command (cli.py says)
+        (["rulse"], False),
+    ],
+)
+def test_what_is_paths_alone(tmp_path, monkeypatch, args, plain):
+    (tmp_path / "server.yaml").write_text(PASSING, encoding="utf-8")
+    (tmp_path / "rules").write_text(PASSING, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("_SWACHECK_COMPLETE", raising=False)
+    assert entry.paths_only(args) is plain
+
+
+def test_shell_completion_goes_through_typer(tmp_path, monkeypatch):
+    (tmp_path / "server.yaml").write_text(PASSING, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("_SWACHECK_COMPLETE", "bash_complete")
+    assert not entry.paths_only(["server.yaml"])
+
+
+def _run(args, cwd, env=None, code="from swacheck.entry import main; main()"):
+    full = {"PATH": os.environ.get("PATH", ""), "NO_COLOR": "1", **(env or {})}
+    done = subprocess.run(
+        [sys.executable, "-c", f"import sys; sys.argv[0] = 'swacheck'; {code}", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=full,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def _tree(tmp_path: Path) -> Path:
+    (tmp_path / "ok.yaml").write_text(PASSING, encoding="utf-8")
+    (tmp_path / "bad.yaml").write_text(FAILING, encoding="utf-8")
+    for name, model in (("target", "DeepSeek-V4-Flash"), ("draft", "DeepSeek-V4-Flash-MTP-w256")):
+        (tmp_path / name).mkdir()
+        config = (EXAMPLES / "models" / model / "config.json").read_text(encoding="utf-8")
+        (tmp_path / name / "config.json").write_text(config, encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("nothing to check\n", encoding="utf-8")
+    return tmp_path
+
+
+CASES = {
+    "one passing file": (["ok.yaml"], {}, None),
+    "a failing file": (["bad.yaml"], {}, None),
+    "a folder": (["."], {}, None),
+    "a file and a missing one": (["ok.yaml", "gone.yaml"], {}, None),
+    "a file of nothing": (["notes.txt"], {}, None),
+    "in GitHub Actions": (["bad.yaml"], {"GITHUB_ACTIONS": "true"}, None),
+    "a configuration file": (["bad.yaml"], {}, 'format = "json"\nignore = ["SWA102"]\n'),
+    "a bad configuration file": (["ok.yaml"], {}, 'fail-on = "sometimes"\n'),
+}
+
+
+EXITS = {"one passing file": 0, "a failing file": 1, "a folder": 1, "in GitHub Actions": 1}
+EXITS |= {"a configuration file": 0, "a file and a missing one": 2, "a file of nothing": 2}
+EXITS |= {"a bad configuration file": 2}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_paths_alone_run_as_the_check_command(tmp_path, monkeypatch, case):
+    args, env, toml = CASES[case]
+    cwd = _tree(tmp_path)
+    monkeypatch.chdir(cwd)
+    if toml is not None:
+        (cwd / "swacheck.toml").write_text(toml, encoding="utf-8")
+    assert entry.paths_only(args)
+    fast = _run(args, cwd, env)
+    assert fast == _run(["check", *args], cwd, env)  # typer's path, named explicitly
+    assert fast[0] == EXITS[case] and (fast[1] or fast[2])
+
+
+@pytest.mark.parametrize(
+    ("raised", "code", "stderr"),
+    [
+        ("KeyboardInterrupt()", 130, ""),
+        ("BrokenPipeError(32, 'Broken pipe')", 1, ""),
+        (
+            "RuntimeError('boom')",
+            2,
+            "swacheck: internal error: RuntimeError: boom (please report it; exit 2)\n",
+        ),
+    ],
+)
+def test_what_happens_around_the_check_is_typers(tmp_path, raised, code, stderr):
+    # Ctrl-C, a closed pipe and a bug in swacheck end the same way with or without typer
+    cwd = _tree(tmp_path)
+    patch = (
+        "import swacheck.runner as r\n"
+        "def fail(settings):\n"
+        f"    raise {raised}\n"
+        "r.run_check = fail\n"
+        "from swacheck.entry import main; main()"
+    )
+    fast = _run(["ok.yaml"], cwd, code=patch)
+    assert fast == (code, "", stderr)
+    assert _run(["check", "ok.yaml"], cwd, code=patch) == fast
