@@ -42,6 +42,8 @@ class Location:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
+    """One finding of :func:`check`: a rule, its severity and message, where, and its fix in words."""
+
     code: str  # the rule, e.g. "SWA101"
     severity: str  # "error", "warning" or "note"
     message: str
@@ -56,6 +58,8 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class Deployment:
+    """One deployment :func:`check` read: its file and name, pool mode, geometry tuples and findings."""
+
     file: str
     name: str
     mode: str  # "unified", "paged", or "skipped" (no draft pool, or not a DeepSeek-V4 target)
@@ -82,6 +86,8 @@ class InputError:
 
 @dataclass(frozen=True, slots=True)
 class Report:
+    """What :func:`check` returns: the exit code the command line would give, and everything found."""
+
     exit_code: int  # what the command line would exit with: 0 clean, 1 findings, 2 input errors
     findings: tuple[Finding, ...]  # every finding, sorted by file and position
     deployments: tuple[Deployment, ...]

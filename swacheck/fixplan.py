@@ -152,6 +152,8 @@ FALLBACK_FIXES = 50  # fixes tried one by one in a file whose fixes together wou
 
 @dataclass(slots=True, repr=False, eq=False)
 class _Taken:
+    """A round's applied edits and the character spans they took, by file."""
+
     applied: Applied
     spans: dict[str, list[tuple[int, int, str]]]  # real path -> character spans of the round's text
 

@@ -68,6 +68,8 @@ def _has_launch_key(text: str) -> bool:
 
 @dataclass(slots=True, repr=False, eq=False)
 class Plan:
+    """The run's units (the files checked together) and the pairs named by ``pairs:`` documents."""
+
     units: list[list[Candidate]] = field(default_factory=list)
     pairs: list[tuple[str, str]] = field(default_factory=list)  # from `pairs:` documents, in order
 

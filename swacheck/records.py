@@ -111,6 +111,8 @@ class Fix:
 
 @dataclass(slots=True, unsafe_hash=True)
 class Related:
+    """A second location a finding refers to (the other side of a mismatch)."""
+
     location: Location
     message: str
 
@@ -120,6 +122,8 @@ class Related:
 
 @dataclass(slots=True)
 class Finding:
+    """What a rule found: code, severity, message, where, its fix and related locations."""
+
     code: str
     severity: str
     message: str
@@ -195,6 +199,8 @@ class InputProblem(Exception):
 
 @dataclass(slots=True)
 class Summary:
+    """The counts of a run: files, deployments, findings by severity, errors, left-out findings."""
+
     files: int = 0
     deployments: int = 0
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SEVERITIES, 0))

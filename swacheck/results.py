@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True, repr=False, eq=False)
 class DeploymentResult:
+    """A deployment, its resolution and its findings."""
+
     deployment: Deployment
     resolution: Resolution
     findings: list[Finding]
@@ -27,6 +29,8 @@ class DeploymentResult:
 
 @dataclass(slots=True, repr=False, eq=False)
 class ServerPair:
+    """A PD prefill and decode server paired, why, the values SGLang compares, and the pair findings."""
+
     prefill: DeploymentResult
     decode: DeploymentResult
     how: str
@@ -47,6 +51,8 @@ class ServerPair:
 
 @dataclass(slots=True, repr=False, eq=False)
 class RunResult:
+    """The result of a run, or of one unit of it: deployments, pairs, errors, files and summary."""
+
     settings: Settings
     results: list[DeploymentResult] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)

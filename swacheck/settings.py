@@ -19,6 +19,8 @@ MAX_FILE_SIZE = 10 * 1024 * 1024  # the hard per-file budget, limits.MAX_FILE_SI
 
 @dataclass(slots=True)
 class Settings:
+    """Everything a run is configured with: defaults, then the configuration file, then the options."""
+
     paths: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)  # --command: launch commands given as text
     format: str = "human"

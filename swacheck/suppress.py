@@ -18,6 +18,8 @@ _CODE = re.compile(r"SWA\d{0,3}")
 
 @dataclass(slots=True)
 class Suppression:
+    """A ``# swacheck: ignore[...]`` comment: where, the codes, the reason and the line it covers."""
+
     location: Location  # the comment
     codes: tuple[str, ...]
     reason: str

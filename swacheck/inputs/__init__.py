@@ -52,6 +52,8 @@ EXTENSIONS = (".yaml", ".yml", ".json")
 
 @dataclass(slots=True, unsafe_hash=True)
 class Candidate:
+    """A file to read: named, found by walking a folder, or a PD partner found beside a named one."""
+
     path: str
     explicit: bool  # named on the command line (vs found by walking a directory)
     partner: bool = (
@@ -61,6 +63,8 @@ class Candidate:
 
 @dataclass(slots=True, repr=False, eq=False)
 class Inputs:
+    """What reading a unit's files gave: deployments, input errors, files read and skipped, notes."""
+
     deployments: list[Deployment] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # files that held at least one deployment

@@ -76,6 +76,8 @@ def _arity(candidates: tuple[str, ...], profile: SGLangProfile) -> str:
 
 @dataclass(slots=True)
 class Parsed:
+    """A launch command's arguments as SGLang's argparse would see them, and what could not be read."""
+
     entries: list[Arg] = field(default_factory=list)
     unresolved: list[Unresolved] = field(default_factory=list)
     config: tuple[Word, Location | None] | None = None  # `--config FILE`: the file word, the flag

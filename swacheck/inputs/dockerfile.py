@@ -41,6 +41,8 @@ from .shell import (
 
 @dataclass(slots=True)
 class _Instruction:
+    """One Dockerfile instruction: its keyword, its text (continuations joined) and line."""
+
     keyword: str
     args: Chars  # the text after the keyword, continuations joined
     line: int
@@ -120,6 +122,8 @@ def _json_array(chars: Chars) -> list[Word] | None:
 
 @dataclass(slots=True)
 class _Stage:
+    """One build stage: its image and the ENV, ARG, CMD and ENTRYPOINT that reach the container."""
+
     image: Word | None
     env: Env = field(default_factory=dict)  # ENV: set at build time and at run time
     args: Env = field(default_factory=dict)  # ARG: build time only

@@ -256,6 +256,8 @@ def _launch_env(
 
 @dataclass(slots=True)
 class Found:
+    """The deployments found in one launch file, and the errors met reading them."""
+
     deployments: list[Deployment] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
 

@@ -73,6 +73,8 @@ class ExplicitGeometry:
 
 @dataclass(slots=True, repr=False, eq=False)
 class Deployment:
+    """One SGLang server to check: its name, file, platform, environment, arguments and models."""
+
     name: str
     file: str  # the file the deployment was read from
     location: Location | None  # its document / top mapping

@@ -22,6 +22,8 @@ MAX_DEPTH = limits.MAX_NESTING  # nesting levels; real configs use fewer than 10
 
 @dataclass(slots=True)
 class Scalar:
+    """A scalar value and where it is written."""
+
     value: Any
     loc: Location
     quoted: bool = False
@@ -32,6 +34,8 @@ class Scalar:
 
 @dataclass(slots=True)
 class Pair:
+    """A mapping entry: its key, where the key is written, and its value node."""
+
     key: str
     key_loc: Location
     value: Node
@@ -39,6 +43,8 @@ class Pair:
 
 @dataclass(slots=True)
 class Mapping:
+    """A mapping and where it starts; each key's last entry (what YAML loaders keep)."""
+
     loc: Location
     pairs: dict[str, Pair] = field(default_factory=dict)  # last occurrence of each key
     flow: bool = False
@@ -52,6 +58,8 @@ class Mapping:
 
 @dataclass(slots=True)
 class Sequence:
+    """A sequence and where it starts."""
+
     loc: Location
     items: list[Node] = field(default_factory=list)
 
@@ -93,6 +101,8 @@ def _plain(node: Node) -> Any:
 
 @dataclass(slots=True)
 class Duplicate:
+    """A key written twice in one mapping: the first entry is silently ignored by YAML loaders."""
+
     key: str
     first: Location
     again: Location
@@ -102,6 +112,8 @@ class Duplicate:
 
 @dataclass(slots=True, repr=False, eq=False)
 class Document:
+    """One document of a file: its root node, position in the stream, and duplicate keys."""
+
     root: Node
     index: int  # 0-based position in a multi-document file
     duplicates: list[Duplicate] = field(default_factory=list)
@@ -109,6 +121,8 @@ class Document:
 
 @dataclass(slots=True, repr=False, eq=False)
 class SourceFile:
+    """A parsed input file: its path as named, text, documents and format."""
+
     path: str  # as the user named it (used in every report)
     text: str
     documents: list[Document]

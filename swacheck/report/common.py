@@ -47,6 +47,8 @@ def pool_json(res: Resolution, pool: Pool | None) -> dict[str, Any] | None:
 
 @dataclass(slots=True, unsafe_hash=True)
 class Row:
+    """One geometry table row: its cells, and whether target and draft differ there."""
+
     cells: tuple[str, str, str, str, str]
     differs: bool
 

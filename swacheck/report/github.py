@@ -74,6 +74,8 @@ def title(code: str) -> str:
 
 @dataclass(slots=True)
 class Item:
+    """One finding as a workflow command, and as a plain log line."""
+
     annotation: str  # the workflow command
     plain: str  # the same as one plain log line, for when the level's limit is reached
 

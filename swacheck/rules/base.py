@@ -12,6 +12,8 @@ from ..sglang.resolve import Event, Resolution
 
 @dataclass(slots=True, unsafe_hash=True)
 class RuleContext:
+    """What a rule is given besides the resolution: the run's fix preference."""
+
     align_to: str = "target"  # which side a geometry fix moves the other towards
 
 

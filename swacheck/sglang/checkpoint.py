@@ -39,6 +39,8 @@ ENV_FP4_DEQUANT = "SGLANG_DSV4_FP4_DEQUANT"
 
 @dataclass(slots=True, unsafe_hash=True)
 class CatalogueEntry:
+    """A published DeepSeek-V4 checkpoint: the name pattern of its folder, size and expert format."""
+
     name: str
     pattern: str  # regular expression on the checkpoint folder name (case-insensitive)
     total_bytes: int
@@ -71,6 +73,8 @@ CATALOGUE: tuple[CatalogueEntry, ...] = (
 
 @dataclass(slots=True, repr=False, eq=False)
 class Checkpoint:
+    """What a checkpoint's files say about its weights: expert format, bytes and layers."""
+
     experts: Val  # "mxfp4" | "nvfp4" | "fp8"
     experts_assumed: bool  # only SGLang's default says so (it would read the weights' header)
     weight_bytes: Val | None  # total bytes of the checkpoint's tensors

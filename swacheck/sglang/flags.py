@@ -26,6 +26,8 @@ _DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")  # ship
 
 @dataclass(slots=True, unsafe_hash=True)
 class Option:
+    """One server flag of a release: its name, canonical name, argparse action, type and choices."""
+
     name: str  # as written on the command line, without dashes
     canonical: str  # the option's first long name (aliases point at it)
     kind: str  # store | store-list | store_true | refused:ACTION

@@ -40,6 +40,8 @@ _AMD_SPECS = "https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html"
 
 @dataclass(slots=True, unsafe_hash=True)
 class Gpu:
+    """A GPU model: vendor, SGLang platform, architecture, compute capability or gfx target, memory."""
+
     name: str  # canonical: "H100", "MI300X"
     vendor: str  # "nvidia" | "amd"
     platform: str  # SGLang platform: "cuda" | "rocm"

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True, repr=False, eq=False)
 class Pool:
+    """One KV pool (target or draft) as SGLang sizes it, every number with its provenance."""
+
     role: str  # "target" | "draft"
     model: ModelConfig | None
     unified: Val
@@ -44,6 +46,8 @@ class Pool:
 
 @dataclass(slots=True, repr=False, eq=False)
 class Resolution:
+    """A deployment resolved as SGLang would: its values, events, pool mode and pools."""
+
     deployment: Deployment
     profile: SGLangProfile
     values: dict[str, Val]  # resolved server arguments and derived counts, by name

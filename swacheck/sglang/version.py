@@ -27,6 +27,8 @@ _PAGED_C = "DSV4 target and draft pools must share SWA geometry: target={target}
 
 @dataclass(slots=True, unsafe_hash=True)
 class SGLangProfile:
+    """What one SGLang release does, field by field, with the file and line each comes from."""
+
     version: str
     # srt/disaggregation/utils.py setup_state_kv_args, the "# DSV4 NextN shares the target
     # allocator" block (0.5.16:951, 0.5.18:1181, 0.5.22:1709, 0.5.23:1775): present?
@@ -362,6 +364,8 @@ MESSAGE_LINES = {v: PROFILES[v].message_lines for v in VERSIONS}
 
 @dataclass(frozen=True, slots=True)
 class Wording:
+    """One wording of SGLang's geometry errors: its text, fields and the releases that print it."""
+
     kind: str  # "draft_ratios" | "unified_mode" | "ring" | "mapping" | "paged"
     text: str  # the message, up to and including "geometry:" for the tuple messages
     fields: tuple[str, ...]  # the tuple's fields; () for the messages without tuples

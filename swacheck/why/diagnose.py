@@ -28,6 +28,8 @@ class Derived:
 
 @dataclass(frozen=True, slots=True)
 class Diagnosis:
+    """What differs between the error's two tuples, what caused it, and how to say so."""
+
     differs: tuple[str, ...]  # tuple fields whose values differ
     causes: tuple[str, ...]  # the differing fields the inputs must explain (not mere consequences)
     derived: tuple[Derived, ...]

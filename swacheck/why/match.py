@@ -49,6 +49,8 @@ class Key:
 
 @dataclass(slots=True)
 class DeploymentMatch:
+    """A deployment checked against the error: whether its predicted tuples match the message."""
+
     file: str
     name: str
     title: str

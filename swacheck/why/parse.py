@@ -73,6 +73,8 @@ class Malformed:
 
 @dataclass(slots=True)
 class Parse:
+    """The DSV4 geometry errors found in a text, and the lines that look like one but do not parse."""
+
     errors: list[ParsedError] = field(default_factory=list)
     malformed: list[Malformed] = field(default_factory=list)
 

@@ -100,6 +100,8 @@ class Word:
 
 @dataclass(slots=True)
 class Lit:
+    """Literal text of a shell word, with the source span of each character."""
+
     text: str
     spans: list[Span | None]
     quoted: bool
@@ -140,6 +142,8 @@ Part = Lit | Param | Opaque | ArrayLit
 
 @dataclass(slots=True)
 class RawWord:
+    """A shell word before expansion: its literal and expansion parts, and its span."""
+
     parts: list[Part]
     span: Span | None
 

@@ -26,6 +26,8 @@ DSV4_DEFAULT_MRR = 256
 
 @dataclass(slots=True)
 class DSV4:
+    """What the DeepSeek-V4 model hook leaves: page size, max-running-requests, the algorithm."""
+
     page: Val
     mrr: Val  # max-running-requests after the hook's default
     algo: str | None  # the speculative algorithm once the refusal is corrected (EAGLE, DSPARK)

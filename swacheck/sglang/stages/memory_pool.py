@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class Slots:
+    """Request slots: per worker, and for the pool."""
+
     per_worker: Val
     slots: Val
 

@@ -35,6 +35,8 @@ class ModelConfigRefused(Exception):
 
 @dataclass(slots=True)
 class Target:
+    """The target model: its config, its path and revision as given."""
+
     model: ModelConfig | None
     model_path: Val | None
     revision: Val | None

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class Parallel:
+    """dp-size and the attention data-parallel size as the parallel hook leaves them."""
+
     dp_size: Val
     attn_dp: Val
 

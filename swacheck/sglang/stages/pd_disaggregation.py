@@ -25,6 +25,8 @@ EXTRA_SLOTS_CUTOFF = 32  # per-worker requests above which a decode server gets 
 
 @dataclass(slots=True)
 class PD:
+    """The PD role, whether the server is a PD server, and the decode side's extra slots."""
+
     mode: str  # "null" | "prefill" | "decode"
     pd: bool  # a PD server (or assumed one by the deployment)
     mrr_explicit: Val | None  # max-running-requests as written, before the DSV4 hook's default

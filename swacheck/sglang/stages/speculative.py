@@ -42,6 +42,8 @@ DSPARK_CONFIG_KEYS = (  # dspark_config.checkpoint_bundles_dspark_draft
 
 @dataclass(slots=True)
 class SpecArgs:
+    """The speculative flags as written: steps, top-k and draft tokens."""
+
     steps: Val | None
     topk: Val | None
     ndt: Val | None  # --speculative-num-draft-tokens as written
@@ -49,6 +51,8 @@ class SpecArgs:
 
 @dataclass(slots=True)
 class Draft:
+    """The draft model: its reference, path, config and draft tokens."""
+
     ref: ModelRef | None  # the deployment's draft.model_config (or the target's, for MTP)
     path: Val | None
     model: ModelConfig | None
