@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+
+from .recordtype import record
 
 __all__ = ["check", "check_text", "Report", "Finding", "Location", "Deployment", "InputError"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Location:
     """A span in a file: 1-based lines and columns, ``end_column`` exclusive."""
 
@@ -40,7 +41,7 @@ class Location:
         return f"{self.file}:{self.line}:{self.column}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Finding:
     """One finding of :func:`check`: a rule, its severity and message, where, and its fix in words."""
 
@@ -56,7 +57,7 @@ class Finding:
         return f"{where}{self.code} {self.severity}: {self.message}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Deployment:
     """One deployment :func:`check` read: its file and name, pool mode, geometry tuples and findings."""
 
@@ -68,7 +69,7 @@ class Deployment:
     findings: tuple[Finding, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class InputError:
     """A file or value swacheck cannot use (the command line's exit 2)."""
 
@@ -84,7 +85,7 @@ class InputError:
         return f"{where}: {self.message}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Report:
     """What :func:`check` returns: the exit code the command line would give, and everything found."""
 

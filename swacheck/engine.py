@@ -14,7 +14,6 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from . import limits
@@ -25,6 +24,7 @@ from .pairing import find_pairs
 from .paths import find_root, real
 from .paths import forget as forget_paths
 from .records import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val, position_key
+from .recordtype import record
 from .results import DeploymentResult, RunResult
 from .rules import (
     DEPLOYMENT_RULES,
@@ -252,7 +252,7 @@ def _read_stdin(
     return candidates, stdin_text
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class _Job:
     """What every unit of one run is checked with."""
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from .loading import Mapping, Pair
 from .records import Edit, Location
+from .recordtype import record
 
 
 def render_scalar(value: Any, json_style: bool) -> str:
@@ -174,7 +175,7 @@ def apply_spans(
     return text, dropped
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class FileEdits:
     """The edits of one file's text (without its BOM)."""
 

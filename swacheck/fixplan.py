@@ -24,17 +24,18 @@ import bisect
 import hashlib
 import os
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from . import fixes, loading
 from .paths import in_vcs_metadata, inside, real
 from .records import Finding, Fix, one_line
+from .recordtype import record
 from .safewrite import write_verified
 
 MAX_ROUNDS = 8  # each round re-checks every file; real configs converge in 2-3
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class FileState:
     """A file a fix touches: the checked bytes (as text) and the text proposed for it."""
 
@@ -54,7 +55,7 @@ class FileState:
         return (("\ufeff" if self.bom else "") + self.text).encode("utf-8")
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class Applied:
     """One fix applied in memory: the finding it targets, and the files it edits (real paths)."""
 
@@ -64,7 +65,7 @@ class Applied:
     files: frozenset[str]
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class Outcome:
     """What the rounds decided, for the summary and the exit code."""
 
@@ -150,7 +151,7 @@ def _duplicates(text: str, path: str) -> int:
 FALLBACK_FIXES = 50  # fixes tried one by one in a file whose fixes together would not parse
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class _Taken:
     """A round's applied edits and the character spans they took, by file."""
 

@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .inputs import Candidate, kinds
 from .inputs.deployment_file import is_deployment_file, load_pairs
 from .loading import FileCache, Mapping, Scalar, load_file
 from .paths import inside, real
 from .records import InputProblem
+from .recordtype import record
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 # a key that can make a YAML document one of the launch kinds that may read other files, written
@@ -66,7 +67,7 @@ def _has_launch_key(text: str) -> bool:
     return False
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class Plan:
     """The run's units (the files checked together) and the pairs named by ``pairs:`` documents."""
 

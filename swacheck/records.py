@@ -12,16 +12,17 @@ resolution) are declared with ``eq=False, repr=False`` for the same start-up rea
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from .recordtype import record
 from .report.escape import one_line  # noqa: F401  (moved to the escaping boundary; this name stays importable)
 
 SEVERITIES = ("error", "warning", "note")
 SEVERITY_RANK = {"note": 0, "warning": 1, "error": 2}
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class Location:
     """A span in a file. Lines and columns are 1-based; ``end_column`` is exclusive."""
 
@@ -44,7 +45,7 @@ class Location:
         }
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class Val:
     """A value together with where it came from.
 
@@ -65,7 +66,7 @@ class Val:
         return self.origin
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class Edit:
     """Replace the text between two positions (an insertion when start == end)."""
 
@@ -87,7 +88,7 @@ class Edit:
         }
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class Fix:
     """What to do about a finding, and the edits that do it (none: a hint to act on by hand).
 
@@ -109,7 +110,7 @@ class Fix:
         }
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class Related:
     """A second location a finding refers to (the other side of a mismatch)."""
 
@@ -120,7 +121,7 @@ class Related:
         return {**self.location.to_json(), "message": self.message}
 
 
-@dataclass(slots=True)
+@record
 class Finding:
     """What a rule found: code, severity, message, where, its fix and related locations."""
 
@@ -152,7 +153,7 @@ def position_key(f: Finding) -> tuple[int, str, int, int, str]:
     return (0, loc.file, loc.line, loc.column, f.code)
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class InputError:
     """A file or value swacheck cannot use: reported as ``file:line:col: message``, exit 2."""
 
@@ -197,7 +198,7 @@ class InputProblem(Exception):
         return InputError(self.file or "<input>", None, None, self.message)
 
 
-@dataclass(slots=True)
+@record
 class Summary:
     """The counts of a run: files, deployments, findings by severity, errors, left-out findings."""
 

@@ -7,10 +7,11 @@ engine (docs/architecture.md, "Layers").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from .records import Finding, InputError, Summary, Val
+from .recordtype import record
 
 if TYPE_CHECKING:
     from .inputs.types import Deployment
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from .sglang.resolve import Resolution
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class DeploymentResult:
     """A deployment, its resolution and its findings."""
 
@@ -27,7 +28,7 @@ class DeploymentResult:
     findings: list[Finding]
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class ServerPair:
     """A PD prefill and decode server paired, why, the values SGLang compares, and the pair findings."""
 
@@ -49,7 +50,7 @@ class ServerPair:
         return self.prefill_values[name].value != self.decode_values[name].value
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class RunResult:
     """The result of a run, or of one unit of it: deployments, pairs, errors, files and summary."""
 

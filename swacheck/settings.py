@@ -8,7 +8,9 @@ ones are declared here, once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from .recordtype import record
 
 FAIL_ON = ("error", "warning", "note")  # the severities (records.SEVERITIES), lowest last
 PLATFORMS = ("cuda", "rocm", "npu")
@@ -17,7 +19,7 @@ COLORS = ("auto", "always", "never")
 MAX_FILE_SIZE = 10 * 1024 * 1024  # the hard per-file budget, limits.MAX_FILE_SIZE (a test pins it)
 
 
-@dataclass(slots=True)
+@record
 class Settings:
     """Everything a run is configured with: defaults, then the configuration file, then the options."""
 

@@ -8,15 +8,16 @@ use ``per-file-ignores`` in the configuration file instead.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .records import Location
+from .recordtype import record
 
 PATTERN = re.compile(r"#\s*swacheck:\s*ignore\[([^\]]*)\](.*)$")
 _CODE = re.compile(r"SWA\d{0,3}")
 
 
-@dataclass(slots=True)
+@record
 class Suppression:
     """A ``# swacheck: ignore[...]`` comment: where, the codes, the reason and the line it covers."""
 

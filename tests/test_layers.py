@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "base",  # plain records and leaf tables, importing nothing above them
         (
             "swacheck",  # the package: __version__ (and the lazy Python API, see LAZY_API)
+            "swacheck.recordtype",  # @record: the dataclass decorator every record uses
             "swacheck.records",
             "swacheck.paths",
             "swacheck.limits",

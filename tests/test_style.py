@@ -46,3 +46,16 @@ def test_no_function_of_the_package_above_radon_grade_c():
                     f"{path.relative_to(ROOT)}:{block.lineno} {block.name} {block.complexity}"
                 )
     assert not over, "\n".join(over)
+
+
+def test_records_are_declared_with_record_not_dataclass():
+    # recordtype.py: @record shares __repr__/__eq__/__hash__ instead of compiling them per class
+    # at start-up; a plain @dataclass would quietly bring that cost back
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in sorted((ROOT / "swacheck").rglob("*.py"))
+        if path.name != "recordtype.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if line.lstrip().startswith("@dataclass")
+    ]
+    assert found == [], "use @record (swacheck/recordtype.py): " + ", ".join(found)

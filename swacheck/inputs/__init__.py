@@ -19,13 +19,14 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from .. import limits
 from ..loading import Document, FileCache, Mapping, SourceFile, kind_name, not_regular, special_kind
 from ..paths import real, remember_real
 from ..records import InputError, InputProblem, Val
+from ..recordtype import record
 from ..report.escape import one_line
 from . import kinds
 from .deployment_file import is_deployment_file, load_deployment, load_pairs
@@ -50,7 +51,7 @@ __all__ = [
 EXTENSIONS = (".yaml", ".yml", ".json")
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class Candidate:
     """A file to read: named, found by walking a folder, or a PD partner found beside a named one."""
 
@@ -61,7 +62,7 @@ class Candidate:
     )
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class Inputs:
     """What reading a unit's files gave: deployments, input errors, files read and skipped, notes."""
 

@@ -12,10 +12,11 @@ name and value in the script. What cannot be resolved (an unset variable, ``$(..
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..loading import Pair, Scalar, Sequence
 from ..records import InputProblem, Location
+from ..recordtype import record
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
 from .recognise import Launch
@@ -23,7 +24,7 @@ from .shell import Word, join_spans, span_location
 from .types import Arg
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Unresolved:
     """Something a launch uses whose value the files do not give (reported by SWA305)."""
 
@@ -74,7 +75,7 @@ def _arity(candidates: tuple[str, ...], profile: SGLangProfile) -> str:
     return kinds.pop() if len(kinds) == 1 else "any"
 
 
-@dataclass(slots=True)
+@record
 class Parsed:
     """A launch command's arguments as SGLang's argparse would see them, and what could not be read."""
 
@@ -100,7 +101,7 @@ def parse_args(launch: Launch, profile: SGLangProfile = DEFAULT) -> Parsed:
     return _Parser(launch, profile).run()
 
 
-@dataclass(slots=True)
+@record
 class _Option:
     """One option word, split into what the reader of each arity needs."""
 

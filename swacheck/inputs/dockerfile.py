@@ -13,11 +13,12 @@ import json
 import os
 import re
 from collections import ChainMap
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .. import limits
 from ..loading import FileCache
 from ..records import InputProblem, Location, Val
+from ..recordtype import record
 from ..report.escape import one_line
 from .launch import Found, collect, load_text, seed_env
 from .platforms import platform_of_image
@@ -39,7 +40,7 @@ from .shell import (
 )
 
 
-@dataclass(slots=True)
+@record
 class _Instruction:
     """One Dockerfile instruction: its keyword, its text (continuations joined) and line."""
 
@@ -120,7 +121,7 @@ def _json_array(chars: Chars) -> list[Word] | None:
     return words
 
 
-@dataclass(slots=True)
+@record
 class _Stage:
     """One build stage: its image and the ENV, ARG, CMD and ENTRYPOINT that reach the container."""
 

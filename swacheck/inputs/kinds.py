@@ -15,9 +15,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..loading import Mapping, Scalar
+from ..recordtype import record
 
 SHELLS = {"sh", "bash", "dash", "ash", "ksh", "zsh"}
 SERVICE_KEYS = ("image", "command", "build", "entrypoint")  # what makes a Compose service
@@ -72,7 +72,7 @@ def is_compose(root: object) -> bool:
 # --------------------------------------------------------------------------- the input-kind registry
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Kind:
     """One kind of input that can hold SGLang launches.
 

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..loading import FileCache, Mapping, SourceFile, read_text
 from ..records import InputError, InputProblem, Location, Val
+from ..recordtype import record
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
 from .argv import SINGLE_DASH, Parsed, Unresolved, parse_args, unresolved_word
@@ -35,7 +36,7 @@ from .shell import Env, Source, Var, Word
 from .types import Arg, Deployment, ServerArgs, unread
 
 
-@dataclass(slots=True)
+@record
 class LaunchDeployment(Deployment):
     """A deployment read from a launch command, with what could not be resolved in it."""
 
@@ -254,7 +255,7 @@ def _launch_env(
     return env
 
 
-@dataclass(slots=True)
+@record
 class Found:
     """The deployments found in one launch file, and the errors met reading them."""
 

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from ..loading import FileCache
 from ..records import InputProblem, Location, Val
+from ..recordtype import record
 from .argv import parse_args
 from .launch import Found, LaunchDeployment, build, load_text, names_for, seed_env
 from .pitfalls import attach
@@ -287,7 +287,7 @@ def read_doc(path: str, files: FileCache, platform: Val, env: dict[str, Val]) ->
     return found
 
 
-@dataclass(slots=True)
+@record
 class _Doc:
     """What reading each code block of one doc needs."""
 

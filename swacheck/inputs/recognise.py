@@ -15,10 +15,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .. import limits
 from ..records import Location, Val
+from ..recordtype import record
 from .kinds import SHELLS
 from .platforms import platform_of_image
 from .shell import (
@@ -71,7 +72,7 @@ _PY_FLAGS_WITH_VALUE = {"-X", "-W"}
 _ENV_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 
 
-@dataclass(slots=True)
+@record
 class Launch:
     """A recognised launch command: the server's own arguments and its environment."""
 
@@ -85,7 +86,7 @@ class Launch:
     unread: str = ""  # a launch found but not readable: why (a deployment that is not checked)
 
 
-@dataclass(slots=True)
+@record
 class LaunchContext:
     """What recognising nested commands (``sh -c``) needs to know."""
 

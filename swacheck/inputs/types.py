@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..loading import Duplicate, Mapping, Node, Pair
 from ..records import Location, Val
+from ..recordtype import record
 
 
-@dataclass(slots=True)
+@record
 class Arg:
     """One server argument as written: canonical dash name, value node, key position."""
 
@@ -37,7 +38,7 @@ class Arg:
         return self.pair.value.loc
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class ServerArgs:
     """SGLang server arguments with positions, and where a new key would be inserted."""
 
@@ -51,7 +52,7 @@ class ServerArgs:
         return self.args.get(name)
 
 
-@dataclass(slots=True)
+@record
 class ModelRef:
     """Where a pool's model config comes from, when the deployment file names it."""
 
@@ -61,7 +62,7 @@ class ModelRef:
     base_dir: str = "."
 
 
-@dataclass(slots=True)
+@record
 class ExplicitGeometry:
     """Numbers the user wrote under ``target.geometry`` / ``draft.geometry``."""
 
@@ -71,7 +72,7 @@ class ExplicitGeometry:
         return self.values.get(key)
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class Deployment:
     """One SGLang server to check: its name, file, platform, environment, arguments and models."""
 
@@ -95,7 +96,7 @@ class Deployment:
     notes: list[tuple[str, str, Location | None]] = field(default_factory=list)
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class UnreadDeployment(Deployment):
     """A launch swacheck found but cannot read (assembled at run time, a template, a custom
     resource whose launch it cannot find): resolved as not checked, reported by SWA307."""

@@ -7,11 +7,12 @@ earlier ones are recorded as :class:`Duplicate` s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from .. import limits
 from ..records import InputProblem, Location
+from ..recordtype import record
 
 DEFAULT_MAX_FILE_SIZE = limits.MAX_FILE_SIZE  # bytes; a config file is a few KiB
 MAX_DEPTH = limits.MAX_NESTING  # nesting levels; real configs use fewer than 10
@@ -20,7 +21,7 @@ MAX_DEPTH = limits.MAX_NESTING  # nesting levels; real configs use fewer than 10
 # --------------------------------------------------------------------------- tree
 
 
-@dataclass(slots=True)
+@record
 class Scalar:
     """A scalar value and where it is written."""
 
@@ -32,7 +33,7 @@ class Scalar:
         return self.value
 
 
-@dataclass(slots=True)
+@record
 class Pair:
     """A mapping entry: its key, where the key is written, and its value node."""
 
@@ -41,7 +42,7 @@ class Pair:
     value: Node
 
 
-@dataclass(slots=True)
+@record
 class Mapping:
     """A mapping and where it starts; each key's last entry (what YAML loaders keep)."""
 
@@ -56,7 +57,7 @@ class Mapping:
         return _plain(self)  # type: ignore[return-value]
 
 
-@dataclass(slots=True)
+@record
 class Sequence:
     """A sequence and where it starts."""
 
@@ -99,7 +100,7 @@ def _plain(node: Node) -> Any:
     return walk(node, 0)
 
 
-@dataclass(slots=True)
+@record
 class Duplicate:
     """A key written twice in one mapping: the first entry is silently ignored by YAML loaders."""
 
@@ -110,7 +111,7 @@ class Duplicate:
     mapping: Mapping
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class Document:
     """One document of a file: its root node, position in the stream, and duplicate keys."""
 
@@ -119,7 +120,7 @@ class Document:
     duplicates: list[Duplicate] = field(default_factory=list)
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class SourceFile:
     """A parsed input file: its path as named, text, documents and format."""
 

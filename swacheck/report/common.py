@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any
 
 from ..records import Edit, Fix, one_line
+from ..recordtype import record
 from ..results import DeploymentResult
 from ..sglang.resolve import Pool, Resolution
 
@@ -45,7 +45,7 @@ def pool_json(res: Resolution, pool: Pool | None) -> dict[str, Any] | None:
     return out
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class Row:
     """One geometry table row: its cells, and whether target and draft differ there."""
 

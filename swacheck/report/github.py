@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from functools import partial
 from typing import TextIO
 
 from ..records import Finding, InputError, Location
+from ..recordtype import record
 from ..results import RunResult
 from ..rules import BY_CODE
 from .common import fix_label
@@ -72,7 +72,7 @@ def title(code: str) -> str:
     return f"{code} {rule.NAME}" if rule is not None else code
 
 
-@dataclass(slots=True)
+@record
 class Item:
     """One finding as a workflow command, and as a plain log line."""
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Protocol
 
 from ..records import Finding, Fix, Related
+from ..recordtype import record
 from ..sglang.resolve import Event, Resolution
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class RuleContext:
     """What a rule is given besides the resolution: the run's fix preference."""
 

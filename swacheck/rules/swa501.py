@@ -61,10 +61,10 @@ Fix safety: unsafe — it changes the MoE runner the server uses.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from ..records import Finding, Fix, Related, Val
+from ..recordtype import record
 from ..sglang.gpus import Gpu
 from ..sglang.resolve import Resolution
 from . import _preflight as pf
@@ -97,7 +97,7 @@ def _best(sm_major: int | None, profile) -> str:
     return "marlin"
 
 
-@dataclass(slots=True)
+@record
 class _Case:
     """A CUDA DeepSeek-V4 launch with FP4 experts and the MoE runner it asks for."""
 

@@ -49,9 +49,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..records import Finding, Fix, Related, Val
+from ..recordtype import record
 from ..sglang import checkpoint as ckpt
 from ..sglang.gpus import Gpu
 from ..sglang.resolve import Resolution
@@ -116,7 +116,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     yield from _against_fraction(b, _fix(b))
 
 
-@dataclass(slots=True)
+@record
 class _Budget:
     """What one GPU must hold: the weights (and MTP draft) per GPU, against its memory."""
 

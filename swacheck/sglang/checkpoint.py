@@ -25,10 +25,10 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass
 from functools import lru_cache
 
 from ..records import Location, Val
+from ..recordtype import record
 from .models import ModelConfig
 
 INDEX_NAME = "model.safetensors.index.json"
@@ -37,7 +37,7 @@ ENV_FP4_EXPERTS = "SGLANG_DSV4_FP4_EXPERTS"
 ENV_FP4_DEQUANT = "SGLANG_DSV4_FP4_DEQUANT"
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class CatalogueEntry:
     """A published DeepSeek-V4 checkpoint: the name pattern of its folder, size and expert format."""
 
@@ -71,7 +71,7 @@ CATALOGUE: tuple[CatalogueEntry, ...] = (
 )
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class Checkpoint:
     """What a checkpoint's files say about its weights: expert format, bytes and layers."""
 

@@ -9,9 +9,11 @@ kind (``ValueError``). Each kind names the stage that records it (docs/sglang.md
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
+
+from ..recordtype import record
 
 if TYPE_CHECKING:
     from ..inputs import Arg
@@ -57,7 +59,7 @@ class Kind(StrEnum):
     UNIFIED_FP8_PD = "unified-fp8-pd"
 
 
-@dataclass(slots=True)
+@record
 class Event:
     """Something SGLang would refuse, rewrite or fail on; ``kind`` is what rules select on."""
 

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from functools import cache, lru_cache
 
+from ..recordtype import record
 from .version import SGLangProfile
 
 _DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")  # shipped in the wheel
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class Option:
     """One server flag of a release: its name, canonical name, argparse action, type and choices."""
 
@@ -35,7 +35,7 @@ class Option:
     choices: tuple[str, ...]
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class KeyMatch:
     """How a config key reaches argparse: ``how`` is exact, prefix, underscore, ambiguous or unknown."""
 

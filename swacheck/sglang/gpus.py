@@ -27,7 +27,8 @@ Sources:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from ..recordtype import record
 
 _MIB = 1024 * 1024
 _GB = (
@@ -38,7 +39,7 @@ _CUDA_GPUS = "https://developer.nvidia.com/cuda-gpus"
 _AMD_SPECS = "https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html"
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class Gpu:
     """A GPU model: vendor, SGLang platform, architecture, compute capability or gfx target, memory."""
 

@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..loading import FileCache, Mapping, Scalar, kind_name
 from ..records import InputProblem, Location, Val
+from ..recordtype import record
 
 HUB_ENV = ("HF_HUB_CACHE", "HF_HOME")  # the server's variables that move its hub cache
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class ModelConfig:
     """A parsed ``config.json`` (or an inline mapping) with positions."""
 

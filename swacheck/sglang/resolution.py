@@ -5,9 +5,10 @@ Plain records, built by the stages in ``sglang/stages/`` and read by the rules a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
+from ..recordtype import record
 from .events import Event, Kind
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from .version import SGLangProfile
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class Pool:
     """One KV pool (target or draft) as SGLang sizes it, every number with its provenance."""
 
@@ -44,7 +45,7 @@ class Pool:
         return tuple(v.value for _, v in self.fields(mode, profile))
 
 
-@dataclass(slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class Resolution:
     """A deployment resolved as SGLang would: its values, events, pool mode and pools."""
 

@@ -16,7 +16,9 @@ each release's own ``ServerArgs.add_cli_args`` and ``--config`` merger (README "
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+from ..recordtype import record
 
 _RING = "DSV4 target and draft pools must share SWA ring geometry: target={target}, draft={draft}"
 _PAGED_AB = (
@@ -25,7 +27,7 @@ _PAGED_AB = (
 _PAGED_C = "DSV4 target and draft pools must share SWA geometry: target={target}, draft={draft}"
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(unsafe_hash=True)
 class SGLangProfile:
     """What one SGLang release does, field by field, with the file and line each comes from."""
 
@@ -362,7 +364,7 @@ CHECK_ORDER = ("draft_ratios", "unified_mode", "ring", "mapping", "paged")
 MESSAGE_LINES = {v: PROFILES[v].message_lines for v in VERSIONS}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Wording:
     """One wording of SGLang's geometry errors: its text, fields and the releases that print it."""
 

@@ -7,12 +7,11 @@ the order a human would look (window, then ring, then pages).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..recordtype import record
 from .parse import ParsedError
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Derived:
     """A number derived from a tuple, per side: draft tokens, request slots."""
 
@@ -26,7 +25,7 @@ class Derived:
         return self.target != self.draft
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Diagnosis:
     """What differs between the error's two tuples, what caused it, and how to say so."""
 

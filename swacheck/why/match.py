@@ -7,9 +7,10 @@ error, and the input keys (value provenance) behind the differing fields.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..recordtype import record
 from .diagnose import Diagnosis, diagnose
 from .parse import Parse, ParsedError
 
@@ -31,7 +32,7 @@ RULE_FOR_KIND = {
 SKIP_INPUTS = {"ring_size": ("window",), "pages": ("ring size",), "page_size": ("page size",)}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Key:
     """An input position behind a differing field: where to edit."""
 
@@ -47,7 +48,7 @@ class Key:
         return {"file": self.file, "line": self.line, "column": self.column, "what": self.what}
 
 
-@dataclass(slots=True)
+@record
 class DeploymentMatch:
     """A deployment checked against the error: whether its predicted tuples match the message."""
 
@@ -241,7 +242,7 @@ def _fmt(value: Any) -> str:
     return "None" if value is None else str(value)
 
 
-@dataclass(slots=True)
+@record
 class Explained:
     """One distinct error: what it says, and each deployment given checked against it."""
 
@@ -263,7 +264,7 @@ def explain(parse: Parse, run_result: Any = None) -> list[Explained]:
     return out
 
 
-@dataclass(slots=True)
+@record
 class WhyReport:
     """What ``swacheck why`` reports: the explained errors, read from ``source``."""
 

@@ -12,8 +12,9 @@ import os
 import re
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..recordtype import record
 from .messages import CHECK_ORDER, MESSAGE_LINES, VERSIONS, WORDINGS, Wording
 
 
@@ -41,7 +42,7 @@ class TupleError(ValueError):
     """The tuples after a geometry message cannot be read; the text says what is wrong."""
 
 
-@dataclass(slots=True)
+@record
 class ParsedError:
     """One distinct DSV4 target/draft error, however many times the text repeats it."""
 
@@ -62,7 +63,7 @@ class ParsedError:
         return self.wording.fields
 
 
-@dataclass(slots=True)
+@record
 class Malformed:
     """A DSV4 message whose tuples cannot be read (reported once, however often repeated)."""
 
@@ -71,7 +72,7 @@ class Malformed:
     count: int = 1
 
 
-@dataclass(slots=True)
+@record
 class Parse:
     """The DSV4 geometry errors found in a text, and the lines that look like one but do not parse."""
 

@@ -9,16 +9,16 @@ stays as written and is listed in ``Word.unknown``: never guessed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ... import limits
 from ...records import Location
+from ...recordtype import record
 from .lexer import lex
 from .spans import Span, SpanRun, span_location
 from .words import ArrayLit, Chars, Lit, Opaque, Param, RawWord, Unknown, Word
 
 
-@dataclass(slots=True)
+@record
 class Var:
     """A variable as far as the files tell: its value (None: set, but only known at run time)."""
 

@@ -10,12 +10,13 @@ import bisect
 import re
 from collections.abc import Iterable, Sequence
 from collections.abc import Sequence as SequenceABC
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ...records import Location
+from ...recordtype import record
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False)
 class Source:
     """A text in a file: turns character offsets into 1-based line:col locations."""
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ... import limits
 from ...records import InputProblem
+from ...recordtype import record
 from ...report.escape import one_line
 from .expansion import Env, Var, expand, expand_one
 from .lexer import ShellSyntaxError, lex
@@ -20,7 +21,7 @@ from .spans import Source, Span, span_location
 from .words import _NAME, ArrayLit, Chars, RawCommand, RawWord, Unknown, Word
 
 
-@dataclass(slots=True)
+@record
 class Command:
     """A simple command as the shell would run it."""
 
@@ -48,7 +49,7 @@ _RESERVED = {
 }
 
 
-@dataclass(slots=True)
+@record
 class Walker:
     """Runs through a script in order, keeping variables, and yields every other simple command.
 

@@ -7,13 +7,14 @@ lands on the text to edit; what cannot be known from the files is an :class:`Unk
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ...records import Location
+from ...recordtype import record
 from .spans import Source, Span, SpanChain, SpanRun, join_spans, span_location
 
 
-@dataclass(slots=True)
+@record
 class Chars:
     """Text to tokenise, with the origin of each character."""
 
@@ -41,7 +42,7 @@ class Chars:
 # --------------------------------------------------------------------------- words
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Unknown:
     """An expansion whose value cannot be known from the files: it is reported, never guessed."""
 
@@ -55,7 +56,7 @@ class Unknown:
         return span_location(self.span)
 
 
-@dataclass(slots=True)
+@record
 class Word:
     """One expanded word: its text, the origin of every character, what could not be known."""
 
@@ -98,7 +99,7 @@ class Word:
 # --------------------------------------------------------------------------- raw (unexpanded) words
 
 
-@dataclass(slots=True)
+@record
 class Lit:
     """Literal text of a shell word, with the source span of each character."""
 
@@ -107,7 +108,7 @@ class Lit:
     quoted: bool
 
 
-@dataclass(slots=True)
+@record
 class Param:
     """``$NAME`` or ``${NAME<op><word>}``; ``op`` is "" for a plain reference."""
 
@@ -119,7 +120,7 @@ class Param:
     raw: str
 
 
-@dataclass(slots=True)
+@record
 class Opaque:
     """Something the shell would compute at run time: ``$(...)``, backquotes, ``$((...))``, ``${#X}``."""
 
@@ -129,7 +130,7 @@ class Opaque:
     span: Span | None
 
 
-@dataclass(slots=True)
+@record
 class ArrayLit:
     """A bash array literal ``NAME=(a "b c" $D)`` (or ``NAME+=(...)``): its unexpanded items."""
 
@@ -140,7 +141,7 @@ class ArrayLit:
 Part = Lit | Param | Opaque | ArrayLit
 
 
-@dataclass(slots=True)
+@record
 class RawWord:
     """A shell word before expansion: its literal and expansion parts, and its span."""
 
@@ -186,7 +187,7 @@ _ARRAY_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@dataclass(slots=True)
+@record
 class RawCommand:
     """One simple command: its words in order (redirections removed)."""
 

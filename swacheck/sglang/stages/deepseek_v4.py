@@ -9,10 +9,10 @@ hook upper-cases the algorithm and fills in its defaults. See docs/sglang.md, "D
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...records import Val
+from ...recordtype import record
 from ..events import Kind
 from .reader import default
 
@@ -24,7 +24,7 @@ DSV4_PAGE_SIZE = 256  # the page size the hook forces (NPU: SGLangProfile.dsv4_n
 DSV4_DEFAULT_MRR = 256
 
 
-@dataclass(slots=True)
+@record
 class DSV4:
     """What the DeepSeek-V4 model hook leaves: page size, max-running-requests, the algorithm."""
 

@@ -9,10 +9,10 @@ tokens - 1`` SWA entries, so its pages are slots x ring. See docs/sglang.md, "Me
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...records import Val
+from ...recordtype import record
 from ..events import Kind
 from ..resolution import Pool
 from .model_config import window
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .reader import ArgReader
 
 
-@dataclass(slots=True)
+@record
 class Slots:
     """Request slots: per worker, and for the pool."""
 
@@ -70,7 +70,7 @@ def request_slots(r: ArgReader, mrr: Val, attn_dp: Val, extra: Val) -> Slots:
     return Slots(per_worker, slots)
 
 
-@dataclass(slots=True)
+@record
 class PoolInputs:
     """What both pools share: the unified-KV gate, the page size, the slots, the overrides."""
 

@@ -9,11 +9,11 @@ the target's and the draft's config alike. See docs/sglang.md, "Model config".
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...loading import Mapping, Scalar
 from ...records import InputProblem, Val
+from ...recordtype import record
 from ..applicable import not_applicable
 from ..events import Kind
 from ..models import HUB_ENV, ModelNotFound, ModelStore
@@ -33,7 +33,7 @@ class ModelConfigRefused(Exception):
         self.role, self.model = role, model
 
 
-@dataclass(slots=True)
+@record
 class Target:
     """The target model: its config, its path and revision as given."""
 

@@ -8,10 +8,10 @@ attention-DP divisor is ``dp_size`` itself when ``--enable-dp-attention`` is on
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...records import Val
+from ...recordtype import record
 from ..events import Kind
 from .reader import default
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .reader import ArgReader
 
 
-@dataclass(slots=True)
+@record
 class Parallel:
     """dp-size and the attention data-parallel size as the parallel hook leaves them."""
 

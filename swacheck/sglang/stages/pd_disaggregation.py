@@ -8,11 +8,11 @@ only what was written. ``_validate_prefill_complete`` is the same file's check o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...loading import Scalar
 from ...records import Val
+from ...recordtype import record
 from ..events import Kind
 from .reader import default
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 EXTRA_SLOTS_CUTOFF = 32  # per-worker requests above which a decode server gets no extra slots
 
 
-@dataclass(slots=True)
+@record
 class PD:
     """The PD role, whether the server is a PD server, and the decode side's extra slots."""
 

@@ -12,10 +12,10 @@ top-k 1, and defaults the draft model to the target's checkpoint (DSV4 MTP); ``_
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...records import Val
+from ...recordtype import record
 from ..events import Kind
 from .model_config import load_model
 from .reader import default
@@ -40,7 +40,7 @@ DSPARK_CONFIG_KEYS = (  # dspark_config.checkpoint_bundles_dspark_draft
 )
 
 
-@dataclass(slots=True)
+@record
 class SpecArgs:
     """The speculative flags as written: steps, top-k and draft tokens."""
 
@@ -49,7 +49,7 @@ class SpecArgs:
     ndt: Val | None  # --speculative-num-draft-tokens as written
 
 
-@dataclass(slots=True)
+@record
 class Draft:
     """The draft model: its reference, path, config and draft tokens."""
 
