@@ -300,11 +300,13 @@ def redact(text: str) -> str:
     if _TOKEN_HINT.search(text):
         text = _secrets().sub(REDACTED, text)
     lower = text.lower()
+    capitals = lower != text  # the substitutions below add none
     if any(hint in lower for hint in _VALUE_HINTS):
         text = _values().sub(_value, text)
     if "basic" in lower:
         text = _BASIC.sub(_basic, text)
-    return _RUN.sub(_run, text) if len(text) >= RANDOM_MIN else text
+    # a random-looking run mixes upper and lower case (looks_random): none without a capital
+    return _RUN.sub(_run, text) if capitals and len(text) >= RANDOM_MIN else text
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """``--format json``: the versioned, documented report (README "JSON output").
 
-Every deployment, pair and error goes through ``escape.json_data`` (report/escape.py) before it
-is written: strings keep their line breaks (edits need them) but lose any other control
-character, and credentials are redacted."""
+Every string written, keys included, goes through ``escape.json_text`` (report/escape.py):
+strings keep their line breaks (edits need them) but lose any other control character, and
+credentials are redacted. :func:`dump` applies it as it writes, so the report is built once
+as plain data and never copied to be escaped."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .. import __version__
 from ..results import DeploymentResult, RunResult
 from ..settings import Settings
 from .common import deployment_head, pair_json, pool_json
-from .escape import json_data
+from .escape import json_text
 from .renderer import render_run
 
 SCHEMA_VERSION = 1
@@ -25,15 +26,13 @@ PAIRS_IN_MEMORY = 4 * 1024 * 1024  # characters of pair text kept in memory befo
 
 def deployment_json(r: DeploymentResult) -> dict[str, Any]:
     res = r.resolution
-    return json_data(
-        {
-            **deployment_head(r),
-            "platform": res.values["platform"].value,
-            "target": pool_json(res, res.target),
-            "draft": pool_json(res, res.draft),
-            "findings": [f.to_json() for f in r.findings],
-        }
-    )
+    return {
+        **deployment_head(r),
+        "platform": res.values["platform"].value,
+        "target": pool_json(res, res.target),
+        "draft": pool_json(res, res.draft),
+        "findings": [f.to_json() for f in r.findings],
+    }
 
 
 def head(settings: Settings) -> dict[str, Any]:
@@ -50,8 +49,8 @@ def head(settings: Settings) -> dict[str, Any]:
 def tail(totals: RunResult) -> dict[str, Any]:
     s = totals.summary
     return {
-        "errors": json_data([e.to_json() for e in totals.errors]),
-        "notes": json_data([{"file": n.file, "message": n.message} for n in totals.notes]),
+        "errors": [e.to_json() for e in totals.errors],
+        "notes": [{"file": n.file, "message": n.message} for n in totals.notes],
         "summary": {
             "files": s.files,
             "deployments": s.deployments,
@@ -73,7 +72,7 @@ def as_data(result: RunResult) -> dict[str, Any]:
     return {
         **head(result.settings),
         "deployments": [deployment_json(r) for r in result.results],
-        "pairs": [json_data(pair_json(p)) for p in result.pairs],
+        "pairs": [pair_json(p) for p in result.pairs],
         **tail(result),
     }
 
@@ -84,8 +83,37 @@ def as_data(result: RunResult) -> dict[str, Any]:
 # findings (one finding per line); everything deeper (a pool, a finding, a location) is written
 # compactly on one line by the C encoder.
 INDENTED_LEVELS = 3  # objects and lists above this depth are indented
-_compact = json.JSONEncoder(separators=(", ", ": ")).encode
-_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_ascii = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_TEXTS: dict[str, str] = {}  # string -> its JSON text, escaped: a report repeats its strings
+
+
+def _string(text: str) -> str:
+    """``text`` escaped (``escape.json_text``) as a JSON string literal."""
+    out = _TEXTS.get(text)
+    if out is None:
+        out = _ascii(json_text(text))
+        if len(text) <= 256 and len(_TEXTS) < 1 << 14:
+            _TEXTS[text] = out
+    return out
+
+
+# the C encoder ``json.dumps`` uses, with :func:`_string` writing every string (keys too)
+_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+if _make_encoder is not None:
+    _deep = _make_encoder(
+        None, json.JSONEncoder().default, _string, None, ": ", ", ", False, False, True
+    )
+
+    def _compact(value: Any) -> str:
+        return "".join(_deep(value, 0))
+
+else:  # pragma: no cover  (an interpreter without json's C accelerator)
+    from .escape import json_data
+
+    _encode = json.JSONEncoder(separators=(", ", ": ")).encode
+
+    def _compact(value: Any) -> str:
+        return _encode(json_data(value))
 
 
 def dump(value: Any, out: TextIO, level: int = 0) -> None:
@@ -149,7 +177,7 @@ class Stream:
         for pair in unit.pairs:  # one write per pair: each write to the spooled file costs a check
             text = io.StringIO(",\n    " if self.pairs else "\n    ")
             text.seek(0, io.SEEK_END)
-            dump(json_data(pair_json(pair)), text, 2)
+            dump(pair_json(pair), text, 2)
             self.pair_text.write(text.getvalue())
             self.pairs += 1
 
