@@ -7,14 +7,15 @@ rescanned them over and over (about 5% of a one-file run). A check already runs 
 (``engine.without_cyclic_gc``); reference counting still frees everything. ``cli.py`` is kept
 free of this so that importing it (the tests, the API) changes nothing.
 
-``swacheck PATH...`` with no option at all, the commonest run, is checked without typer:
-importing typer and building its command took about a third of a one-file run, and with no
-option there is nothing to parse. The settings are the check command's defaults
-(``clisettings.CHECK_DEFAULTS``, held equal to ``cli.check``'s by tests/test_entry.py) and the
-run is ``runner.run_check``, as through typer. Anything else goes through ``cli.py``: an option
-(anything starting with ``-``, ``-`` for standard input included), a command name, a first
-argument that is no file (it may be a mistyped command), shell completion, and Windows, where
-click expands wildcards itself.
+The commonest runs, ``swacheck PATH...`` with at most ``--format`` and ``--output``, are checked
+without typer: importing typer and building its command took about a third of a one-file run,
+and these few words need no parser. The settings are the check command's defaults
+(``clisettings.CHECK_DEFAULTS``, held equal to ``cli.check``'s by tests/test_entry.py) with the
+values given, checked by ``clisettings`` as through typer, and the run is ``runner.run_check``.
+Anything else goes through ``cli.py``: another option, an option without a value or with one
+that starts with ``-``, ``-`` for standard input, a command name, a first argument that is no
+file (it may be a mistyped command), shell completion, and Windows, where click expands
+wildcards itself.
 """
 
 import gc
@@ -24,26 +25,58 @@ import sys
 # the names of the commands (``cli.py``); a first argument that is one of them runs it
 COMMANDS = ("check", "pair", "explain", "rules", "rule", "why")
 
+# the options a run without typer may carry, by every name typer knows them by (options.py)
+FAST_OPTIONS = {
+    "--format": "format",
+    "-f": "format",
+    "--output-format": "format",
+    "--output": "output",
+    "-o": "output",
+}
 
-def paths_only(args: list[str]) -> bool:
-    """Whether ``args`` are paths alone, which ``runner.check_paths`` checks without typer."""
-    return (
-        bool(args)
-        and os.name != "nt"
-        and args[0] not in COMMANDS
-        and not any(a.startswith("-") for a in args)
-        and os.path.lexists(args[0])
-        and not any(name.endswith("_COMPLETE") for name in os.environ)
-    )
+
+def fast_values(args: list[str]) -> dict[str, str | list[str]] | None:
+    """``{"paths": [...], "format": ..., "output": ...}`` (the last two when given; the last of
+    each, as typer takes it) for ``args`` that ``runner.check_paths`` runs without typer, else
+    None."""
+    if (
+        not args
+        or os.name == "nt"
+        or args[0] in COMMANDS
+        or any(name.endswith("_COMPLETE") for name in os.environ)
+        or (not args[0].startswith("-") and not os.path.lexists(args[0]))
+    ):
+        return None
+    values: dict[str, str | list[str]] = {}
+    paths: list[str] = []
+    words = iter(args)
+    for word in words:
+        if not word.startswith("-"):
+            paths.append(word)
+            continue
+        name, eq, value = word.partition("=")
+        if name not in FAST_OPTIONS or (eq and not name.startswith("--")):
+            return None  # another option, "-", "--", or "-f=x" (click reads "=x")
+        if not eq:
+            value = next(words, "")
+        if not value or value.startswith("-"):
+            return None
+        values[FAST_OPTIONS[name]] = value
+    if not paths:
+        return None
+    values["paths"] = paths
+    return values
 
 
 def main() -> None:
     gc.disable()
-    args = sys.argv[1:]
-    if paths_only(args):
+    values = fast_values(sys.argv[1:])
+    if values is not None:
         from .runner import check_paths
 
-        raise SystemExit(check_paths(args))
+        code = check_paths(values)
+        if code is not None:
+            raise SystemExit(code)
     from .cli import main as run
 
     run()

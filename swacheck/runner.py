@@ -10,14 +10,20 @@ from .report.escape import print_error, terminal
 from .settings import Settings
 
 
-def check_paths(paths: list[str]) -> int:
-    """``swacheck PATH...`` with no option, run without typer (``entry.py``): ``cli.check`` with
-    every option at its default, and what typer and ``cli.main`` do around a command: exit 130
-    on Ctrl-C, 1 when standard output is a closed pipe, one line for an internal error (2)."""
-    from .clisettings import CHECK_DEFAULTS, check_settings
+def check_paths(given: dict) -> int | None:  # type: ignore[type-arg]
+    """``swacheck PATH...`` (with ``--format``, ``--output`` at most), run without typer
+    (``entry.py``): ``cli.check`` with every other option at its default, and what typer and
+    ``cli.main`` do around a command: exit 130 on Ctrl-C, 1 when standard output is a closed
+    pipe, one line for an internal error (2). None when a value is wrong: nothing has run, and
+    typer is to say so as it does (``clisettings.BadValue``: checked before anything is read)."""
+    from .clisettings import CHECK_DEFAULTS, BadValue, check_settings
 
     try:
-        return run_check(check_settings({**CHECK_DEFAULTS, "paths": paths}))
+        try:
+            settings = check_settings({**CHECK_DEFAULTS, **given})
+        except BadValue:
+            return None
+        return run_check(settings)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `swacheck ... | head`: the rest of the report is not wanted

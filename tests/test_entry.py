@@ -1,5 +1,6 @@
-"""``swacheck PATH...`` without typer (entry.py): the same settings, output and exit code as the
-check command parsed by typer, and everything else still goes through typer."""
+"""``swacheck PATH...`` (with ``--format`` and ``--output`` at most) without typer (entry.py): the
+same option values, output and exit code as the check command parsed by typer, and everything
+else still goes through typer."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from swacheck import cli, clisettings, entry
 
@@ -49,34 +52,95 @@ def test_the_command_names_are_the_apps():
 
 
 @pytest.mark.parametrize(
-    ("args", "plain"),
+    ("args", "fast"),
     [
         (["server.yaml"], True),
         (["server.yaml", "missing.yaml"], True),  # only the first could be a mistyped command
         (["."], True),
+        (["server.yaml", "--format", "json"], True),
+        (["--format=json", "server.yaml", "-o", "out.json"], True),
+        (["-f", "sarif", "--output=r.sarif", "server.yaml"], True),
+        (["--output-format", "github", "missing.yaml"], True),  # not first: no command meant
+        (["--format", "nonsense", "server.yaml"], True),  # typer says so (check_paths: None)
         ([], False),
         (["-"], False),  # standard input
         (["--", "server.yaml"], False),
-        (["server.yaml", "--format", "json"], False),
         (["server.yaml", "-q"], False),
+        (["server.yaml", "-f", "json", "--format", "human"], True),  # the last, as typer
+        (["server.yaml", "--format"], False),  # no value
+        (["server.yaml", "--format="], False),
+        (["server.yaml", "-o", "-"], False),
+        (["server.yaml", "-f=json"], False),  # click reads "=json"
+        (["server.yaml", "-fjson"], False),
+        (["--format", "json"], False),  # no path
         (["rules"], False),  # a command, even with a file of that name
         (["missing.yaml"], False),  # no such file: maybe a mistyped command (cli.py says)
         (["rulse"], False),
     ],
 )
-def test_what_is_paths_alone(tmp_path, monkeypatch, args, plain):
+def test_what_runs_without_typer(tmp_path, monkeypatch, args, fast):
     (tmp_path / "server.yaml").write_text(PASSING, encoding="utf-8")
     (tmp_path / "rules").write_text(PASSING, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("_SWACHECK_COMPLETE", raising=False)
-    assert entry.paths_only(args) is plain
+    assert (entry.fast_values(args) is not None) is fast
 
 
 def test_shell_completion_goes_through_typer(tmp_path, monkeypatch):
     (tmp_path / "server.yaml").write_text(PASSING, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("_SWACHECK_COMPLETE", "bash_complete")
-    assert not entry.paths_only(["server.yaml"])
+    assert entry.fast_values(["server.yaml"]) is None
+
+
+class _Parsed(Exception):
+    pass
+
+
+def _typer_values(args: list[str], monkeypatch) -> dict:
+    """The option values typer hands ``cli.check`` for ``args``."""
+    import swacheck.clisettings
+
+    def capture(values):
+        raise _Parsed(values)
+
+    monkeypatch.setattr(swacheck.clisettings, "check_settings", capture)
+    app, prog = cli.app_for(args)
+    with pytest.raises(_Parsed) as parsed:
+        app(args=args, prog_name=prog, standalone_mode=False)
+    return {
+        k: list(v) if isinstance(v, (list, tuple)) else v for k, v in parsed.value.args[0].items()
+    }
+
+
+WORDS = st.sampled_from(
+    ["server.yaml", "other.yaml", "--format", "-f", "--output-format", "--output", "-o"]
+    + ["--format=json", "--output=o.json", "--output-format=human", "json", "github", "r.txt"]
+    + ["-q", "-", "--", "-f=json", "-fjson", "--format=", "", "--verbose", "rules"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WORDS, min_size=1, max_size=6))
+def test_the_values_are_typers_for_any_words(tmp_path_factory, args):
+    # whatever the words, the run without typer is taken only where typer would give the check
+    # command exactly these values
+    tmp = tmp_path_factory.mktemp("words")
+    (tmp / "server.yaml").write_text(PASSING, encoding="utf-8")
+    old = os.getcwd()
+    os.chdir(tmp)
+    try:
+        fast = entry.fast_values(args)
+        if fast is None:
+            return
+        with pytest.MonkeyPatch.context() as mp:
+            typer_values = _typer_values(args, mp)
+        ours = {
+            k: list(v) if isinstance(v, tuple) else v for k, v in clisettings.CHECK_DEFAULTS.items()
+        }
+        assert {**ours, **fast} == typer_values, args
+    finally:
+        os.chdir(old)
 
 
 def _run(args, cwd, env=None, code="from swacheck.entry import main; main()"):
@@ -111,12 +175,16 @@ CASES = {
     "in GitHub Actions": (["bad.yaml"], {"GITHUB_ACTIONS": "true"}, None),
     "a configuration file": (["bad.yaml"], {}, 'format = "json"\nignore = ["SWA102"]\n'),
     "a bad configuration file": (["ok.yaml"], {}, 'fail-on = "sometimes"\n'),
+    "a format": (["--format", "json", "bad.yaml"], {}, None),
+    "a format not known": (["bad.yaml", "-f", "yaml"], {}, None),  # typer's usage error
+    "an output file": (["-o", "report.sarif", "--format=sarif", "."], {}, None),
 }
 
 
 EXITS = {"one passing file": 0, "a failing file": 1, "a folder": 1, "in GitHub Actions": 1}
 EXITS |= {"a configuration file": 0, "a file and a missing one": 2, "a file of nothing": 2}
-EXITS |= {"a bad configuration file": 2}
+EXITS |= {"a bad configuration file": 2, "a format": 1, "a format not known": 2}
+EXITS |= {"an output file": 1}
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -126,10 +194,15 @@ def test_paths_alone_run_as_the_check_command(tmp_path, monkeypatch, case):
     monkeypatch.chdir(cwd)
     if toml is not None:
         (cwd / "swacheck.toml").write_text(toml, encoding="utf-8")
-    assert entry.paths_only(args)
+    assert entry.fast_values(args) is not None
     fast = _run(args, cwd, env)
+    report = cwd / "report.sarif"
+    written = report.read_text(encoding="utf-8") if report.exists() else None
     assert fast == _run(["check", *args], cwd, env)  # typer's path, named explicitly
+    assert written == (report.read_text(encoding="utf-8") if report.exists() else None)
     assert fast[0] == EXITS[case] and (fast[1] or fast[2])
+    if case == "a format not known":
+        assert "Invalid value for --format" in fast[2] and "Usage: swacheck check" in fast[2]
 
 
 @pytest.mark.parametrize(

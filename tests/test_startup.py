@@ -147,14 +147,15 @@ def test_a_one_file_yaml_run_imports_only_what_it_needs(tmp_path, fmt, renderer)
     assert formats == {renderer}, formats
 
 
-def test_paths_alone_are_checked_without_typer(tmp_path):
-    # `swacheck PATH...` (entry.py): no option to parse, so neither typer nor click is imported
+def test_paths_and_a_format_are_checked_without_typer(tmp_path):
+    # `swacheck PATH...` with --format at most (entry.py): no parser, neither typer nor click
     (tmp_path / "server.yaml").write_text(SERVER, encoding="utf-8")
-    plain = _modules("server.yaml", cwd=tmp_path, env=CLEAN_ENV)
-    assert "swacheck.rules" in plain and "swacheck.cli" not in plain
-    assert {m for m in plain if m.split(".")[0] in ("typer", "click")} == set()
-    # the negative control: one option, and the command line is parsed by typer
-    assert "typer" in _modules("--format", "human", "server.yaml", cwd=tmp_path, env=CLEAN_ENV)
+    for args in (("server.yaml",), ("--format", "json", "server.yaml")):
+        plain = _modules(*args, cwd=tmp_path, env=CLEAN_ENV)
+        assert "swacheck.rules" in plain and "swacheck.cli" not in plain
+        assert {m for m in plain if m.split(".")[0] in ("typer", "click")} == set()
+    # the negative control: another option, and the command line is parsed by typer
+    assert "typer" in _modules("-q", "server.yaml", cwd=tmp_path, env=CLEAN_ENV)
 
 
 def test_a_configuration_file_is_what_brings_the_toml_parser(tmp_path):
