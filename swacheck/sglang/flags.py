@@ -251,6 +251,7 @@ _EXPECTED = {
 }
 
 
+@lru_cache(maxsize=4096)  # a fleet writes the same few values: tp-size 8, page-size 64, ...
 def value_refusal(option: Option, text: str) -> tuple[str, str] | None:
     """``(expected, what argparse prints)`` when argparse refuses ``text`` for ``option``, else None.
 

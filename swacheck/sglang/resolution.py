@@ -67,5 +67,10 @@ class Resolution:
     def events_of(self, *kinds: Kind) -> list[Event]:
         """The events of these kinds, in the order they were recorded (a string that names no
         kind is a ``ValueError``: a misspelt selection never silently selects nothing)."""
-        wanted = {Kind(k) for k in kinds}
+        wanted = _WANTED.get(kinds)
+        if wanted is None:  # checked once per selection: rules ask the same ones every time
+            wanted = _WANTED[kinds] = frozenset(Kind(k) for k in kinds)
         return [e for e in self.events if e.kind in wanted]
+
+
+_WANTED: dict[tuple[Kind, ...], frozenset[Kind]] = {}  # a selection of kinds -> its set

@@ -146,7 +146,13 @@ def check_values(r: ArgReader) -> None:
         if arg.kind == "store_true":
             _check_flag_value(r, arg)
         elif arg.kind in ("store", "store-list"):
-            _check_stored_value(r, arg, option)
+            node = arg.node
+            if type(node) is Scalar:  # one value, the usual case: checked here, without a list
+                refusal = flags.value_refusal(option, merger_text(node))
+                if refusal is not None:
+                    _refuse(r, arg, option, node, refusal)
+            else:
+                _check_stored_value(r, arg, option)
 
 
 def _check_flag_value(r: ArgReader, arg: Arg) -> None:
@@ -179,8 +185,13 @@ def _check_stored_value(r: ArgReader, arg: Arg, option: Any) -> None:
             continue
         refusal = flags.value_refusal(option, merger_text(item, item is not node))
         if refusal is not None:
-            expected = refusal[0]
-            if option.choices and isinstance(item, Scalar) and item.value is None and not arg.cli:
-                expected += _NULL_HINT
-            r.bad(arg, expected, f"argparse: error: {refusal[1]}", item)
+            _refuse(r, arg, option, item, refusal)
             break
+
+
+def _refuse(r: ArgReader, arg: Arg, option: Any, item: Any, refusal: tuple[str, str]) -> None:
+    """argparse refuses ``item``, one of ``arg``'s values: the event that says so."""
+    expected = refusal[0]
+    if option.choices and isinstance(item, Scalar) and item.value is None and not arg.cli:
+        expected += _NULL_HINT
+    r.bad(arg, expected, f"argparse: error: {refusal[1]}", item)
