@@ -5,7 +5,8 @@ Python's cyclic garbage collector is paused before anything is imported: importi
 swacheck builds tens of thousands of objects and almost no reference cycles, and the collector
 rescanned them over and over (about 5% of a one-file run). A check already runs with it paused
 (``engine.without_cyclic_gc``); reference counting still frees everything. ``cli.py`` is kept
-free of this so that importing it (the tests, the API) changes nothing.
+free of this so that importing it (the tests, the API) changes nothing. For the same reason the
+process ends with ``os._exit`` once the command is done (:func:`leave`).
 
 The commonest runs, ``swacheck PATH...`` with at most ``--format`` and ``--output``, are checked
 without typer: importing typer and building its command took about a third of a one-file run,
@@ -70,13 +71,41 @@ def fast_values(args: list[str]) -> dict[str, str | list[str]] | None:
 
 def main() -> None:
     gc.disable()
-    values = fast_values(sys.argv[1:])
-    if values is not None:
-        from .runner import check_paths
+    try:
+        values = fast_values(sys.argv[1:])
+        if values is not None:
+            from .runner import check_paths
 
-        code = check_paths(values)
-        if code is not None:
-            raise SystemExit(code)
-    from .cli import main as run
+            code = check_paths(values)
+            if code is not None:
+                raise SystemExit(code)
+        from .cli import main as run
 
-    run()
+        run()
+    except SystemExit as done:
+        leave(done.code)
+
+
+def leave(code: object) -> None:
+    """End the process with ``code`` as ``sys.exit`` would, without tearing the interpreter down.
+
+    Every report has been written and its files closed by now; what Python would still do is
+    free every object and module one by one (a full collection included), about a sixth of a
+    one-file run. Standard output and error are flushed here, and a failed flush of standard
+    output exits 120, as Python's own shutdown does."""
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # sys.exit("message"): the message on standard error, exit 1
+        print(code, file=sys.stderr)
+        status = 1
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        status = 120
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(status)

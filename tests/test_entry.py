@@ -5,6 +5,7 @@ else still goes through typer."""
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import subprocess
 import sys
@@ -230,3 +231,24 @@ def test_what_happens_around_the_check_is_typers(tmp_path, raised, code, stderr)
     fast = _run(["ok.yaml"], cwd, code=patch)
     assert fast == (code, "", stderr)
     assert _run(["check", "ok.yaml"], cwd, code=patch) == fast
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "stderr"),
+    [("None", 0, ""), ("3", 3, ""), ("'no deployments here'", 1, "no deployments here\n")],
+)
+def test_leaving_exits_as_sys_exit_would(tmp_path, code, status, stderr):
+    # entry.leave ends the process with os._exit: the status and message of sys.exit(code)
+    script = f"import sys; print('out'); from swacheck.entry import leave; leave({code})"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (status, "out\n", stderr)
+
+
+def test_a_large_report_is_written_whole_before_the_process_ends(tmp_path):
+    # os._exit skips Python's own flush at exit: everything buffered must be out first
+    for n in range(150):
+        (tmp_path / f"server-{n:03d}.yaml").write_text(FAILING, encoding="utf-8")
+    _tree(tmp_path)
+    code, out, _ = _run(["--format", "json", "."], tmp_path)
+    report = json.loads(out)
+    assert code == 1 and len(out) > 1 << 16 and len(report["deployments"]) == 152

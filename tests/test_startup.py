@@ -18,11 +18,9 @@ import pytest
 RUN_CLI = """
 import json, sys
 sys.argv = ["swacheck", *sys.argv[1:]]
-from swacheck.entry import main
-try:
-    main()
-except SystemExit:
-    pass
+import swacheck.entry as entry
+entry.leave = lambda code: None  # stay alive (no os._exit) to list the modules loaded
+entry.main()
 sys.stdout.flush()
 sys.stderr.write("\\n" + json.dumps(sorted(sys.modules)))
 """
