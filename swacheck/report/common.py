@@ -57,6 +57,16 @@ def fmt(value: object) -> str:
     return "None" if value is None else str(value)
 
 
+def tuples(r: DeploymentResult) -> tuple[tuple, tuple | None] | None:  # type: ignore[type-arg]
+    """(target tuple, draft tuple or None) as SGLang compares them; None without a target pool."""
+    res = r.resolution
+    if res.target is None:
+        return None
+    mode = pool_mode(res, res.target)
+    draft = res.draft.tuple(mode, res.profile) if res.draft else None
+    return res.target.tuple(mode, res.profile), draft
+
+
 def table_rows(r: DeploymentResult) -> list[Row]:
     """The rows of the human format's table: one per geometry field, then the tuple."""
     res = r.resolution
@@ -80,8 +90,7 @@ def table_rows(r: DeploymentResult) -> list[Row]:
                 dv is not None and dv.value != tv.value,
             )
         )
-    t_tuple = t.tuple(mode, res.profile)
-    d_tuple = d.tuple(mode, res.profile) if d else None
+    t_tuple, d_tuple = tuples(r)  # type: ignore[misc]
     rows.append(
         Row(
             (

@@ -20,7 +20,7 @@ from ..pairing import ServerPair
 from ..records import Finding
 from ..results import DeploymentResult, RunResult
 from ..settings import Settings
-from .common import HEADER, Row, edit_text, fix_label, heading, pair_rows, table_rows
+from .common import HEADER, Row, edit_text, fix_label, fmt, heading, pair_rows, table_rows, tuples
 from .escape import InertLines, terminal
 from .renderer import render_run
 
@@ -260,13 +260,13 @@ def _passing_line(w: PlainWriter | RichWriter, r: DeploymentResult) -> None:
     """A deployment without findings on one line: the tuple SGLang compares, or why none is."""
     title, details = heading(r)
     res = r.resolution
-    rows = table_rows(r)
-    if res.mode == "skipped" or not rows:
+    pools = tuples(r)
+    if res.mode == "skipped" or pools is None:
         verdict: Segment = (f"not checked: {res.skip_reason or 'no draft pool'}", "dim")
-    elif rows[-1].differs:  # a mismatch whose rule is not selected
-        verdict = (f"target {rows[-1].cells[1]} vs draft {rows[-1].cells[2]}", None)
+    elif pools[1] is not None and pools[1] != pools[0]:  # a mismatch whose rule is not selected
+        verdict = (f"target {fmt(pools[0])} vs draft {fmt(pools[1])}", None)
     else:
-        verdict = (f"target = draft = {rows[-1].cells[1]}", "green")
+        verdict = (f"target = draft = {fmt(pools[0])}", "green")
     w.line((title, "bold"), (f"  ({details})  ", "dim"), verdict)
 
 
@@ -348,9 +348,8 @@ def _pair(w: PlainWriter | RichWriter, pair: ServerPair, verbose: bool = True) -
     """A PD pair: every compared value with -v; otherwise one line when the servers agree, and
     only the differing values when they do not."""
     files = f"{pair.prefill.deployment.file} (prefill) + {pair.decode.deployment.file} (decode)"
-    rows = pair_rows(pair)
-    differing = [row for row in rows if row.differs]
-    if not verbose and not differing and not pair.findings:
+    agree = not pair.findings and all(p.value == d.value for _, p, d in pair.rows())
+    if not verbose and agree:  # the usual pair: one line, no table to build
         w.line(
             ("PD pair: ", "bold"),
             (files, "bold"),
@@ -358,6 +357,8 @@ def _pair(w: PlainWriter | RichWriter, pair: ServerPair, verbose: bool = True) -
             ("  the two servers agree on everything SGLang compares", "green"),
         )
         return
+    rows = pair_rows(pair)
+    differing = [row for row in rows if row.differs]
     w.line(("PD pair: ", "bold"), (files, "bold"), (f"  ({pair.how})", "dim"))
     w.table(
         ("value", "prefill", "decode", "prefill from", "decode from"),
