@@ -84,17 +84,22 @@ def as_data(result: RunResult) -> dict[str, Any]:
 # compactly on one line by the C encoder.
 INDENTED_LEVELS = 3  # objects and lists above this depth are indented
 _ascii = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
-_TEXTS: dict[str, str] = {}  # string -> its JSON text, escaped: a report repeats its strings
 
 
-def _string(text: str) -> str:
-    """``text`` escaped (``escape.json_text``) as a JSON string literal."""
-    out = _TEXTS.get(text)
-    if out is None:
+class _Texts(dict[str, str]):
+    """String -> its JSON text, escaped (``escape.json_text``): a report repeats its strings
+    (261,000 of them, 13,000 distinct, at 2,000 deployments), so most are found by the C
+    lookup of ``_string`` below and only the first sight of each runs Python. Short strings
+    are kept, up to a bound."""
+
+    def __missing__(self, text: str) -> str:
         out = _ascii(json_text(text))
-        if len(text) <= 256 and len(_TEXTS) < 1 << 14:
-            _TEXTS[text] = out
-    return out
+        if len(text) <= 256 and len(self) < 1 << 14:
+            self[text] = out
+        return out
+
+
+_string = _Texts().__getitem__  # ``text`` escaped as a JSON string literal
 
 
 # the C encoder ``json.dumps`` uses, with :func:`_string` writing every string (keys too)
