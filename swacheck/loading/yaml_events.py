@@ -76,6 +76,7 @@ _MappingStartEvent = yaml.MappingStartEvent
 _AliasEvent = yaml.AliasEvent
 _ScalarNodeType = yaml.ScalarNode
 _CollectionEndEvents = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+_MappingEndEvent = yaml.MappingEndEvent
 
 
 class _YamlConverter:
@@ -242,9 +243,11 @@ class _YamlConverter:
         pairs = mapping.pairs
         get = self.loader.get_event
         resolve = self.loader.resolve
+        loc = self.loc
+        inner = depth + 1
         while True:
             event = get()
-            if type(event) is yaml.MappingEndEvent:
+            if type(event) is _MappingEndEvent:
                 break
             if (
                 type(event) is _ScalarEvent
@@ -260,7 +263,7 @@ class _YamlConverter:
                 self.nodes += 1  # the usual key: plain text
                 if self.nodes > self.max_nodes:
                     self.count(event.start_mark)
-                name, key_loc = event.value, self.loc(event.start_mark, event.end_mark)
+                name, key_loc = event.value, loc(event.start_mark, event.end_mark)
             else:
                 if (
                     type(event) is _ScalarEvent
@@ -275,7 +278,21 @@ class _YamlConverter:
                     raise InputProblem("a mapping key must be a plain scalar", key.loc)
                 name = key.value if isinstance(key.value, str) else str(key.value)
                 key_loc = key.loc
-            value = self.node(get(), depth + 1)
+            event = get()
+            if (  # a plain scalar seen before, the usual value: what node() would make of it
+                type(event) is _ScalarEvent
+                and event.tag is None
+                and event.anchor is None
+                and event.implicit[0]
+                and inner <= MAX_DEPTH
+                and (hit := _PLAIN_VALUES.get(event.value)) is not None
+            ):
+                self.nodes += 1
+                if self.nodes > self.max_nodes:
+                    self.count(event.start_mark)
+                value: Node = Scalar(hit[0], loc(event.start_mark, event.end_mark))
+            else:
+                value = self.node(event, inner)
             old = pairs.pop(name, None)
             if old is not None:
                 self.duplicates.append(Duplicate(name, old.key_loc, key_loc, old, mapping))
