@@ -166,11 +166,14 @@ def _pair_named(
 def _groups(results: list[DeploymentResult], used: set[int]) -> dict[str, list[DeploymentResult]]:
     """The PD servers not paired explicitly, by folder and target model."""
     groups: dict[str, list[DeploymentResult]] = {}
+    folders: dict[str, str] = {}  # a folder as written -> as an absolute path (one getcwd each)
     for r in results:
         if id(r) not in used and role(r) is not None and r.resolution.target is not None:
-            groups.setdefault(
-                os.path.dirname(os.path.abspath(r.deployment.file)) + "\0" + model_key(r), []
-            ).append(r)
+            written = os.path.dirname(r.deployment.file)
+            folder = folders.get(written)
+            if folder is None:
+                folder = folders[written] = os.path.abspath(written)
+            groups.setdefault(folder + "\0" + model_key(r), []).append(r)
     return groups
 
 

@@ -187,7 +187,7 @@ class ModelStore:
         server_env: dict[str, str] | None = None,
     ) -> ModelConfig:
         hub = tuple(sorted((k, v) for k, v in (server_env or {}).items() if k in HUB_ENV))
-        key = (model_path, os.path.abspath(base_dir), revision, hub)
+        key = (model_path, base_dir, revision, hub)  # locate() reads base_dir as given
         if key not in self._located:  # thousands of deployments share a handful of models
             self._located[key] = locate(model_path, base_dir, self.mappings, revision, dict(hub))
         path, looked = self._located[key]
