@@ -228,6 +228,20 @@ class _YamlConverter:
         seq.loc = self._loc_from_offsets(start.start_mark, event.end_mark)
         return seq
 
+    def _other_key(self, event: Any, depth: int) -> tuple[str, Location]:
+        """A mapping key other than plain text (a number, an anchored or tagged scalar, a key
+        past the depth limit; a merge key or a collection is refused): its name, as text, and
+        where it is."""
+        if type(event) is _ScalarEvent and self._tag(event, yaml.ScalarNode) == _TAG + "merge":
+            raise InputProblem(
+                "YAML merge keys (<<) are not supported",
+                self.loc(event.start_mark, event.end_mark),
+            )
+        key = self.node(event, depth)
+        if not isinstance(key, Scalar) or isinstance(key.value, (list, dict)):
+            raise InputProblem("a mapping key must be a plain scalar", key.loc)
+        return (key.value if isinstance(key.value, str) else str(key.value)), key.loc
+
     def mapping(self, start: Any, depth: int) -> Mapping:
         tag = self._tag(start, yaml.MappingNode)
         if tag != _MAP_TAG:
@@ -265,19 +279,7 @@ class _YamlConverter:
                     self.count(event.start_mark)
                 name, key_loc = event.value, loc(event.start_mark, event.end_mark)
             else:
-                if (
-                    type(event) is _ScalarEvent
-                    and self._tag(event, yaml.ScalarNode) == _TAG + "merge"
-                ):
-                    raise InputProblem(
-                        "YAML merge keys (<<) are not supported",
-                        self.loc(event.start_mark, event.end_mark),
-                    )
-                key = self.node(event, depth + 1)
-                if not isinstance(key, Scalar) or isinstance(key.value, (list, dict)):
-                    raise InputProblem("a mapping key must be a plain scalar", key.loc)
-                name = key.value if isinstance(key.value, str) else str(key.value)
-                key_loc = key.loc
+                name, key_loc = self._other_key(event, inner)
             event = get()
             if (  # a plain scalar seen before, the usual value: what node() would make of it
                 type(event) is _ScalarEvent
