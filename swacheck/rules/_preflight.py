@@ -50,7 +50,7 @@ def kt_experts(res: Resolution) -> bool:
     """KTransformers hybrid experts (``--kt-*``, upstream's or SGLang-KT's): the routed experts run
     on the CPU through kt-kernel and only ``kt-num-gpu-experts`` of them on the GPU, so the GPU MoE
     runner and the per-GPU weight budget are not what SWA501 / SWA504 model."""
-    return any(a.written.replace("_", "-").startswith("kt-") for a in res.deployment.server.entries)
+    return any(a.written.startswith(("kt-", "kt_")) for a in res.deployment.server.entries)
 
 
 def text(res: Resolution, name: str, default: str | None = None) -> str | None:

@@ -70,6 +70,8 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     # One option written twice in different spellings (`page-size` / `page_size`, an alias such
     # as `model`, a unique prefix such as `speculative-algo`): argparse keeps the later value.
     server = res.deployment.server
+    if len(server.args) == len(server.entries):
+        return  # no two keys reach one option (args is entries by option: ServerArgs)
     by_name: dict[str, list] = {}
     for arg in server.entries:
         if arg.how in (
