@@ -9,12 +9,15 @@ so the deployment can still be resolved, and rule SWA303 reports that SGLang ref
 from __future__ import annotations
 
 import os
+from operator import attrgetter
 
 from ..loading import Mapping, Scalar
 from ..records import InputProblem
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
 from .types import Arg, ServerArgs
+
+_POSITION = attrgetter("pair.key_loc.line", "pair.key_loc.column")  # an entry's place in the file
 
 
 def server_args_from_mapping(
@@ -27,7 +30,7 @@ def server_args_from_mapping(
             entries.append(Arg(m.option.canonical, written, pair, m.how, m.option.kind))
         else:
             entries.append(Arg(written.replace("_", "-"), written, pair, m.how, "unknown"))
-    entries.sort(key=lambda a: (a.key_loc.line, a.key_loc.column))
+    entries.sort(key=_POSITION)
     args = {a.name: a for a in entries}  # argparse keeps the last value of an option
     return ServerArgs(args, mapping, file, base_dir, entries)
 

@@ -42,7 +42,7 @@ def _lookup(name: str) -> Gpu | None:
 
 def arg(res: Resolution, name: str) -> Arg | None:
     """The argument as the selected release reads it; a key it does not know is SWA303's, not ours."""
-    a = res.deployment.server.get(name)
+    a = res.deployment.server.args.get(name)
     return None if a is None or a.how in ("unknown", "ambiguous") else a
 
 

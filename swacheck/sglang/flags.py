@@ -251,7 +251,6 @@ _EXPECTED = {
 }
 
 
-@lru_cache(maxsize=4096)  # a fleet writes the same few values: tp-size 8, page-size 64, ...
 def value_refusal(option: Option, text: str) -> tuple[str, str] | None:
     """``(expected, what argparse prints)`` when argparse refuses ``text`` for ``option``, else None.
 
@@ -263,30 +262,37 @@ def value_refusal(option: Option, text: str) -> tuple[str, str] | None:
     any type; ``json-model-override-args`` is left to the resolver, the other types (str,
     nullable_str) take any text.
     """
-    flag = "--" + option.canonical
-    ok, value = _convert(option.type, text)
+    return _refusal(option.canonical, option.type, option.choices, text)
+
+
+# a fleet writes the same few values (tp-size 8, page-size 64, ...): each is judged once, keyed
+# by what the verdict reads (hashing the whole Option would cost more than most verdicts)
+@lru_cache(maxsize=4096)
+def _refusal(
+    canonical: str, typ: str, choices: tuple[str, ...], text: str
+) -> tuple[str, str] | None:
+    flag = "--" + canonical
+    ok, value = _convert(typ, text)
     if not ok:
-        if option.type == "human_readable_int":
+        if typ == "human_readable_int":
             said = f"Invalid integer value: {text.strip()!r}"
         else:
-            said = f"invalid {option.type} value: {text!r}"
-        return _EXPECTED[option.type], f"argument {flag}: {said}"
-    said = _type_error(option.type, flag, text)
+            said = f"invalid {typ} value: {text!r}"
+        return _EXPECTED[typ], f"argument {flag}: {said}"
+    said = _type_error(typ, flag, text)
     if said is not None:
-        return _EXPECTED[option.type], f"argument {flag}: {said}"
-    if option.choices:
-        conv = int if option.type == "int" else float if option.type == "float" else None
+        return _EXPECTED[typ], f"argument {flag}: {said}"
+    if choices:
+        conv = int if typ == "int" else float if typ == "float" else None
         try:
-            allowed: list = (
-                [conv(c) for c in option.choices] if conv is not None else list(option.choices)
-            )
+            allowed: list = [conv(c) for c in choices] if conv is not None else list(choices)
         except ValueError:  # a table row swacheck cannot convert: compare the text
-            allowed = list(option.choices)
+            allowed = list(choices)
         if conv is None or not all(isinstance(a, conv) for a in allowed):
             value = text
         if value not in allowed:
             listed = ", ".join(repr(c) for c in allowed)
             return "one of " + ", ".join(
-                option.choices
+                choices
             ), f"argument {flag}: invalid choice: {value!r} (choose from {listed})"
     return None

@@ -48,7 +48,7 @@ def env_flag(res: Resolution, name: str) -> Val:
 
 
 def _arg(res: Resolution, name: str, default: Any, why: str) -> Val:
-    arg = res.deployment.server.get(name)
+    arg = res.deployment.server.args.get(name)
     if arg is None or not hasattr(arg.node, "value"):
         return Val(default, f"SGLang default ({why})")
     value = arg.node.value  # type: ignore[union-attr]

@@ -68,7 +68,10 @@ def check_keys(r: ArgReader) -> None:
             location=server.mapping.loc,
         )  # type: ignore[union-attr]
     for arg in server.entries:
-        _check_key(r, arg)
+        if arg.how not in ("exact", "prefix"):  # argparse takes the usual key as it is
+            _check_key(r, arg)
+        if ":" not in arg.kind:  # neither valued-flag:ACTION nor refused:ACTION
+            continue
         if arg.kind.startswith("valued-flag:") and arg.value is True:
             r.event(
                 Kind.VALUED_FLAG,
@@ -136,17 +139,18 @@ def check_values(r: ArgReader) -> None:
     """
     table = flags.options(r.profile)
     for arg in r.dep.server.entries:
-        option = (
-            table.get(arg.written)
-            if arg.how == "exact"
-            else flags.match(arg.written, r.profile).option
-        )
-        if arg.how not in ("exact", "prefix") or option is None:
+        if arg.how == "exact":
+            option = table.get(arg.written)
+        elif arg.how == "prefix":
+            option = flags.match(arg.written, r.profile).option
+        else:
+            continue
+        if option is None:
             continue
         if arg.kind == "store_true":
             _check_flag_value(r, arg)
         elif arg.kind in ("store", "store-list"):
-            node = arg.node
+            node = arg.pair.value
             if type(node) is Scalar:  # one value, the usual case: checked here, without a list
                 refusal = flags.value_refusal(option, merger_text(node))
                 if refusal is not None:
