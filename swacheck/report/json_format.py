@@ -7,7 +7,6 @@ as plain data and never copied to be escaped."""
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 import tempfile
@@ -93,12 +92,13 @@ class _Texts(dict[str, str]):
     are kept, up to a bound."""
 
     def __missing__(self, text: str) -> str:
-        out = _ascii(json_text(text))
+        out = _ascii(_json_text(text))
         if len(text) <= 256 and len(self) < 1 << 14:
             self[text] = out
         return out
 
 
+_json_text = json_text.__wrapped__  # type: ignore[attr-defined]  # this cache is the one it needs
 _string = _Texts().__getitem__  # ``text`` escaped as a JSON string literal
 
 
@@ -121,7 +121,14 @@ else:  # pragma: no cover  (an interpreter without json's C accelerator)
         return _encode(json_data(value))
 
 
-def dump(value: Any, out: TextIO, level: int = 0) -> None:
+class _Chunks(list[str]):
+    """Text kept as pieces, to be written at once: :func:`dump` writes into it (an append costs
+    less than a write to a text file, and a report is many small writes)."""
+
+    write = list.append
+
+
+def dump(value: Any, out: TextIO | _Chunks, level: int = 0) -> None:
     """Write ``value`` as JSON: indented by two spaces down to :data:`INDENTED_LEVELS` (and lists
     one level further), compact below."""
     if type(value) is str:
@@ -174,17 +181,18 @@ class Stream:
         dump(value, self.out, 1)
 
     def unit(self, unit: RunResult) -> None:
-        out = self.out
+        text = _Chunks()  # the unit's deployments, written at once
         for r in unit.results:
-            out.write(",\n    " if self.deployments else "\n    ")
-            dump(deployment_json(r), out, 2)
+            text.write(",\n    " if self.deployments else "\n    ")
+            dump(deployment_json(r), text, 2)
             self.deployments += 1
-        for pair in unit.pairs:  # one write per pair: each write to the spooled file costs a check
-            text = io.StringIO(",\n    " if self.pairs else "\n    ")
-            text.seek(0, io.SEEK_END)
+        self.out.write("".join(text))
+        text.clear()  # the unit's pairs: one write (each write to the spooled file costs a check)
+        for pair in unit.pairs:
+            text.write(",\n    " if self.pairs else "\n    ")
             dump(pair_json(pair), text, 2)
-            self.pair_text.write(text.getvalue())
             self.pairs += 1
+        self.pair_text.write("".join(text))
 
     def finish(self, totals: RunResult) -> None:
         out = self.out
