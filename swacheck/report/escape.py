@@ -377,6 +377,37 @@ def json_text(text: str) -> str:
     return inert(visible(redact(text), "\t\n\r"))
 
 
+def json_text_at(text: str) -> str | None:
+    """:func:`json_text` of ``PLACE:LINE:COLUMN`` (a location as the reports write it) made from
+    PLACE's, or None when that could differ. A report holds thousands of locations in a few
+    hundred files; PLACE's escaping is kept (:data:`_PLACES`) and the tail appended.
+
+    The same, because: the tail ``:digits:digits`` has no letter, ``_`` or ``-``, so no token
+    hint, value hint or ``basic`` can reach into it, and a PLACE without any of them gets no
+    substitution but the random-run pass, whose runs stop at ``:`` (and a run of digits is
+    never random); ``visible`` works character by character; ``inert`` acts on ``##[``, which
+    cannot reach into the tail, and on a leading ``::``, which the tail can only complete
+    after a PLACE that is ``:`` (refused here with any PLACE that starts with one).
+    tests/security/test_redaction.py holds the two equal for hostile PLACEs.
+    """
+    head, _, column = text.rpartition(":")
+    place, colon, line = head.rpartition(":")
+    if not (colon and column.isdigit() and line.isdigit() and (column + line).isascii()):
+        return None
+    escaped = _PLACES.get(place)
+    if escaped is None:
+        lower = place.lower()
+        if _TOKEN_HINT.search(place) or _VALUE_HINT.search(lower) or "basic" in lower:
+            return None
+        escaped = json_text(place)
+        if escaped.lstrip().startswith(":"):
+            return None
+        if len(_PLACES) < 1 << 12:
+            _PLACES[place] = escaped
+    return escaped + text[len(place) :]
+
+
+_PLACES: dict[str, str] = {}  # a location's PLACE -> its json_text, when json_text_at may use it
 _JSON_TEXTS: dict[str, str] = {}  # short string -> json_text(string), for json_data's hot loop
 _LEAVES = frozenset((int, float, bool, type(None)))
 

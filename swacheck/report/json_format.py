@@ -16,7 +16,7 @@ from .. import __version__
 from ..results import DeploymentResult, RunResult
 from ..settings import Settings
 from .common import deployment_head, pair_json, pool_json
-from .escape import json_text
+from .escape import json_text, json_text_at
 from .renderer import render_run
 
 SCHEMA_VERSION = 1
@@ -92,7 +92,8 @@ class _Texts(dict[str, str]):
     are kept, up to a bound."""
 
     def __missing__(self, text: str) -> str:
-        out = _ascii(_json_text(text))
+        at = json_text_at(text)  # a location: its file's escaping, kept, and the line and column
+        out = _ascii(at if at is not None else _json_text(text))
         if len(text) <= 256 and len(self) < 1 << 14:
             self[text] = out
         return out

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_escaping import assert_clean, swacheck
 
 from swacheck.report import escape
@@ -344,3 +346,38 @@ def test_skipping_the_run_pass_without_capitals_changes_nothing(seed):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(10, 60)))
         for t in (text, text.lower(), f"token: {text}", f"see {GHP[:4]}{text}"):
             assert escape.redact.__wrapped__(t) == _redact_every_run(t), t
+
+
+_PLACE_PIECES = [
+    *"aZ09:/._-#[] \t\n\x1b\x00\u2028\u202e\u00e9",
+    "::",
+    "##[",
+    "ghp_Zq8Xr2Lm5Np0Vb7Tc4Wd1",
+    "token",
+    "token: ",
+    "api-key=",
+    "Bearer ",
+    "basic dXNlcjpwYXNz",
+    "https://user:pass@",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "AKIAABCDEFGHIJKLMNOP",
+    "eyJhbGciOiJI",
+    "Ab3De5Gh7Jk9Lm1No3Pq",
+    "deploy/batch-000/dsv4-b200-e-00000-prefill.yaml",
+]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PLACE_PIECES), max_size=6).map("".join),
+    st.sampled_from(["1", "16", "0", "123456789012345678", "\u0661"]),
+    st.sampled_from(["1", "24", "99999"]),
+)
+def test_a_location_is_escaped_as_its_place_and_its_tail(place, line, column):
+    # escape.json_text_at: json_text of PLACE:LINE:COLUMN from PLACE's own, only where the two
+    # cannot differ (it says None elsewhere); the JSON report relies on it for every location
+    text = f"{place}:{line}:{column}"
+    fast = escape.json_text_at(text)
+    assert fast is None or fast == escape.json_text.__wrapped__(text), text
+    if place == "deploy/batch-000/dsv4-b200-e-00000-prefill.yaml" and line.isascii():
+        assert fast == text  # the usual location does take the short way
