@@ -101,11 +101,13 @@ def leave(code: object) -> None:
         print(code, file=sys.stderr)
         status = 1
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:  # None: started with standard output closed
+            sys.stdout.flush()
     except (OSError, ValueError):
         status = 120
     try:
-        sys.stderr.flush()
+        if sys.stderr is not None:
+            sys.stderr.flush()
     except (OSError, ValueError):
         pass
     os._exit(status)

@@ -125,8 +125,12 @@ def print_notes(settings: Settings, notes) -> None:  # type: ignore[no-untyped-d
 
 def _deliver(settings: Settings, write, totals) -> bool:  # type: ignore[no-untyped-def]
     """``write(stream)`` the report to ``--output`` (then ``totals``' summary line to the
-    terminal) or to standard output. False when the output file cannot be written."""
+    terminal) or to standard output. False when the output file cannot be written, or when
+    the report is for standard output and swacheck was started with it closed."""
     if not settings.output:
+        if sys.stdout is None:  # `swacheck PATH >&-`: nowhere to write the report
+            print_error("swacheck: standard output is closed; give --output FILE for the report")
+            return False
         write(sys.stdout)
         return True
     try:

@@ -252,3 +252,20 @@ def test_a_large_report_is_written_whole_before_the_process_ends(tmp_path):
     code, out, _ = _run(["--format", "json", "."], tmp_path)
     report = json.loads(out)
     assert code == 1 and len(out) > 1 << 16 and len(report["deployments"]) == 152
+
+
+@pytest.mark.parametrize("args", [["ok.yaml"], ["-q", "ok.yaml"], ["--format", "sarif", "ok.yaml"]])
+def test_a_closed_standard_output_is_one_line_and_exit_2(tmp_path, args):
+    # `swacheck PATH >&-`: Python starts with sys.stdout None; one line says so, never a traceback
+    _tree(tmp_path)
+    script = "import sys; sys.argv[0] = 'swacheck'; from swacheck.entry import main; main()"
+    words = " ".join(f"'{a}'" for a in args)
+    done = subprocess.run(
+        ["sh", "-c", f"'{sys.executable}' -c \"{script}\" {words} >&-"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PATH": os.environ.get("PATH", ""), "NO_COLOR": "1"},
+    )
+    assert done.returncode == 2
+    assert done.stderr == "swacheck: standard output is closed; give --output FILE for the report\n"
