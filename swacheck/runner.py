@@ -131,7 +131,15 @@ def _deliver(settings: Settings, write, totals) -> bool:  # type: ignore[no-unty
         if sys.stdout is None:  # `swacheck PATH >&-`: nowhere to write the report
             print_error("swacheck: standard output is closed; give --output FILE for the report")
             return False
-        write(sys.stdout)
+        try:
+            write(sys.stdout)
+            sys.stdout.flush()  # a full disk says so here, not at exit
+        except BrokenPipeError:
+            raise  # `swacheck ... | head`: exit 1, as typer does (check_paths, cli.main)
+        except OSError as exc:
+            print_error(f"swacheck: cannot write the report: {exc.strerror or exc}")
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is left: dropped
+            return False
         return True
     try:
         with open(settings.output, "w", encoding="utf-8") as fh:

@@ -269,3 +269,23 @@ def test_a_closed_standard_output_is_one_line_and_exit_2(tmp_path, args):
     )
     assert done.returncode == 2
     assert done.stderr == "swacheck: standard output is closed; give --output FILE for the report\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("args", [["."], ["-q", "."]])
+def test_a_full_disk_is_one_line_and_exit_2(tmp_path, args):
+    # the report cannot be written (ENOSPC): said in one line, exit 2, with or without typer
+    _tree(tmp_path)
+    script = "import sys; sys.argv[0] = 'swacheck'; from swacheck.entry import main; main()"
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-c", script, *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env={"PATH": os.environ.get("PATH", ""), "NO_COLOR": "1"},
+        )
+    assert done.returncode == 2
+    assert done.stderr.endswith("swacheck: cannot write the report: No space left on device\n")
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
