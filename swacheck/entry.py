@@ -90,7 +90,7 @@ def leave(code: object) -> None:
     """End the process with ``code`` as ``sys.exit`` would, without tearing the interpreter down.
 
     Every report has been written and its files closed by now; what Python would still do is
-    free every object and module one by one (a full collection included), about a sixth of a
+    free every object and module one by one (a full collection included), about a tenth of a
     one-file run. Standard output and error are flushed here, and a failed flush of standard
     output exits 120, as Python's own shutdown does."""
     if code is None:
