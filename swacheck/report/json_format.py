@@ -129,11 +129,23 @@ class _Chunks(list[str]):
     write = list.append
 
 
+# the members the report writes most, other than strings: json's text for each
+_SCALARS = {
+    bool: lambda v: "true" if v else "false",
+    type(None): lambda v: "null",
+    int: int.__repr__,
+}
+
+
 def dump(value: Any, out: TextIO | _Chunks, level: int = 0) -> None:
     """Write ``value`` as JSON: indented by two spaces down to :data:`INDENTED_LEVELS` (and lists
     one level further), compact below."""
-    if type(value) is str:
+    kind = type(value)
+    if kind is str:
         out.write(_string(value))
+        return
+    if kind in _SCALARS:  # as json writes them, without a call into the encoder
+        out.write(_SCALARS[kind](value))
         return
     indented = level < INDENTED_LEVELS or (level == INDENTED_LEVELS and type(value) is list)
     if not indented or not value or not isinstance(value, (dict, list)):
