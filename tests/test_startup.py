@@ -145,6 +145,15 @@ def test_a_one_file_yaml_run_imports_only_what_it_needs(tmp_path, fmt, renderer)
     assert formats == {renderer}, formats
 
 
+def test_a_configuration_file_is_what_brings_the_toml_parser(tmp_path):
+    # the negative control of the test above: the same run with a swacheck.toml does read it
+    (tmp_path / "server.yaml").write_text(SERVER, encoding="utf-8")
+    (tmp_path / "swacheck.toml").write_text('sglang-version = "0.5.23"\n', encoding="utf-8")
+    modules = _modules("server.yaml", cwd=tmp_path, env=CLEAN_ENV)
+    assert "tomllib" in modules
+    assert {m.split(".")[0] for m in _unneeded(modules)} == {"tomllib"}
+
+
 def test_paths_and_a_format_are_checked_without_typer(tmp_path):
     # `swacheck PATH...` with --format at most (entry.py): no parser, neither typer nor click
     (tmp_path / "server.yaml").write_text(SERVER, encoding="utf-8")
@@ -154,12 +163,3 @@ def test_paths_and_a_format_are_checked_without_typer(tmp_path):
         assert {m for m in plain if m.split(".")[0] in ("typer", "click")} == set()
     # the negative control: another option, and the command line is parsed by typer
     assert "typer" in _modules("-q", "server.yaml", cwd=tmp_path, env=CLEAN_ENV)
-
-
-def test_a_configuration_file_is_what_brings_the_toml_parser(tmp_path):
-    # the negative control of the test above: the same run with a swacheck.toml does read it
-    (tmp_path / "server.yaml").write_text(SERVER, encoding="utf-8")
-    (tmp_path / "swacheck.toml").write_text('sglang-version = "0.5.23"\n', encoding="utf-8")
-    modules = _modules("server.yaml", cwd=tmp_path, env=CLEAN_ENV)
-    assert "tomllib" in modules
-    assert {m.split(".")[0] for m in _unneeded(modules)} == {"tomllib"}
