@@ -4,7 +4,8 @@
 - a one-file run imports the loader, the resolver, the rules and the one report format it prints,
   and nothing it does not need (no other reader or format, no fixer, ``why``, ``explain``, rich,
   or TOML parser without a configuration file);
-- ``settings`` is a leaf.
+- ``settings`` is a leaf (with the ``@record`` decorator it is declared with);
+- ``swacheck PATH...``, with ``--format`` at most, imports neither typer nor click (entry.py).
 """
 
 from __future__ import annotations
