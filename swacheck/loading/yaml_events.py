@@ -280,21 +280,7 @@ class _YamlConverter:
                 name, key_loc = event.value, loc(event.start_mark, event.end_mark)
             else:
                 name, key_loc = self._other_key(event, inner)
-            event = get()
-            if (  # a plain scalar seen before, the usual value: what node() would make of it
-                type(event) is _ScalarEvent
-                and event.tag is None
-                and event.anchor is None
-                and event.implicit[0]
-                and inner <= MAX_DEPTH
-                and (hit := _PLAIN_VALUES.get(event.value)) is not None
-            ):
-                self.nodes += 1
-                if self.nodes > self.max_nodes:
-                    self.count(event.start_mark)
-                value: Node = Scalar(hit[0], loc(event.start_mark, event.end_mark))
-            else:
-                value = self.node(event, inner)
+            value = self.node(get(), inner)
             old = pairs.pop(name, None)
             if old is not None:
                 self.duplicates.append(Duplicate(name, old.key_loc, key_loc, old, mapping))
