@@ -27,10 +27,16 @@ def check_paths(given: dict) -> int | None:  # type: ignore[type-arg]
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `swacheck ... | head`: the rest of the report is not wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_stdout()
         return 1
     except Exception as exc:
         return internal_error(exc)
+
+
+def _drop_stdout() -> None:
+    """Standard output cannot take the report (a closed pipe, a full disk): what is still
+    buffered goes to the null device, so that flushing at exit succeeds."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def internal_error(exc: Exception) -> int:
@@ -138,7 +144,7 @@ def _deliver(settings: Settings, write, totals) -> bool:  # type: ignore[no-unty
             raise  # `swacheck ... | head`: exit 1, as typer does (check_paths, cli.main)
         except OSError as exc:
             print_error(f"swacheck: cannot write the report: {exc.strerror or exc}")
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is left: dropped
+            _drop_stdout()
             return False
         return True
     try:
