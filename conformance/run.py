@@ -113,16 +113,23 @@ def run_sglang(
         os.unlink(fh.name)
 
 
+def _environment(args, log) -> Path | None:
+    """The release's cached environment (built on first use); None, said, when it cannot be built."""
+    try:
+        return envs.ensure_venv(args.sglang, log=log)
+    except subprocess.CalledProcessError as exc:
+        log(f"conformance: could not build the SGLang {args.sglang} environment: {exc}")
+        return None
+
+
 def run_pairs(args, log) -> int:
     """``--pairs``: each side a single-server case, then the pair step, then ``swacheck pair``."""
     chosen = pairs.generate(args.select)
     if not chosen:
         log("conformance: no pair selected")
         return 2
-    try:
-        venv = envs.ensure_venv(args.sglang, log=log)
-    except subprocess.CalledProcessError as exc:
-        log(f"conformance: could not build the SGLang {args.sglang} environment: {exc}")
+    venv = _environment(args, log)
+    if venv is None:
         return 2
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="swacheck-pairs-"))
     jobs, pair_jobs = [], {}
@@ -270,10 +277,8 @@ def main(argv=None) -> int:
     if args.reuse and not args.keep:
         log("conformance: --reuse needs --keep DIR")
         return 2
-    try:
-        venv = envs.ensure_venv(args.sglang, log=log)
-    except subprocess.CalledProcessError as exc:
-        log(f"conformance: could not build the SGLang {args.sglang} environment: {exc}")
+    venv = _environment(args, log)
+    if venv is None:
         return 2
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="swacheck-conformance-"))
     jobs = []
