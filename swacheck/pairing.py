@@ -177,10 +177,14 @@ def _groups(results: list[DeploymentResult], used: set[int]) -> dict[str, list[D
     return groups
 
 
+def _by_role(servers: list[DeploymentResult]) -> tuple[list[DeploymentResult], ...]:
+    """(the prefill servers, the decode servers) among ``servers``, in order."""
+    return [r for r in servers if role(r) == "prefill"], [r for r in servers if role(r) == "decode"]
+
+
 def _pair_group(servers: list[DeploymentResult], pairs: list[ServerPair], alone: Alone) -> None:
     """The servers of one folder and model: the only prefill and decode server, else by name."""
-    prefills = [r for r in servers if role(r) == "prefill"]
-    decodes = [r for r in servers if role(r) == "decode"]
+    prefills, decodes = _by_role(servers)
     if len(prefills) == 1 and len(decodes) == 1:
         pairs.append(
             make_pair(
@@ -213,8 +217,7 @@ def _pair_by_stem(servers: list[DeploymentResult], pairs: list[ServerPair]) -> s
         by_stem.setdefault(stem(r), []).append(r)
     paired: set[int] = set()
     for name, members in by_stem.items():
-        ps = [r for r in members if role(r) == "prefill"]
-        ds = [r for r in members if role(r) == "decode"]
+        ps, ds = _by_role(members)
         if len(ps) == 1 and len(ds) == 1:
             pairs.append(
                 make_pair(
