@@ -857,6 +857,20 @@ def test_named_symlink_loop(hostile):
     assert_input_error(run, "loop-a.yaml: a symbolic link that leads nowhere (broken, or a loop)")
 
 
+def test_a_deployment_whose_server_is_a_link_to_itself(hostile):
+    # the same file reached through a symbolic link is still the deployment file itself
+    def link(root: Path) -> None:
+        os.symlink("dep.yaml", root / "server.yaml")
+
+    run, _ = hostile(
+        {"dep.yaml": "swacheck: 1\nserver: server.yaml\n"}, paths=["dep.yaml"], setup=link
+    )
+    assert_input_error(
+        run,
+        "dep.yaml:2:9: server: names this deployment file itself; give the SGLang server config's path",
+    )
+
+
 def test_a_directory_named_as_a_file_is_walked(tree):
     root = tree({GOOD: EAGLE})
     run = run_cli(

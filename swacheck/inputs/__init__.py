@@ -17,13 +17,21 @@ launch is skipped like any other file that is not a deployment.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable
 from dataclasses import field
 from typing import TYPE_CHECKING
 
 from .. import limits
-from ..loading import Document, FileCache, Mapping, SourceFile, kind_name, not_regular, special_kind
+from ..loading import (
+    Document,
+    FileCache,
+    Mapping,
+    SourceFile,
+    kind_name,
+    not_regular,
+    special_kind,
+    walked_regular,
+)
 from ..paths import real, remember_real
 from ..records import InputError, InputProblem, Val
 from ..recordtype import record
@@ -143,25 +151,62 @@ def _walk(
     special: dict[str, str] | None,
     add: Callable[[str, bool, str | None], None],
 ) -> None:
-    """The candidate files under the folder ``top``, in sorted order, each given to ``add``."""
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in exclude)
-        real_dir = real(dirpath)  # one lookup per folder; a file's own is only needed for a link
-        for name in sorted(filenames):
-            if not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) or name in exclude:
-                continue
-            path = os.path.normpath(os.path.join(dirpath, name))
-            try:
-                mode = os.lstat(path).st_mode  # the one stat a walked file costs
-            except OSError:
-                mode = stat.S_IFREG  # gone since the walk: reading it says so
-            link = stat.S_ISLNK(mode)
-            kind = _special(path) if link else special_kind(mode)
-            if kind is not None:
-                if special is not None:
-                    special[path] = f"{kind}, not a regular file"
-                continue
-            add(path, False, None if link else remember_real(path, os.path.join(real_dir, name)))
+    """The candidate files under the folder ``top``, in sorted order, each given to ``add``.
+
+    The order and the choices are ``os.walk``'s (a folder's files, then each sorted subfolder in
+    turn; a symbolic link to a folder is not followed; a folder that cannot be listed is passed
+    over), but each directory entry's type comes from the listing itself: a regular file costs
+    no ``stat`` here, and none before it is opened (``loading.walked_regular``)."""
+    try:
+        with os.scandir(top) as listing:
+            entries = list(listing)
+    except OSError:
+        return
+    folders: list[os.DirEntry[str]] = []
+    files: list[os.DirEntry[str]] = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if not is_dir:
+            files.append(entry)
+        elif not entry.name.startswith(".") and entry.name not in exclude:
+            folders.append(entry)
+    real_dir = real(top)  # one lookup per folder; a file's own is only needed for a link
+    for entry in sorted(files, key=_name):
+        name = entry.name
+        if not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) or name in exclude:
+            continue
+        path = os.path.normpath(os.path.join(top, name))
+        link = entry.is_symlink()
+        kind = _special(path) if link else _entry_kind(entry)
+        if kind is not None:
+            if special is not None:
+                special[path] = f"{kind}, not a regular file"
+            continue
+        if not link:
+            walked_regular(path)
+        add(path, False, None if link else remember_real(path, os.path.join(real_dir, name)))
+    for folder in sorted(folders, key=_name):
+        if not folder.is_symlink():
+            _walk(os.path.join(top, folder.name), exclude, special, add)
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def _entry_kind(entry: os.DirEntry[str]) -> str | None:
+    """What a listed file that is no symbolic link is when it is not a regular file; None when it
+    is (known from the listing, without a ``stat``, on the usual file systems), or when it is
+    gone since the listing (reading it says so)."""
+    try:
+        if entry.is_file(follow_symlinks=False):
+            return None
+        return special_kind(entry.stat(follow_symlinks=False).st_mode)
+    except OSError:
+        return None
 
 
 def _special(path: str) -> str | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 
 from ..loading import FileCache, Mapping, Node, Scalar, Sequence, kind_name
+from ..paths import real
 from ..records import InputProblem, Val
 from .server_config import load_server_args, server_args_from_mapping
 from .types import Deployment, ExplicitGeometry, ModelRef, ServerArgs
@@ -251,7 +252,7 @@ def _server(
         return server_args_from_mapping(s.value, file, base_dir), [], False
     rel = _expect_str(s.value, "server")
     path = os.path.normpath(os.path.join(base_dir, rel))
-    if os.path.exists(path) and os.path.exists(file) and os.path.samefile(path, file):
+    if real(path) == real(file):  # the same file, links followed (memoised: the cache asks too)
         raise InputProblem(
             "server: names this deployment file itself; give the SGLang server config's path",
             s.value.loc,

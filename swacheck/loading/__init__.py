@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import limits
-from ..paths import real
+from ..paths import real, run_memo
 from ..records import InputProblem, Location
 from ..report.escape import one_line
 from .json_parser import _JsonParser, parse_json
@@ -73,6 +73,7 @@ __all__ = [
     "read_stdin",
     "read_text",
     "special_kind",
+    "walked_regular",
 ]
 
 
@@ -110,15 +111,26 @@ def not_regular(path: str, kind: str) -> InputProblem:
     )
 
 
+_walked = run_memo()  # path -> True: a regular file, as the folder walk listed it
+
+
+def walked_regular(path: str) -> None:
+    """Record that the folder walk listed ``path`` as a regular file (the listing's own type, no
+    ``stat``): it is opened without the ``stat`` that comes first for any other path. The
+    ``fstat`` after the open still refuses it if it was swapped for something else since."""
+    _walked[path] = True
+
+
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def _read_regular(path: str, max_size: int) -> bytes:
     """The bytes of a regular file of at most ``max_size`` bytes (one more if it grows while it
     is read); a file that is not regular is refused before it is opened and again once it is."""
-    kind = special_kind(os.stat(path).st_mode)
-    if kind is not None:
-        raise not_regular(path, kind)
+    if path not in _walked:
+        kind = special_kind(os.stat(path).st_mode)
+        if kind is not None:
+            raise not_regular(path, kind)
     fd = os.open(path, _OPEN_FLAGS)
     try:
         st = os.fstat(fd)
