@@ -137,13 +137,13 @@ def _case(res: Resolution) -> _Case | None:
     """The launch, when this rule judges it: CUDA, DeepSeek-V4, FP4 experts, a runner it knows."""
     if not pf.is_dsv4(res) or pf.platform(res) != "cuda":
         return None
-    if pf.kt_experts(res):
-        return None  # KTransformers runs the experts on the CPU (kt-kernel): not this model
     gpu_val, gpu = pf.gpu(res)
     runner = pf.text(res, "moe-runner-backend", "auto")
     a2a = pf.text(res, "moe-a2a-backend", "none")
     if runner == "auto" and a2a == "none" and gpu_val is None:
         return None  # the common launch without --gpu: what auto becomes depends on the GPU alone
+    if pf.kt_experts(res):  # (after the cheaper test above: this one reads every key)
+        return None  # KTransformers runs the experts on the CPU (kt-kernel): not this model
     if runner not in ("auto", "deep_gemm", "flashinfer_mxfp4", *NEVER):
         return None  # marlin, humming and the rest: not judged
     ck = pf.checkpoint(res)

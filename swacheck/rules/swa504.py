@@ -95,11 +95,11 @@ def _draft_bytes(res: Resolution, ck: ckpt.Checkpoint, tp: int) -> tuple[float, 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     if not pf.is_dsv4(res):
         return
-    if pf.kt_experts(res):
-        return  # KTransformers runs the experts on the CPU (kt-kernel): not this model
     gpu_val, gpu = pf.gpu(res)
     if gpu_val is None:
         return
+    if pf.kt_experts(res):  # (after the cheaper test above: this one reads every key)
+        return  # KTransformers runs the experts on the CPU (kt-kernel): not this model
     ck = pf.checkpoint(res)
     if ck is None or ck.weight_bytes is None:
         return

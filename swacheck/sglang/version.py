@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 
 from ..recordtype import record
 
@@ -312,6 +313,7 @@ def profile(version: str) -> SGLangProfile:
 _RELEASE = re.compile(r"v?(\d{1,4})\.(\d{1,4})\.(\d{1,4})(?:\.post(\d{1,4}))?")
 
 
+@lru_cache(maxsize=64)  # asked per deployment by several rules, of the few releases a run names
 def release_key(version: str) -> tuple[int, ...]:
     """``0.5.15.post1`` -> ``(0, 5, 15, 1)``; ``ValueError`` when it is not ``X.Y.Z[.postN]``."""
     m = _RELEASE.fullmatch(version)
