@@ -794,8 +794,9 @@ def test_file_cache_keeps_distinct_files_apart(tmp_path):
     assert len(cache) == 2
 
 
-# libyaml's own line:column are used for scalars when a text has no character on which libyaml
-# and editors disagree; the result must be exactly what the character offsets give.
+# libyaml's own line:column are used for scalars, keys and collections (except a collection that
+# ends where the text does) when a text has no character on which libyaml and editors disagree;
+# the result must be exactly what the character offsets give.
 _PIECES = [
     "\r",
     "\r\n",
@@ -845,7 +846,7 @@ def _spans(node, out):
     st.integers(0, 10_000),
     st.randoms(use_true_random=False),
 )
-def test_scalar_positions_from_libyaml_equal_those_from_offsets(pieces, seed, rnd):
+def test_positions_from_libyaml_equal_those_from_offsets(pieces, seed, rnd):
     base = (
         "model-path: /m\r\nlist:\n  - 'x y'\n  - \"é😀\"\nblock: |\n  one\r  "
         "two\nflow: {a: 1, b: [2, 3]}\nport: 30000"

@@ -9,6 +9,7 @@ present, and each scalar is turned into a plain value by its standard tag; any o
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cached_property
 from typing import Any
 
 import yaml
@@ -66,7 +67,9 @@ _SCALARS: dict[str, Any] = {
 }
 # libyaml also breaks lines at U+0085/2028/2029 and does not count a byte-order mark in its
 # columns; where a text has none of these, libyaml's own line:column are exactly ours (checked
-# on 22,000 mutated configs with CR, CRLF, tabs and astral characters, and by a property test)
+# on 22,000 mutated configs with CR, CRLF, tabs and astral characters, and by a property test;
+# for collections too, on 22,000 more), except at the very end of a text without a final line
+# break, where libyaml counts one: a collection that ends there is placed by its offset
 _ODD_CHARS = ("\x85", "\u2028", "\u2029", "\ufeff")
 
 
@@ -86,9 +89,12 @@ class _YamlConverter:
     count (``limits.MAX_YAML_NODES``) and nesting (``MAX_DEPTH``) are checked while it is read,
     before anything is built for what lies beyond them."""
 
-    def __init__(self, path: str, lines: Lines, text: str, loader: Any):
+    def __init__(self, path: str, text: str, loader: Any):
         self.path = path
-        self.lines = lines
+        self.text = text
+        # where libyaml's line:column stop being ours: at the end of a text without a final line
+        # break, libyaml counts one (a text that ends with one has no such place)
+        self.unbroken_end = len(text) + (1 if text.endswith(("\n", "\r")) else 0)
         self.loader = loader
         self.constructor = _SAFE()
         self.anchors: dict[str, tuple[Node, Any]] = {}  # anchor -> (node, its start mark)
@@ -99,12 +105,21 @@ class _YamlConverter:
             self.loc = self._loc_from_offsets  # type: ignore[method-assign]
 
     def loc(self, s: Any, e: Any) -> Location:
-        """A scalar's span from libyaml's own line and column (a collection's end can differ at the
-        end of a stream without a final line break, so collections use :meth:`_loc_from_offsets`)."""
+        """A scalar's span from libyaml's own line and column."""
         return Location(self.path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+
+    def span(self, s: Any, e: Any) -> Location:
+        """A collection's span: as :meth:`loc`, but from the offsets when it ends where a text
+        without a final line break does (there libyaml counts a line break the text lacks)."""
+        return self._loc_from_offsets(s, e) if e.index >= self.unbroken_end else self.loc(s, e)
 
     def _loc_from_offsets(self, s: Any, e: Any) -> Location:
         return self.lines.loc(self.path, s.index, e.index)
+
+    @cached_property
+    def lines(self) -> Lines:
+        """The text's line starts, found the first time an offset is turned into a position."""
+        return Lines(self.text)
 
     def count(self, mark: Any) -> None:
         """Called once the file has more nodes than its budget."""
@@ -216,7 +231,7 @@ class _YamlConverter:
                 f"unsupported YAML tag {tag!r} on a list: swacheck reads plain data only",
                 self.loc(start.start_mark, start.end_mark),
             )
-        seq = Sequence(self.lines.loc(self.path, start.start_mark.index, start.start_mark.index))
+        seq = Sequence(self.span(start.start_mark, start.start_mark))
         self._anchor(start, seq)
         items = seq.items
         get = self.loader.get_event
@@ -225,7 +240,7 @@ class _YamlConverter:
             if type(event) is yaml.SequenceEndEvent:
                 break
             items.append(self.node(event, depth + 1))
-        seq.loc = self._loc_from_offsets(start.start_mark, event.end_mark)
+        seq.loc = self.span(start.start_mark, event.end_mark)
         return seq
 
     def _other_key(self, event: Any, depth: int) -> tuple[str, Location]:
@@ -250,7 +265,7 @@ class _YamlConverter:
                 self.loc(start.start_mark, start.end_mark),
             )
         mapping = Mapping(
-            self.lines.loc(self.path, start.start_mark.index, start.start_mark.index),
+            self.span(start.start_mark, start.start_mark),
             flow=bool(start.flow_style),
         )
         self._anchor(start, mapping)
@@ -285,15 +300,14 @@ class _YamlConverter:
             if old is not None:
                 self.duplicates.append(Duplicate(name, old.key_loc, key_loc, old, mapping))
             pairs[name] = Pair(name, key_loc, value)
-        mapping.loc = self._loc_from_offsets(start.start_mark, event.end_mark)
+        mapping.loc = self.span(start.start_mark, event.end_mark)
         return mapping
 
 
 def parse_yaml(text: str, path: str, seen: list[int] | None = None) -> Iterator[Document]:
     """Yield the non-empty documents; ``seen[0]`` counts every document, empty ones included."""
-    lines = Lines(text)
     loader = _YamlLoader(text)
-    conv = _YamlConverter(path, lines, text, loader)
+    conv = _YamlConverter(path, text, loader)
     try:
         loader.get_event()  # STREAM-START
         index = 0
@@ -303,17 +317,13 @@ def parse_yaml(text: str, path: str, seen: list[int] | None = None) -> Iterator[
             if seen is not None:
                 seen[0] = index + 1
             index += 1
-            if (
-                isinstance(tree, Scalar)
-                and tree.value is None
-                and _empty_null(text, tree.loc, lines)
-            ):
+            if isinstance(tree, Scalar) and tree.value is None and _empty_null(tree.loc):
                 continue  # an empty document (e.g. a trailing `---`): nothing to check
             yield Document(tree, index - 1, conv.duplicates)
     except yaml.MarkedYAMLError as exc:
-        raise _marked_problem(exc, text, path, lines) from None
+        raise _marked_problem(exc, text, path, conv.lines) from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow
-        loc = lines.loc(path, exc.position, exc.position)
+        loc = conv.lines.loc(path, exc.position, exc.position)
         char = exc.character if isinstance(exc.character, str) else chr(exc.character)
         raise InputProblem(
             f"invalid YAML: the control character U+{ord(char):04X} is not allowed", loc
@@ -354,6 +364,6 @@ def _marked_problem(exc: yaml.MarkedYAMLError, text: str, path: str, lines: Line
     return InputProblem(f"invalid YAML: {problem}", loc)
 
 
-def _empty_null(text: str, loc: Location, lines: Lines) -> bool:
+def _empty_null(loc: Location) -> bool:
     """Whether a null document root is written as nothing at all (an empty document)."""
     return (loc.line, loc.column) == (loc.end_line, loc.end_column)
