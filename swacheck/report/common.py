@@ -158,26 +158,6 @@ def heading(r: DeploymentResult) -> tuple[str, str]:
     return title, ", ".join(parts)
 
 
-def pair_json(pair) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    """A PD pair as data: both servers, every compared value and the pair's findings."""
-    return {
-        "prefill": {"file": pair.prefill.deployment.file, "name": pair.prefill.deployment.name},
-        "decode": {"file": pair.decode.deployment.file, "name": pair.decode.deployment.name},
-        "how": pair.how,
-        "compared": {
-            name: {
-                "prefill": p.value,
-                "decode": d.value,
-                "differs": p.value != d.value,
-                "prefill_from": p.describe(),
-                "decode_from": d.describe(),
-            }
-            for name, p, d in pair.rows()
-        },
-        "findings": [f.to_json() for f in pair.findings],
-    }
-
-
 def pair_rows(pair) -> list[Row]:  # type: ignore[no-untyped-def]
     """Rows of a pair's table: value | prefill | decode | prefill from | decode from."""
     return [
