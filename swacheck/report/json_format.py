@@ -230,23 +230,51 @@ def dump(value: Any, out: TextIO | _Chunks, level: int = 0) -> None:
         out.write("\n" + "  " * level + "]")
 
 
+class _Waiting:
+    """Text kept to be written later: in memory, as the pieces given, up to
+    :data:`PAIRS_IN_MEMORY` characters; past that (35 MB of pairs at 20,000 deployments) in a
+    temporary file."""
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.size = 0
+        self.file: TextIO | None = None
+
+    def write(self, text: str) -> None:
+        if self.file is not None:
+            self.file.write(text)
+            return
+        self.pieces.append(text)
+        self.size += len(text)
+        if self.size > PAIRS_IN_MEMORY:
+            self.file = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+            self.file.writelines(self.pieces)
+            self.pieces = []
+
+    def write_to(self, out: TextIO) -> None:
+        """Write the text kept to ``out``, and let it go."""
+        if self.file is None:
+            out.writelines(self.pieces)
+            self.pieces = []
+            return
+        with self.file:
+            self.file.seek(0)
+            shutil.copyfileobj(self.file, out, 1 << 20)
+
+
 STREAMS = True  # Stream writes each unit as it comes and keeps none
 
 
 class Stream:
     """The report written unit by unit (``engine.run_units``): the deployments as their units are
-    checked, then the pairs (waiting in a spooled temporary file until then), the errors and
+    checked, then the pairs (waiting in memory or, past a bound, in a temporary file), the errors and
     the summary: ``as_data(result)``, escaped, with the layout :func:`dump` gives it."""
 
     def __init__(self, settings: Settings, out: TextIO):
         self.out = out
         self.deployments = 0
         self.pairs = 0
-        # the pairs wait for the last deployment; past a few MiB (35 MB at 20,000 deployments)
-        # they wait on disk rather than in memory
-        self.pair_text = tempfile.SpooledTemporaryFile(
-            max_size=PAIRS_IN_MEMORY, mode="w+", encoding="utf-8"
-        )
+        self.pair_text = _Waiting()  # the pairs wait for the last deployment
         out.write("{")
         for key, value in head(settings).items():
             self._member(key, value)
@@ -263,7 +291,7 @@ class Stream:
             dump(deployment_json(r), text, 2)
             self.deployments += 1
         self.out.write("".join(text))
-        text.clear()  # the unit's pairs: one write (each write to the spooled file costs a check)
+        text.clear()  # the unit's pairs: one write (a piece kept, or a write to the file)
         for pair in unit.pairs:
             text.write(",\n    " if self.pairs else "\n    ")
             dump(pair_json(pair), text, 2)
@@ -274,9 +302,7 @@ class Stream:
         out = self.out
         out.write("\n  ]" if self.deployments else "]")
         out.write(',\n  "pairs": [')
-        self.pair_text.seek(0)
-        shutil.copyfileobj(self.pair_text, out)
-        self.pair_text.close()
+        self.pair_text.write_to(out)
         out.write("\n  ]" if self.pairs else "]")
         for key, value in tail(totals).items():
             self._member(key, value)
