@@ -72,3 +72,14 @@ def test_one_and_true_are_not_confused_by_the_memo():
     one = json_format.Compared([("x", Val(1, "d"), Val(1, "d"))]).text()
     true = json_format.Compared([("x", Val(True, "d"), Val(True, "d"))]).text()
     assert '"prefill": 1,' in one and '"prefill": true,' in true
+
+
+def test_a_memo_stays_bounded_and_keeps_taking_new_entries():
+    # once a memo stopped taking entries when full: at 20,000 deployments every string of the
+    # later files missed it (167,000 misses)
+    from swacheck.report.escape import keep
+
+    memo: dict[int, int] = {}
+    for i in range(10):
+        keep(memo, i, i * i, 4)
+        assert len(memo) <= 4 and memo[i] == i * i

@@ -17,7 +17,7 @@ from ..records import Val
 from ..results import DeploymentResult, RunResult, ServerPair
 from ..settings import Settings
 from .common import deployment_head, pool_json
-from .escape import json_text, json_text_at
+from .escape import json_text, json_text_at, keep
 from .renderer import render_run
 
 SCHEMA_VERSION = 1
@@ -88,8 +88,7 @@ def _compared_member(name: str, p: Val, d: Val) -> str:
         text = _MEMBERS.get(key)
         if text is None:
             text = _string(name) + ": " + _compact(_compared(pv, dv, p.origin, d.origin))
-            if len(_MEMBERS) < 1 << 14:
-                _MEMBERS[key] = text
+            keep(_MEMBERS, key, text, 1 << 14)
         return text
     return _string(name) + ": " + _compact(_compared(pv, dv, p.describe(), d.describe()))
 
@@ -150,13 +149,13 @@ class _Texts(dict[str, str]):
     """String -> its JSON text, escaped (``escape.json_text``): a report repeats its strings
     (261,000 of them, 13,000 distinct, at 2,000 deployments), so most are found by the C
     lookup of ``_string`` below and only the first sight of each runs Python. Short strings
-    are kept, up to a bound."""
+    are kept, up to a bound (``escape.keep``)."""
 
     def __missing__(self, text: str) -> str:
         at = json_text_at(text)  # a location: its file's escaping, kept, and the line and column
         out = _ascii(at if at is not None else _json_text(text))
-        if len(text) <= 256 and len(self) < 1 << 14:
-            self[text] = out
+        if len(text) <= 256:
+            keep(self, text, out, 1 << 14)
         return out
 
 
