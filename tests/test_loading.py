@@ -798,6 +798,8 @@ def test_file_cache_keeps_distinct_files_apart(tmp_path):
 # ends where the text does) when a text has no character on which libyaml and editors disagree;
 # the result must be exactly what the character offsets give.
 _PIECES = [
+    "\nport: 2\n",  # a duplicate key (its later place is the one kept)
+    "\nflow: {a: 1, a: 2}\n",
     "\r",
     "\r\n",
     "\n",
@@ -828,6 +830,8 @@ _PIECES = [
 def _spans(node, out):
     if isinstance(node, Mapping):
         out.append(("map", span(node.loc)))
+        places = [span(pair.key_loc)[:2] for pair in node.pairs.values()]
+        assert places == sorted(places), "a mapping's keys are kept in file order"
         for pair in node.pairs.values():
             out.append((pair.key, span(pair.key_loc)))
             _spans(pair.value, out)
@@ -862,3 +866,19 @@ def test_positions_from_libyaml_equal_those_from_offsets(pieces, seed, rnd):
     with mock.patch.object(loading._YamlConverter, "loc", loading._YamlConverter._loc_from_offsets):
         slow = [_spans(d.root, []) for d in parse_yaml(text, "f.yaml")]
     assert fast == slow
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("c.yaml", "a: 1\nb: 2\na: 3\nc: {x: 1, y: 2, x: 3}\n"),
+        ("c.json", '{"a": 1, "b": 2, "a": 3, "c": {"x": 1, "y": 2, "x": 3}}'),
+    ],
+)
+def test_a_mappings_keys_are_in_file_order_with_duplicates_at_their_later_place(name, text):
+    root = load_file(name, text=text).documents[0].root
+    assert list(root.pairs) == ["b", "a", "c"]
+    assert list(root.pairs["c"].value.pairs) == ["y", "x"]
+    for mapping in (root, root.pairs["c"].value):
+        places = [(p.key_loc.line, p.key_loc.column) for p in mapping.pairs.values()]
+        assert places == sorted(places)

@@ -9,7 +9,6 @@ so the deployment can still be resolved, and rule SWA303 reports that SGLang ref
 from __future__ import annotations
 
 import os
-from operator import attrgetter
 
 from ..loading import Mapping, Scalar
 from ..records import InputProblem
@@ -17,20 +16,17 @@ from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
 from .types import Arg, ServerArgs
 
-_POSITION = attrgetter("pair.key_loc.line", "pair.key_loc.column")  # an entry's place in the file
-
 
 def server_args_from_mapping(
     mapping: Mapping, file: str, base_dir: str, profile: SGLangProfile = DEFAULT
 ) -> ServerArgs:
-    entries: list[Arg] = []
+    entries: list[Arg] = []  # in file order, as the readers keep a mapping's keys (loading.tree)
     for written, pair in mapping.pairs.items():
         m = flags.match(written, profile)
         if m.option is not None:
             entries.append(Arg(m.option.canonical, written, pair, m.how, m.option.kind))
         else:
             entries.append(Arg(written.replace("_", "-"), written, pair, m.how, "unknown"))
-    entries.sort(key=_POSITION)
     args = {a.name: a for a in entries}  # argparse keeps the last value of an option
     return ServerArgs(args, mapping, file, base_dir, entries)
 

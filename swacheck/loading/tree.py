@@ -47,7 +47,9 @@ class Mapping:
     """A mapping and where it starts; each key's last entry (what YAML loaders keep)."""
 
     loc: Location
-    pairs: dict[str, Pair] = field(default_factory=dict)  # last occurrence of each key
+    # each key's last occurrence, in file order: the readers insert each key as they read it, and
+    # a duplicate is taken out and put back at its later place (tests/test_loading.py holds this)
+    pairs: dict[str, Pair] = field(default_factory=dict)
     flow: bool = False
 
     def get(self, key: str) -> Pair | None:
