@@ -62,7 +62,9 @@ reached a report must not carry one). What counts as a credential:
 - an ``Authorization:``/``Proxy-Authorization:`` header value, ``Bearer``/``Basic`` credentials,
   the password of a ``scheme://user:password@host`` URL, a PEM private-key block;
 - the value of a name that says it is a secret (``HF_TOKEN=...``, ``api-key: ...``,
-  ``--api-key ...``, ``password=...``);
+  ``--api-key ...``, ``password=...``), unless it is a whole reference to an upper-case
+  environment variable (``--api-key "$SGLANG_API_KEY"``: it names the secret, and is how one
+  should be passed) or the ``VALUE`` of swacheck's own advice;
 - a long high-entropy string (:func:`looks_random`): a run of at least 16 letters and digits
   that mixes upper case, lower case and digits, switches between them often (not CamelCase)
   and has near-maximal character entropy. Hex strings (git commits such as a Hugging Face
@@ -179,6 +181,15 @@ def _secrets() -> re.Pattern[str]:  # compiled on first use, as _values(): most 
     return re.compile(_SECRETS_PATTERN, re.S)
 
 
+# what follows a secret-looking name but is no secret: a whole reference to an environment
+# variable (``--api-key "$SGLANG_API_KEY"``: a name, the way a key is meant to be passed; upper
+# case only, as such names are written, so a password such as ``$ecret1`` is still redacted), and
+# the ``VALUE`` of swacheck's own advice (``--env HF_TOKEN=VALUE``). A reference with a default,
+# ``${HF_TOKEN:-...}``, is redacted: the default may be the secret.
+_NOT_A_VALUE = (
+    r"""(?!\*\*\*|(?-i:["']?\$(?:\{[A-Z_][A-Z0-9_]*\}|[A-Z_][A-Z0-9_]*(?![\w{]))["']?(?:[\s,;.)]|$)"""
+    r"""|-?VALUE(?:[\s,;.)}]|$)))"""
+)
 # the value after a header name, an auth scheme or a secret-looking name; group 1 is kept.
 # Compiled on first use (:func:`_values`): it takes 10 ms, and most runs never need it.
 _VALUES_PATTERN = (
@@ -188,8 +199,8 @@ _VALUES_PATTERN = (
     + r"|"
     r"(bearer\s+)(?=[A-Za-z0-9._~+/=-]{12,})(?=\S*[0-9._~+/=-])[A-Za-z0-9._~+/=-]+|"
     r"(://)[^/\s:@'\"]+:[^/\s@'\"]+(?=@)|"
-    r"(--[A-Za-z0-9-]*?" + _SECRET_WORD + r"(?:=|\s+))(?!\*\*\*)" + _QUOTED_OR_WORD + r"|"
-    r"(" + _SECRET_WORD + r"""["']?\s*[:=]\s*)(?!\*\*\*)""" + _QUOTED_OR_WORD
+    r"(--[A-Za-z0-9-]*?" + _SECRET_WORD + r"(?:=|\s+))" + _NOT_A_VALUE + _QUOTED_OR_WORD + r"|"
+    r"(" + _SECRET_WORD + r"""["']?\s*[:=]\s*)""" + _NOT_A_VALUE + _QUOTED_OR_WORD
 )
 
 

@@ -90,6 +90,9 @@ SHAPES = {
         "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk=\n-----END OPENSSH PRIVATE KEY-----",
         "b3BlbnNzaC1rZXk=",
     ),
+    "a reference with a default": ("HF_TOKEN=${HF_TOKEN:-abc123shortsecret}", "abc123shortsecret"),
+    "a reference and more": ('--api-key "${PREFIX}hunter2"', "hunter2"),
+    "a password that starts with $": ("api-key: $ecret1", "$ecret1"),
     "private key cut short": (
         "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7",
         "MIIEowIBAAKCAQEA7",
@@ -158,6 +161,12 @@ BENIGN = [
     "sglang-decode-7d9f8b6c4-xk2pq",
     "HF_HUB_ENABLE_HF_TRANSFER=1 pip install hf_transfer hf_xet",
     "gho_away ghs_scripts",
+    # a secret passed by name, as it should be: the name is shown
+    "--api-key $SGLANG_API_KEY --port 30000",
+    '--api-key "${SGLANG_API_KEY}"',
+    "export HF_TOKEN=$HF_TOKEN",
+    "Set SGLANG_API_KEY in the file (or give it a default, ${SGLANG_API_KEY:-VALUE}), "
+    "or tell swacheck its value with --env SGLANG_API_KEY=VALUE.",
 ]
 
 
@@ -381,3 +390,18 @@ def test_a_location_is_escaped_as_its_place_and_its_tail(place, line, column):
     assert fast is None or fast == escape.json_text.__wrapped__(text), text
     if place == "deploy/batch-000/dsv4-b200-e-00000-prefill.yaml" and line.isascii():
         assert fast == text  # the usual location does take the short way
+
+
+def test_an_api_key_passed_by_variable_reads_as_written_in_the_report(tmp_path):
+    # once: "--api-key *** cannot be resolved" and a fix that read "${SGLANG_API_KEY:***"
+    (tmp_path / "models/v4").mkdir(parents=True)
+    (tmp_path / "models/v4/config.json").write_text(
+        (EXAMPLES / "models/DeepSeek-V4-Flash/config.json").read_text()
+    )
+    (tmp_path / "run.sh").write_text(
+        "python3 -m sglang.launch_server --model-path models/v4 --api-key $SGLANG_API_KEY\n"
+    )
+    out = swacheck(tmp_path, "run.sh").stdout.decode()
+    assert "--api-key $SGLANG_API_KEY cannot be resolved" in out
+    assert "${SGLANG_API_KEY:-VALUE}" in out
+    assert "--env SGLANG_API_KEY=VALUE" in out
