@@ -100,22 +100,18 @@ class Report:
         return self.exit_code == 0
 
 
-# option -> the configuration file's key (validated as the file's values are)
-_FILE_OPTIONS = {
-    "select": "select",
-    "ignore": "ignore",
-    "extend_select": "extend-select",
-    "fail_on": "fail-on",
-    "exit_zero": "exit-zero",
-    "platform": "platform",
-    "env": "env",
-    "model_config": "model-config",
-    "exclude": "exclude",
-    "per_file_ignores": "per-file-ignores",
-    "align_to": "align-to",
-    "max_file_size": "max-file-size",
-    "sglang_version": "sglang-version",
-}
+# the configuration file's settings that shape only printed output or fixes, which the API has not
+_OUTPUT_ONLY = ("format", "color", "unsafe-fixes")
+
+
+def _file_options() -> dict[str, str]:
+    """option -> the configuration file's key (``fail_on`` -> ``fail-on``), validated as the file's
+    values are: every setting of ``config.KEYS`` but those of :data:`_OUTPUT_ONLY`."""
+    from .config import KEYS
+
+    return {key.replace("-", "_"): key for key in KEYS if key not in _OUTPUT_ONLY}
+
+
 _OTHER_OPTIONS = ("config", "root", "allow_empty")
 
 
@@ -143,17 +139,18 @@ def _run(
     from .config import KEYS, ConfigError, build_settings, convert
     from .engine import run, without_cyclic_gc
 
-    unknown = [k for k in options if k not in _FILE_OPTIONS and k not in _OTHER_OPTIONS]
+    file_options = _file_options()
+    unknown = [k for k in options if k not in file_options and k not in _OTHER_OPTIONS]
     if unknown:
         import difflib
 
-        near = difflib.get_close_matches(unknown[0], [*_FILE_OPTIONS, *_OTHER_OPTIONS], n=1)
+        near = difflib.get_close_matches(unknown[0], [*file_options, *_OTHER_OPTIONS], n=1)
         hint = f"; did you mean {near[0]!r}?" if near else ""
         raise TypeError(f"unknown option {unknown[0]!r}{hint}")
     given: dict[str, Any] = {}
     for option, value in options.items():
-        if option in _FILE_OPTIONS and value is not None:
-            key = _FILE_OPTIONS[option]
+        if option in file_options and value is not None:
+            key = file_options[option]
             given[KEYS[key]] = convert(key, value, f"swacheck option {option}", os.getcwd())
     config = options.get("config")
     settings = build_settings(

@@ -140,6 +140,16 @@ def test_options(tree, chdir):
     assert rocm.deployments[0].mode == "unified"
 
 
+def test_every_check_setting_of_the_configuration_file_is_an_option(tree, chdir):
+    # gpu was once missing: the API could not run the SWA5xx preflight rules
+    chdir(tree({"server.yaml": EAGLE}))
+    assert swacheck.check("server.yaml").findings == ()
+    assert "SWA503" in [f.code for f in swacheck.check("server.yaml", gpu="A100").findings]
+    for printed_only in ("format", "color", "unsafe_fixes"):
+        with pytest.raises(TypeError, match=f"unknown option '{printed_only}'"):
+            swacheck.check("server.yaml", **{printed_only: None})
+
+
 def test_bad_options_raise(tree, chdir):
     chdir(tree({"server.yaml": EAGLE}))
     with pytest.raises(TypeError, match="did you mean 'fail_on'"):
