@@ -76,8 +76,9 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
     help=(
-        "Check SGLang DeepSeek-V4 speculative-decoding deployments for target/draft SWA KV-pool "
-        "geometry mismatches, from the config files alone.\n\n"
+        "Check SGLang DeepSeek-V4 speculative-decoding deployments, from the config files alone, "
+        "for what stops them at start-up: target/draft SWA KV-pool geometry, refused arguments, "
+        "PD pair mismatches, MoE runner, KV dtype and memory.\n\n"
         "Run `swacheck PATH...` (same as `swacheck check PATH...`); `swacheck rules` lists the rules."
     ),
 )
