@@ -21,6 +21,7 @@ Each side's values keep their provenance, so a pair finding can point at both fi
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from ..records import Val
@@ -37,9 +38,16 @@ ENV_DEFAULTS = {
 }
 
 
+@lru_cache(maxsize=256, typed=True)  # typed: 1 and True are different defaults
+def _default(value: Any, why: str) -> Val:
+    """An SGLang default, one object per run for each (value, reason): a PD pair compares ~20
+    values per server, most of them defaults (values are never changed once made)."""
+    return Val(value, f"SGLang default ({why})")
+
+
 def env(res: Resolution, name: str) -> Val:
     got = res.deployment.env.get(name)
-    return got if got is not None else Val(ENV_DEFAULTS[name], f"SGLang default ({name} unset)")
+    return got if got is not None else _default(ENV_DEFAULTS[name], f"{name} unset")
 
 
 def env_flag(res: Resolution, name: str) -> Val:
@@ -50,13 +58,13 @@ def env_flag(res: Resolution, name: str) -> Val:
 def _arg(res: Resolution, name: str, default: Any, why: str) -> Val:
     arg = res.deployment.server.args.get(name)
     if arg is None or not hasattr(arg.node, "value"):
-        return Val(default, f"SGLang default ({why})")
+        return _default(default, why)
     value = arg.node.value  # type: ignore[union-attr]
     if isinstance(default, int) and not isinstance(default, bool):
         try:
             value = int(str(value))
         except ValueError:
-            return Val(default, f"SGLang default ({why}; {arg.written} is not an integer)")
+            return _default(default, f"{why}; {arg.written} is not an integer")
     return Val(value, arg.written, arg.value_loc)
 
 
