@@ -138,7 +138,9 @@ def test_parameter_operators(expr, env, expected):
         ("`hostname`", "`hostname`"),
         ('"$@"', "$@"),
         ("$1", "$1"),
-        ("$((1+2))", "$((1+2))"),
+        ("$((RANK + 2))", "$((RANK + 2))"),  # RANK is set nowhere: bash would read 0, never guessed
+        ("$((X + 1))", "$((X + 1))"),  # X is "a/", no integer
+        ("$((1 << 2))", "$((1 << 2))"),  # an operator not worked out
         ("${X%/}", "${X%/}"),
         ("${NOPE:?need it}", "${NOPE:?need it}"),
     ],
@@ -147,6 +149,55 @@ def test_unknown_expansions_are_kept_as_written_and_listed(expr, shown):
     (cmd,) = commands(f"echo {expr}", env={"X": "a/"})
     word = cmd.argv[1]
     assert not word.resolved and [u.shown for u in word.unknown] == [shown]
+
+
+@pytest.mark.parametrize(
+    "script, expected",
+    [
+        ("echo $((1+2))", "3"),
+        ("STEPS=3\necho $((STEPS + 1))", "4"),
+        ('DP=2\necho "$(( $DP * 32 ))"', "64"),
+        ("TP=8\necho $((${TP} / 3)) $((-7 / 2)) $((-7 % 2))", "2 -3 -1"),
+        ("echo $((-2 ** 2)) $((2 ** 3 ** 2)) $((010 + 0x10))", "4 512 24"),
+        ("echo $((9223372036854775807 + 1))", "-9223372036854775808"),  # 64-bit, as bash
+    ],
+)
+def test_arithmetic_over_what_the_file_says_is_worked_out(script, expected):
+    *_, cmd = commands(script)
+    assert " ".join(w.text for w in cmd.argv[1:]) == expected
+    assert all(w.resolved for w in cmd.argv)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "1 / 0",
+        "2 ** -1",
+        "08",
+        "2 ** (" + "(" * 30 + "1" + ")" * 30 + ")",  # nested deeper than worked out
+        "9" * 5000,  # int() of it would raise: never read
+        "-" * 300 + "1",  # more tokens than worked out
+    ],
+)
+def test_arithmetic_bash_refuses_or_that_is_too_deep_stays_unknown(expression):
+    (cmd,) = commands(f"echo $(({expression}))")
+    assert not cmd.argv[1].resolved
+
+
+def test_a_flag_string_with_one_unknown_word_keeps_the_flags_around_it():
+    # once the whole string became one unknown word: every flag in it was lost
+    text = 'FLAGS="--tp 8 --port $((30000 + RANK)) --page-size 64"\necho $FLAGS'
+    (*_, cmd) = commands(text)
+    assert [w.text for w in cmd.argv] == [
+        "echo",
+        "--tp",
+        "8",
+        "--port",
+        "$((30000 + RANK))",
+        "--page-size",
+        "64",
+    ]
+    assert [bool(w.unknown) for w in cmd.argv] == [False, False, False, False, True, False, False]
 
 
 def test_unquoted_expansions_are_split_quoted_ones_are_not():

@@ -267,3 +267,41 @@ def test_flags_behind_a_switch_set_nowhere_are_a_pitfall(tree):
         {"s.sh": "ENABLE_MTP=${ENABLE_MTP:-}\n" + text}
     )  # set in the file: the walker decides
     assert run_cli("--format", "json", "s.sh", cwd=root).findings("SWA306") == []
+
+
+# --------------------------------------------------------------------------- arithmetic in launches
+
+
+def test_a_pd_server_whose_command_string_holds_arithmetic_is_checked(tree):
+    # once the decode server vanished without a word: its string held $((STEPS + 1))
+    script = (
+        "STEPS=3\n"
+        'PREFILL="python3 -m sglang.launch_server --model-path models/v4 --disaggregation-mode prefill'
+        ' --speculative-algorithm EAGLE --speculative-num-steps $STEPS --speculative-eagle-topk 1"\n'
+        'DECODE="python3 -m sglang.launch_server --model-path models/v4 --disaggregation-mode decode'
+        " --speculative-algorithm EAGLE --speculative-num-steps $STEPS --speculative-eagle-topk 1"
+        ' --speculative-num-draft-tokens $((STEPS + 1))"\n'
+        'eval "$PREFILL" &\n'
+        "$DECODE\n"
+    )
+    run = run_cli("--format", "json", "pd.sh", cwd=tree({"pd.sh": script}))
+    assert run.exit_code == 0 and run.stderr == ""
+    assert [d["pd"] for d in run.deployments] == [True, True]
+    assert len(run.data["pairs"]) == 1 and run.findings("SWA305") == []
+
+
+def test_flags_around_arithmetic_the_files_do_not_say_are_still_read(tree):
+    # once the whole flag string was one unknown word: no speculative decoding, tp 1
+    script = (
+        'FLAGS="--disaggregation-mode decode --port $((30000 + NODE_RANK)) ' + SPEC + '"\n'
+        "python3 -m sglang.launch_server --model-path models/v4 $FLAGS\n"
+    )
+    run = run_cli("--format", "json", "run.sh", cwd=tree({"run.sh": script}))
+    (dep,) = run.deployments
+    assert dep["pd"] and dep["draft"] is not None
+    (f,) = run.findings("SWA305")
+    assert f["message"].startswith("--port $((30000 + NODE_RANK)) cannot be resolved")
+    assert (f["location"]["line"], f["location"]["column"]) == (
+        1,
+        44,
+    )  # where the arithmetic is written

@@ -4,9 +4,11 @@ Only what launch commands need, but exactly as ``sh`` does it: single and double
 backslash escapes, ``\\``-newline continuations, comments, ``;`` ``&&`` ``||`` ``|`` ``&``
 and newlines between commands, redirections (dropped, heredoc bodies skipped), ``$VAR``,
 ``${VAR}``, ``${VAR:-default}`` (and ``-``, ``=``, ``:=``, ``+``, ``:+``, ``?``, ``:?``),
-field splitting of unquoted expansions. Nothing is executed: command substitutions
-(``$(...)``, backquotes), arithmetic, positional parameters (``$1``, ``"$@"``) and variables
-that nobody set are *unknown*, never guessed.
+field splitting of unquoted expansions, and arithmetic (``$((STEPS + 1))``) over numbers the
+file gives (``arithmetic``). Nothing is executed: command substitutions (``$(...)``,
+backquotes), arithmetic over anything else, positional parameters (``$1``, ``"$@"``) and
+variables that nobody set are *unknown*, never guessed; a string that holds one (``FLAGS="--tp 8
+--port $((BASE + RANK))"``) still gives the words around it.
 
 Every character of a word remembers where it came from (a file and an offset), also through
 a variable: ``--page-size $PS`` after ``PS=64`` points at the ``64`` of the assignment, so a

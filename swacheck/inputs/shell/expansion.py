@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from ... import limits
 from ...records import Location
 from ...recordtype import record
+from .arithmetic import evaluate, integer
 from .lexer import lex
 from .spans import Span, SpanRun, span_location
 from .words import ArrayLit, Chars, Lit, Opaque, Param, RawWord, Unknown, Word
@@ -28,6 +29,9 @@ class Var:
     reason: str = ""  # why the value is unknown
     where: Location | None = None  # for an unknown value: what makes it unknown
     items: list[Word] | None = None  # a bash array's elements (``value`` is the first)
+    # a value only partly known (``FLAGS="--tp 8 --port $((BASE + RANK))"``): the known text with
+    # its unknowns marked, which ``$FLAGS`` gives (split around the unknowns when unquoted)
+    partial: Word | None = None
 
     @property
     def location(self) -> Location | None:
@@ -80,22 +84,26 @@ class _Fields:
             self.started = True
 
     def add_split(self, value: Word) -> None:
-        """An unquoted expansion: split its value on blanks into fields."""
+        """An unquoted expansion: split its value on blanks into fields. What cannot be known in
+        it (``$((RANK * 4))`` in ``FLAGS="--tp 8 --port $((RANK * 4))"``) stays whole in one
+        field, which holds its unknown; the known text around it is split as the shell splits it."""
         text = value.text
+        whole, first = _unknown_places(value)
         i = 0
         n = len(text)
         while i < n:
-            if text[i] in " \t\n":
+            if text[i] in " \t\n" and i not in whole:
                 self.end()
-                while i < n and text[i] in " \t\n":
+                while i < n and text[i] in " \t\n" and i not in whole:
                     i += 1
                 continue
             j = i
-            while j < n and text[j] not in " \t\n":
+            while j < n and (text[j] not in " \t\n" or j in whole):
                 j += 1
             self.add(text[i:j], value.spans[i:j], False)
+            self.unknown.extend(u for u in value.unknown if i <= first.get(u.span, -1) < j)
             i = j
-        self.unknown.extend(value.unknown)
+        self.unknown.extend(u for u in value.unknown if u.span not in first)  # the last field's
 
     def end(self) -> None:
         if self.started or self.unknown:
@@ -114,6 +122,21 @@ class _Fields:
         )
 
 
+def _unknown_places(value: Word) -> tuple[set[int], dict[Span, int]]:
+    """The characters of ``value`` that stand for something unknown (they carry its span), and
+    where each unknown starts."""
+    if not value.unknown:
+        return set(), {}
+    targets = {u.span for u in value.unknown if u.span is not None}
+    whole: set[int] = set()
+    first: dict[Span, int] = {}
+    for k, span in enumerate(value.spans):
+        if span in targets:
+            whole.add(k)
+            first.setdefault(span, k)
+    return whole, first
+
+
 def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -> list[Word]:
     """The words a raw word becomes: parameters expanded, unquoted expansions split.
 
@@ -125,8 +148,7 @@ def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -
         if isinstance(part, Lit):
             f.add(part.text, part.spans, part.quoted)
         elif isinstance(part, Opaque):
-            f.add(part.raw, [part.span] * len(part.raw), part.quoted)
-            f.unknown.append(Unknown(part.raw, part.raw, part.reason, part.span))
+            _add_opaque(f, part, env)
         elif isinstance(part, ArrayLit):
             f.add("(...)", [part.span] * 5, False)
             f.unknown.append(
@@ -143,21 +165,53 @@ def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -
                 else:
                     f.add_split(item)
         else:
-            limits.current().reference(span_location(part.span))  # limits.MAX_REFERENCES
-            value = _param(part, env, unset_reason)
-            if value.text and not value.unknown:  # what substitution costs: limits.MAX_EXPANSION
-                limits.current().expand(len(value.text), span_location(part.span))
-            if part.quoted or not split or value.unknown:  # an unknown value is kept as one word
-                f.add(value.text, value.spans, True if part.quoted else False)
-                if part.quoted:
-                    f.started = True
-                elif value.text:
-                    f.started = True
-                f.unknown.extend(value.unknown)
-            else:
-                f.add_split(value)
+            _add_param(f, part, env, unset_reason, split)
     f.end()
     return f.out
+
+
+def _add_opaque(f: _Fields, part: Opaque, env: Env) -> None:
+    """``$(...)``, backquotes, ``$((...))``: arithmetic the file says every number of is worked
+    out; anything else is kept as written, unknown."""
+    value = _arithmetic(part.raw, env) if part.raw.startswith("$((") else None
+    if value is not None:  # a number: nothing to split
+        f.add(value, [part.span] * len(value), part.quoted)
+        return
+    f.add(part.raw, [part.span] * len(part.raw), part.quoted)
+    f.unknown.append(Unknown(part.raw, part.raw, part.reason, part.span))
+
+
+def _add_param(f: _Fields, part: Param, env: Env, unset_reason: str, split: bool) -> None:
+    limits.current().reference(span_location(part.span))  # limits.MAX_REFERENCES
+    var = env.get(part.name)
+    if part.op == "" and var is not None and var.partial is not None:
+        value = _copy(var.partial)  # partly known: the known text, unknowns marked
+    else:
+        value = _param(part, env, unset_reason)
+    if value.text and not value.unknown:  # what substitution costs: limits.MAX_EXPANSION
+        limits.current().expand(len(value.text), span_location(part.span))
+    if part.quoted or not split:
+        f.add(value.text, value.spans, True if part.quoted else False)
+        if part.quoted:
+            f.started = True
+        elif value.text:
+            f.started = True
+        f.unknown.extend(value.unknown)
+    else:
+        f.add_split(value)
+
+
+def _arithmetic(raw: str, env: Env) -> str | None:
+    """``$(( ... ))`` worked out, as text, when the file says every number in it (arithmetic.py)."""
+
+    def lookup(name: str) -> int | None:
+        var = env.get(name)
+        if var is None or var.value is None or var.value.unknown:
+            return None
+        return integer(var.value.text)
+
+    value = evaluate(raw[3:-2], lookup)
+    return None if value is None else str(value)
 
 
 def expand_one(raw: RawWord, env: Env, unset_reason: str = "") -> Word:

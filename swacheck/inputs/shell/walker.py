@@ -111,7 +111,9 @@ class Walker:
         self._explain([word])
         if word.unknown:
             reason = "; ".join(f"{u.shown}: {u.reason}" for u in word.unknown)
-            return Var(None, origin=origin, reason=reason, where=word.unknown[0].location)
+            return Var(
+                None, origin=origin, reason=reason, where=word.unknown[0].location, partial=word
+            )
         return Var(word, origin=origin)
 
     def walk(self, commands: list[RawCommand]) -> Iterable[Command]:
