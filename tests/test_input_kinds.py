@@ -312,6 +312,29 @@ def test_markdown_blocks_positions_and_placeholders(tree):
     assert (page["location"]["line"], page["location"]["column"]) == (8, 60)  # positions in the doc
 
 
+@pytest.mark.parametrize("fence", ["```", "```bash", "```shell"])
+def test_a_shell_block_written_as_a_session_is_read_from_its_prompts(tree, fence):
+    # SGLang's own multi-node docs: "$ python3 -m sglang.launch_server ..." in an unmarked fence;
+    # once read as a script, whose "$" made the launch a command nobody runs
+    doc = (
+        f"# Serving\n\n{fence}\n$ export HF_HOME=/data/hf\n$ python3 -m sglang.launch_server "
+        f"--model-path models/v4 --page-size 64 {SPEC}\n[10:00:00] server started\n```\n"
+    )
+    run = run_cli("--format", "json", "README.md", cwd=tree({"README.md": doc}))
+    (page,) = run.findings("SWA201")
+    assert (page["location"]["line"], page["location"]["column"]) == (
+        5,
+        60,
+    )  # in the doc, past the prompt
+    assert len(run.deployments) == 1
+
+
+def test_a_comment_in_a_bash_block_is_no_prompt(tree):
+    doc = f"```bash\n# launch the server\npython3 -m sglang.launch_server --model-path models/v4 --page-size 64 {SPEC}\n```\n"
+    run = run_cli("--format", "json", "README.md", cwd=tree({"README.md": doc}))
+    assert [f["location"]["line"] for f in run.findings("SWA201")] == [3]
+
+
 def test_rst_code_block(tree):
     root = tree(
         {

@@ -6,7 +6,8 @@ they sit in fenced code blocks. Read are:
 - Markdown/MDX fences (```` ``` ```` or ``~~~``, up to three spaces of indent) whose info
   string is a shell (``bash``, ``sh``, ``shell``, ``zsh``, ``console``, ``shell-session``) or
   empty; ``console`` blocks keep only the lines after a ``$``/``#`` prompt (and their
-  ``\\`` continuations);
+  ``\\`` continuations), and so does any shell block whose first line starts with a ``$``
+  prompt (a session written in a ``bash`` or unmarked fence);
 - reStructuredText ``.. code-block:: bash`` / ``.. code:: shell`` / ``.. prompt:: bash``
   directives (the indented body);
 - YAML blocks (``yaml``/``yml``) that hold an SGLang server config (a ``model-path`` key among
@@ -120,14 +121,34 @@ def _blocks(src: Source) -> list[tuple[str, int, int, int]]:
     return out
 
 
+# a prompt before a command in a transcript: "$ ", "user@host:~$ ", "(venv) $ "; "# " (root) only
+# in a block marked as a session, where it cannot be a comment
+_PROMPT = re.compile(r"(\([\w.-]+\)\s*)?[\w@.:~/-]*[$#]\s")
+_DOLLAR_PROMPT = re.compile(r"(\([\w.-]+\)\s*)?[\w@.:~/-]*\$\s")
+
+
+def _transcript(src: Source, start: int, end: int) -> bool:
+    """A ``bash``, ``shell`` or unmarked block written as a session: its first line that is not
+    blank starts with a ``$`` prompt (SGLang's own docs show launches so)."""
+    for n in range(start, end):
+        a = src.starts[n]
+        b = src.starts[n + 1] if n + 1 < len(src.starts) else len(src.text)
+        line = src.text[a:b].strip()
+        if line:
+            return _DOLLAR_PROMPT.match(line) is not None
+    return False
+
+
 def _chars(src: Source, lang: str, start: int, end: int, indent: int = 0) -> Chars:
     """The block's text with positions in the doc, without the block's own indentation (a
-    fence in a list item, an rst directive's body); prompt blocks keep only their commands."""
-    if lang not in PROMPT_LANGS and indent == 0:
+    fence in a list item, an rst directive's body); prompt blocks (a session, or a shell block
+    written as one) keep only their commands."""
+    prompt = _PROMPT if lang in PROMPT_LANGS else _DOLLAR_PROMPT
+    prompts = lang in PROMPT_LANGS or _transcript(src, start, end)
+    if not prompts and indent == 0:
         a = src.starts[start] if start < len(src.starts) else len(src.text)
         b = src.starts[end] if end < len(src.starts) else len(src.text)
         return Chars.of_source(src, a, b)
-    prompts = lang in PROMPT_LANGS
     text: list[str] = []
     spans: list = []
     continued = False
@@ -141,7 +162,7 @@ def _chars(src: Source, lang: str, start: int, end: int, indent: int = 0) -> Cha
             stripped = line.lstrip()
             skip = len(line) - len(stripped)
         if prompts and not continued:
-            m = re.match(r"(\([\w.-]+\)\s*)?[\w@.:~/-]*[$#]\s", stripped)
+            m = prompt.match(stripped)
             if m is None:
                 continue  # output
             skip += m.end()
