@@ -305,14 +305,17 @@ def _check_unit(
     partners = {real(c.path) for c in candidates if c.partner}
     unit.errors.extend(e for e in inputs.errors if not partners or real(e.file) not in partners)
     unit.files, unit.skipped, unit.notes = inputs.files, inputs.skipped, inputs.notes
+    failed: set[InputError] = set()  # each once: the servers of a recipe naming one missing model
     for dep in inputs.deployments:
         if dep.gpu is None and settings.gpu:
             dep.gpu = Val(settings.gpu, "--gpu")
         try:
             res = resolve(dep, job.models, job.profile)
         except InputProblem as problem:
-            if not partners or real(dep.file) not in partners:
-                unit.errors.append(problem.to_error())
+            error = problem.to_error()
+            if (not partners or real(dep.file) not in partners) and error not in failed:
+                failed.add(error)
+                unit.errors.append(error)
             continue
         unit.results.append(DeploymentResult(dep, res, []))
     # pair first, so a partner that pairs with no named server is dropped before any rule runs

@@ -273,6 +273,27 @@ def test_srt_slurm_without_model_path_is_an_input_error(tree):
     assert run.exit_code == 2 and "model.path" in run.stderr
 
 
+def test_srt_slurm_hf_handle_is_the_hub_model_id(tree):
+    # srt-slurm's own recipes: model.path: "hf:deepseek-ai/DeepSeek-V4-Pro"; once looked up as a
+    # local folder named "hf:deepseek-ai", and reported once per server
+    recipe = RECIPE.replace("path: models/v4", 'path: "hf:deepseek-ai/DeepSeek-V4-Flash"')
+    root = tree({"r.yaml": recipe})
+    missing = run_cli("--format", "json", "r.yaml", cwd=root)
+    (line,) = missing.stderr.splitlines()
+    assert line.startswith(
+        "r.yaml:2:15: cannot find config.json for model 'deepseek-ai/DeepSeek-V4-Flash'"
+    )
+    given = run_cli(
+        "--format",
+        "json",
+        "--model-config",
+        "deepseek-ai/DeepSeek-V4-Flash=models/v4",
+        "r.yaml",
+        cwd=root,
+    )
+    assert given.exit_code == 0 and len(given.deployments) == 2 and len(given.data["pairs"]) == 1
+
+
 # --------------------------------------------------------------------------- SkyPilot
 
 

@@ -23,7 +23,9 @@ keys have command-line semantics (``kv_cache_dtype`` is ``--kv-cache-dtype``; SG
 ``--config`` merger is never involved) and the mode's ``*_environment`` is the environment.
 
 ``model.path`` may be an alias that the cluster's ``srtslurm.yaml`` maps to a path; swacheck
-uses it as written (point it at a checkpoint with ``--model-config ALIAS=PATH``). The platform
+uses it as written (point it at a checkpoint with ``--model-config ALIAS=PATH``). ``hf:ORG/NAME``
+is srt-slurm's handle for a model it pulls from the Hugging Face Hub: the model id is
+``ORG/NAME``, looked up as any model id is (``--model-config``, the Hub cache). The platform
 comes from ``resources.gpu_type`` (``mi300x``/``mi355x``: ROCm; NVIDIA names: CUDA), else ROCm
 variables in the environment, else ``--platform``.
 """
@@ -115,6 +117,9 @@ def load_recipe(
     return found
 
 
+HUB_HANDLE = "hf:"
+
+
 def _deployment(
     root: Mapping,
     backend: Mapping,
@@ -143,11 +148,14 @@ def _deployment(
             "an srt-slurm recipe needs model.path: srt-slurm passes it as --model-path",
             where.key_loc if where else root.loc,
         )
+    value = model.value
+    if value.value.startswith(HUB_HANDLE):  # the model on the Hugging Face Hub, by its id
+        value = Scalar(value.value[len(HUB_HANDLE) :], value.loc, value.quoted)
     entries: list[Arg] = [
         Arg(
             "model-path",
             "model.path",
-            Pair("model-path", model.key_loc, model.value),
+            Pair("model-path", model.key_loc, value),
             "exact",
             "store",
             cli=True,
