@@ -42,6 +42,25 @@ def test_entrypoint_shell_with_command_script(lint):
     assert run.exit_code == 0, run.stderr
 
 
+def test_services_that_merge_an_extension_field(lint):
+    # Compose's own pattern (x-... anchors merged with <<); once refused, exit 2
+    text = (
+        "x-sglang: &sglang\n  image: lmsysorg/sglang:latest\n"
+        "  environment: {SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton}\n"
+        "  devices: [/dev/kfd, /dev/dri]\n"
+        "services:\n"
+        f"  prefill:\n    <<: *sglang\n    command: {CMD}\n"
+        f"  decode:\n    <<: *sglang\n    command: {CMD.replace('prefill', 'decode')}\n"
+    )
+    run = lint({"compose.yaml": text})
+    assert run.exit_code == 0, run.stderr
+    assert [(d["name"], d["mode"]) for d in run.deployments] == [
+        ("compose/prefill", "unified"),
+        ("compose/decode", "unified"),
+    ]
+    assert len(run.data["pairs"]) == 1
+
+
 @pytest.mark.parametrize(
     "environment",
     [

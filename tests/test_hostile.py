@@ -376,10 +376,21 @@ def test_alias_in_a_deployment_file_works(hostile):
     assert names(run) == ["aliased"]
 
 
-def test_yaml_merge_key_is_one_clear_line(hostile):
-    text = "base: &base {tp-size: 8}\nmodel-path: models/v4\n<<: *base\n"
+def test_yaml_merge_key_is_read_as_sglang_reads_it(hostile):
+    # once "YAML merge keys (<<) are not supported", exit 2: SGLang's loader (yaml.safe_load)
+    # and Docker Compose merge them
+    text = "base: &base {page-size: 64}\nmodel-path: models/v4\n<<: *base\n"
     run, _ = hostile({"merge.yaml": text})
-    assert_input_error(run, "merge.yaml:3:1: YAML merge keys (<<) are not supported")
+    assert run.stderr == "" and "merge" in names(run)
+    (f,) = [f for d in run.data["deployments"] for f in d["findings"] if f["code"] == "SWA201"]
+    assert (f["location"]["line"], f["location"]["column"]) == (1, 14)  # where the anchor has it
+
+
+def test_yaml_merge_key_of_a_scalar_is_one_clear_line(hostile):
+    run, _ = hostile({"merge.yaml": "model-path: models/v4\n<<: 8\n"})
+    assert_input_error(
+        run, "merge.yaml:2:1: a merge key (<<) takes a mapping or a list of mappings"
+    )
 
 
 def bomb(kind: str, levels: int = 10, name: str = "a") -> list[str]:

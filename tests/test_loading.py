@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swacheck import loading
+from swacheck import limits, loading
 from swacheck.loading import (
     MAX_DEPTH,
     FileCache,
@@ -302,10 +302,40 @@ def test_yaml_custom_tag_on_mapping_is_refused():
     assert (problem.location.line, problem.location.column) == (1, 4)
 
 
-def test_yaml_merge_key_is_refused_at_the_key():
-    problem = yaml_problem("base: &b {x: 1}\nc:\n  <<: *b\n  y: 2\n")
-    assert problem.message == "YAML merge keys (<<) are not supported"
-    assert (problem.location.line, problem.location.column) == (3, 3)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "base: &b {x: 1, y: 1}\nc:\n  <<: *b\n  y: 2\n",  # a written key wins
+        "a: &a {k: a, m: a}\nb: &b {k: b, n: b}\nc:\n  z: 0\n  <<: [*a, *b]\n  m: c\n",  # the first wins
+        "a: &a {k: 1}\nc: {<<: *a}\n",
+        "a: &a {k: a}\nb: &b {k: b, j: b}\nc:\n  <<: *a\n  <<: *b\n",
+        "a: &a {k: 1}\nb: &b\n  <<: *a\n  j: 2\nc:\n  <<: *b\n",  # a merge of a merge
+    ],
+)
+def test_yaml_merge_keys_give_what_safe_load_gives_in_its_order(text):
+    # SGLang's --config loader and Docker Compose merge; once refused as unsupported
+    c = yaml_root(text).pairs["c"].value
+    assert list(c.plain().items()) == list(yaml.safe_load(text)["c"].items())
+
+
+def test_a_merged_key_is_where_the_anchor_writes_it():
+    c = yaml_root("base: &b\n  tp-size: 8\nc:\n  <<: *b\n  y: 2\n").pairs["c"].value
+    tp = c.pairs["tp-size"]
+    assert (tp.key_loc.line, tp.key_loc.column, tp.value.loc.line) == (2, 3, 2)
+
+
+def test_a_merge_key_takes_mappings_only():
+    problem = yaml_problem("c:\n  <<: [1, 2]\n")
+    assert problem.message == "a merge key (<<) takes a mapping or a list of mappings"
+    assert (problem.location.line, problem.location.column) == (2, 3)
+
+
+def test_merged_keys_count_against_the_node_budget(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_YAML_NODES", 500)
+    big = "base: &b {" + ", ".join(f"k{i}: {i}" for i in range(100)) + "}\n"
+    text = big + "".join(f"m{n}: {{<<: *b}}\n" for n in range(10))
+    problem = yaml_problem(text)
+    assert problem.message.startswith("more than 500 YAML nodes in this file")
 
 
 def test_yaml_quoted_merge_key_is_a_plain_string_key():

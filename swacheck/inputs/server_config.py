@@ -20,7 +20,7 @@ from .types import Arg, ServerArgs
 def server_args_from_mapping(
     mapping: Mapping, file: str, base_dir: str, profile: SGLangProfile = DEFAULT
 ) -> ServerArgs:
-    entries: list[Arg] = []  # in file order, as the readers keep a mapping's keys (loading.tree)
+    entries: list[Arg] = []  # in the order the mapping keeps its keys (loading.tree), argparse's
     for written, pair in mapping.pairs.items():
         m = flags.match(written, profile)
         if m.option is not None:

@@ -48,7 +48,8 @@ class Mapping:
 
     loc: Location
     # each key's last occurrence, in file order: the readers insert each key as they read it, and
-    # a duplicate is taken out and put back at its later place (tests/test_loading.py holds this)
+    # a duplicate is taken out and put back at its later place (tests/test_loading.py holds this);
+    # keys a YAML merge key (<<) brings in come first, as yaml.safe_load orders them
     pairs: dict[str, Pair] = field(default_factory=dict)
     flow: bool = False
 

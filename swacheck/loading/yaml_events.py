@@ -2,8 +2,11 @@
 
 Only safe loading: YAML is *composed* (never constructed) with libyaml's C parser when it is
 present, and each scalar is turned into a plain value by its standard tag; any other tag
-(``!!python/object/apply``, custom tags) is refused with a position. The file's node count
-(``limits.MAX_YAML_NODES``) and nesting (``MAX_DEPTH``) are checked while it is read.
+(``!!python/object/apply``, custom tags) is refused with a position. Aliases share the anchored
+node, and merge keys (``<<: *base``) merge as ``yaml.safe_load`` merges them (SGLang's
+``--config`` loader and Docker Compose read them so). The file's node count
+(``limits.MAX_YAML_NODES``, merged keys included) and nesting (``MAX_DEPTH``) are checked while
+it is read.
 """
 
 from __future__ import annotations
@@ -243,15 +246,41 @@ class _YamlConverter:
         seq.loc = self.span(start.start_mark, event.end_mark)
         return seq
 
-    def _other_key(self, event: Any, depth: int) -> tuple[str, Location]:
-        """A mapping key other than plain text (a number, an anchored or tagged scalar, a key
-        past the depth limit; a merge key or a collection is refused): its name, as text, and
-        where it is."""
-        if type(event) is _ScalarEvent and self._tag(event, yaml.ScalarNode) == _TAG + "merge":
+    def _is_merge(self, event: Any) -> bool:
+        return type(event) is _ScalarEvent and self._tag(event, yaml.ScalarNode) == _TAG + "merge"
+
+    def _merged(self, event: Any, depth: int) -> list[Mapping]:
+        """The mappings a merge key (``<<: *base``, ``<<: [*a, *b]``) brings in, read with its
+        value (what ``yaml.safe_load`` and Docker Compose merge)."""
+        value = self.node(self.loader.get_event(), depth)
+        sources = value.items if isinstance(value, Sequence) else [value]
+        if not sources or not all(isinstance(m, Mapping) for m in sources):
             raise InputProblem(
-                "YAML merge keys (<<) are not supported",
+                "a merge key (<<) takes a mapping or a list of mappings",
                 self.loc(event.start_mark, event.end_mark),
             )
+        return sources  # type: ignore[return-value]
+
+    def _merge(self, mapping: Mapping, merges: list[list[Mapping]], mark: Any) -> None:
+        """Give ``mapping`` the keys its merge keys bring in, as YAML's merge key and PyYAML's
+        ``flatten_mapping`` do: a key written in the mapping wins over a merged one, a mapping
+        earlier in a ``<<: [...]`` list over a later one; the merged keys come first, in the order
+        they are merged. A merged entry is the anchored one, positions included; it counts against
+        the file's node budget, so merging cannot multiply a file's size."""
+        combined: dict[str, Pair] = {}
+        for sources in merges:
+            for source in sources:
+                for name, pair in source.pairs.items():
+                    combined.setdefault(name, pair)
+                self.nodes += len(source.pairs)
+        if self.nodes > self.max_nodes:
+            self.count(mark)
+        combined.update(mapping.pairs)
+        mapping.pairs = combined
+
+    def _other_key(self, event: Any, depth: int) -> tuple[str, Location]:
+        """A mapping key other than plain text (a number, an anchored or tagged scalar, a key
+        past the depth limit; a collection is refused): its name, as text, and where it is."""
         key = self.node(event, depth)
         if not isinstance(key, Scalar) or isinstance(key.value, (list, dict)):
             raise InputProblem("a mapping key must be a plain scalar", key.loc)
@@ -274,6 +303,7 @@ class _YamlConverter:
         resolve = self.loader.resolve
         loc = self.loc
         inner = depth + 1
+        merges: list[list[Mapping]] = []
         while True:
             event = get()
             if type(event) is _MappingEndEvent:
@@ -293,6 +323,9 @@ class _YamlConverter:
                 if self.nodes > self.max_nodes:
                     self.count(event.start_mark)
                 name, key_loc = event.value, loc(event.start_mark, event.end_mark)
+            elif self._is_merge(event):
+                merges.append(self._merged(event, inner))
+                continue
             else:
                 name, key_loc = self._other_key(event, inner)
             value = self.node(get(), inner)
@@ -300,6 +333,8 @@ class _YamlConverter:
             if old is not None:
                 self.duplicates.append(Duplicate(name, old.key_loc, key_loc, old, mapping))
             pairs[name] = Pair(name, key_loc, value)
+        if merges:
+            self._merge(mapping, merges, event.end_mark)
         mapping.loc = self.span(start.start_mark, event.end_mark)
         return mapping
 
