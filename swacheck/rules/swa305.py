@@ -75,8 +75,19 @@ def _used(name: str, res: Resolution) -> bool:
     return False
 
 
-def _fix(variable: str, kind: str) -> Fix:
+def _fix(variable: str, kind: str, shown: str = "", reason: str = "") -> Fix:
     if _NAME.fullmatch(variable or ""):
+        if shown.startswith("$(") and not shown.startswith("$(("):  # Kubernetes' $(NAME)
+            return Fix(
+                f"Set {variable} in the container's env, or tell swacheck its value with --env "
+                f"{variable}=VALUE."
+            )
+        if " not set in " not in reason:  # set, but only when the launch runs (a launcher sets
+            # it, a command computes it): the file cannot say it
+            return Fix(
+                f"Tell swacheck its value with --env {variable}=VALUE: it is only known when "
+                "the launch runs."
+            )
         return Fix(
             f"Set {variable} in the file (or give it a default, "
             f"${{{variable}:-VALUE}}), or tell swacheck its value with --env "
@@ -105,5 +116,11 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             message = f"{u.shown} may add server arguments swacheck cannot see ({u.reason}); they are not checked"
             field = u.shown
         yield Finding(
-            CODE, SEVERITY, message, u.location or dep.location, _fix(u.variable, u.kind), (), field
+            CODE,
+            SEVERITY,
+            message,
+            u.location or dep.location,
+            _fix(u.variable, u.kind, u.shown, u.reason),
+            (),
+            field,
         )

@@ -72,6 +72,31 @@ def test_command_substitution_and_script_arguments(lint):
     )
 
 
+def test_a_variable_the_launch_computes_is_not_to_be_set_in_the_file(lint):
+    # once "Set R in the file": it is set there, from a command
+    run = lint({"s.sh": f"R=$(cat /etc/rank)\n{LAUNCH} --node-rank $R\n"})
+    f = only(run)
+    assert f["message"].startswith("--node-rank $R cannot be resolved")
+    assert f["fix"]["description"] == (
+        "Tell swacheck its value with --env R=VALUE: it is only known when the launch runs."
+    )
+
+
+def test_a_kubernetes_reference_is_set_in_the_containers_env(lint):
+    # once the advice was shell syntax, ${NODE_RANK:-VALUE}, which Kubernetes never expands
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: d}\nspec:\n  containers:\n  - name: s\n"
+        "    image: lmsysorg/sglang:latest\n    command: [python3, -m, sglang.launch_server]\n"
+        "    args: [--model-path, models/v4, --speculative-algorithm, EAGLE, --speculative-num-steps,"
+        " '3', --speculative-eagle-topk, '1', --node-rank, $(NODE_RANK)]\n"
+    )
+    f = only(lint({"pod.yaml": pod}))
+    assert f["fix"]["description"] == (
+        "Set NODE_RANK in the container's env, or tell swacheck its value with --env "
+        "NODE_RANK=VALUE."
+    )
+
+
 def test_backend_variable_matters_only_on_rocm(lint):
     script = f"export SGLANG_HACK_FLASHMLA_BACKEND=$BACKEND\n{LAUNCH}\n"
     rocm = lint({"s.sh": script}, "--platform", "rocm")

@@ -122,6 +122,13 @@ class _Fields:
         )
 
 
+def partly_known(word: Word) -> bool:
+    """Whether ``word`` holds known text besides what cannot be known (``--tp 8 $((RANK))``, not
+    ``$(cat /etc/rank)`` alone): only then is it worth keeping beside its unknowns."""
+    whole, _ = _unknown_places(word)
+    return any(k not in whole and not c.isspace() for k, c in enumerate(word.text))
+
+
 def _unknown_places(value: Word) -> tuple[set[int], dict[Span, int]]:
     """The characters of ``value`` that stand for something unknown (they carry its span), and
     where each unknown starts."""

@@ -15,7 +15,7 @@ from ... import limits
 from ...records import InputProblem
 from ...recordtype import record
 from ...report.escape import one_line
-from .expansion import Env, Var, expand, expand_one
+from .expansion import Env, Var, expand, expand_one, partly_known
 from .lexer import ShellSyntaxError, lex
 from .spans import Source, Span, span_location
 from .words import _NAME, ArrayLit, Chars, RawCommand, RawWord, Unknown, Word
@@ -112,7 +112,11 @@ class Walker:
         if word.unknown:
             reason = "; ".join(f"{u.shown}: {u.reason}" for u in word.unknown)
             return Var(
-                None, origin=origin, reason=reason, where=word.unknown[0].location, partial=word
+                None,
+                origin=origin,
+                reason=reason,
+                where=word.unknown[0].location,
+                partial=word if partly_known(word) else None,
             )
         return Var(word, origin=origin)
 
