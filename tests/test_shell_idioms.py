@@ -305,3 +305,62 @@ def test_flags_around_arithmetic_the_files_do_not_say_are_still_read(tree):
         1,
         44,
     )  # where the arithmetic is written
+
+
+# --------------------------------------------------------------------------- shell functions
+
+
+def test_a_function_is_launched_with_the_arguments_of_each_call():
+    text = (
+        "launch_sglang() {\n"
+        '  python3 -m sglang.launch_server --model-path m --tp 8 "$@"\n'
+        "}\n"
+        "launch_sglang --disaggregation-mode prefill --port 30000\n"
+        "launch_sglang --disaggregation-mode decode\n"
+    )
+    assert launched(text) == [
+        ["python3 -m sglang.launch_server", "--model-path", "m", "--tp", "8"]
+        + ["--disaggregation-mode", "prefill", "--port", "30000"],
+        ["python3 -m sglang.launch_server", "--model-path", "m", "--tp", "8"]
+        + ["--disaggregation-mode", "decode"],
+    ]
+
+
+def test_function_keyword_and_numbered_arguments():
+    text = (
+        'function serve {\n  python3 -m sglang.launch_server --model-path $1 --port "$2" $3\n}\n'
+        "serve /models/v4 30000 '--tp 4'\n"
+    )
+    assert launched(text) == [
+        ["python3 -m sglang.launch_server", "--model-path", "/models/v4", "--port", "30000"]
+        + ["--tp", "4"]
+    ]
+
+
+def test_a_function_never_called_still_counts_as_written():
+    text = 'run() { python3 -m sglang.launch_server --model-path m "$@"; }\n'
+    assert launched(text) == [["python3 -m sglang.launch_server", "--model-path", "m", "$@"]]
+
+
+def test_a_function_that_calls_itself_is_followed_a_bounded_number_of_times():
+    text = "f() {\n  f\n  f\n  python3 -m sglang.launch_server --model-path m\n}\nf\n"
+    assert 0 < len(launched(text)) <= 64
+
+
+def test_a_pd_pair_launched_through_a_function_is_paired(tree):
+    # once one "no PD" server with an unknown "$@": the calls were not followed
+    script = (
+        "#!/bin/bash\n"
+        "launch_sglang() {\n"
+        f'  python3 -m sglang.launch_server --model-path models/v4 {SPEC} "$@"\n'
+        "}\n"
+        'case "$ROLE" in\n'
+        "  prefill) launch_sglang --disaggregation-mode prefill ;;\n"
+        "  decode) launch_sglang --disaggregation-mode decode --page-size 64 ;;\n"
+        "esac\n"
+    )
+    run = run_cli("--format", "json", "start.sh", cwd=tree({"start.sh": script}))
+    assert [d["pd"] for d in run.deployments] == [True, True]
+    assert len(run.data["pairs"]) == 1
+    (page,) = run.findings("SWA201")
+    assert (page["location"]["line"], page["location"]["column"]) == (7, 56)  # at the call

@@ -8,6 +8,7 @@ stays as written and is listed in ``Word.unknown``: never guessed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ... import limits
@@ -177,9 +178,53 @@ def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -
     return f.out
 
 
+_POSITIONAL = re.compile(r"\$(?:([@*#])|\{([@*#])\}|([1-9])|\{([1-9][0-9]{0,2})\})")
+
+
+def _positional(f: _Fields, part: Opaque, env: Env) -> bool:
+    """``$@``, ``$*``, ``$#``, ``$1``... inside a function the script calls (``Walker.call``
+    binds the call's arguments as ``@``); False when there is none to give."""
+    args = env.get("@")
+    m = _POSITIONAL.fullmatch(part.raw)
+    if args is None or args.items is None or m is None:
+        return False
+    which = m.group(1) or m.group(2)
+    items = args.items
+    if which == "@" or (which == "*" and not part.quoted):
+        for k, item in enumerate(items):  # one field per argument, each split when unquoted
+            if k:
+                f.end()
+            if part.quoted:
+                f.add(item.text, item.spans, True)
+                f.started = True
+                f.unknown.extend(item.unknown)
+            else:
+                f.add_split(item)
+    elif which == "*":
+        joined = " ".join(item.text for item in items)
+        f.add(joined, [part.span] * len(joined), True)
+        f.started = True
+        f.unknown.extend(u for item in items for u in item.unknown)
+    elif which == "#":
+        f.add(str(len(items)), [part.span] * len(str(len(items))), part.quoted)
+    else:
+        k = int(m.group(3) or m.group(4))
+        item = items[k - 1] if k <= len(items) else Word("", [], part.span)
+        if part.quoted:
+            f.add(item.text, item.spans, True)
+            f.started = True
+            f.unknown.extend(item.unknown)
+        else:
+            f.add_split(item)
+    return True
+
+
 def _add_opaque(f: _Fields, part: Opaque, env: Env) -> None:
-    """``$(...)``, backquotes, ``$((...))``: arithmetic the file says every number of is worked
-    out; anything else is kept as written, unknown."""
+    """``$(...)``, backquotes, ``$((...))``, positional parameters: arithmetic the file says every
+    number of is worked out, and the arguments of a call of the script's own function given;
+    anything else is kept as written, unknown."""
+    if _positional(f, part, env):
+        return
     value = _arithmetic(part.raw, env) if part.raw.startswith("$((") else None
     if value is not None:  # a number: nothing to split
         f.add(value, [part.span] * len(value), part.quoted)

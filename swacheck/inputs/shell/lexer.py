@@ -15,7 +15,7 @@ from ... import limits
 from ...records import Location
 from .lexer_words import ShellSyntaxError, WordLexer
 from .spans import span_location
-from .words import _ARRAY_START, ArrayLit, Chars, Lit, RawCommand, RawWord
+from .words import _ARRAY_START, _NAME, ArrayLit, Chars, Lit, RawCommand, RawWord
 
 _HEREDOC_LAUNCH = re.compile(r"sglang\.launch_server|sglang\s+serve|dynamo\.sglang")
 _OPERATORS = (
@@ -84,7 +84,7 @@ class _Lexer(WordLexer):
             self.budget.words(self.lexed, self.span_location_of_last(self.out))
         return self.out
 
-    def finish(self) -> None:
+    def finish(self, defines: bool = False) -> None:
         """End the command being read."""
         words = self.words
         if words:
@@ -92,7 +92,7 @@ class _Lexer(WordLexer):
             span = (
                 (first[0], first[1], last[2]) if first and last and first[0] is last[0] else first
             )
-            self.out.append(RawCommand(words, span))
+            self.out.append(RawCommand(words, span, defines))
         self.words = []
 
     def newline(self) -> None:
@@ -110,6 +110,10 @@ class _Lexer(WordLexer):
     def after_operator(self, op: str) -> None:
         start = self.i
         self.i += len(op)
+        if op == "(" and (end := self.function_parens()) is not None:
+            self.i = end  # `NAME ()` / `function NAME ()`: a function's head, its body next
+            self.finish(defines=True)
+            return
         if op not in _REDIRECTS:
             self.finish()
             return
@@ -123,6 +127,19 @@ class _Lexer(WordLexer):
                 self.heredocs.append((delim, op == "<<-"))
             return
         self.redirect_target = True
+
+    def function_parens(self) -> int | None:
+        """Where ``()`` ends when the ``(`` just read follows a function's name (``launch () {``):
+        the command so far is one name, or ``function`` and a name; None otherwise."""
+        names = [w.literal() for w in self.words]
+        if names[:1] == ["function"]:
+            names = names[1:]
+        if len(names) != 1 or names[0] is None or not _NAME.fullmatch(names[0]):
+            return None
+        j = self.i
+        while j < self.n and self.t[j] in " \t":
+            j += 1
+        return j + 1 if j < self.n and self.t[j] == ")" else None
 
     def add_word(self) -> None:
         word = self.word()

@@ -1,8 +1,10 @@
 """Walking a script: its commands in order, with the variables they set.
 
 Assignments, ``export`` / ``declare`` / ``readonly`` / ``local``, ``unset``, ``set -a`` and
-``. FILE`` / ``source FILE`` are followed; every other simple command is handed on as a
-:class:`Command` with the environment it runs with. Conditionals and loops are not evaluated.
+``. FILE`` / ``source FILE`` are followed, and so are calls of the script's own functions (their
+body is walked with the call's arguments as ``$@``, ``$1``...; a function never called is walked
+once as written); every other simple command is handed on as a :class:`Command` with the
+environment it runs with. Conditionals and loops are not evaluated.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from ...records import InputProblem
 from ...recordtype import record
 from ...report.escape import one_line
 from .expansion import Env, Var, expand, expand_one, partly_known
+from .functions import split_functions
 from .lexer import ShellSyntaxError, lex
 from .spans import Source, Span, span_location
 from .words import _NAME, ArrayLit, Chars, RawCommand, RawWord, Unknown, Word
@@ -32,6 +35,7 @@ class Command:
 
 
 _DECLARE = {"export", "declare", "typeset", "readonly", "local"}
+MAX_CALLS = 64  # function calls a script's walk follows (a function may call itself)
 _RESERVED = {
     "!",
     "{",
@@ -70,6 +74,9 @@ class Walker:
     unset_reason: str = ""  # how to say that a variable is set nowhere: "not set in decode.sh ..."
 
     exported_names: set[str] = field(default_factory=set)  # `export NAME` before NAME is set
+    functions: dict[str, list[RawCommand]] = field(default_factory=dict)  # name -> its body
+    called: set[str] = field(default_factory=set)
+    calls: int = 0  # function calls walked (MAX_CALLS)
     sourcing: tuple[str, ...] = ()  # real paths of the files being read, outermost first (cycles)
 
     def __post_init__(self) -> None:
@@ -121,6 +128,29 @@ class Walker:
         return Var(word, origin=origin)
 
     def walk(self, commands: list[RawCommand]) -> Iterable[Command]:
+        commands, defined = split_functions(commands)
+        self.functions.update(defined)
+        yield from self._walk(commands)
+        for name, body in defined.items():  # never called: its commands count as written
+            if name not in self.called:
+                self.called.add(name)
+                yield from self.walk(body)
+
+    def call(self, name: str, args: list[Word]) -> Iterable[Command]:
+        """A call of the script's function ``name``: its body, with ``args`` as ``$@``."""
+        self.called.add(name)
+        self.calls += 1
+        saved = self.env.get("@")
+        self.env["@"] = Var(args[0] if args else Word("", [], None), items=args)
+        try:
+            yield from self.walk(self.functions[name])
+        finally:
+            if saved is None:
+                self.env.pop("@", None)
+            else:
+                self.env["@"] = saved
+
+    def _walk(self, commands: list[RawCommand]) -> Iterable[Command]:
         for cmd in commands:
             words = list(cmd.words)
             while words and words[0].literal() in _RESERVED:
@@ -141,6 +171,9 @@ class Walker:
                 yield from self.source(words[1])
                 continue
             if self.builtin(head, words[1:]):
+                continue
+            if head in self.functions and self.calls < MAX_CALLS:
+                yield from self.call(head, [w for raw in words[1:] for w in self.expand(raw)])
                 continue
             argv = [w for raw in words for w in self.expand(raw)]
             if argv:

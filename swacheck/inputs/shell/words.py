@@ -193,3 +193,4 @@ class RawCommand:
 
     words: list[RawWord]
     span: Span | None  # from its first to its last word
+    defines: bool = False  # ``NAME ()``: the head of a function definition (its body follows)
