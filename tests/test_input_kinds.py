@@ -32,6 +32,9 @@ def test_every_kind_is_registered_once_with_a_reader():
     "path, kind",
     [
         ("a/run.sh", "script"),
+        ("jobs/dsv4-2node.sbatch", "script"),  # Slurm batch scripts, walked as scripts
+        ("serve.slurm", "script"),
+        ("start.bash", "script"),
         ("Dockerfile", "dockerfile"),
         ("x.Dockerfile", "dockerfile"),
         ("README.md", "markdown"),

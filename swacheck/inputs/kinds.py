@@ -23,8 +23,11 @@ SHELLS = {"sh", "bash", "dash", "ash", "ksh", "zsh"}
 SERVICE_KEYS = ("image", "command", "build", "entrypoint")  # what makes a Compose service
 
 
+SCRIPT_SUFFIXES = (".sh", ".bash", ".sbatch", ".slurm")  # shell, and Slurm batch scripts
+
+
 def is_script_path(path: str) -> bool:
-    return path.lower().endswith(".sh")
+    return path.lower().endswith(SCRIPT_SUFFIXES)
 
 
 def is_dockerfile_path(path: str) -> bool:
