@@ -26,10 +26,11 @@ import re
 from .. import limits
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
 from ..records import InputProblem, Location, Val
-from .launch import Found, build, names_for, seed_env
+from .launch import Found, UnresolvedModel, build, names_for, seed_env
 from .platforms import platform_of_image
 from .recognise import LaunchContext, launches
 from .shell import Env, Source, SpanChain, Unknown, Var, Word
+from .types import unread
 from .yaml_words import yaml_word
 
 POD_SPECS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
@@ -356,7 +357,7 @@ def read_container(
             )
         own, unset = _container_env(container, src, {**fallback, **cenv}, label, kind)
         cenv.update(own)
-        argv = _argv(container, src, cenv)
+        argv = _argv(container, src, _answered(cenv, fallback))
         # a $(VAR) Kubernetes leaves as written reaches `sh -c` as a command substitution
         reasons = {
             u.shown: f"{u.reason}; the shell would then run it as a command"
@@ -378,9 +379,38 @@ def read_container(
             )
             dep.gpu = gpu
             found.deployments.append(dep)
+        except UnresolvedModel as problem:
+            if not problem.variable:  # a command's output: swacheck does not run commands
+                found.errors.append(problem.to_error())
+            else:
+                at = problem.location or container.loc
+                found.deployments.append(
+                    _from_the_cluster(problem.variable, dep_name, path, at, platform, env)
+                )
         except InputProblem as problem:
             found.errors.append(problem.to_error())
     return len(items)
+
+
+def _answered(cenv: Env, fallback: Env) -> Env:
+    """The container's env, with --env answering what it leaves unknown (set nowhere, or
+    valueFrom): what ``$(VAR)`` references read."""
+    refs = dict(cenv)
+    refs.update((k, v) for k, v in fallback.items() if k not in cenv or cenv[k].value is None)
+    return refs
+
+
+def _from_the_cluster(
+    var: str, name: str, path: str, at: Location, platform: Val, env: dict[str, Val]
+):  # type: ignore[no-untyped-def]
+    """A launch whose model path the cluster gives (an operator such as OME injects MODEL_PATH
+    into a runtime that serves many models; envFrom, valueFrom): a launch to check with a model,
+    not an error of the manifest (SWA307)."""
+    reason = (
+        f"the model path comes from {var}, which the cluster gives (an operator, envFrom "
+        f"or valueFrom): check the launch with --env {var}=VALUE --model-config VALUE=PATH"
+    )
+    return unread(name, path, at, platform, env, reason)
 
 
 def _pair(key: str, node: Sequence):  # type: ignore[no-untyped-def]

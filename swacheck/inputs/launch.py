@@ -87,6 +87,12 @@ def _config_args(word: Word, base_dir: str, files: FileCache) -> tuple[ServerArg
     return load_server_args(doc.root, path), list(doc.duplicates)
 
 
+class UnresolvedModel(InputProblem):
+    """The model path is a variable the files do not give (``variable``; "" for a command)."""
+
+    variable = ""
+
+
 def _model_path_problem(u: Unresolved, what: str = "") -> InputProblem:
     """The deployment cannot be resolved without its model: name the variable and how to give it."""
     var = u.variable
@@ -100,9 +106,11 @@ def _model_path_problem(u: Unresolved, what: str = "") -> InputProblem:
             "swacheck does not run commands: write the path, or check a local copy "
             "with --env/--model-config VALUE=PATH"
         )
-    return InputProblem(
+    problem = UnresolvedModel(
         f"model-path cannot be resolved: {what or u.shown + ': ' + u.reason}; {hint}", u.location
     )
+    problem.variable = var if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", var) else ""
+    return problem
 
 
 def build(
