@@ -100,6 +100,21 @@ def test_total_expansion_per_file_is_bounded(tmp_path):
     )
 
 
+def test_a_partly_known_value_counts_against_the_budget_too(tmp_path):
+    """A value holding something unknown ($((X))) keeps its known text (expansion.Var.partial):
+    that text is charged as any other, so fanning it out stops at the same budget."""
+    big = "$((X)) " + "y" * (512 * 1024)
+    refs = limits.MAX_EXPANSION // len(big) + 1
+    script = "#!/bin/sh\n" + f'A="{big}"\n' + 'B="$A"\n' * (refs + 5) + LAUNCH + "\n"
+    root = write_tree(tmp_path, {"partial.sh": script})
+    run = run_child(["--format", "json", "partial.sh", GOOD], root, timeout=60)
+    assert_error_lines(
+        run,
+        f"partial.sh:{2 + refs}:4: variable expansion passes {limits.MAX_EXPANSION} "
+        f"characters in partial.sh here (the limit per file)",
+    )
+
+
 def test_a_long_word_below_the_limit_is_fine(tmp_path):
     """The limit is not a guess at what is reasonable: 2**19 characters through variables still work."""
     script = (

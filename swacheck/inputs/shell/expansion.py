@@ -236,11 +236,12 @@ def _add_opaque(f: _Fields, part: Opaque, env: Env) -> None:
 def _add_param(f: _Fields, part: Param, env: Env, unset_reason: str, split: bool) -> None:
     limits.current().reference(span_location(part.span))  # limits.MAX_REFERENCES
     var = env.get(part.name)
-    if part.op == "" and var is not None and var.partial is not None:
-        value = _copy(var.partial)  # partly known: the known text, unknowns marked
+    partial = part.op == "" and var is not None and var.partial is not None
+    if partial:
+        value = _copy(var.partial)  # type: ignore[union-attr, arg-type]  # the known text, unknowns marked
     else:
         value = _param(part, env, unset_reason)
-    if value.text and not value.unknown:  # what substitution costs: limits.MAX_EXPANSION
+    if value.text and (partial or not value.unknown):  # what it costs: limits.MAX_EXPANSION
         limits.current().expand(len(value.text), span_location(part.span))
     if part.quoted or not split:
         f.add(value.text, value.spans, True if part.quoted else False)
