@@ -50,6 +50,7 @@ class FileState:
     )  # (code, fix) applied to it, for --diff
     round_text: str = ""  # the text before the current round, to take a round back
     round_fixes: int = 0  # len(fixes) before the current round
+    seen: set[str] = field(default_factory=set)  # its texts at the start of each round (cycles)
 
     def data(self) -> bytes:
         return (("\ufeff" if self.bom else "") + self.text).encode("utf-8")
@@ -241,12 +242,37 @@ class Fixer:
                 if _round == MAX_ROUNDS:
                     break
                 pending = self._round(result)
+                pending = self._stop_cycles(pending)
                 before = counts
                 if not pending:
                     break
         finally:
             loading.CHECKED, loading.OVERLAY = None, {}
         return self.out
+
+    def _stop_cycles(self, pending: list[Applied]) -> list[Applied]:
+        """Put back every file whose text returns to one it had at an earlier round: the fixes of
+        its findings undo each other (a config read by two launches that need different values
+        in it). Its fixes are refused, with one line saying so; the rest of ``pending`` stays."""
+        cycling = {
+            k for k, s in self.out.states.items() if s.text != s.round_text and s.text in s.seen
+        }
+        if not cycling:
+            return pending
+        undone = [a for a in [*self.out.applied, *pending] if a.files & cycling]
+        for a in undone:
+            self.out.refused[a.ident] = "its fix and another undo each other"
+        self.out.applied = [a for a in self.out.applied if not a.files & cycling]
+        for key in cycling:
+            state = self.out.states[key]
+            state.text, state.fixes = state.original, []
+            self._overlay(state)
+            codes = ", ".join(sorted({a.code for a in undone if key in a.files}))
+            self.out.messages.append(
+                f"{one_line(state.path)}: not fixed: the fixes of its findings ({codes}) undo each "
+                "other: launches that read this file need different values in it; edit by hand"
+            )
+        return [a for a in pending if not a.files & cycling]
 
     def _take_back(self, pending: list[Applied], before: Counter, counts: Counter, result) -> bool:  # type: ignore[no-untyped-def]
         """Undo this round in every file that no longer parses or where a fix did not remove its
@@ -323,6 +349,7 @@ class Fixer:
         candidates = self._candidates(result)
         for state in self.out.states.values():
             state.round_text, state.round_fixes = state.text, len(state.fixes)
+            state.seen.add(state.text)
         rounds: dict[str, _FileRound] = {}
         taken: list[_Taken] = []
         seen: set[tuple] = set()  # one finding reported twice (a server checked through two files)
@@ -395,6 +422,7 @@ class Fixer:
         bom = data.startswith(b"\xef\xbb\xbf")
         state = FileState(path, key, digest, bom, text, text)
         state.round_text = text
+        state.seen.add(text)
         return state
 
     def _take(

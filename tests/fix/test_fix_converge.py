@@ -178,3 +178,25 @@ def test_many_fixes_in_one_file_are_applied_in_one_round_without_a_parse_each(tr
     assert "swacheck: 2000 fixed, 0 remaining" in run.stderr
     assert (root / "server.yaml").read_text() == "\n".join(lines[:4]) + "\n"
     assert len(parses) <= 4  # the round's text and its result, once each
+
+
+def test_fixes_that_undo_each_other_leave_the_file_and_say_why(tree):
+    # a config read alone (steps 3: draft tokens 4 are right) and through a script that overrides
+    # the steps (2: draft tokens must be 3): once the fixes took turns until the rounds ran out,
+    # and --fix said "0 fixed, 1 remaining" without a reason
+    config = (
+        "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-num-steps: 3\n"
+        "speculative-eagle-topk: 1\nspeculative-num-draft-tokens: 4\n"
+    )
+    script = (
+        "python3 -m sglang.launch_server --config configs/decode.yaml --speculative-num-steps 2\n"
+    )
+    root = tree({"configs/decode.yaml": config, "run.sh": script})
+    for flag in ("--diff", "--fix"):
+        run = run_cli(flag, "configs/decode.yaml", "run.sh", cwd=root)
+        assert (
+            "configs/decode.yaml: not fixed: the fixes of its findings (SWA203) undo each other: "
+            "launches that read this file need different values in it; edit by hand"
+        ) in run.stderr.splitlines()
+    assert (root / "configs/decode.yaml").read_text() == config
+    assert "swacheck: 0 fixed, 1 remaining" in run.stderr
