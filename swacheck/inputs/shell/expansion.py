@@ -106,6 +106,22 @@ class _Fields:
             i = j
         self.unknown.extend(u for u in value.unknown if u.span not in first)  # the last field's
 
+    def add_item(self, item: Word, quoted: bool) -> None:
+        """An element of an array or an argument: one quoted piece, or split when unquoted."""
+        if quoted:
+            self.add(item.text, item.spans, True)
+            self.started = True
+            self.unknown.extend(item.unknown)
+        else:
+            self.add_split(item)
+
+    def add_items(self, items: list[Word], quoted: bool) -> None:
+        """``"${A[@]}"`` / ``"$@"``: each item starts a field of its own."""
+        for k, item in enumerate(items):
+            if k:
+                self.end()
+            self.add_item(item, quoted)
+
     def end(self) -> None:
         if self.started or self.unknown:
             chunks = self.spans
@@ -163,15 +179,7 @@ def expand(raw: RawWord, env: Env, unset_reason: str = "", split: bool = True) -
                 Unknown("(...)", "(...)", "an array where a word is expected", part.span)
             )
         elif part.op.startswith("[") and (items := _elements(part, env, unset_reason)) is not None:
-            for k, item in enumerate(items):  # "${A[@]}": one field per element
-                if k:
-                    f.end()
-                if part.quoted:
-                    f.add(item.text, item.spans, True)
-                    f.started = True
-                    f.unknown.extend(item.unknown)
-                else:
-                    f.add_split(item)
+            f.add_items(items, part.quoted)  # "${A[@]}": one field per element
         else:
             _add_param(f, part, env, unset_reason, split)
     f.end()
@@ -191,15 +199,7 @@ def _positional(f: _Fields, part: Opaque, env: Env) -> bool:
     which = m.group(1) or m.group(2)
     items = args.items
     if which == "@" or (which == "*" and not part.quoted):
-        for k, item in enumerate(items):  # one field per argument, each split when unquoted
-            if k:
-                f.end()
-            if part.quoted:
-                f.add(item.text, item.spans, True)
-                f.started = True
-                f.unknown.extend(item.unknown)
-            else:
-                f.add_split(item)
+        f.add_items(items, part.quoted)  # one field per argument, each split when unquoted
     elif which == "*":
         joined = " ".join(item.text for item in items)
         f.add(joined, [part.span] * len(joined), True)
@@ -209,13 +209,7 @@ def _positional(f: _Fields, part: Opaque, env: Env) -> bool:
         f.add(str(len(items)), [part.span] * len(str(len(items))), part.quoted)
     else:
         k = int(m.group(3) or m.group(4))
-        item = items[k - 1] if k <= len(items) else Word("", [], part.span)
-        if part.quoted:
-            f.add(item.text, item.spans, True)
-            f.started = True
-            f.unknown.extend(item.unknown)
-        else:
-            f.add_split(item)
+        f.add_item(items[k - 1] if k <= len(items) else Word("", [], part.span), part.quoted)
     return True
 
 
