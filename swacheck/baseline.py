@@ -38,6 +38,7 @@ def write_baseline(settings: Settings, totals, code: int) -> int:  # type: ignor
     import json
 
     from .report.escape import json_data  # messages and paths are input text: redacted
+    from .safewrite import open_new_file  # never through a committed symbolic link
 
     data = {
         "version": BASELINE_VERSION,
@@ -46,7 +47,7 @@ def write_baseline(settings: Settings, totals, code: int) -> int:  # type: ignor
     }
     path = settings.write_baseline
     try:
-        with open(path, "w", encoding="utf-8") as fh:
+        with open_new_file(path) as fh:
             json.dump(data, fh, indent=2)
             fh.write("\n")
     except OSError as exc:

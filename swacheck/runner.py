@@ -147,8 +147,10 @@ def _deliver(settings: Settings, write, totals) -> bool:  # type: ignore[no-unty
             _drop_stdout()
             return False
         return True
+    from .safewrite import open_new_file  # never through a committed symbolic link
+
     try:
-        with open(settings.output, "w", encoding="utf-8") as fh:
+        with open_new_file(settings.output) as fh:
             write(fh)
     except OSError as exc:
         print_error(f"{settings.output}: cannot write the report: {exc.strerror or exc}")

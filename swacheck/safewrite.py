@@ -6,10 +6,14 @@ is skipped with a message. Files are written through a symbolic link inside the 
 target (the link stays), never outside the root, in place when the file has other hard links or
 an owner this process cannot give a new file, else atomically (temporary file + rename, mode and
 owner kept). Read-only files are refused.
+
+The report (``--output``) and the baseline (``--write-baseline``) are opened with
+:func:`open_new_file`, which never follows a symbolic link.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -135,3 +139,81 @@ def _write_in_place(path: str, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+# --------------------------------------------------------------------------- reports and baselines
+
+
+class LinkRefused(OSError):
+    """``--output``/``--write-baseline`` named a symbolic link (or a path through one)."""
+
+    def __init__(self, name: str, last: bool) -> None:
+        what = (
+            "it is a symbolic link"
+            if last
+            else f"{one_line(name)!r} on its path is a symbolic link"
+        )
+        text = f"{what}, and swacheck does not write through links (give the file itself)"
+        super().__init__(text)
+        self.strerror = text
+
+
+def open_new_file(path: str):  # type: ignore[no-untyped-def]
+    """``open(path, "w")`` for the report (``--output``) and the baseline (``--write-baseline``),
+    without following a symbolic link: a checkout can hold a committed link (a dangling one too)
+    where the workflow writes its report, which would make swacheck overwrite a file outside the
+    tree. The file itself, and every folder of the path that lies in the working directory, must
+    not be a link (opened one by one relative to each other, so nothing can be swapped in
+    between); a folder above or outside the working directory is the caller's own. Raises
+    :class:`LinkRefused` (an ``OSError``) for a link, ``OSError`` for anything else."""
+    parts, start = _own_parts(path)
+    fd = os.open(start, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    for part in parts[:-1]:  # each step closes the folder it opened from
+        fd = _step(fd, part, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0), False)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    fd = _step(fd, parts[-1], flags, True)
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):  # pragma: no cover - O_WRONLY refuses a folder
+            raise IsADirectoryError(21, "Is a directory")
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        return os.fdopen(fd, "w", encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _own_parts(path: str) -> tuple[list[str], str]:
+    """``path``'s components to open without following links, and the folder they start from
+    (opened as named): the working directory for a path inside it, else the path's folder."""
+    here = os.getcwd()
+    full = os.path.join(here, path)
+    norm = os.path.normpath(full)
+    if not os.path.isabs(path) or norm == here or norm.startswith(here.rstrip(os.sep) + os.sep):
+        rel = os.path.relpath(full, here) if os.path.isabs(path) else path
+        parts = [p for p in rel.split(os.sep) if p not in ("", ".")]
+        if parts:
+            return parts, "."
+    folder, name = os.path.split(norm)
+    return [name or "."], folder or os.sep
+
+
+def _step(fd: int, name: str, flags: int, last: bool) -> int:
+    """Open ``name`` in the folder ``fd`` (then closed) without following a link there."""
+    try:
+        try:
+            return os.open(name, flags | getattr(os, "O_NOFOLLOW", 0), 0o666, dir_fd=fd)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK) and _is_link(fd, name):
+                raise LinkRefused(name, last) from None
+            raise
+    finally:
+        os.close(fd)
+
+
+def _is_link(fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=fd).st_mode)
+    except OSError:
+        return False
