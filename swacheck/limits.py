@@ -16,6 +16,9 @@ Each budget below, when exceeded, is ONE input error for the file that exceeded 
 | ``MAX_WORD``            | 1 MiB (characters) | one shell word as written, or any word after variable          | (fixed)                         |
 |                         |                    | expansion (shell, Dockerfile, Kubernetes ``$(VAR)``, Compose)  |                                 |
 | ``MAX_EXPANSION``       | 16 MiB (characters)| characters that variable expansion substitutes in one file     | (fixed)                         |
+| ``MAX_ITEMS``           | 100,000            | bash array elements and function arguments (``"${A[@]}"``,     | (fixed)                         |
+|                         |                    | ``"$@"``) expansion gives in one file (their characters count  |                                 |
+|                         |                    | to ``MAX_EXPANSION`` too)                                      |                                 |
 | ``MAX_SOURCE_DEPTH``    | 8                  | ``. FILE`` inside ``. FILE`` (a file that sources itself,      | (fixed)                         |
 |                         |                    | directly or through others, is an error at once)               |                                 |
 | ``MAX_SOURCES``         | 100                | ``. FILE`` / ``source FILE`` read while reading one file       | (fixed)                         |
@@ -65,6 +68,7 @@ MAX_YAML_NODES = 250_000
 MAX_PLAIN_NODES = 100_000
 MAX_WORD = 1 * MiB
 MAX_EXPANSION = 16 * MiB
+MAX_ITEMS = 100_000
 MAX_SOURCE_DEPTH = 8
 MAX_SOURCES = 100
 MAX_WORDS = 100_000
@@ -101,11 +105,12 @@ def charge_read(size: int, path: str) -> None:
 class Budget:
     """What variable expansion, sourcing and launch finding may still spend on one file."""
 
-    __slots__ = ("path", "expanded", "sources", "deployments", "lexed", "references")
+    __slots__ = ("path", "expanded", "sources", "deployments", "lexed", "references", "items")
 
     def __init__(self, path: str):
         self.path = path
         self.expanded = 0
+        self.items = 0
         self.sources = 0
         self.deployments = 0
         self.lexed = 0
@@ -131,6 +136,23 @@ class Budget:
                 at,
                 file=self.path or None,
             )
+
+    def elements(self, items: list, at: Location | None) -> None:  # type: ignore[type-arg]
+        """``items`` (words) given by ``"${A[@]}"``, ``"$@"``, ``$1``...: each counts against
+        ``MAX_ITEMS`` and its characters against ``MAX_EXPANSION`` (an array that doubles itself,
+        ``A=("${A[@]}" "${A[@]}")``, or a function that calls itself with ``"$@" "$@"`` grows
+        by items, not by long words)."""
+        self.items += len(items)
+        if self.items > MAX_ITEMS:
+            raise InputProblem(
+                f"array and argument expansion passes {MAX_ITEMS} items in {self.name} here "
+                "(the limit per file)",
+                at,
+                file=self.path or None,
+            )
+        size = sum(len(item.text) for item in items)
+        if size:
+            self.expand(size, at)
 
     def word(self, size: int, at: Location | None) -> None:
         """A word built by expansion is ``size`` characters long."""

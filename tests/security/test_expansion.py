@@ -144,3 +144,59 @@ def test_a_word_of_escapes_longer_than_a_word_may_be(tmp_path):
         f"escapes.sh:2:{column}: a word is more than {limits.MAX_WORD} characters long here (the limit on one word)",
     )
     assert run.peak_rss < 300 * MiB
+
+
+def test_an_array_that_doubles_itself_stops_at_the_item_limit(tmp_path):
+    """``A=("${A[@]}" "${A[@]}")`` forty times: 2**40 one-letter items, none of them long, so no
+    word budget ever saw them (once MemoryError after ~20 s, 1.5 GB at a 2-minute timeout).
+    Each element counts against limits.MAX_ITEMS and its characters against MAX_EXPANSION."""
+    script = "\n".join(
+        ["#!/bin/bash", "A=(x)"] + ['A=("${A[@]}" "${A[@]}")'] * STEPS + [f'{LAUNCH} "${{A[@]}}"']
+    )
+    root = write_tree(tmp_path, {"array.sh": script + "\n"})
+    run = run_child(["--format", "json", "array.sh", GOOD], root, timeout=60, memory=1024 * MiB)
+    assert_error_lines(  # the 16th doubling (line 18) brings the items made to 131,070
+        run,
+        f"array.sh:18:14: array and argument expansion passes {limits.MAX_ITEMS} items in "
+        "array.sh here (the limit per file)",
+    )
+    assert run.peak_rss < 200 * MiB, run.peak_rss
+
+
+def test_a_function_that_doubles_its_arguments_stops_at_the_item_limit(tmp_path):
+    """``f() { f "$@" "$@"; }``: each of the 64 calls followed doubles "$@" (2**64 arguments)."""
+    script = f'#!/bin/bash\nf() {{ f "$@" "$@"; }}\nf x\n{LAUNCH}\n'
+    root = write_tree(tmp_path, {"args.sh": script})
+    run = run_child(["--format", "json", "args.sh", GOOD], root, timeout=60, memory=1024 * MiB)
+    assert_error_lines(
+        run,
+        f"args.sh:2:14: array and argument expansion passes {limits.MAX_ITEMS} items in "
+        "args.sh here (the limit per file)",
+    )
+    assert run.peak_rss < 200 * MiB, run.peak_rss
+
+
+def test_an_array_of_long_items_is_charged_by_its_characters(tmp_path):
+    """Few items, each long: the characters "${A[@]}" copies count against MAX_EXPANSION."""
+    big = "y" * (512 * 1024)
+    refs = limits.MAX_EXPANSION // len(big) + 1
+    script = "#!/bin/bash\n" + f"A=({big})\n" + 'B=("${A[@]}")\n' * (refs + 5) + LAUNCH + "\n"
+    root = write_tree(tmp_path, {"items.sh": script})
+    run = run_child(["--format", "json", "items.sh", GOOD], root, timeout=60)
+    assert_error_lines(
+        run,
+        f"items.sh:{2 + refs}:4: variable expansion passes {limits.MAX_EXPANSION} "
+        f"characters in items.sh here (the limit per file)",
+    )
+
+
+def test_real_arrays_and_arguments_still_expand(tmp_path):
+    script = (
+        "#!/bin/bash\nSPEC=(--speculative-algorithm EAGLE --speculative-num-steps 3)\n"
+        'serve() { python -m sglang.launch_server --model-path models/v4 "$@"; }\n'
+        'serve "${SPEC[@]}" --speculative-eagle-topk 1 --served-model-name arr\n'
+    )
+    root = write_tree(tmp_path, {"arr.sh": script})
+    run = run_child(["--format", "json", "arr.sh", GOOD], root)
+    assert run.stderr == "" and run.exit_code == 0, run.stderr
+    assert sorted(d["name"] for d in run.data["deployments"]) == ["arr", "good"]

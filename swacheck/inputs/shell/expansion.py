@@ -116,7 +116,9 @@ class _Fields:
             self.add_split(item)
 
     def add_items(self, items: list[Word], quoted: bool) -> None:
-        """``"${A[@]}"`` / ``"$@"``: each item starts a field of its own."""
+        """``"${A[@]}"`` / ``"$@"``: each item starts a field of its own (charged to the file's
+        budget: ``limits.MAX_ITEMS``, ``limits.MAX_EXPANSION``)."""
+        limits.current().elements(items, span_location(self.raw.span))
         for k, item in enumerate(items):
             if k:
                 self.end()
@@ -201,6 +203,7 @@ def _positional(f: _Fields, part: Opaque, env: Env) -> bool:
     if which == "@" or (which == "*" and not part.quoted):
         f.add_items(items, part.quoted)  # one field per argument, each split when unquoted
     elif which == "*":
+        limits.current().elements(items, span_location(part.span))
         joined = " ".join(item.text for item in items)
         f.add(joined, [part.span] * len(joined), True)
         f.started = True
@@ -209,6 +212,8 @@ def _positional(f: _Fields, part: Opaque, env: Env) -> bool:
         f.add(str(len(items)), [part.span] * len(str(len(items))), part.quoted)
     else:
         k = int(m.group(3) or m.group(4))
+        if k <= len(items):
+            limits.current().elements(items[k - 1 : k], span_location(part.span))
         f.add_item(items[k - 1] if k <= len(items) else Word("", [], part.span), part.quoted)
     return True
 
