@@ -70,6 +70,7 @@ __all__ = [
     "not_regular",
     "parse_json",
     "parse_yaml",
+    "read_bytes",
     "read_stdin",
     "read_text",
     "special_kind",
@@ -152,6 +153,16 @@ def _read_regular(path: str, max_size: int) -> bytes:
         return data
     finally:
         os.close(fd)
+
+
+def read_bytes(path: str, max_size: int) -> bytes:
+    """A regular file's bytes through the same reader as every input (no FIFO or device opened
+    so that it could block, every byte charged to the run's budget), for a file with a size
+    limit of its own (``checkpoint.MAX_INDEX_BYTES``). Raises :class:`InputProblem` or ``OSError``."""
+    data = _read_regular(path, max_size)
+    if len(data) > max_size:  # a file that grew while it was read
+        raise InputProblem(f"file is more than {max_size} bytes, above its limit", file=path)
+    return data
 
 
 def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:

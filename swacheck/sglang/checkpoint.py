@@ -27,7 +27,7 @@ import re
 import stat
 from functools import lru_cache
 
-from ..records import Location, Val
+from ..records import InputProblem, Location, Val
 from ..recordtype import record
 from .models import ModelConfig
 
@@ -97,41 +97,99 @@ def _folder(model: ModelConfig) -> str | None:
 
 
 def read_index_total(folder: str) -> tuple[int, Location | None] | None:
-    """``metadata.total_size`` of the folder's safetensors index: a regular file, size-capped,
-    parsed as JSON; nothing else of it is used or shown."""
+    """``metadata.total_size`` of the folder's safetensors index: a regular file of at most
+    ``MAX_INDEX_BYTES``, read through the input reader (``loading.read_bytes``: no FIFO or device
+    opened, its bytes charged to the run's budget); nothing else of it is used or shown."""
     path = os.path.join(folder, INDEX_NAME)
     try:
         st = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):
         return None
     if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_INDEX_BYTES:
         return None
     return _read_index(path, st.st_size, st.st_mtime_ns)
 
 
+# a JSON string, or a bracket: enough to follow the index's nesting without building it; a lone
+# quote is a string that never ends (possessive: no backtracking, one pass over the file)
+_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*+"|"|[{}\[\]]')
+_COLON = re.compile(rb"\s*:\s*")
+MAX_TOTAL_DIGITS = 19  # bytes of a checkpoint fit an int64 (SGLang's loaders read them so)
+
+
 @lru_cache(maxsize=64)
 def _read_index(path: str, size: int, mtime_ns: int) -> tuple[int, Location | None] | None:
-    """Parsed once per file version: thousands of deployments share a checkpoint (an index can be MBs)."""
+    """Parsed once per file version: thousands of deployments share a checkpoint (an index can be
+    MBs). Only the top-level ``metadata`` object is decoded: the ``weight_map`` (every tensor's
+    name) is stepped over, never built."""
+    from ..loading import read_bytes
+
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_INDEX_BYTES + 1)
-        data = json.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        raw = read_bytes(path, MAX_INDEX_BYTES)
+    except (InputProblem, OSError, ValueError):
         return None
-    meta = data.get("metadata") if isinstance(data, dict) else None
-    total = meta.get("total_size") if isinstance(meta, dict) else None
-    if isinstance(total, float) and total.is_integer():
+    found = _metadata(raw)
+    if found is None:
+        return None
+    at, meta = found
+    total = meta.get("total_size")
+    if isinstance(total, float) and total.is_integer() and abs(total) < 2**63:
         total = int(total)
-    if isinstance(total, bool) or not isinstance(total, int) or total <= 0:
+    if isinstance(total, bool) or not isinstance(total, int) or not 0 < total < 2**63:
         return None
-    text = raw.decode("utf-8", "replace")
-    m = re.search(r'"total_size"\s*:\s*', text)
+    m = re.compile(rb'"total_size"\s*:\s*').search(raw, at)
     loc = None
     if m is not None:
-        line = text.count("\n", 0, m.end()) + 1
-        col = m.end() - (text.rfind("\n", 0, m.end()) + 1) + 1
+        line = raw.count(b"\n", 0, m.end()) + 1
+        col = len(raw[raw.rfind(b"\n", 0, m.end()) + 1 : m.end()].decode("utf-8", "replace")) + 1
         loc = Location(path, line, col, line, col + len(str(total)))
     return total, loc
+
+
+def _metadata(raw: bytes) -> tuple[int, dict] | None:  # type: ignore[type-arg]
+    """(where it starts, the decoded value) of the top-level ``"metadata"`` object of the index:
+    one linear pass over its strings and brackets, then only that object decoded."""
+    depth = 0
+    for m in _TOKENS.finditer(raw):
+        tok = m.group()
+        if tok == b'"':
+            return None  # not JSON
+        if tok in (b"{", b"["):
+            depth += 1
+        elif tok in (b"}", b"]"):
+            depth -= 1
+        elif depth == 1 and tok == b'"metadata"' and (c := _COLON.match(raw, m.end())):
+            try:
+                text = raw[c.end() : c.end() + 1 + _object_end(raw, c.end())].decode("utf-8")
+                value = json.loads(text, parse_int=_bounded_int)
+            except (ValueError, RecursionError):
+                return None
+            return (c.end(), value) if isinstance(value, dict) else None
+    return None
+
+
+def _object_end(raw: bytes, start: int) -> int:
+    """The offset (from ``start``) of the bracket that closes the object or list opened at
+    ``start``; the rest of the file when it never closes."""
+    depth = 0
+    for m in _TOKENS.finditer(raw, start):
+        tok = m.group()
+        if tok == b'"':
+            break
+        if tok in (b"{", b"["):
+            depth += 1
+        elif tok in (b"}", b"]"):
+            depth -= 1
+            if depth <= 0:
+                return m.start() - start
+    return len(raw) - start
+
+
+def _bounded_int(text: str) -> int | float:
+    """A JSON integer of the metadata; one too long for a byte count is not one (no conversion of
+    thousands of digits: Python refuses those past 4,300)."""
+    digits = text.lstrip("-")
+    return int(text) if len(digits) <= MAX_TOTAL_DIGITS else float("nan")
 
 
 def _catalogue(model_path: str | None) -> CatalogueEntry | None:

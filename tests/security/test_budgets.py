@@ -130,6 +130,7 @@ def test_the_readme_limits_table_matches_limits_py():
         "items a value expands to (aliases)": f"{limits.MAX_PLAIN_NODES:,}",
         "one expanded word": f"{limits.MAX_WORD // limits.MiB} MiB characters",
         "variable expansion per file": f"{limits.MAX_EXPANSION // limits.MiB} MiB characters",
+        'array elements and arguments expanded per file (`"${A[@]}"`, `"$@"`)': f"{limits.MAX_ITEMS:,}",
         "shell words per file": f"{limits.MAX_WORDS:,}",
         "source depth": f"{limits.MAX_SOURCE_DEPTH}",
         "files sourced per file": f"{limits.MAX_SOURCES}",
@@ -200,3 +201,54 @@ def test_dockerfile_instructions(tmp_path):
         f"{limits.MAX_INSTRUCTIONS} instructions in Dockerfile (the limit per "
         f"Dockerfile)",
     )
+
+
+def _index(tensors: int) -> str:
+    """A safetensors index as checkpoints ship it: the metadata, then every tensor's shard."""
+    import json
+
+    names = {
+        f"model.layers.{i}.mlp.experts.{i}.w1.weight": "model-00001.safetensors"
+        for i in range(tensors)
+    }
+    return json.dumps({"metadata": {"total_size": 159_617_149_040}, "weight_map": names}, indent=2)
+
+
+def test_the_weight_index_is_read_through_the_run_budget(tmp_path, monkeypatch):
+    """model.safetensors.index.json was read with open()/json.loads outside the run's byte
+    budget: now its bytes are charged as every input's, and past the budget it is not read (the
+    weights are unknown, so SWA504 has nothing to say), never read anyway."""
+    from swacheck.sglang import checkpoint
+
+    root = write_tree(tmp_path, {"models/v4/model.safetensors.index.json": _index(20_000)})
+    checkpoint._read_index.cache_clear()
+    run = run_cli("--format", "json", "--gpu", "H200", GOOD, cwd=root)
+    assert [f["code"] for f in run.findings("SWA504")] == ["SWA504"]  # read: 148.66 GiB on one GPU
+    assert "model.safetensors.index.json" in str(run.findings("SWA504"))
+    monkeypatch.setattr(limits, "MAX_RUN_BYTES", 64 * 1024)  # the index is 1.7 MB
+    checkpoint._read_index.cache_clear()
+    run = run_cli("--format", "json", "--gpu", "H200", GOOD, cwd=root)
+    checkpoint._read_index.cache_clear()
+    assert run.findings("SWA504") == [], run.stdout
+    assert run.exit_code == 0, run.stderr
+
+
+def test_the_weight_index_is_not_built_whole(tmp_path):
+    """The index's weight_map (every tensor's name) is stepped over, not decoded: a 44 MiB index
+    took 244 MB and 7 s for one number, now about the file's bytes (benchmarks/hostile.py)."""
+    root = write_tree(tmp_path, {"models/v4/model.safetensors.index.json": _index(500_000)})
+    run = run_child(["--format", "json", "--gpu", "H200", GOOD], root, timeout=60)
+    assert [f["code"] for f in run.data["deployments"][0]["findings"]].count("SWA504") == 1
+    size = (root / "models/v4/model.safetensors.index.json").stat().st_size
+    assert run.peak_rss < 60 * limits.MiB + 2 * size, (run.peak_rss, size)
+
+
+def test_a_weight_index_with_a_huge_or_broken_total_is_not_used(tmp_path):
+    """A total_size of 5,000 digits (past Python's int conversion limit), one of 401 digits,
+    a float that overflows, and a string that never ends: the index gives no weights, no error."""
+    for total in ["9" * 5000, "9" * 401, "1e400", '"unterminated']:
+        text = '{"metadata": {"total_size": ' + total + '}, "weight_map": {"a": "b"}}'
+        root = write_tree(tmp_path / total[:8], {"models/v4/model.safetensors.index.json": text})
+        run = run_child(["--format", "json", "--gpu", "H200", GOOD], root, timeout=60)
+        assert run.exit_code == 0, (total[:8], run.stderr)
+        assert "internal error" not in run.stderr
