@@ -19,6 +19,8 @@ Each budget below, when exceeded, is ONE input error for the file that exceeded 
 | ``MAX_ITEMS``           | 100,000            | bash array elements and function arguments (``"${A[@]}"``,     | (fixed)                         |
 |                         |                    | ``"$@"``) expansion gives in one file (their characters count  |                                 |
 |                         |                    | to ``MAX_EXPANSION`` too)                                      |                                 |
+| ``MAX_NUMBER_DIGITS``   | 100 digits         | digits of one YAML / JSON integer (hex, octal... counted in    | (fixed)                         |
+|                         |                    | decimal digits); a JSON number past a double's range too       |                                 |
 | ``MAX_SOURCE_DEPTH``    | 8                  | ``. FILE`` inside ``. FILE`` (a file that sources itself,      | (fixed)                         |
 |                         |                    | directly or through others, is an error at once)               |                                 |
 | ``MAX_SOURCES``         | 100                | ``. FILE`` / ``source FILE`` read while reading one file       | (fixed)                         |
@@ -69,6 +71,8 @@ MAX_PLAIN_NODES = 100_000
 MAX_WORD = 1 * MiB
 MAX_EXPANSION = 16 * MiB
 MAX_ITEMS = 100_000
+MAX_NUMBER_DIGITS = 100
+_MAX_NUMBER = 10**MAX_NUMBER_DIGITS
 MAX_SOURCE_DEPTH = 8
 MAX_SOURCES = 100
 MAX_WORDS = 100_000
@@ -97,6 +101,23 @@ def charge_read(size: int, path: str) -> None:
             file=path,
         )
     _run_bytes[0] += size
+
+
+# --------------------------------------------------------------------------- numbers
+
+NUMBER_TOO_LONG = f"an integer of more than {MAX_NUMBER_DIGITS} digits (the limit on a number); no setting is that large"
+
+
+def number_too_long(text: str) -> bool:
+    """Whether an integer literal's text has more digits than any number may (before it is
+    converted: Python refuses to convert more than 4,300 decimal digits, and a hex literal of
+    thousands of digits converts, but cannot be printed)."""
+    return len(text) > MAX_NUMBER_DIGITS + 8 and sum(c.isalnum() for c in text) > MAX_NUMBER_DIGITS
+
+
+def integer_too_large(value: int) -> bool:
+    """Whether a converted integer has more than ``MAX_NUMBER_DIGITS`` decimal digits."""
+    return value.bit_length() > 3 * MAX_NUMBER_DIGITS and abs(value) >= _MAX_NUMBER
 
 
 # --------------------------------------------------------------------------- per-file budgets

@@ -18,6 +18,7 @@ from .tree import MAX_DEPTH, Document, Duplicate, Mapping, Node, Pair, Scalar, S
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")
 _CONSTANTS = {"true": True, "false": False, "null": None}
+_INF = float("inf")
 
 
 class _JsonParser:
@@ -73,7 +74,17 @@ class _JsonParser:
         m = _NUMBER.match(text, i)
         if m and m.end() > i:
             raw = m.group(0)
-            num: Any = float(raw) if (m.group(1) or m.group(2)) else int(raw)
+            if m.group(1) or m.group(2):
+                num: Any = float(raw)
+                if num in (_INF, -_INF):
+                    raise InputProblem(
+                        "a number too large for any setting (past a double's range)",
+                        self.loc(i, m.end()),
+                    )
+            elif len(raw) > limits.MAX_NUMBER_DIGITS + raw.startswith("-"):
+                raise InputProblem(limits.NUMBER_TOO_LONG, self.loc(i, m.end()))
+            else:
+                num = int(raw)
             return Scalar(num, self.loc(i, m.end())), m.end()
         if text.startswith(("NaN", "Infinity", "-Infinity"), i):
             raise self.fail("NaN and Infinity are not JSON numbers", i)

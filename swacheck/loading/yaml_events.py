@@ -59,6 +59,7 @@ _STR_TAG = _TAG + "str"
 _MAP_TAG = _TAG + "map"
 _SEQ_TAG = _TAG + "seq"
 _SAFE = yaml.constructor.SafeConstructor
+_INT_TAG = _TAG + "int"
 # the standard scalar tags and how each becomes a value; any other tag is refused
 _SCALARS: dict[str, Any] = {
     _TAG + "null": _SAFE.construct_yaml_null,
@@ -199,6 +200,8 @@ class _YamlConverter:
         construct = _SCALARS[tag]
         if construct is None:
             value: Any = event.value
+        elif tag == _INT_TAG and limits.number_too_long(event.value):
+            raise InputProblem(limits.NUMBER_TOO_LONG, self.loc(event.start_mark, event.end_mark))
         else:
             node = yaml.ScalarNode(
                 tag, event.value, event.start_mark, event.end_mark, style=event.style
@@ -223,6 +226,8 @@ class _YamlConverter:
                     f"bad {kind} value {one_line(repr(event.value))}{why}",
                     self.loc(event.start_mark, event.end_mark),
                 ) from None
+        if type(value) is int and limits.integer_too_large(value):  # 0x + 84 hex digits
+            raise InputProblem(limits.NUMBER_TOO_LONG, self.loc(event.start_mark, event.end_mark))
         if event.tag is None and event.implicit[0] and len(_PLAIN_VALUES) < _MEMO_SIZE:
             _PLAIN_VALUES[event.value] = (value,)  # the tag and value of plain text are its own
         return Scalar(value, self.loc(event.start_mark, event.end_mark), event.style in ("'", '"'))

@@ -68,10 +68,11 @@ SUMMARY = "per-GPU weights (+ MTP draft) do not fit in mem-fraction-static x the
 MARGIN = 0.03  # of the GPU's memory: the CUDA context and other processes come out of it
 
 
-def _draft_bytes(res: Resolution, ck: ckpt.Checkpoint, tp: int) -> tuple[float, str] | None:
-    """Per-GPU bytes of the MTP draft, and how they were estimated; None when unknown."""
+def _draft_bytes(res: Resolution, ck: ckpt.Checkpoint, tp: int) -> tuple[int, str] | None:
+    """Per-GPU bytes of the MTP draft, and how they were estimated; None when unknown. Bytes are
+    integers throughout (a 401-digit tp-size is no float overflow)."""
     if res.draft is None or res.target is None:
-        return 0.0, ""
+        return 0, ""
     if res.draft.model is not None and res.draft.model is not res.target.model:
         other = ckpt.read(
             res.draft.model, res.deployment.env, pf.text(res, "speculative-draft-model-path")
@@ -79,15 +80,15 @@ def _draft_bytes(res: Resolution, ck: ckpt.Checkpoint, tp: int) -> tuple[float, 
         if other.weight_bytes is None:
             return None
         return (
-            other.weight_bytes.value / tp,
+            other.weight_bytes.value // tp,
             f"the draft checkpoint's {other.weight_bytes.origin} / tp {tp}",
         )
     if ck.weight_bytes is None or not ck.num_layers or not ck.nextn_layers:
         return None
     layers = ck.num_layers + ck.nextn_layers
-    share = ck.weight_bytes.value * ck.nextn_layers / layers
+    share = ck.weight_bytes.value * ck.nextn_layers // layers
     return (
-        share / tp,
+        share // tp,
         f"MTP draft: {ck.nextn_layers} NextN layer(s) of {layers} = {pf.gib(share)} / tp {tp}, estimated",
     )
 
@@ -126,9 +127,9 @@ class _Budget:
     gpu: Gpu
     tp: int
     pp: int
-    draft_bytes: float
-    need: float  # bytes per GPU
-    mem: float  # the GPU's memory, bytes
+    draft_bytes: int
+    need: int  # bytes per GPU
+    mem: int  # the GPU's memory, bytes
     minimum: float  # need / mem: the least mem-fraction-static
     what: str  # the need, in words
     on: str  # the GPU, in words
@@ -139,9 +140,9 @@ def _budget(res: Resolution, ck: ckpt.Checkpoint, gpu_val: Val, gpu: Gpu) -> _Bu
     assert ck.weight_bytes is not None
     tp = pf.integer(res, "tp-size", 1)
     pp = pf.integer(res, "pp-size", 1)
-    per_gpu = ck.weight_bytes.value / (tp * pp)
+    per_gpu = ck.weight_bytes.value // (tp * pp)  # integers: no float overflow at any tp
     draft = _draft_bytes(res, ck, tp)
-    draft_bytes, draft_how = draft if draft is not None else (0.0, "")
+    draft_bytes, draft_how = draft if draft is not None else (0, "")
     need = per_gpu + draft_bytes
     mem = gpu.memory_bytes
     approx = " (approximate: from swacheck's catalogue)" if ck.weights_approximate else ""
@@ -164,7 +165,7 @@ def _budget(res: Resolution, ck: ckpt.Checkpoint, gpu_val: Val, gpu: Gpu) -> _Bu
 def _cannot_load(b: _Budget) -> Finding:
     """The weights alone exceed one GPU's memory."""
     res, tp, pp = b.res, b.tp, b.pp
-    gpus_needed = math.ceil(b.need * tp * pp / (0.9 * b.mem) / pp) if pp else tp
+    gpus_needed = -(-(b.need * tp * 10) // (9 * b.mem))  # ceil(need x tp / 90% of one GPU)
     return Finding(
         CODE,
         SEVERITY,
@@ -195,13 +196,17 @@ def _fix(b: _Budget) -> Fix:
     assert b.ck.weight_bytes is not None
     weights, draft_bytes = b.ck.weight_bytes.value, b.draft_bytes
     wider = tp
-    while wider < 1024 and (weights / (wider * pp) + draft_bytes * tp / wider) / mem > 0.85:
+
+    def share(gpus: int) -> float:  # of one GPU's memory, over ``gpus`` x pp GPUs
+        return (weights // (gpus * pp) + draft_bytes * tp // gpus) / mem
+
+    while wider < 1024 and share(wider) > 0.85:
         wider *= 2
     return Fix(
         f"The weights need at least {minimum:.4f} of the GPU, which leaves almost "
         f"nothing for the KV cache: spread them over "
         f"more GPUs, e.g. tp-size {wider} (about "
-        f"{(weights / (wider * pp) + draft_bytes * tp / wider) / mem:.2f} "
+        f"{share(wider):.2f} "
         f"of each GPU).",
         tuple(e for e in (pf.set_arg(res, "tp-size", wider),) if e is not None),
         safe=False,  # parallelism

@@ -128,6 +128,7 @@ def test_the_readme_limits_table_matches_limits_py():
         "YAML / JSON nesting": f"{limits.MAX_NESTING} levels",
         "YAML nodes / JSON values per file": f"{limits.MAX_YAML_NODES:,}",
         "items a value expands to (aliases)": f"{limits.MAX_PLAIN_NODES:,}",
+        "digits of one YAML / JSON integer": f"{limits.MAX_NUMBER_DIGITS}",
         "one expanded word": f"{limits.MAX_WORD // limits.MiB} MiB characters",
         "variable expansion per file": f"{limits.MAX_EXPANSION // limits.MiB} MiB characters",
         'array elements and arguments expanded per file (`"${A[@]}"`, `"$@"`)': f"{limits.MAX_ITEMS:,}",
