@@ -29,6 +29,8 @@ Each budget below, when exceeded, is ONE input error for the file that exceeded 
 | ``MAX_REFERENCES``      | 50,000             | variable references expanded for one file, known or not        | (fixed)                         |
 | ``MAX_STAGES``          | 100                | ``FROM`` stages of one Dockerfile                              | (fixed)                         |
 | ``MAX_INSTRUCTIONS``    | 10,000             | instructions of one Dockerfile                                 | (fixed)                         |
+| ``MAX_WALK_DEPTH``      | 100 levels         | folders below a folder named on the command line that a walk   | (fixed)                         |
+|                         |                    | enters (a deeper one is skipped, counted and listed with -v)   |                                 |
 | ``MAX_DEPLOYMENTS``     | 1,000              | deployments (launch commands, containers, services, documents) | (fixed)                         |
 |                         |                    | found in one file                                              |                                 |
 
@@ -77,6 +79,7 @@ MAX_SOURCE_DEPTH = 8
 MAX_SOURCES = 100
 MAX_WORDS = 100_000
 MAX_DEPLOYMENTS = 1_000
+MAX_WALK_DEPTH = 100
 MAX_REFERENCES = 50_000
 MAX_STAGES = 100
 MAX_INSTRUCTIONS = 10_000

@@ -156,12 +156,38 @@ def _walk(
     The order and the choices are ``os.walk``'s (a folder's files, then each sorted subfolder in
     turn; a symbolic link to a folder is not followed; a folder that cannot be listed is passed
     over), but each directory entry's type comes from the listing itself: a regular file costs
-    no ``stat`` here, and none before it is opened (``loading.walked_regular``)."""
+    no ``stat`` here, and none before it is opened (``loading.walked_regular``). The walk keeps
+    its own stack (a tree a thousand folders deep, which git checks out happily, is no
+    ``RecursionError``): a folder nested deeper than ``limits.MAX_WALK_DEPTH`` below ``top`` is
+    not walked, and ``special`` receives it and why (a skip, counted and listed with ``-v``)."""
+    stack = [(top, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        subfolders = _walk_folder(folder, exclude, special, add)
+        if subfolders and depth >= limits.MAX_WALK_DEPTH:
+            if special is not None:
+                for sub in subfolders:
+                    special[os.path.join(folder, sub)] = (
+                        f"a folder nested more than {limits.MAX_WALK_DEPTH} levels deep "
+                        "below the path named: not walked (the limit on a walk)"
+                    )
+            continue
+        stack.extend((os.path.join(folder, sub), depth + 1) for sub in reversed(subfolders))
+
+
+def _walk_folder(
+    top: str,
+    exclude: tuple[str, ...],
+    special: dict[str, str] | None,
+    add: Callable[[str, bool, str | None], None],
+) -> list[str]:
+    """``_walk`` for one folder: its candidate files given to ``add``; its subfolders to walk
+    (sorted, no link, hidden or excluded one) returned."""
     try:
         with os.scandir(top) as listing:
             entries = list(listing)
     except OSError:
-        return
+        return []
     folders: list[os.DirEntry[str]] = []
     files: list[os.DirEntry[str]] = []
     for entry in entries:
@@ -188,9 +214,7 @@ def _walk(
         if not link:
             walked_regular(path)
         add(path, False, None if link else remember_real(path, os.path.join(real_dir, name)))
-    for folder in sorted(folders, key=_name):
-        if not folder.is_symlink():
-            _walk(os.path.join(top, folder.name), exclude, special, add)
+    return [f.name for f in sorted(folders, key=_name) if not f.is_symlink()]
 
 
 def _name(entry: os.DirEntry[str]) -> str:

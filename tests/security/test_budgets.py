@@ -136,6 +136,9 @@ def test_the_readme_limits_table_matches_limits_py():
         "source depth": f"{limits.MAX_SOURCE_DEPTH}",
         "files sourced per file": f"{limits.MAX_SOURCES}",
         "deployments per file": f"{limits.MAX_DEPLOYMENTS:,}",
+        "folders a walk descends below a named folder (deeper: skipped, counted, listed with `-v`)": (
+            f"{limits.MAX_WALK_DEPTH} levels"
+        ),
         "variable references per file": f"{limits.MAX_REFERENCES:,}",
         "Dockerfile stages / instructions": f"{limits.MAX_STAGES} / {limits.MAX_INSTRUCTIONS:,}",
     }

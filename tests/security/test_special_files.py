@@ -152,3 +152,46 @@ def test_why_from_log_does_not_open_a_fifo(tmp_path):
     run = run_cli("why", "--from-log", "server.log", cwd=root)
     assert run.exit_code == 2
     assert run.stderr.splitlines() == [f"server.log: is a FIFO (named pipe), {ONLY_REGULAR}"]
+
+
+def _deep(root, levels: int, text: str) -> str:
+    """``d/d/.../d/x.yaml``, ``levels`` folders deep (made one at a time: os.makedirs recurses)."""
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for _ in range(levels):
+            os.mkdir("d", dir_fd=fd)
+            new = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = new
+        out = os.open("x.yaml", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(out, text.encode())
+        os.close(out)
+    finally:
+        os.close(fd)
+    return "/".join(["d"] * levels) + "/x.yaml"
+
+
+def test_a_folder_tree_a_thousand_levels_deep_is_walked_to_the_limit(tmp_path):
+    """git and actions/checkout create such a tree happily; the recursive walk ended with
+    RecursionError after 85 s ("internal error", nothing else reported). The walk keeps its own
+    stack: past limits.MAX_WALK_DEPTH a folder is skipped, counted and listed with -v."""
+    from conftest import EAGLE
+
+    root = write_tree(tmp_path, {})
+    try:
+        _deep(root, 1000, EAGLE)
+        shallow = _deep(root / "models", limits.MAX_WALK_DEPTH - 1, EAGLE)  # walked: at the limit
+        run = run_child(["-v", "."], root, timeout=60)
+    finally:  # pytest's own clean-up (shutil.rmtree) recurses too
+        subprocess.run(["rm", "-rf", str(root / "d"), str(root / "models" / "d")], check=True)
+    assert run.exit_code == 0, run.stderr
+    assert "internal error" not in run.stderr
+    out = run.stdout.splitlines()
+    assert any(line.startswith(f"models/{shallow} ") for line in out), run.stdout[-2000:]
+    deep = "./" + "/".join(["d"] * (limits.MAX_WALK_DEPTH + 1))
+    assert (
+        f"skipped {deep}: a folder nested more than {limits.MAX_WALK_DEPTH} levels deep below "
+        "the path named: not walked (the limit on a walk)"
+    ) in out
+    # the folder and models/v4/config.json (no deployment) are the skips
+    assert out[-1].startswith("Checked 2 deployments in 2 files (2 files skipped)"), out[-1]
