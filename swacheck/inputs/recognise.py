@@ -54,8 +54,6 @@ SCANNED_WRAPPERS = {
     "chrt",
     "sudo",
     "nsys",
-    "apptainer",
-    "singularity",
 }
 RUNNERS = {
     "uv": ("run",),
@@ -84,6 +82,8 @@ class Launch:
     whole: Location | None  # the whole command
     hint: Val | None = None  # the platform the command says (`docker run` of a ROCm image)
     unread: str = ""  # a launch found but not readable: why (a deployment that is not checked)
+    when: str = ""  # one of several ways its line can run: the conditions it was read for
+    assumed: tuple[str, ...] = ()  # the undecided conditions the walk took to reach it
 
 
 @record
@@ -131,8 +131,11 @@ def _program_at(argv: list[Word], start: int) -> int | None:
     return None
 
 
-def launches(argv: list[Word], env: Env, ctx: LaunchContext, depth: int = 0) -> list[Launch]:
-    """The SGLang launches one command runs (several when it is ``sh -c`` of a script)."""
+def launches(
+    argv: list[Word], env: Env, ctx: LaunchContext, depth: int = 0, stdin: Word | None = None
+) -> list[Launch]:
+    """The SGLang launches one command runs (several when it is ``sh -c`` of a script, or a
+    shell reading a here-string, ``bash -s <<< "..."``)."""
     argv = list(argv)
     env = dict(env)
     hint: Val | None = None
@@ -152,13 +155,20 @@ def launches(argv: list[Word], env: Env, ctx: LaunchContext, depth: int = 0) -> 
             if not argv:
                 return []  # no image, or an image without a command: its entrypoint is not in the files
             continue
+        if head in ("apptainer", "singularity"):
+            argv, hint = _apptainer(argv, env, ctx)
+            if not argv:
+                return []
+            continue
+        if head == "ssh" and depth <= 4:
+            return _ssh(argv, ctx, depth, stdin)
         unwrapped = _unwrap(head, argv, env, ctx)
         if unwrapped is None:
             break
         argv = unwrapped
     if not argv:
         return []
-    found = _launches(argv, env, ctx, depth)
+    found = _launches(argv, env, ctx, depth, stdin)
     if hint is not None:
         for launch in found:
             launch.hint = launch.hint or hint
@@ -240,7 +250,7 @@ def _walk_launches(commands: list, env: Env, ctx: LaunchContext, depth: int) -> 
     return [
         launch
         for cmd in walker.walk(commands)
-        for launch in launches(cmd.argv, cmd.env, ctx, depth + 1)
+        for launch in launches(cmd.argv, cmd.env, ctx, depth + 1, cmd.stdin)
     ]
 
 
@@ -355,10 +365,12 @@ def _docker_env(value: Word, env: Env, cenv: Env, ctx: LaunchContext) -> None:
     )
 
 
-def _launches(argv: list[Word], env: Env, ctx: LaunchContext, depth: int) -> list[Launch]:
+def _launches(
+    argv: list[Word], env: Env, ctx: LaunchContext, depth: int, stdin: Word | None = None
+) -> list[Launch]:
     head = _base(argv[0])
     if head in SHELLS:
-        return _shell_c(argv, env, ctx, depth)
+        return _shell_c(argv, env, ctx, depth, stdin)
     whole = _command_location(argv)
     if PYTHON.fullmatch(head):
         i = 1
@@ -408,26 +420,27 @@ def _strip_env(argv: list[Word], env: Env, ctx: LaunchContext) -> list[Word]:
     return argv
 
 
-def _shell_c(argv: list[Word], env: Env, ctx: LaunchContext, depth: int) -> list[Launch]:
-    """``sh [-opts] -c SCRIPT``: the launches inside SCRIPT, run with the exported environment."""
+def _shell_c(
+    argv: list[Word], env: Env, ctx: LaunchContext, depth: int, stdin: Word | None = None
+) -> list[Launch]:
+    """``sh [-opts] -c SCRIPT``: the launches inside SCRIPT, run with the exported environment;
+    ``bash -s`` (or a shell with no script) reading a here-string: the launches inside it."""
     if depth > 4:
         return []
+    exported = {k: v for k, v in env.items() if v.exported}
     i = 1
-    while i < len(argv):
+    while i <= len(argv):
+        if i == len(argv) or _reads_stdin(argv[i].text):
+            if stdin is None or stdin.unknown and not _MENTIONS_LAUNCH.search(stdin.text):
+                return []
+            return _script_text(stdin, exported, ctx, depth)
         t = argv[i].text
         if t.startswith("-") and not t.startswith("--") and "c" in t[1:]:
             if i + 1 < len(argv) and argv[i + 1].text == "--":  # `bash -lc -- SCRIPT`
                 i += 1
             if i + 1 >= len(argv):
                 return []
-            script = argv[i + 1]
-            try:
-                commands = lex(Chars.of_word(script))
-            except ShellSyntaxError as err:
-                raise syntax_problem(err, ctx.label) from None
-            return _walk_launches(
-                commands, {k: v for k, v in env.items() if v.exported}, ctx, depth
-            )
+            return _script_text(argv[i + 1], exported, ctx, depth)
         if t in ("-o", "+o"):
             i += 2
         elif t.startswith(("-", "+")):
@@ -435,6 +448,103 @@ def _shell_c(argv: list[Word], env: Env, ctx: LaunchContext, depth: int) -> list
         else:
             return []  # `bash script.sh`: a script inside the image
     return []
+
+
+def _reads_stdin(option: str) -> bool:
+    """``-s`` (or ``--`` ending the options with no ``-c``): the shell reads its script from stdin."""
+    return option == "--" or (
+        option.startswith("-") and not option.startswith("--") and "s" in option[1:]
+    )
+
+
+def _script_text(script: Word, env: Env, ctx: LaunchContext, depth: int) -> list[Launch]:
+    """The launches of a script given as one word (``sh -c``, a here-string, ``ssh host CMD``)."""
+    try:
+        commands = lex(Chars.of_word(script))
+    except ShellSyntaxError as err:
+        raise syntax_problem(err, ctx.label) from None
+    return _walk_launches(commands, env, ctx, depth)
+
+
+# ssh options that take a value (ssh(1)); every other option is a flag
+_SSH_VALUED = set("-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -P -p -Q -R -S -W -w".split())
+
+
+def _ssh(argv: list[Word], ctx: LaunchContext, depth: int, stdin: Word | None) -> list[Launch]:
+    """``ssh [OPTIONS] HOST [COMMAND ...]``: the remote shell runs COMMAND (its words joined by
+    spaces, as ssh joins them) with the remote environment, which the files do not give."""
+    i = 1
+    while i < len(argv) and argv[i].text.startswith("-"):
+        t = argv[i].text
+        i += 2 if t in _SSH_VALUED else 1
+    rest = argv[i + 1 :]
+    if not rest:
+        return []  # a login shell: a heredoc it reads is read where it is written
+    if len(rest) > 1 and _base(rest[0]) in SHELLS:
+        return launches(rest, {}, ctx, depth + 1, stdin)
+    if any(w.unknown for w in rest):
+        text = " ".join(w.text for w in rest)
+        if _MENTIONS_LAUNCH.search(text):
+            return [
+                _unread(
+                    rest,
+                    {},
+                    "launch assembled at runtime; not evaluated (ssh of text only known when the script runs)",
+                )
+            ]
+        return []
+    joined = rest[0] if len(rest) == 1 else _joined(rest)
+    return _script_text(joined, {}, ctx, depth)
+
+
+def _joined(words: list[Word]) -> Word:
+    text = " ".join(w.text for w in words)
+    spans: list = []
+    for k, w in enumerate(words):
+        if k:
+            spans.append(w.whole)
+        spans.extend(s if s is not None else w.whole for s in w.spans)
+    return Word(text, spans, words[0].whole)
+
+
+# apptainer/singularity exec|run options that take a value; every other option is a flag
+_APPTAINER_VALUED = set(
+    "-B --bind --mount -H --home --env --env-file --app --overlay -o --pwd -W --workdir "
+    "--security --network --network-args --hostname --dns -S --scratch --fusemount "
+    "--cpus --memory --memory-swap --cpuset-cpus --cpu-shares --blkio-weight --apply-cgroups "
+    "--nvccli --sif-fuse --oci --authfile --docker-login --passphrase --pem-path "
+    "--keep-privs --add-caps --drop-caps".split()
+) - {"--nvccli", "--oci", "--sif-fuse", "--keep-privs", "--docker-login"}
+
+
+def _apptainer(argv: list[Word], env: Env, ctx: LaunchContext) -> tuple[list[Word], Val | None]:
+    """``apptainer|singularity exec|run [OPTIONS] IMAGE COMMAND ...``: the command run in the
+    image (``run`` passes it to the image's runscript, which runs it in SGLang's images);
+    ``--env K=V`` sets the container's environment, ``--rocm`` or the image name the platform."""
+    if len(argv) < 2 or argv[1].text not in ("exec", "run"):
+        return [], None
+    hint: Val | None = None
+    i = 2
+    while i < len(argv) and argv[i].text.startswith("-") and not argv[i].unknown:
+        t = argv[i].text
+        name, _, inline = t.partition("=")
+        value = (
+            argv[i].sub(len(name) + 1) if inline else (argv[i + 1] if i + 1 < len(argv) else None)
+        )
+        if t == "--rocm":
+            hint = Val("rocm", f"{_base(argv[0])} --rocm", argv[i].location)
+        if name == "--env" and value is not None and (m := _ENV_ASSIGN.match(value.text)):
+            key = m.group(1)
+            env[key] = _assigned(
+                key, value.sub(m.end()), ctx, f"{_base(argv[0])} --env {key}=... in {ctx.label}"
+            )
+        i += 1 if inline or name not in _APPTAINER_VALUED else 2
+    if i >= len(argv):
+        return [], None
+    image = argv[i]
+    if hint is None and not image.unknown and (p := platform_of_image(image.text)) is not None:
+        hint = Val(p, f"{_base(argv[0])} image {image.text}", image.location)
+    return argv[i + 1 :], hint
 
 
 def unknown_reasons(word: Word) -> str:
@@ -455,6 +565,23 @@ def _command_location(argv: list[Word]) -> Location | None:
     first, last = argv[0].whole, argv[-1].whole
     joined = join_spans([first, last]) if first and last else None
     return span_location(joined) if joined else argv[0].location
+
+
+def _say_conditions(by_line: dict[object, list[Launch]], merged: list[str]) -> None:
+    """A line that runs differently depending on conditions the files do not decide gives one
+    launch per way; each says which (SWA307 notes, so two launches of one line are explained)."""
+    for found in by_line.values():
+        if len(found) < 2:
+            continue
+        for launch in found:
+            launch.when = "; ".join(launch.assumed)
+    if merged:
+        for found in by_line.values():
+            for launch in found:
+                launch.when = (launch.when + "; " if launch.when else "") + "; ".join(
+                    f"{m} merged: the variables they disagree on are taken as unknown"
+                    for m in merged[:2]
+                )
 
 
 def script_launches(
@@ -480,15 +607,23 @@ def script_launches(
     )  # type: ignore[arg-type]
     out: list[Launch] = []
     dynamic = None  # the first command run through a variable: where a launch may be assembled
+    by_line: dict[object, list[Launch]] = {}
     for cmd in walker.walk(commands):
-        found = launches(cmd.argv, cmd.env, ctx)
+        found = launches(cmd.argv, cmd.env, ctx, stdin=cmd.stdin)
         if found:
             out.extend(found)
+            for launch in found:
+                launch.assumed = cmd.assumed
+            if cmd.assumed:
+                by_line.setdefault(id(cmd.span) if cmd.span is None else cmd.span[1:], []).extend(
+                    found
+                )
         elif cmd.argv and (cmd.argv[0].unknown or _base(cmd.argv[0]) == "eval"):
             if _MENTIONS_LAUNCH.search(" ".join(w.text for w in cmd.argv)):
                 out.append(_unread(cmd.argv, cmd.env, "launch assembled at runtime; not evaluated"))
             elif dynamic is None:
                 dynamic = cmd
+    _say_conditions(by_line, walker.merged)
     text = chars.text if chars is not None else src.text
     if not out and dynamic is not None and _MENTIONS_LAUNCH.search(text):
         shown = (

@@ -21,8 +21,11 @@ launch commands use):
   (unexpanded; ``words`` defines both, ``spans`` the character origins);
 - ``expansion``: :func:`expand` turns a raw word into :class:`Word` s, given the variables
   known then;
-- ``walker``: :class:`Walker` runs through a script's commands in order, keeps assignments and
-  ``export`` s, and yields every other simple command.
+- ``control``: :func:`parse` reads if/case/loops/``&&``/``||`` out of the lexed commands;
+  ``conditions`` evaluates ``[[ ]]``/``[ ]``/``test``; ``worlds`` keeps the ways a script can go
+  when a condition is not decided by the files;
+- ``walker``: :class:`Walker` runs through a script's commands as bash would, keeps assignments
+  and ``export`` s, and yields every other simple command.
 """
 
 from __future__ import annotations

@@ -43,6 +43,10 @@ _OPERATORS = (
 _OPERATOR_START = frozenset(o[0] for o in _OPERATORS)
 _REDIRECTS = {"&>>", "&>", ">>", "<<<", "<<-", "<<", "<&", ">&", "<>", ">|", "<", ">"}
 _DECLARING = ("declare", "typeset", "local", "readonly", "export")
+# inside `[[ ... ]]` these are words of the expression, not operators (bash lexes them so)
+_IN_TEST = {"&&", "||", "(", ")", "<", ">"}
+# words after which `[[` starts a conditional expression
+_BEFORE_TEST = {"if", "elif", "while", "until", "!", "then", "else", "do", "{"}
 
 
 class _Lexer(WordLexer):
@@ -61,6 +65,8 @@ class _Lexer(WordLexer):
         self.last_end = -1  # where the last word ended
         self.lexed = 0  # words lexed not yet charged to the budget (limits.MAX_WORDS)
         self.budget = limits.current()
+        self.in_test = False  # inside `[[ ... ]]`
+        self.stdin: RawWord | None = None  # the here-string of the command being read
 
     def commands(self) -> list[RawCommand]:
         t = self.t
@@ -84,16 +90,21 @@ class _Lexer(WordLexer):
             self.budget.words(self.lexed, self.span_location_of_last(self.out))
         return self.out
 
-    def finish(self, defines: bool = False) -> None:
-        """End the command being read."""
+    def finish(self, defines: bool = False, op: str = "\n") -> None:
+        """End the command being read with the operator ``op``; an operator with no command
+        before it is kept with the previous command's (``a) ;;``: ``)`` then ``;;``)."""
         words = self.words
+        self.in_test = False
         if words:
             first, last = words[0].span, words[-1].span
             span = (
                 (first[0], first[1], last[2]) if first and last and first[0] is last[0] else first
             )
-            self.out.append(RawCommand(words, span, defines))
+            self.out.append(RawCommand(words, span, defines, [op], self.stdin))
+        elif self.out and len(self.out[-1].ops) < 8:
+            self.out[-1].ops.append(op)
         self.words = []
+        self.stdin = None
 
     def newline(self) -> None:
         self.i += 1
@@ -110,12 +121,18 @@ class _Lexer(WordLexer):
     def after_operator(self, op: str) -> None:
         start = self.i
         self.i += len(op)
+        if self.in_test and op in _IN_TEST:
+            self.words.append(
+                RawWord([Lit(op, list(self.s[start : self.i]), False)], self.span(start, self.i))
+            )
+            self.last_end = self.i
+            return
         if op == "(" and (end := self.function_parens()) is not None:
             self.i = end  # `NAME ()` / `function NAME ()`: a function's head, its body next
-            self.finish(defines=True)
+            self.finish(defines=True, op="()")
             return
         if op not in _REDIRECTS:
-            self.finish()
+            self.finish(op=op)
             return
         words = self.words
         # an IO number written right before (`2>&1`) belongs to the redirection
@@ -126,7 +143,7 @@ class _Lexer(WordLexer):
             if delim is not None:
                 self.heredocs.append((delim, op == "<<-"))
             return
-        self.redirect_target = True
+        self.redirect_target = op if op == "<<<" else True
 
     def function_parens(self) -> int | None:
         """Where ``()`` ends when the ``(`` just read follows a function's name (``launch () {``):
@@ -151,9 +168,16 @@ class _Lexer(WordLexer):
             self.budget.words(self.lexed, span_location(word.span))
             self.lexed = 0
         if self.redirect_target:
+            if self.redirect_target == "<<<":
+                self.stdin = word
             self.redirect_target = False
-        else:
-            self.words.append(word)
+            return
+        lit = word.literal()
+        if lit == "[[" and all(w.literal() in _BEFORE_TEST for w in self.words):
+            self.in_test = True
+        elif lit == "]]":
+            self.in_test = False
+        self.words.append(word)
 
     def array_assignment(self, word: RawWord) -> bool:
         """Whether ``word`` followed by ``(`` starts an array literal: ``NAME=`` written where an

@@ -263,6 +263,8 @@ class WordLexer:
             raise self.fail("unterminated backquote", start)
         self.i = j + 1
         raw = self.t[start : self.i]
+        if _only_comments(raw[1:-1]):  # `# a comment` in a continued line: it outputs nothing
+            return Lit("", [], quoted)
         return Opaque(
             raw,
             "a command substitution: its output is only known when the script runs",
@@ -284,6 +286,8 @@ class WordLexer:
             )
         if nxt == "(":
             self.i = self.matching(self.i + 2, "(", ")")
+            if _only_comments(t[start + 2 : self.i - 1]):
+                return Lit("", [], quoted)
             return Opaque(
                 t[start : self.i],
                 "a command substitution: its output is only known when the script runs",
@@ -357,6 +361,12 @@ class WordLexer:
                 if isinstance(p, Lit):
                     p.quoted = True
         return Param(name, op, arg, quoted, self.span(start, self.i), t[start : self.i])
+
+
+def _only_comments(script: str) -> bool:
+    """Whether a command substitution holds nothing but comments (`` `# the model` ``)."""
+    lines = [line.strip() for line in script.split("\n")]
+    return any(lines) and all(not line or line.startswith("#") for line in lines)
 
 
 def _special_reason(ch: str) -> str:

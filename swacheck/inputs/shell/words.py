@@ -194,3 +194,7 @@ class RawCommand:
     words: list[RawWord]
     span: Span | None  # from its first to its last word
     defines: bool = False  # ``NAME ()``: the head of a function definition (its body follows)
+    # the operators written after it, up to the next command: ``;`` ``&&`` ``||`` ``|`` ``&``
+    # ``;;`` ``(`` ``)`` or ``\n`` (``control`` reads if/case/&&/|| structure from them)
+    ops: list[str] = field(default_factory=list)
+    stdin: RawWord | None = None  # a here-string (``bash -s <<< "..."``): the shell reads it
