@@ -41,6 +41,7 @@ def test_every_kind_is_registered_once_with_a_reader():
         ("guide.mdx", "markdown"),
         ("doc.rst", "markdown"),
         ("x.yaml", None),
+        ("serve_modal.py", "python"),
     ],
 )
 def test_file_kinds_by_name(path, kind):
@@ -67,6 +68,12 @@ def _doc(text: str):  # type: ignore[no-untyped-def]
         ("apiVersion: v1\nkind: Pod\n", "kubernetes"),
         ("services: {a: {image: x}}\n", "compose"),
         ("model: x\ntasks: [a]\n", None),
+        ("type: service\ncommands: [python -m sglang.launch_server --model-path m]\n", "dstack"),
+        ("type: task\nreplicas: [{commands: [x]}]\n", "dstack"),
+        ("type: dev-environment\nide: vscode\n", None),
+        ("image: {repository: lmsysorg/sglang}\nextraArgs: [--tp, '8']\n", "helm-values"),
+        ("decode: {args: --tp 8 --page-size 64}\nimage: lmsysorg/sglang:v0.5.23\n", "helm-values"),
+        ("image: {repository: vllm/vllm-openai}\nextraArgs: [--tp, '8']\n", None),
     ],
 )
 def test_document_kinds_by_content(text, kind):

@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Callable
 
-from ..loading import Mapping, Scalar
+from ..loading import Mapping, Scalar, Sequence
 from ..recordtype import record
 
 SHELLS = {"sh", "bash", "dash", "ash", "ksh", "zsh"}
@@ -146,12 +146,100 @@ def is_skypilot(root: object) -> bool:
     )
 
 
+def is_dstack(root: object) -> bool:
+    """A dstack service or task: ``type: service|task`` with ``commands`` (or replica groups)."""
+    if not isinstance(root, Mapping):
+        return False
+    kind = root.get("type")
+    if (
+        kind is None
+        or not isinstance(kind.value, Scalar)
+        or kind.value.value not in ("service", "task")
+    ):
+        return False
+    groups = root.get("replicas")
+    return "commands" in root.pairs or (groups is not None and isinstance(groups.value, Sequence))
+
+
+# --------------------------------------------------------------------------- Helm values
+
+HELM_ARG_KEYS = ("extraArgs", "args", "extra_args", "serverArgs", "server_args")
+HELM_MAX_DEPTH = 4  # mappings looked into below the top
+HELM_MAX_SERVERS = 64
+
+
+def server_mappings(root: object) -> list[tuple[str, Mapping, str]]:
+    """(key path, mapping, args key) of every mapping that holds a server's flags."""
+    out: list[tuple[str, Mapping, str]] = []
+    todo: list[tuple[str, object, int]] = [("", root, 0)]
+    while todo and len(out) < HELM_MAX_SERVERS:
+        where, node, depth = todo.pop(0)
+        if not isinstance(node, Mapping):
+            continue
+        key = next(
+            (k for k in HELM_ARG_KEYS if k in node.pairs and _flags(node.pairs[k].value)), None
+        )
+        if key is not None:
+            out.append((where, node, key))
+        if depth < HELM_MAX_DEPTH:
+            for k, p in list(node.pairs.items())[:256]:
+                if isinstance(p.value, Mapping):
+                    todo.append((f"{where}.{k}" if where else k, p.value, depth + 1))
+    return out
+
+
+def _flags(node: object) -> bool:
+    """Whether a value is argv: a string of flags, or a list of strings one of which is a flag."""
+    if isinstance(node, Scalar):
+        return isinstance(node.value, str) and node.value.lstrip().startswith("--")
+    if isinstance(node, Sequence):
+        items = node.items[:4096]
+        return all(isinstance(i, Scalar) for i in items) and any(
+            isinstance(i.value, str) and i.value.startswith("--")
+            for i in items  # type: ignore[union-attr]
+        )
+    return False
+
+
+def _mentions_sglang(node: object, budget: int = 5000) -> bool:
+    """Whether a scalar of the document says SGLang (its image, a launch), within ``budget`` nodes."""
+    todo = [node]
+    while todo and budget > 0:
+        budget -= 1
+        n = todo.pop()
+        if isinstance(n, Scalar):
+            if isinstance(n.value, str) and "sglang" in n.value.lower():
+                return True
+        elif isinstance(n, Mapping):
+            todo.extend(p.value for p in n.pairs.values())
+        elif isinstance(n, Sequence):
+            todo.extend(n.items)
+    return False
+
+
+def is_helm_values(root: object) -> bool:
+    """Helm values of an SGLang chart: a mapping holding server flags (``extraArgs``/``args``...)
+    in a document that mentions SGLang (helm_values.py)."""
+    return (
+        isinstance(root, Mapping)
+        and "apiVersion" not in root.pairs
+        and bool(server_mappings(root))
+        and _mentions_sglang(root)
+    )
+
+
 # File kinds, matched by name in this order. (SGLang server configs and swacheck deployment
 # files are the two YAML/JSON kinds of ``inputs/__init__.py``; they come before the document
 # kinds below.)
 FILE_KINDS: tuple[Kind, ...] = (
     Kind("dockerfile", "a Dockerfile", ".dockerfile:read_dockerfile", path=is_dockerfile_path),
     Kind("script", "a shell script", ".script:read_script", path=is_script_path),
+    Kind(
+        "python",
+        "a Python launch harness",
+        ".python_argv:read_python",
+        path=lambda p: p.lower().endswith(".py"),
+    ),
     Kind(
         "markdown",
         "a document (Markdown/MDX/reStructuredText)",
@@ -178,6 +266,13 @@ DOCUMENT_KINDS: tuple[Kind, ...] = (
         marks=("run", "setup"),
     ),
     Kind(
+        "dstack",
+        "a dstack service or task",
+        ".dstack:load_run",
+        document=is_dstack,
+        marks=("commands", "replicas"),
+    ),
+    Kind(
         "kubernetes",
         "a Kubernetes manifest",
         ".containers:load_manifest",
@@ -190,6 +285,14 @@ DOCUMENT_KINDS: tuple[Kind, ...] = (
         ".compose:load_compose",
         document=is_compose,
         marks=("services",),
+    ),
+    Kind(
+        "helm-values",
+        "Helm values of an SGLang chart",
+        ".helm_values:load_values",
+        document=is_helm_values,
+        refers=False,
+        marks=HELM_ARG_KEYS,
     ),
 )
 

@@ -23,14 +23,18 @@ from .shell import Chars, Env, Source, Var
 from .yaml_words import yaml_word
 
 
-def _accelerators(root: Mapping) -> Val | None:
+def _accelerators(root: Mapping, key: str = "accelerators") -> Val | None:
+    """The platform ``resources.<key>`` names (``MI300X:8`` -> ROCm, ``H100:8`` -> CUDA), when it
+    names one (dstack's ``resources.gpu`` too)."""
     res = root.get("resources")
     if res is None or not isinstance(res.value, Mapping):
         return None
-    acc = res.value.get("accelerators")
+    acc = res.value.get(key)
     if acc is None:
         return None
     node = acc.value
+    if isinstance(node, Mapping) and "name" in node.pairs:  # dstack: gpu: {name: [H100], count: 8}
+        node = node.pairs["name"].value
     texts = (
         [node.value]
         if isinstance(node, Scalar)
@@ -43,9 +47,9 @@ def _accelerators(root: Mapping) -> Val | None:
     for text in texts:
         name = str(text).lower()
         if re.search(r"\bmi\d{3}", name):
-            return Val("rocm", f"resources.accelerators {text}", acc.value.loc)
+            return Val("rocm", f"resources.{key} {text}", acc.value.loc)
         if re.search(r"\b([abhlt]\d{2,3}|gb\d{3}|rtx|v100)", name):
-            return Val("cuda", f"resources.accelerators {text}", acc.value.loc)
+            return Val("cuda", f"resources.{key} {text}", acc.value.loc)
     return None
 
 
