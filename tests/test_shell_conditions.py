@@ -149,6 +149,17 @@ def test_branch_combinations_are_capped_and_the_merge_is_said():
     assert len(cmds) <= worlds_mod.MAX_WORLDS
 
 
+def test_comparing_ways_is_bounded_and_then_read_as_written():
+    n = 3000  # each condition undecided and each changing a variable: the worst case
+    text = "".join(f'if [ -n "$V{k}" ]; then A{k}=1; fi\n' for k in range(n)) + "run $A1 x\n"
+    src = Source("t.sh", text)
+    w = Walker({}, "t.sh")
+    cmds = list(w.walk(lex(Chars.of_source(src))))
+    assert w.budget.flat and "budget" in w.merged[0]  # said first: a note shows the first two
+    assert len(w.worlds) == 1 and [c.argv[-1].text for c in cmds] == ["x"]
+    assert len(w.merged) <= 17
+
+
 def test_nesting_is_bounded():
     deep = "if true; then\n" * 70 + "run x\n" + "fi\n" * 70
     with pytest.raises(InputProblem, match="nested more than 64 deep"):

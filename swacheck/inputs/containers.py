@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from ..loading import Document, FileCache, Mapping, Scalar, Sequence
 from ..records import Val
+from .kinds import mentions_sglang
 from .kubernetes import (
     POD_SPECS,
     gpu_of_pod,
@@ -105,21 +106,6 @@ def _name_of(node: object) -> str:
 
 def _is_container(node: object) -> bool:
     return isinstance(node, Mapping) and any(k in node.pairs for k in ("image", "command", "args"))
-
-
-def _mentions_sglang(node: object, budget: list[int]) -> bool:
-    stack = [node]
-    while stack and budget[0] > 0:
-        n = stack.pop()
-        budget[0] -= 1
-        if isinstance(n, Scalar):
-            if isinstance(n.value, str) and "sglang" in n.value.lower():
-                return True
-        elif isinstance(n, Mapping):
-            stack.extend(p.value for p in n.pairs.values())
-        elif isinstance(n, Sequence):
-            stack.extend(n.items)
-    return False
 
 
 def load_manifest(
@@ -203,7 +189,7 @@ def load_custom(
         launched += read_container(
             found, container, stem, kind, doc, path, src, files, platform, env, envs, hint, gpu
         )
-    if launched == 0 and not found.errors and _mentions_sglang(root, [_MAX_NODES]):
+    if launched == 0 and not found.errors and mentions_sglang(root, [_MAX_NODES]):
         n = len(containers)
         found.deployments.append(
             unread(

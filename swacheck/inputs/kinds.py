@@ -201,19 +201,20 @@ def _flags(node: object) -> bool:
     return False
 
 
-def _mentions_sglang(node: object, budget: int = 5000) -> bool:
-    """Whether a scalar of the document says SGLang (its image, a launch), within ``budget`` nodes."""
-    todo = [node]
-    while todo and budget > 0:
-        budget -= 1
-        n = todo.pop()
+def mentions_sglang(node: object, budget: list[int]) -> bool:
+    """Whether a scalar under ``node`` says SGLang (an image, a launch), looking at no more than
+    ``budget[0]`` nodes (the budget is shared by the calls given the same list)."""
+    stack = [node]
+    while stack and budget[0] > 0:
+        n = stack.pop()
+        budget[0] -= 1
         if isinstance(n, Scalar):
             if isinstance(n.value, str) and "sglang" in n.value.lower():
                 return True
         elif isinstance(n, Mapping):
-            todo.extend(p.value for p in n.pairs.values())
+            stack.extend(p.value for p in n.pairs.values())
         elif isinstance(n, Sequence):
-            todo.extend(n.items)
+            stack.extend(n.items)
     return False
 
 
@@ -224,7 +225,7 @@ def is_helm_values(root: object) -> bool:
         isinstance(root, Mapping)
         and "apiVersion" not in root.pairs
         and bool(server_mappings(root))
-        and _mentions_sglang(root)
+        and mentions_sglang(root, [5000])
     )
 
 

@@ -139,14 +139,7 @@ def build(
     args = {a.name: a for a in entries}
     notes = _pitfall_notes(launch, parsed, profile)
     if launch.when:  # one of several ways its line runs (recognise._say_conditions)
-        notes.append(
-            (
-                "note",
-                f"read for one way the script can go, which the files do not decide: "
-                f"{launch.when}; give the values with --env NAME=VALUE to check the one that runs",
-                launch.whole,
-            )
-        )
+        notes.append(("note", launch.when, launch.whole))
     _require_model(launch, unresolved, args)
     mapping = Mapping(
         launch.whole or launch.location or Location(file, 1, 1, 1, 1),

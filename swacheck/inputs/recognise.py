@@ -567,21 +567,28 @@ def _command_location(argv: list[Word]) -> Location | None:
     return span_location(joined) if joined else argv[0].location
 
 
-def _say_conditions(by_line: dict[object, list[Launch]], merged: list[str]) -> None:
+def _say_conditions(
+    out: list[Launch], by_line: dict[object, list[Launch]], merged: list[str]
+) -> None:
     """A line that runs differently depending on conditions the files do not decide gives one
-    launch per way; each says which (SWA307 notes, so two launches of one line are explained)."""
+    launch per way; each says which (a SWA307 note, so two launches of one line are explained).
+    Ways merged past the limits are said on every launch of the script."""
     for found in by_line.values():
         if len(found) < 2:
             continue
         for launch in found:
-            launch.when = "; ".join(launch.assumed)
+            launch.when = (
+                "read for one way the script can go, which the files do not decide: "
+                + "; ".join(launch.assumed)
+                + "; give the values with --env NAME=VALUE to check the one that runs"
+            )
     if merged:
-        for found in by_line.values():
-            for launch in found:
-                launch.when = (launch.when + "; " if launch.when else "") + "; ".join(
-                    f"{m} merged: the variables they disagree on are taken as unknown"
-                    for m in merged[:2]
-                )
+        said = "; ".join(merged[:2])
+        for launch in out:
+            launch.when = (launch.when + ". " if launch.when else "") + (
+                f"Not followed one by one: {said}; the variables the ways disagree on are "
+                f"taken as unknown"
+            )
 
 
 def script_launches(
@@ -623,7 +630,7 @@ def script_launches(
                 out.append(_unread(cmd.argv, cmd.env, "launch assembled at runtime; not evaluated"))
             elif dynamic is None:
                 dynamic = cmd
-    _say_conditions(by_line, walker.merged)
+    _say_conditions(out, by_line, walker.merged)
     text = chars.text if chars is not None else src.text
     if not out and dynamic is not None and _MENTIONS_LAUNCH.search(text):
         shown = (

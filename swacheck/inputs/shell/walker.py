@@ -27,7 +27,7 @@ from .functions import split_functions
 from .lexer import ShellSyntaxError, lex
 from .spans import Source, Span, span_location
 from .words import _NAME, ArrayLit, Chars, Lit, RawCommand, RawWord, Unknown, Word
-from .worlds import World, fork, settle, shown_of
+from .worlds import Budget, World, fork, settle, shown_of
 
 
 @record
@@ -90,6 +90,7 @@ class Walker:
     merged: list[str] = field(default_factory=list)  # worlds merged over worlds.MAX_WORLDS
     seen: set | None = None  # commands yielded by the worlds of one node (each only once)
     why: list = field(default_factory=list)  # the unknowns the last test depended on
+    budget: Budget = field(default_factory=Budget)  # what comparing worlds may still cost
 
     def __post_init__(self) -> None:
         if not self.unset_reason:
@@ -183,7 +184,7 @@ class Walker:
                 self.env = worlds[0].env
                 yield from self.run(node)
                 if len(self.worlds) > 1:
-                    self.worlds = settle(self.worlds, self.merged)
+                    self.worlds = settle(self.worlds, self.merged, self.budget)
                 continue
             out: list[World] = []
             saved_seen = self.seen
@@ -197,7 +198,7 @@ class Walker:
                 yield from self.run(node)
                 out.extend(self.worlds)
             self.seen = saved_seen
-            self.worlds = settle(out, self.merged)
+            self.worlds = settle(out, self.merged, self.budget)
         if len(self.worlds) == 1:
             self.env = self.worlds[0].env
 
@@ -237,12 +238,12 @@ class Walker:
             if w.exited:
                 gone.append(w)
             elif w.status is None:
-                t, f = fork(w, shown, why)
+                t, f = fork(w, shown, why, self.budget)
                 yes.append(t)
                 no.append(f)
             else:
                 (yes if w.status else no).append(w)
-        return yes, no, gone
+        return _unique(yes), _unique(no), gone
 
     def run_if(self, node: If) -> Iterable[Command]:
         pending = self.worlds
@@ -268,7 +269,7 @@ class Walker:
             for w in pending:
                 w.status = True  # no branch taken: `if` returns 0
             done.extend(pending)
-        self.worlds = done
+        self.worlds = _unique(done)
 
     def run_and_or(self, node: AndOr) -> Iterable[Command]:
         shown = ""
@@ -287,7 +288,7 @@ class Walker:
                 for w in self.worlds:
                     if not w.exited and w.status is not None:
                         w.status = not w.status
-            self.worlds = self.worlds + skipped
+            self.worlds = _unique(self.worlds + skipped)
             shown, _ = shown_of(raws([item]))
 
     def run_case(self, node: Case) -> Iterable[Command]:
@@ -303,7 +304,7 @@ class Walker:
                 hit = self._case_match(word, patterns)
                 if hit is None:
                     label = f"case {shown} in {'|'.join(p.literal() or '...' for p in patterns)})"
-                    t, f = fork(w, label, word.unknown)
+                    t, f = fork(w, label, word.unknown, self.budget)
                     yes.append(t)
                     rest.append(f)
                 else:
@@ -317,7 +318,7 @@ class Walker:
                 break
         for w in pending:
             w.status = True
-        self.worlds = done + pending
+        self.worlds = _unique(done + pending)
 
     def _case_match(self, word: Word, patterns: list[RawWord]) -> Tri:
         undecided = False
@@ -519,6 +520,7 @@ class Walker:
             self.opaque_reasons,
             self.unset_reason,
             sourcing=(*self.sourcing, key),
+            budget=self.budget,
         )
         here = self.worlds[0]
         inner.worlds = [World(self.env, here.status, False, here.assumed)]
@@ -530,6 +532,11 @@ class Walker:
 
 
 _TESTS = {"[[", "[", "test", "true", "false", ":"}
+
+
+def _unique(worlds: list[World]) -> list[World]:
+    """Each world once (the one world stands for both ways once forking is over budget)."""
+    return list({id(w): w for w in worlds}.values()) if len(worlds) > 1 else worlds
 
 
 def _unquoted(raw: RawWord) -> bool:

@@ -19,6 +19,17 @@ from .spans import join_spans, span_location
 from .words import RawCommand, Unknown
 
 MAX_WORLDS = 8  # combinations of undecided conditions followed one by one
+# variables compared between worlds in one walk; past it, the script is read in one world, the
+# branches of an undecided condition one after the other as written (and that is said)
+MAX_COMPARED = 400_000
+
+
+@record
+class Budget:
+    """What comparing worlds may still cost in one walk, and whether it ran out."""
+
+    left: int = MAX_COMPARED
+    flat: bool = False
 
 
 @record
@@ -29,8 +40,11 @@ class World:
     assumed: tuple[str, ...] = ()  # what this world took undecided conditions to be
 
 
-def fork(w: World, shown: str, why: list[Unknown]) -> tuple[World, World]:
-    """(the world where ``shown`` succeeds, the one where it fails)."""
+def fork(w: World, shown: str, why: list[Unknown], budget: Budget) -> tuple[World, World]:
+    """(the world where ``shown`` succeeds, the one where it fails); once the budget ran out,
+    the one world both ways (its branches then run one after the other)."""
+    if budget.flat:
+        return w, w
     because = _because(why)
     yes = World(dict(w.env), True, False, (*w.assumed, f"{shown} is true{because}"))
     no = World(dict(w.env), False, False, (*w.assumed, f"{shown} is false{because}"))
@@ -59,10 +73,22 @@ def _env_key(env: Env) -> frozenset:
     return frozenset((name, _key(var)) for name, var in env.items())
 
 
-def settle(worlds: list[World], merged: list[str]) -> list[World]:
+def settle(worlds: list[World], merged: list[str], budget: Budget) -> list[World]:
     """Worlds with the same variables made one; over ``MAX_WORLDS``, all merged into one."""
     if len(worlds) <= 1:
         return worlds
+    if budget.flat:
+        return list({id(w): w for w in worlds}.values())
+    budget.left -= sum(len(w.env) for w in worlds)
+    if budget.left < 0:
+        budget.flat = True
+        merged.insert(
+            0,
+            f"conditions past the walk's budget ({MAX_COMPARED} variables compared between the "
+            f"ways the script can go) read in one way, their branches in the order written",
+        )
+        alive = [w for w in worlds if not w.exited]
+        return [merge(alive, merged)] if alive else worlds[:1]
     alive = [w for w in worlds if not w.exited]
     out: list[World] = [w for w in worlds if w.exited][:1]
     by_key: dict[frozenset, World] = {}
@@ -88,7 +114,10 @@ def merge(worlds: list[World], merged: list[str]) -> World:
     said = "; ".join(conditions[:3]) + (
         f" and {len(conditions) - 3} more" if len(conditions) > 3 else ""
     )
-    merged.append(f"{len(worlds)} combinations of the conditions {said} (more than {MAX_WORLDS})")
+    if len(merged) < 16:
+        merged.append(
+            f"{len(worlds)} combinations of the conditions {said} (more than {MAX_WORLDS})"
+        )
     names = {n for w in worlds for n in w.env}
     env: Env = {}
     for name in names:
