@@ -22,7 +22,8 @@ from ..recordtype import record
 from ..report.escape import one_line
 from .launch import Found, collect, load_text, seed_env
 from .platforms import platform_of_image
-from .recognise import Launch, LaunchContext, launches, script_launches, unknown_reasons
+from .recognise import Launch, LaunchContext, launches, script_launches
+from .runners import unknown_reasons
 from .shell import (
     Chars,
     Env,

@@ -80,6 +80,8 @@ def settle(worlds: list[World], merged: list[str], budget: Budget) -> list[World
     if budget.flat:
         return list({id(w): w for w in worlds}.values())
     budget.left -= sum(len(w.env) for w in worlds)
+    alive = [w for w in worlds if not w.exited]
+    gone = [w for w in worlds if w.exited][:1]
     if budget.left < 0:
         budget.flat = True
         merged.insert(
@@ -87,12 +89,18 @@ def settle(worlds: list[World], merged: list[str], budget: Budget) -> list[World
             f"conditions past the walk's budget ({MAX_COMPARED} variables compared between the "
             f"ways the script can go) read in one way, their branches in the order written",
         )
-        alive = [w for w in worlds if not w.exited]
-        return [merge(alive, merged)] if alive else worlds[:1]
-    alive = [w for w in worlds if not w.exited]
-    out: list[World] = [w for w in worlds if w.exited][:1]
+        return [merge(alive, merged)] if alive else gone
+    out = _distinct(alive)
+    if len(out) <= MAX_WORLDS:
+        return gone + out
+    return gone + [merge(out, merged)]
+
+
+def _distinct(worlds: list[World]) -> list[World]:
+    """One world per set of variables: what the others assumed differently is dropped."""
     by_key: dict[frozenset, World] = {}
-    for w in alive:
+    out: list[World] = []
+    for w in worlds:
         k = _env_key(w.env)
         seen = by_key.get(k)
         if seen is None:
@@ -102,9 +110,7 @@ def settle(worlds: list[World], merged: list[str], budget: Budget) -> list[World
         if seen.status != w.status:
             seen.status = None
         seen.assumed = tuple(a for a in seen.assumed if a in w.assumed)
-    if len(out) - (1 if out and out[0].exited else 0) <= MAX_WORLDS:
-        return out
-    return [w for w in out if w.exited] + [merge([w for w in out if not w.exited], merged)]
+    return out
 
 
 def merge(worlds: list[World], merged: list[str]) -> World:
