@@ -52,6 +52,10 @@ from . import (
     swa504,
     swa505,
     swa506,
+    swa601,
+    swa602,
+    swa603,
+    swa604,
     swa901,
     swa902,
 )
@@ -100,6 +104,10 @@ RULES: tuple[ModuleType, ...] = (
     swa504,
     swa505,
     swa506,
+    swa601,
+    swa602,
+    swa603,
+    swa604,
     swa901,
     swa902,
 )

@@ -166,7 +166,9 @@ def unknown_gpu_finding(
 
 def unknown_gpu_note(name: str) -> str:
     from ..records import one_line
-    from ..sglang.gpus import known_names
+    from ..sglang.gpus import closest
 
     shown = one_line(name if len(name) <= 60 else name[:57] + "...")
-    return f"swacheck does not know the GPU '{shown}' (known: {', '.join(known_names())})"
+    near = closest(name)
+    hint = f"closest known: {', '.join(near)}" if near else "no known GPU alike"
+    return f"swacheck does not know the GPU '{shown}' ({hint}; `--gpu` takes the names of sglang/gpus.py)"

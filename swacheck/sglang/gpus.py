@@ -142,6 +142,8 @@ GPUS: tuple[Gpu, ...] = (
     ),
     _nv("A10", "Ampere", 86, 23028 * _MIB, _SMI, False, False),
     _nv("L40S", "Ada Lovelace", 89, 46068 * _MIB, _SMI, True, False),
+    # L40: the same 48 GB GDDR6 board as the L40S (NVIDIA L40 datasheet), so the same reported size
+    _nv("L40", "Ada Lovelace", 89, 46068 * _MIB, f"{_SMI}, 48 GB GDDR6 as the L40S", True, False),
     _nv("L20", "Ada Lovelace", 89, 46068 * _MIB, _SMI, True, False),
     _nv(
         "RTX 4090",
@@ -153,6 +155,17 @@ GPUS: tuple[Gpu, ...] = (
         False,
         ("GeForce RTX 4090", "RTX4090", "4090"),
     ),
+    # the 48 GB RTX 4090 (a board with twice the GDDR6X, sold in China): AD102, SM89 as the 24 GB
+    _nv(
+        "RTX 4090 48GB",
+        "Ada Lovelace",
+        89,
+        48 * _GB,
+        _NOMINAL + ", 48 GB GDDR6X (modified board; no NVIDIA datasheet)",
+        True,
+        False,
+        ("GeForce RTX 4090 48GB", "RTX4090-48G", "RTX 4090 48G", "4090 48GB", "4090-48G"),
+    ),
     _nv(
         "H100",
         "Hopper",
@@ -162,6 +175,28 @@ GPUS: tuple[Gpu, ...] = (
         True,
         False,
         ("H100-80GB", "H100-SXM5-80GB", "H100 80GB HBM3", "H100-PCIE", "H100 SXM"),
+    ),
+    # H100 NVL / H800 NVL: 94 GB HBM3 per GPU, not the 80 GB of the SXM/PCIe parts (NVIDIA H100
+    # datasheet, "H100 NVL: 94GB"; H800 NVL product brief, 94 GB)
+    _nv(
+        "H100 NVL",
+        "Hopper",
+        90,
+        94 * _GB,
+        _NOMINAL + ", 94 GB HBM3",
+        True,
+        False,
+        ("H100-NVL", "H100NVL", "H100 NVL 94GB"),
+    ),
+    _nv(
+        "H800 NVL",
+        "Hopper",
+        90,
+        94 * _GB,
+        _NOMINAL + ", 94 GB HBM3",
+        True,
+        False,
+        ("H800-NVL", "H800NVL"),
     ),
     _nv(
         "H800",
@@ -184,6 +219,17 @@ GPUS: tuple[Gpu, ...] = (
         ("H200-141GB", "H200 SXM", "H200-NVL", "H200 NVL"),
     ),
     _nv("H20", "Hopper", 90, 97871 * _MIB, f"{_SMI}, 96 GB model", True, False, ("H20-96GB",)),
+    # H20-3e: the H20 with 141 GB HBM3e (the same stack as the H200), SM90
+    _nv(
+        "H20-3e",
+        "Hopper",
+        90,
+        141 * _GB,
+        _NOMINAL + ", 141 GB HBM3e",
+        True,
+        False,
+        ("H20 3e", "H20-141GB", "H20 141GB", "H20-141G", "H20E"),
+    ),
     _nv("GH200", "Hopper", 90, 97871 * _MIB, f"{_SMI}, 96 GB HBM3 model", True, False),
     _nv(
         "B200",
@@ -223,6 +269,40 @@ GPUS: tuple[Gpu, ...] = (
             "RTX6000 PRO",
             "RTX 6000 PRO",
         ),
+    ),
+    # RTX PRO 5000 Blackwell: GB202, SM120, 48 GB GDDR7 (a 72 GB model too); NVIDIA RTX PRO 5000
+    # Blackwell datasheet
+    _nv(
+        "RTX PRO 5000",
+        "Blackwell",
+        120,
+        48 * _GB,
+        _NOMINAL + ", 48 GB GDDR7",
+        True,
+        True,
+        ("RTX PRO 5000 Blackwell", "RTX-PRO-5000", "RTX 5000 PRO", "RTX5000 PRO"),
+    ),
+    _nv(
+        "RTX PRO 5000 72GB",
+        "Blackwell",
+        120,
+        72 * _GB,
+        _NOMINAL + ", 72 GB GDDR7",
+        True,
+        True,
+        ("RTX PRO 5000 Blackwell 72GB", "RTX-PRO-5000-72GB"),
+    ),
+    # GB10 (DGX Spark): Blackwell SM121 with 128 GB LPDDR5X shared with the CPU (NVIDIA DGX Spark
+    # datasheet); compute capability 12.1 (developer.nvidia.com/cuda-gpus)
+    _nv(
+        "GB10",
+        "Blackwell",
+        121,
+        128 * _GB,
+        _NOMINAL + ", 128 GB unified LPDDR5X shared with the CPU",
+        True,
+        True,
+        ("DGX Spark", "DGX-Spark", "NVIDIA GB10"),
     ),
     _nv(
         "RTX 5090",
@@ -325,3 +405,18 @@ def lookup(name: str) -> Gpu | None:
 
 def known_names() -> list[str]:
     return [g.name for g in GPUS]
+
+
+def closest(name: str, n: int = 3) -> list[str]:
+    """The known GPUs whose names (or aliases) are nearest to ``name``, nearest first."""
+    import difflib
+
+    key = _key(name)[:100]
+    by_key = {k: g.name for k, g in _INDEX.items()}
+    out: list[str] = []
+    for k in difflib.get_close_matches(key, list(by_key), n=n * 3, cutoff=0.5):
+        if by_key[k] not in out:
+            out.append(by_key[k])
+    if not out:  # nothing alike: the GPUs that share its leading letters ("mi3..." -> MI300X ...)
+        out = [g.name for g in GPUS if _key(g.name)[:2] == key[:2]]
+    return out[:n]

@@ -1,0 +1,136 @@
+"""The table of known failures of SGLang releases (``data/known-failures.toml``), as records.
+
+Each row is one failure users hit: the launch it needs (``when``), the releases that fail, the
+first release with the fix, the upstream threads, the message users saw and the evidence (files
+and lines of the release wheels showing the fix's code absent before and present after). The
+SWA6xx rules read it through :func:`row` (``rules/_known.py``); ``swacheck rule CODE`` prints a
+row's evidence. The table is package data, read once and checked as it is read: a row with a key
+the matcher does not know is a programming error, never a condition silently ignored.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..recordtype import record
+from .version import release_key
+
+TABLE = Path(__file__).resolve().parent / "data" / "known-failures.toml"
+
+# the condition keys rules/_known.py evaluates (see the table's header)
+WHEN_KEYS = frozenset(
+    (
+        "platform",
+        "gpu_sm_major",
+        "args",
+        "flags",
+        "not_flags",
+        "env_unset",
+        "env_not_true",
+        "experts",
+        "experts_declared",
+        "model_path",
+    )
+)
+ROW_KEYS = frozenset(
+    (
+        "code",
+        "name",
+        "severity",
+        "summary",
+        "first",
+        "last",
+        "fixed_in",
+        "upstream",
+        "seen",
+        "why",
+        "fix",
+        "example",
+        "field",
+        "when",
+        "evidence",
+    )
+)
+
+
+@record(frozen=True)
+class Evidence:
+    """One place in a release wheel (or the FlashInfer wheel a release pins) and what it shows."""
+
+    where: str
+    says: str
+
+
+@record(frozen=True)
+class KnownFailure:
+    """One row of the table."""
+
+    code: str
+    name: str
+    severity: str
+    summary: str
+    first: str  # the oldest release that fails
+    last: str  # the newest release that fails; "" -- every release swacheck knows
+    fixed_in: str  # the first release with the fix; "" -- none released
+    upstream: tuple[str, ...]
+    seen: str  # the message users saw
+    why: str
+    fix: str
+    example: str
+    field: str
+    when: dict[str, Any]
+    evidence: tuple[Evidence, ...]
+
+    def affects(self, version: str) -> bool:
+        """Whether the release ``version`` has this failure."""
+        key = release_key(version)
+        if key < release_key(self.first):
+            return False
+        return not self.last or key <= release_key(self.last)
+
+    @property
+    def releases(self) -> str:
+        upto = self.last or "the newest release swacheck knows"
+        return self.first if self.first == self.last else f"{self.first} – {upto}"
+
+    @property
+    def fixed_text(self) -> str:
+        return f"fixed in {self.fixed_in}" if self.fixed_in else "no release with the fix yet"
+
+
+def _row(raw: dict[str, Any]) -> KnownFailure:
+    unknown = set(raw) - ROW_KEYS
+    if unknown or set(raw.get("when", {})) - WHEN_KEYS:
+        raise ValueError(f"{TABLE.name}: {raw.get('code')}: unknown keys {sorted(unknown)}")
+    return KnownFailure(
+        raw["code"],
+        raw["name"],
+        raw["severity"],
+        raw["summary"],
+        raw["first"],
+        raw.get("last", ""),
+        raw.get("fixed_in", ""),
+        tuple(raw.get("upstream", ())),
+        raw["seen"],
+        raw["why"],
+        raw["fix"],
+        raw["example"],
+        raw.get("field", ""),
+        dict(raw.get("when", {})),
+        tuple(Evidence(e["where"], e["says"]) for e in raw.get("evidence", ())),
+    )
+
+
+@cache
+def table() -> dict[str, KnownFailure]:
+    """Every row, by code (read once)."""
+    with TABLE.open("rb") as fh:
+        rows = [_row(r) for r in tomllib.load(fh)["failure"]]
+    return {r.code: r for r in rows}
+
+
+def row(code: str) -> KnownFailure:
+    return table()[code]
