@@ -162,9 +162,9 @@ UNKNOWN_CODE = (
 
 
 def test_unknown_codes_and_prefixes_are_refused_alike_on_the_command_line_and_in_the_file(tree):
-    # one check for both: SWA1234 and SWA6 match no rule (a typo would silently select nothing)
+    # one check for both: SWA1234 and SWA7 match no rule (a typo would silently select nothing)
     for option in ("--select", "--extend-select", "--ignore"):
-        for code in ("SWA1234", "SWA6", "swa6"):
+        for code in ("SWA1234", "SWA7", "swa7"):
             run = run_cli(option, code, "server.yaml", cwd=tree({"server.yaml": SERVER}))
             assert run.exit_code == 2, (option, code)
             assert f"Invalid value for {option}: " in run.stderr
@@ -175,11 +175,11 @@ def test_unknown_codes_and_prefixes_are_refused_alike_on_the_command_line_and_in
         assert run.exit_code == 2, key
         assert f"swacheck.toml:1:1: {key}: " + UNKNOWN_CODE.format(code="SWA1234") in run.stderr
     root = tree(
-        {"server.yaml": SERVER, "swacheck.toml": 'per-file-ignores = { "*.yaml" = ["SWA6"] }\n'}
+        {"server.yaml": SERVER, "swacheck.toml": 'per-file-ignores = { "*.yaml" = ["SWA7"] }\n'}
     )
     run = run_cli("server.yaml", cwd=root)
     assert run.exit_code == 2
-    assert "per-file-ignores '*.yaml': " + UNKNOWN_CODE.format(code="SWA6") in run.stderr
+    assert "per-file-ignores '*.yaml': " + UNKNOWN_CODE.format(code="SWA7") in run.stderr
 
 
 def test_known_codes_and_prefixes_are_accepted_in_both(tree):
