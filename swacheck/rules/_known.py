@@ -1,6 +1,6 @@
 """The SWA6xx rules: one module per row of the known-failures table, all run by this one matcher.
 
-A row (``sglang/data/known-failures.toml``, read by ``sglang/known_failures.py``) says which
+A row (``sglang/data/known-failures.json``, read by ``sglang/known_failures.py``) says which
 launch fails on which releases; :func:`define` gives a rule module its CODE, NAME, SEVERITY,
 documentation (with the row's evidence, printed by ``swacheck rule CODE``) and ``check``. A row's
 conditions are read from the launch as written (``_preflight``): the platform, the GPU named with
@@ -136,7 +136,7 @@ def document(row: kf.KnownFailure) -> str:
         "## What it does\n\n"
         f"Reports a DeepSeek-V4 launch that hits a known failure of SGLang {row.releases} "
         f"({row.fixed_text}; upstream: {', '.join(row.upstream)}). The row of "
-        "`swacheck/sglang/data/known-failures.toml` that defines it: "
+        "`swacheck/sglang/data/known-failures.json` that defines it: "
         f"`{row.when}`.\n\n"
         "## Why it matters\n\n"
         f"{row.why}\n\nUsers saw: `{row.seen}`\n\n"

@@ -1,16 +1,39 @@
-"""The table of known failures of SGLang releases (``data/known-failures.toml``), as records.
+"""The table of known failures of SGLang releases (``data/known-failures.json``), as records.
 
-Each row is one failure users hit: the launch it needs (``when``), the releases that fail, the
-first release with the fix, the upstream threads, the message users saw and the evidence (files
-and lines of the release wheels showing the fix's code absent before and present after). The
-SWA6xx rules read it through :func:`row` (``rules/_known.py``); ``swacheck rule CODE`` prints a
-row's evidence. The table is package data, read once and checked as it is read: a row with a key
-the matcher does not know is a programming error, never a condition silently ignored.
+Known failures of SGLang releases: one row per failure, read by the SWA6xx rules
+(swacheck/rules/_known.py) and printed by `swacheck rule CODE`.
+
+A row says when a launch fails (`when`: the platform, the GPU's compute-capability major,
+arguments, switches, environment, the checkpoint's expert format, the model path), which releases
+fail (`first` .. `last`, both inclusive; `"last": ""`: every release swacheck knows, no fix
+released), the first release with the fix (`fixed_in`, "" when none), the upstream threads,
+the message users saw, and the evidence: files and lines of the release wheels (or of the
+FlashInfer wheel a release pins) showing the fix's code absent before and present after.
+A new field report becomes a rule by adding a row, a `swa6NN.py` of two lines and a README row.
+
+`when` keys (all given must hold):
+
+- ``platform``: ``["cuda", "rocm", "npu"]``, the server's platform;
+- ``gpu_sm_major``: ``[12]``, the GPU's compute-capability major (CUDA); without ``--gpu``, or
+  on a GPU swacheck does not know, the row is not judged;
+- ``args``: ``{name: [values]}``, the argument's text (case-insensitive) is one of these;
+  ``"<unset>"`` matches an argument not given;
+- ``flags`` / ``not_flags``: store_true switches that are on / off (or not given);
+- ``env_unset`` / ``env_not_true``: variables the server's environment does not set / does not
+  set to a true value;
+- ``experts``: ``"fp4"``, the checkpoint's routed experts are FP4 (MXFP4);
+- ``experts_declared``: ``false``, config.json does not declare the expert format;
+- ``model_path``: a regular expression the model-path text matches (case-insensitive).
+
+The SWA6xx rules read it through :func:`row` (``rules/_known.py``). The table is package data,
+JSON so that reading it costs no parser of its own (a run without a configuration file imports
+no TOML reader), read once and checked as it is read: a row with a key the matcher does not know
+is a programming error, never a condition silently ignored.
 """
 
 from __future__ import annotations
 
-import tomllib
+import json
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,7 +41,7 @@ from typing import Any
 from ..recordtype import record
 from .version import release_key
 
-TABLE = Path(__file__).resolve().parent / "data" / "known-failures.toml"
+TABLE = Path(__file__).resolve().parent / "data" / "known-failures.json"
 
 # the condition keys rules/_known.py evaluates (see the table's header)
 WHEN_KEYS = frozenset(
@@ -127,8 +150,8 @@ def _row(raw: dict[str, Any]) -> KnownFailure:
 @cache
 def table() -> dict[str, KnownFailure]:
     """Every row, by code (read once)."""
-    with TABLE.open("rb") as fh:
-        rows = [_row(r) for r in tomllib.load(fh)["failure"]]
+    with TABLE.open(encoding="utf-8") as fh:
+        rows = [_row(r) for r in json.load(fh)["failure"]]
     return {r.code: r for r in rows}
 
 

@@ -1,4 +1,4 @@
-"""SWA601-SWA604: the known-failures table (swacheck/sglang/data/known-failures.toml) and the rules
+"""SWA601-SWA604: the known-failures table (swacheck/sglang/data/known-failures.json) and the rules
 that read it. Probes are modelled on the public reports' launches, with the release and GPU the
 reports had; the working launches of the same threads stay free of findings."""
 
