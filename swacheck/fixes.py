@@ -32,9 +32,19 @@ def replace(loc: Location, text: str) -> Edit:
     return Edit(loc.file, loc.line, loc.column, loc.end_line, loc.end_column, text)
 
 
+def _block(pair: Pair, mapping: Mapping | None) -> bool:
+    """Whether ``pair`` is written on lines of its own in a block mapping: not in a flow mapping
+    (``{a: 1, b: 2}``), also not one that a merge key brings in (``<<: {page-size: 64, ...}``),
+    where editing the key's whole lines would take its neighbours along."""
+    if mapping is None or mapping.flow:
+        return False
+    source = mapping.merged.get(pair.key) if mapping.merged else None
+    return source is None or (not source.flow and source.pairs.get(pair.key) is pair)
+
+
 def delete_line_of(pair: Pair, mapping: Mapping | None) -> Edit | None:
     """Remove a ``key: value`` entry of a block mapping (its whole lines). None for flow style."""
-    if mapping is None or mapping.flow:
+    if not _block(pair, mapping):
         return None
     end = pair.value.loc
     # A value that ends at column 1 of a later line (block scalars) already ends its lines.
@@ -60,7 +70,7 @@ def replace_entry(
 
 def insert_after(pair: Pair, mapping: Mapping | None, key: str, value: Any) -> Edit | None:
     """Add ``key: value`` on a new line after ``pair``, indented like it. None for flow style."""
-    if mapping is None or mapping.flow:
+    if not _block(pair, mapping):
         return None
     end = pair.value.loc
     line = (

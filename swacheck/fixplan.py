@@ -26,7 +26,7 @@ import os
 from collections import Counter
 from dataclasses import field
 
-from . import fixes, loading
+from . import fixes, fixverify, loading
 from .paths import in_vcs_metadata, inside, real
 from .records import Finding, Fix, one_line
 from .recordtype import record
@@ -64,6 +64,7 @@ class Applied:
     code: str
     fix: Fix
     files: frozenset[str]
+    names: frozenset[str] = frozenset()  # the arguments it may change (fixverify.names_of)
 
 
 @record(repr=False, eq=False)
@@ -145,8 +146,15 @@ def _is_yaml(state: FileState) -> bool:
     )
 
 
-def _duplicates(text: str, path: str) -> int:
-    return sum(len(doc.duplicates) for doc in loading.load_file(path, text=text).documents)
+def _duplicates(text: str, path: str) -> Counter:
+    """How often each key is written again, by document and key: a fix may delete duplicates but
+    never make one (a typo renamed and the same key inserted, with another key's duplicate
+    deleted in the same round, keeps the total and loses the user's value)."""
+    return Counter(
+        (doc.index, d.key)
+        for doc in loading.load_file(path, text=text).documents
+        for d in doc.duplicates
+    )
 
 
 FALLBACK_FIXES = 50  # fixes tried one by one in a file whose fixes together would not parse
@@ -170,7 +178,7 @@ class _FileRound:
         self.yaml = _is_yaml(state)
         self.parsed = self.yaml or state.path.lower().endswith(".json")
         self._shared: list[tuple[int, int]] | None = None
-        self._dups: int | None = None
+        self._dups: Counter | None = None
         self.taken: list[tuple[int, int, str]] = []  # sorted, none overlapping
 
     def shared(self) -> list[tuple[int, int]]:
@@ -209,7 +217,7 @@ class _FileRound:
         try:
             if self._dups is None:
                 self._dups = _duplicates(self.base, self.state.path)
-            return _duplicates(new, self.state.path) <= self._dups
+            return not (_duplicates(new, self.state.path) - self._dups)
         except loading.InputProblem:
             return False
 
@@ -221,6 +229,7 @@ class Fixer:
         self.out = Outcome()
         self.checked: dict[str, str] = {}
         self.unusable: dict[str, str] = {}  # real path -> why no fix is applied to it
+        self.serial: set[str] = set()  # files whose fixes are applied one per round (blame)
 
     # ------------------------------------------------------------------ rounds
 
@@ -231,11 +240,13 @@ class Fixer:
         try:
             pending: list[Applied] = []
             before: Counter = Counter()
+            args: fixverify.Snapshot = {}
             for _round in range(MAX_ROUNDS + 1):
                 result = run(self.settings)
                 self.out.result = result
                 counts = Counter(identity(r, f) for r in result.results for f in r.findings)
-                if pending and self._take_back(pending, before, counts, result):
+                now = fixverify.snapshot(result)
+                if pending and self._take_back(pending, before, counts, result, (args, now)):
                     pending = []
                     continue  # check again without the taken-back files' round
                 self.out.applied.extend(pending)
@@ -243,7 +254,7 @@ class Fixer:
                     break
                 pending = self._round(result)
                 pending = self._stop_cycles(pending)
-                before = counts
+                before, args = counts, now
                 if not pending:
                     break
         finally:
@@ -274,11 +285,15 @@ class Fixer:
             )
         return [a for a in pending if not a.files & cycling]
 
-    def _take_back(self, pending: list[Applied], before: Counter, counts: Counter, result) -> bool:  # type: ignore[no-untyped-def]
-        """Undo this round in every file that no longer parses or where a fix did not remove its
-        finding (one fewer finding of that identity at least); True when something was taken back.
-        Only the fixes that failed are refused from now on; the others are derived again."""
+    def _take_back(
+        self, pending: list[Applied], before: Counter, counts: Counter, result, args: tuple
+    ) -> bool:  # type: ignore[no-untyped-def]
+        """Undo this round in every file that no longer parses, where a fix did not remove its
+        finding (one fewer finding of that identity at least) or changed an argument its finding
+        does not name (``args``: the snapshots before and after); True when something was taken
+        back. Only the fixes that failed are refused from now on; the others are derived again."""
         bad: dict[str, str] = {}
+        self._unnamed(pending, bad, *args)
         errors = {real(e.file): e for e in result.errors}
         for key, state in self.out.states.items():
             if state.text != state.round_text and key in errors:
@@ -313,6 +328,26 @@ class Fixer:
             )
         self.out.applied.extend(a for a in pending if not a.files & bad.keys())
         return True
+
+    def _unnamed(self, pending: list[Applied], bad: dict[str, str], before, after) -> None:  # type: ignore[no-untyped-def]
+        """The files where this round changed what no fix of it names (fixverify). A fix alone in
+        its file is refused; several are tried again one per round, so the next one is."""
+        for key, (blame, what) in fixverify.violations(before, after, pending).items():
+            if blame is None and key in self.serial:
+                blame = next(a for a in pending if key in a.files)
+            if blame is None:
+                self.serial.add(key)
+                bad.setdefault(
+                    key,
+                    f"{what}, which no fix of this round names (its fixes are tried one at a time)",
+                )
+                continue
+            self.out.refused[blame.ident] = "its fix changes what its finding does not name"
+            bad.setdefault(
+                key,
+                f"{blame.code}'s fix ({one_line(blame.fix.description)}) is refused: {what}, "
+                "which its finding does not name; edit by hand",
+            )
 
     def _candidates(self, result) -> list[tuple[tuple, Finding]]:  # type: ignore[no-untyped-def]
         """(identity, finding) of every fix that may be applied: safe fixes first, then those
@@ -436,6 +471,8 @@ class Fixer:
             fr = rounds.get(key)
             if fr is None:
                 fr = rounds[key] = _FileRound(self.out.states[key])
+            if key in self.serial and fr.taken:
+                return None  # one fix a round in this file: the next round takes the next one
             mine = fixes.spans(fr.base, [e for e in f.fix.edits if real(e.file) == key], fr.starts)
             if fr.yaml and touches(mine, fr.shared()):
                 self.out.refused[ident] = "anchor"
@@ -451,7 +488,13 @@ class Fixer:
             by_file[key] = mine
         for key, mine in by_file.items():
             rounds[key].add(mine)
-        return _Taken(Applied(ident, f.code, f.fix, frozenset(files)), by_file)
+        names = fixverify.names_of(
+            f.field,
+            f.fix.edits,
+            {k: rounds[k].base for k in by_file},
+            {k: rounds[k].starts for k in by_file},
+        )
+        return _Taken(Applied(ident, f.code, f.fix, frozenset(files), names), by_file)
 
     def _settle(self, taken: list[_Taken], rounds: dict[str, _FileRound]) -> list[Applied]:
         """Apply the fixes taken, file by file. A file whose result would not parse or would hold a

@@ -52,6 +52,8 @@ class Mapping:
     # keys a YAML merge key (<<) brings in come first, as yaml.safe_load orders them
     pairs: dict[str, Pair] = field(default_factory=dict)
     flow: bool = False
+    # the keys a merge key (<<) brought in -> the mapping each is written in (None: no merge)
+    merged: dict[str, Mapping] | None = None
 
     def get(self, key: str) -> Pair | None:
         return self.pairs.get(key)

@@ -273,15 +273,21 @@ class _YamlConverter:
         they are merged. A merged entry is the anchored one, positions included; it counts against
         the file's node budget, so merging cannot multiply a file's size."""
         combined: dict[str, Pair] = {}
+        where: dict[str, Mapping] = {}
         for sources in merges:
             for source in sources:
                 for name, pair in source.pairs.items():
-                    combined.setdefault(name, pair)
+                    if name not in combined:
+                        combined[name] = pair
+                        where[name] = (source.merged or {}).get(name, source)
                 self.nodes += len(source.pairs)
         if self.nodes > self.max_nodes:
             self.count(mark)
+        for name in mapping.pairs:
+            where.pop(name, None)
         combined.update(mapping.pairs)
         mapping.pairs = combined
+        mapping.merged = where
 
     def _other_key(self, event: Any, depth: int) -> tuple[str, Location]:
         """A mapping key other than plain text (a number, an anchored or tagged scalar, a key

@@ -15,6 +15,15 @@ def _explicit(val: Val) -> bool:
     return val.origin.startswith(("target.geometry", "draft.geometry"))
 
 
+# Numbers written into a deployment file's `geometry` are evidence (copied from a failing server's
+# log): overwriting the draft's with the target's would hide the failure, not fix it.
+COPIED = (
+    "These numbers describe the failing launch (a deployment file's geometry, as copied from its "
+    "log): change the launch itself (the draft checkpoint's sliding_window, speculative-draft-model-path "
+    "or dcp-size), not the copied numbers."
+)
+
+
 def _window_fix(
     res: Resolution, ctx: RuleContext, moving: Pool, staying: Pool
 ) -> tuple[str, list[Edit]]:
@@ -39,16 +48,14 @@ def _window_fix(
             [edit] if edit else [],
         )
     loc = moving.window.location
+    if _explicit(moving.window):
+        return (COPIED, [])
     if loc is None:
         return (f"Make the {moving.role}'s sliding_window {staying.window.value}.", [])
     json_style = loc.file.lower().endswith(".json")
-    what = (
-        f"{moving.role}.geometry window"
-        if _explicit(moving.window)
-        else f"the {moving.role} model's sliding_window"
-    )
     return (
-        f"Set {what} to {staying.window.value} ({loc}) to match the {staying.role}.",
+        f"Set the {moving.role} model's sliding_window to {staying.window.value} ({loc}) to match "
+        f"the {staying.role}.",
         [fixes.replace(loc, fixes.render_scalar(staying.window.value, json_style))],
     )
 
@@ -125,11 +132,9 @@ def _fix(
     descriptions: list[str] = []
     edits: list[Edit] = []
     # unsafe (changes what runs): dropping the draft path, a checkpoint's sliding_window,
-    # dcp-size; safe: correcting numbers copied into a swacheck file's `geometry`
-    safe = True
+    # dcp-size; numbers copied into a swacheck file's `geometry` are never edited
     if t.window.value != d.window.value:
         text, window_edits = _window_fix(res, ctx, moving, staying)
-        safe = safe and _explicit(moving.window)
         descriptions.append(text)
         edits.extend(window_edits)
     dcp = res.deployment.server.get("dcp-size")
@@ -143,23 +148,17 @@ def _fix(
             f"The draft pool's page is page size x dcp-size ({d.page_size.value}); run PD servers with dcp-size 1."
         )
         edits.append(fixes.replace(dcp.value_loc, "1"))
-        safe = False
     for name, _tv, _dv in differing:
         mv = dict(moving.fields(mode, res.profile))[name]
-        sv = dict(staying.fields(mode, res.profile))[name]
-        if name in ("window", "sliding_window") or not _explicit(mv) or mv.location is None:
-            continue
-        descriptions.append(
-            f"Set {moving.role}.geometry {name} to {sv.value} to match the {staying.role}."
-        )
-        edits.append(
-            fixes.replace(
-                mv.location, fixes.render_scalar(sv.value, mv.location.file.endswith(".json"))
-            )
-        )
+        if (
+            name not in ("window", "sliding_window")
+            and _explicit(mv)
+            and COPIED not in descriptions
+        ):
+            descriptions.append(COPIED)
     if not descriptions:
         descriptions.append(f"Make the {moving.role}'s inputs give the {staying.role}'s geometry.")
-    return descriptions, edits, safe
+    return descriptions, edits, not edits  # a hint without edits keeps the default (safe)
 
 
 def _location(res: Resolution, edits: list[Edit], moving: Pool, values: dict[str, Val]) -> Location:

@@ -39,9 +39,10 @@ Drop `speculative-draft-model-path`: DeepSeek-V4's MTP draft is the target check
 NextN layer, and SGLang loads it from `model-path` when no draft path is given. Otherwise
 make the draft checkpoint's `sliding_window` equal to the target's.
 
-Fix safety: mixed — unsafe when it drops `speculative-draft-model-path` or edits a checkpoint's
-`sliding_window` (the deployment then runs another draft); safe when it corrects numbers copied
-into a deployment file's `geometry`.
+Fix safety: unsafe — dropping `speculative-draft-model-path`, editing a checkpoint's
+`sliding_window` or setting `dcp-size` changes what runs. Numbers copied into a deployment
+file's `geometry` (from a failing server's log, `examples/from-log/`) are never edited: they are
+the evidence, and overwriting the draft's with the target's would fix nothing.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ NAME = "unified-ring-mismatch"
 SEVERITY = "error"
 SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 SUMMARY = "unified SWA ring geometry (window, ring_size, pages) differs between target and draft"
-FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:

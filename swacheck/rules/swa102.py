@@ -33,9 +33,10 @@ disaggregation-mode: decode
 Drop `speculative-draft-model-path` (the MTP draft is the target checkpoint's NextN layer),
 or make the draft checkpoint's `sliding_window` equal to the target's.
 
-Fix safety: mixed — unsafe when it drops `speculative-draft-model-path`, edits a checkpoint's
-`sliding_window` or sets `dcp-size` (another draft, other parallelism); safe when it corrects
-numbers copied into a deployment file's `geometry`.
+Fix safety: unsafe — dropping `speculative-draft-model-path`, editing a checkpoint's
+`sliding_window` or setting `dcp-size` changes what runs. Numbers copied into a deployment
+file's `geometry` (from a failing server's log, `examples/from-log/`) are never edited: they are
+the evidence, and overwriting the draft's with the target's would fix nothing.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressi
 SUMMARY = (
     "paged SWA geometry (page_size, sliding_window, ring capacity) differs between target and draft"
 )
-FIX_SAFETY = "mixed"  # safe | unsafe | mixed (the doc says which) | none: no edits
+FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:

@@ -40,7 +40,9 @@ max-runing-requests: 64
 Correct the spelling; use `attn-dp-size: N` (or `--enable-dp-attention` on the command line).
 
 Fix safety: mixed — an underscore spelling and an unambiguous typo of an existing flag (one
-letter added, dropped, changed or two swapped, and no other flag that close) are renamed: safe.
+letter added, dropped, changed or two swapped, and no other flag that close) are renamed: safe
+(when the right spelling is set too, a rename would write it twice: the typo is deleted when both
+give the same value, and a hint otherwise).
 A flag SGLang removed is never renamed to a different flag: the fix deletes it and says why,
 unsafe, as are moving a refused key to the command line and `enable-dp-attention`. Other
 spelling suggestions are hints only. A deprecated flag is replaced by what SGLang's own
@@ -178,6 +180,20 @@ def _unknown(res: Resolution, event: Event, arg: Arg) -> tuple[Fix, str]:
             fix,
             f"{event.message}: error: unrecognized arguments (removed after SGLang {removed})",
         )
+    taken = res.deployment.server.get(typo) if typo else None
+    if typo and taken is not None and taken.value == arg.value:
+        edit = fixes.delete_line_of(arg.pair, arg_mapping(res))
+        fix = Fix(
+            f"Delete {arg.written!r}: {typo!r} is already set to the same value ({taken.key_loc}).",
+            (edit,) if edit else (),
+        )
+        return fix, f"{event.message}: error: unrecognized arguments (did you mean {typo!r}?)"
+    if typo and taken is not None:  # renamed, one of the two values would be lost
+        fix = Fix(
+            f"Rename {arg.written!r} to {typo!r} or delete it, by hand: {typo!r} is already set "
+            f"({taken.key_loc}), and a rename would write it twice, one of the two values ignored."
+        )
+        return fix, f"{event.message}: error: unrecognized arguments (did you mean {typo!r}?)"
     if typo:  # one letter from exactly one option: a typo, safe to rename
         fix = Fix(f"Rename {arg.written!r} to {typo!r}.", (fixes.replace(arg.key_loc, typo),))
         return fix, f"{event.message}: error: unrecognized arguments (did you mean {typo!r}?)"

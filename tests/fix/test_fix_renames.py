@@ -36,9 +36,23 @@ def test_a_removed_flag_is_kept_by_the_safe_fix(tree):
 
 
 def test_an_unambiguous_typo_is_renamed(lint):
+    f = _swa303(lint, "mem-fraction-statc", "0.8")
+    assert f["fix"]["safe"] is True
+    assert [e["replacement"] for e in f["fix"]["edits"]] == ["mem-fraction-static"]
+
+
+def test_a_typo_of_a_key_already_set_is_deleted_when_it_says_the_same(lint):
+    # EAGLE sets speculative-num-steps: 3; a rename would write it twice
     f = _swa303(lint, "speculative-num-stesp", "3")
     assert f["fix"]["safe"] is True
-    assert [e["replacement"] for e in f["fix"]["edits"]] == ["speculative-num-steps"]
+    assert [e["replacement"] for e in f["fix"]["edits"]] == [""]
+    assert "already set to the same value" in f["fix"]["description"]
+
+
+def test_a_typo_of_a_key_already_set_to_another_value_is_a_hint(lint):
+    f = _swa303(lint, "speculative-num-stesp", "5")
+    assert f["fix"]["edits"] == []
+    assert "would write it twice" in f["fix"]["description"]
 
 
 def test_a_looser_spelling_suggestion_is_a_hint_only(lint):
