@@ -7,7 +7,7 @@ import typer
 from .report.escape import print_error
 from .settings import Settings
 
-BASELINE_VERSION = 1
+BASELINE_VERSION = 2  # 2: the fingerprints include the severity (1 left it out)
 
 
 def read_baseline(path: str) -> frozenset[str]:
@@ -22,7 +22,12 @@ def read_baseline(path: str) -> frozenset[str]:
             or data.get("version") != BASELINE_VERSION
             or not isinstance(data.get("fingerprints"), dict)
         ):
-            raise ValueError("not a swacheck baseline (version 1, written by --write-baseline)")
+            raise ValueError(
+                "a baseline of an older swacheck (version 1, whose fingerprints leave out the "
+                "severity): write it again with --write-baseline"
+                if isinstance(data, dict) and data.get("version") == 1
+                else f"not a swacheck baseline (version {BASELINE_VERSION}, written by --write-baseline)"
+            )
     except OSError as exc:
         print_error(f"{path}: cannot read the baseline: {exc.strerror or exc}")
         raise typer.Exit(2) from None

@@ -376,17 +376,24 @@ def check_pairs(result: RunResult, ctx: RuleContext) -> None:
 def apply_baseline(unit: RunResult, totals: RunResult) -> None:
     """``--baseline``: drop the findings whose fingerprint (SARIF's: file, rule, logical location)
     the baseline holds; ``--write-baseline``: collect every fingerprint into ``totals``."""
-    from .fingerprints import base_dir, fingerprinted, repo_path  # only with a baseline
+    from .fingerprints import (
+        base_dir,
+        fingerprinted,
+        repo_path,
+        with_severity,
+    )  # only with a baseline
 
     settings = unit.settings
     base = base_dir(settings)
     known = settings.baseline or frozenset()
     dropped: set[int] = set()
-    for r, f, _, key in list(fingerprinted(unit, base)):
+    for r, f, _, sarif_key in list(fingerprinted(unit, base)):
+        key = with_severity(sarif_key, f.severity)
         if settings.write_baseline:
             file = repo_path(f.location.file if f.location else r.deployment.file, base)
             totals.fingerprints[key] = {
                 "code": f.code,
+                "severity": f.severity,
                 "file": file,
                 "deployment": r.deployment.name,
                 "message": f.message,

@@ -65,6 +65,12 @@ def fingerprint(file: str, code: str, logical: str) -> str:
     ).hexdigest()
 
 
+def with_severity(key: str, severity: str) -> str:
+    """A ``--baseline`` fingerprint: the finding's (:func:`fingerprinted`) and its severity, so a
+    baselined note that becomes an error (SWA101 once PD is added) is reported again."""
+    return hashlib.sha256(f"{key}\0{severity}".encode("ascii")).hexdigest()
+
+
 def logical_location(deployment_file: str, deployment: str, field: str) -> str:
     """The key a finding is about, by name: its deployment (file and name, since several
     deployments can share one file) and the geometry field or server argument."""

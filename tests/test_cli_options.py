@@ -210,7 +210,8 @@ def test_baseline_reports_only_new_findings(tree):
 
     data = json.loads((root / "baseline.json").read_text())
     [(key, entry)] = data["fingerprints"].items()
-    assert data["version"] == 1 and entry["code"] == "SWA102" and entry["file"] == "a/server.yaml"
+    assert data["version"] == 2 and entry["code"] == "SWA102" and entry["file"] == "a/server.yaml"
+    assert entry["severity"] == "error"
     again = run_cli("--format", "json", "--baseline", "baseline.json", ".", cwd=root)
     assert (
         again.exit_code == 0

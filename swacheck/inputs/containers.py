@@ -129,11 +129,19 @@ class _ContainerWalk:
     def __init__(self) -> None:
         self.containers: list[_Container] = []
         self.budget = _MAX_NODES
+        self.cut: tuple[str, object] | None = None  # why the search stopped, and where
 
     def walk(
         self, node: object, labels: list[str], envs: Sequence | None, hint: Val | None, depth: int
     ) -> None:
         if depth > _MAX_DEPTH or self.budget <= 0:
+            if self.cut is None:
+                self.cut = (
+                    f"nested more than {_MAX_DEPTH} deep"
+                    if depth > _MAX_DEPTH
+                    else f"past the {_MAX_NODES:,} nodes it reads",
+                    getattr(node, "loc", None),
+                )
             return
         self.budget -= 1
         if isinstance(node, Mapping):
@@ -180,6 +188,20 @@ def load_custom(
     walker = _ContainerWalk()
     walker.walk(root.pairs.get("spec").value if root.get("spec") else root, [], None, None, 0)  # type: ignore[union-attr]
     containers = walker.containers
+    if walker.cut is not None:
+        why, at = walker.cut
+        found.deployments.append(
+            unread(
+                f"{kind}/{name}",
+                path,
+                at or root.loc,  # type: ignore[arg-type]
+                platform,
+                env,
+                f"{kind} {name!r}: the search for its containers stopped here, {why} (the limit); "
+                "containers beyond are not read, so launches there are not checked",
+                limit=True,
+            )
+        )
     if not containers:
         return found
     src = Source(path, files.load(path).text)

@@ -128,7 +128,15 @@ def build(
 ) -> LaunchDeployment:
     """One launch -> a deployment. Raises :class:`InputProblem` when it cannot be resolved."""
     if launch.unread:
-        return unread(name, file, launch.whole or location, platform, default_env, launch.unread)  # type: ignore[return-value]
+        return unread(  # type: ignore[return-value]
+            name,
+            file,
+            launch.whole or location,
+            platform,
+            default_env,
+            launch.unread,
+            launch.limit,
+        )
     hint = hint or launch.hint
     parsed = parse_args(launch, profile)
     if launch.program.endswith(DYNAMO_MODULES):  # Dynamo's own flags are not SGLang's to refuse

@@ -39,6 +39,8 @@ from .shell import (
     span_location,
     syntax_problem,
 )
+from .shell.functions import reaches
+from .shell.walker import MAX_CALLS
 
 PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 # NVIDIA Dynamo's SGLang worker: SGLang's ServerArgs flags plus Dynamo's own (dynamo/sglang/args.py
@@ -87,6 +89,7 @@ class Launch:
     unread: str = ""  # a launch found but not readable: why (a deployment that is not checked)
     when: str = ""  # one of several ways its line can run: the conditions it was read for
     assumed: tuple[str, ...] = ()  # the undecided conditions the walk took to reach it
+    limit: bool = False  # unread because a bound stopped reading (an error, not a note)
 
 
 def _program_at(argv: list[Word], start: int) -> int | None:
@@ -135,7 +138,9 @@ def launches(
             ]  # "$PY" -m sglang.launch_server
             break
         head = _base(argv[0])
-        if head == "eval" and depth <= 4:
+        if head == "eval":
+            if depth > MAX_NESTING:
+                return _too_deep(argv, env, "eval")
             return _eval(argv, env, ctx, depth)
         if run := _docker_run_at(head, argv):
             argv, env, hint = _docker_run(argv[run:], env, ctx)
@@ -234,15 +239,56 @@ def _walk_launches(commands: list, env: Env, ctx: LaunchContext, depth: int) -> 
         opaque_reasons=ctx.opaque_reasons,
         unset_reason=ctx.unset_reason,
     )
+    out: list[Launch] = []
+    for cmd in walker.walk(commands):
+        if cmd.dropped:
+            _dropped_call(out, walker, cmd)
+        else:
+            out.extend(launches(cmd.argv, cmd.env, ctx, depth + 1, cmd.stdin))
+    return out
+
+
+MAX_NESTING = 4  # eval / sh -c inside one another: deeper ones are not read (a finding says so)
+
+
+def _too_deep(argv: list[Word], env: Env, what: str) -> list[Launch]:
+    """A launch nested past ``MAX_NESTING``: not read, and said so (never a silent pass)."""
+    if not _MENTIONS_LAUNCH.search(" ".join(w.text for w in argv)):
+        return []
     return [
-        launch
-        for cmd in walker.walk(commands)
-        for launch in launches(cmd.argv, cmd.env, ctx, depth + 1, cmd.stdin)
+        _unread(
+            argv,
+            env,
+            f"launch not read: {what} nested more than {MAX_NESTING + 1} deep in eval / sh -c "
+            "(the limit); what it runs is not checked",
+            limit=True,
+        )
     ]
 
 
-def _unread(argv: list[Word], env: Env, reason: str) -> Launch:
-    return Launch("", [], False, env, argv[0].location, _command_location(argv), unread=reason)
+def _dropped_call(out: list[Launch], walker: Walker, cmd) -> None:  # type: ignore[no-untyped-def]
+    """A call of the script's function past ``MAX_CALLS``: one finding for the first such call
+    of a function that (itself or through the functions it calls) holds a launch."""
+    if any(launch.limit for launch in out) or not reaches(
+        walker.functions, cmd.dropped, _MENTIONS_LAUNCH
+    ):
+        return
+    out.append(
+        _unread(
+            cmd.argv,
+            cmd.env,
+            f"launch not read: this call of {cmd.dropped} is past the {MAX_CALLS} calls of the "
+            "script's own functions swacheck follows (the limit); it and the later calls are "
+            "not checked",
+            limit=True,
+        )
+    )
+
+
+def _unread(argv: list[Word], env: Env, reason: str, limit: bool = False) -> Launch:
+    return Launch(
+        "", [], False, env, argv[0].location, _command_location(argv), unread=reason, limit=limit
+    )
 
 
 def _launches(
@@ -305,8 +351,8 @@ def _shell_c(
 ) -> list[Launch]:
     """``sh [-opts] -c SCRIPT``: the launches inside SCRIPT, run with the exported environment;
     ``bash -s`` (or a shell with no script) reading a here-string: the launches inside it."""
-    if depth > 4:
-        return []
+    if depth > MAX_NESTING:
+        return _too_deep(argv, env, "sh -c")
     exported = {k: v for k, v in env.items() if v.exported}
     i = 1
     while i <= len(argv):
@@ -442,6 +488,9 @@ def script_launches(
     dynamic = None  # the first command run through a variable: where a launch may be assembled
     by_line: dict[object, list[Launch]] = {}
     for cmd in walker.walk(commands):
+        if cmd.dropped:
+            _dropped_call(out, walker, cmd)
+            continue
         found = launches(cmd.argv, cmd.env, ctx, stdin=cmd.stdin)
         if found:
             out.extend(found)

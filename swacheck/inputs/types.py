@@ -102,13 +102,23 @@ class UnreadDeployment(Deployment):
     resource whose launch it cannot find): resolved as not checked, reported by SWA307."""
 
     reason: str = ""
+    limit: bool = False  # not read because a bound stopped reading: an error (SWA307)
 
 
 def unread(
-    name: str, file: str, location: Location | None, platform: Val, env: dict[str, Val], reason: str
+    name: str,
+    file: str,
+    location: Location | None,
+    platform: Val,
+    env: dict[str, Val],
+    reason: str,
+    limit: bool = False,
 ) -> UnreadDeployment:
-    """A deployment that stands for a launch swacheck cannot read, so it is never a silent pass."""
+    """A deployment that stands for a launch swacheck cannot read, so it is never a silent pass.
+    ``limit``: a bound (calls, nesting, a node budget) stopped the reading."""
     import os
 
     server = ServerArgs({}, None, file, os.path.dirname(file) or ".")
-    return UnreadDeployment(name, file, location, platform, dict(env), server, reason=reason)
+    return UnreadDeployment(
+        name, file, location, platform, dict(env), server, reason=reason, limit=limit
+    )

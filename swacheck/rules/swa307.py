@@ -13,7 +13,12 @@ passing it silently:
 - a Helm chart or Jinja template that mentions SGLang (`{{ }}` is not YAML until rendered);
 - a placeholder to fill in, in a doc (`<DeepSeek-V4-Flash>`, `/path/to/model`, `$MODEL`);
 - a speculative or PD launch whose model id says nothing about the model and whose
-  `config.json` is not found.
+  `config.json` is not found;
+- a launch a bound stopped reading, an **error** (exit 1 under the default `--fail-on
+  error`: a run that could not read part of what the files launch must not pass): a call of
+  the script's own function past the 64 calls swacheck follows (the first such call of a
+  function that holds a launch), an `eval` or `sh -c` nested more than 5 deep, a custom
+  resource whose containers lie past the container search's budget of 200,000 nodes.
 
 Launches of other models without speculative decoding or PD, and models whose id names
 another family, are reported as not applicable without a note.
@@ -71,7 +76,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     for event in res.events_of(Kind.NOT_CHECKED):
         yield Finding(
             CODE,
-            SEVERITY,
+            "error" if event.data.get("limit") else SEVERITY,
             event.message,
             event.location or res.deployment.location,
             _FIX,

@@ -63,7 +63,7 @@ def resolve(dep: Deployment, models: ModelStore, profile: SGLangProfile = DEFAUL
             dep,
             profile,
             {"platform": dep.platform},
-            [Event(Kind.NOT_CHECKED, dep.reason, dep.location)],
+            [Event(Kind.NOT_CHECKED, dep.reason, dep.location, data={"limit": dep.limit})],
             "skipped",
             dep.reason,
         )

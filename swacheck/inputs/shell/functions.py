@@ -8,7 +8,25 @@ in a subshell (``f() ( ... )``) or braces that never close leave the commands as
 
 from __future__ import annotations
 
-from .words import _NAME, RawCommand
+from .words import _NAME, Lit, RawCommand
+
+
+def reaches(functions: dict[str, list[RawCommand]], name: str, mentions) -> bool:  # type: ignore[no-untyped-def]
+    """Whether the body of function ``name``, or of a function it calls (by name, in its
+    literal text), holds text ``mentions`` (a compiled pattern) finds."""
+    todo, seen = [name], {name}
+    while todo:
+        for cmd in functions.get(todo.pop(), []):
+            text = " ".join(
+                "".join(p.text for p in w.parts if isinstance(p, Lit)) for w in cmd.words
+            )
+            if mentions.search(text):
+                return True
+            for word in text.split():
+                if word in functions and word not in seen:
+                    seen.add(word)
+                    todo.append(word)
+    return False
 
 
 def _head(cmd: RawCommand) -> tuple[str, list[RawCommand]] | None:

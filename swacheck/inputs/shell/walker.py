@@ -40,6 +40,7 @@ class Command:
     span: Span | None
     assumed: tuple[str, ...] = ()  # the undecided conditions the walk took to reach it
     stdin: Word | None = None  # its here-string (`bash -s <<< "..."`), expanded
+    dropped: str = ""  # a call of this script function not followed (past MAX_CALLS)
 
 
 _DECLARE = {"export", "declare", "typeset", "readonly", "local"}
@@ -375,6 +376,9 @@ class Walker:
         argv = [w for raw in words for w in self.expand(raw)]
         stdin = self.expand_one_raw(cmd.stdin) if cmd.stdin is not None else None
         command = Command(argv, self.child_env(prefix), prefix, cmd.span, world.assumed, stdin)
+        head = words[0].literal()
+        if head in self.functions:  # past MAX_CALLS: the reader says it was not followed
+            command.dropped = head
         if argv and self.new(cmd, command):
             yield command
 
