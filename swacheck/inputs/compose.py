@@ -17,7 +17,8 @@ The platform comes from the GPUs the service reserves (``deploy.resources.reserv
 with ``driver: nvidia`` -> cuda, ``driver: amd`` -> rocm; ``devices: [/dev/kfd, /dev/dri]`` ->
 rocm; ``runtime: nvidia`` or ``gpus`` -> cuda), else from a ROCm image name, else ``--platform``.
 
-Deployments are named ``compose/SERVICE``.
+Deployments are named ``compose/SERVICE``. A service that ``extends`` another inherits its launch
+(``compose_extends.py``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from collections import ChainMap
 from .. import limits
 from ..loading import Document, FileCache, Mapping, Pair, Scalar, Sequence, kind_name
 from ..records import InputProblem, Val
+from .compose_extends import Chain, chain
 from .launch import Found, build, load_text, names_for, seed_env
 from .platforms import platform_of_image
 from .recognise import LaunchContext, launches
@@ -445,6 +447,16 @@ def _reserved_platform(service: Mapping) -> Val | None:
     return None
 
 
+def _inherited(layers: Chain, key: str, variables: Env, unset: str) -> list[Word]:
+    """The words of ``entrypoint`` / ``command`` of the nearest service of an ``extends`` chain
+    that sets it (the extender's replace the base's, as Compose merges them)."""
+    nearest = layers.nearest(key)
+    if nearest is None:
+        return []
+    layer, node = nearest
+    return _words(node, layer.src, variables, unset, key)
+
+
 def load_compose(
     doc: Document, path: str, files: FileCache, platform: Val, env: dict[str, Val]
 ) -> Found:
@@ -474,21 +486,23 @@ def load_compose(
         if not isinstance(service, Mapping):
             continue
         try:
-            senv = _service_env(service, src, base_dir, files, variables, unset)
-            argv = _words(
-                service.get("entrypoint").value if service.get("entrypoint") else None,
+            layers = chain(
+                service_name,
+                service,
                 src,
-                variables,
-                unset,
-                "entrypoint",
-            )  # type: ignore[union-attr]
-            argv += _words(
-                service.get("command").value if service.get("command") else None,
-                src,
-                variables,
-                unset,
-                "command",
-            )  # type: ignore[union-attr]
+                base_dir,
+                files,
+                lambda node, at: interpolate(yaml_word(node, at), variables, unset).text,
+            )
+            senv: Env = {}
+            for layer in reversed(layers.layers):  # the base's, then the extender's over it
+                senv.update(
+                    _service_env(layer.service, layer.src, layer.base_dir, files, variables, unset)
+                )
+            argv = _inherited(layers, "entrypoint", variables, unset)
+            argv += _inherited(layers, "command", variables, unset)
+            if len(layers.layers) > 1:  # inherited words count as if written in the file
+                limits.current().words(len(argv), service.loc)
             ctx = LaunchContext(
                 label, base_dir, fallback, unset_reason="not in the service's environment"
             )
@@ -496,7 +510,7 @@ def load_compose(
         except InputProblem as problem:
             found.errors.append(problem.to_error())
             continue
-        hint = _gpu_platform(service)
+        hint = _gpu_platform(layers.merged() if len(layers.layers) > 1 else service)
         dups = [
             d
             for d in doc.duplicates

@@ -20,7 +20,8 @@ from ..loading import Mapping, Scalar, Sequence
 from ..recordtype import record
 
 SHELLS = {"sh", "bash", "dash", "ash", "ksh", "zsh"}
-SERVICE_KEYS = ("image", "command", "build", "entrypoint")  # what makes a Compose service
+# what makes a Compose service (`extends`: it inherits another's)
+SERVICE_KEYS = ("image", "command", "build", "entrypoint", "extends")
 
 
 SCRIPT_SUFFIXES = (".sh", ".bash", ".sbatch", ".slurm")  # shell, and Slurm batch scripts
