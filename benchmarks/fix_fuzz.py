@@ -14,6 +14,13 @@ values, multi-document streams, tabs, CRLF, BOM, no final newline), one per fold
    and were any files written outside the tree.
 
 Prints one line per count; exits 1 when any property failed. Not a timed test: run it by hand.
+
+    python benchmarks/fix_fuzz.py --kinds 2000 --seed 1
+
+is the long profile of the campaign over every input kind (``tests/fix/test_fix_campaign.py``,
+generators in ``tests/fix/kinds.py``): ``--kinds`` cases (every kind in turn, with merge keys,
+Compose extends, nesting past the limits, links out of the tree) checked, fixed and fixed again
+in a child whose peak RSS is measured; it prints how many cases broke each property.
 """
 
 from __future__ import annotations
@@ -58,7 +65,10 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--unsafe-fixes", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    ap.add_argument("--kinds", type=int, default=0, help="run the campaign over every input kind")
     args = ap.parse_args()
+    if args.kinds:
+        return kinds_campaign(args.kinds, args.seed, args.keep)
     exe = shutil.which("swacheck")
     if exe is None:
         print("install swacheck first (pip install -e .)", file=sys.stderr)
@@ -221,6 +231,27 @@ def main() -> int:
     else:
         shutil.rmtree(work)
     return 1 if bad else 0
+
+
+def kinds_campaign(cases: int, seed: int, keep: bool) -> int:
+    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT / "tests" / "security"))
+    from test_fix_campaign import campaign
+
+    work = Path(tempfile.mkdtemp(prefix="swacheck-campaign-"))
+    start = time.perf_counter()
+    broken = campaign(work, seed, cases)
+    print(f"swacheck fuzz campaign: {cases} cases (every input kind in turn), seed {seed}")
+    for name, found in broken.items():
+        print(f"  {name:<40} {len(found)}")
+        for item in found[:5]:
+            print(f"      {item[:300]}")
+    print(f"  {'time':<40} {time.perf_counter() - start:.0f} s")
+    if keep:
+        print(f"  kept: {work}")
+    else:
+        shutil.rmtree(work)
+    return 1 if any(broken.values()) else 0
 
 
 if __name__ == "__main__":

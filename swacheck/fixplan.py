@@ -230,6 +230,8 @@ class Fixer:
         self.checked: dict[str, str] = {}
         self.unusable: dict[str, str] = {}  # real path -> why no fix is applied to it
         self.serial: set[str] = set()  # files whose fixes are applied one per round (blame)
+        self.deferred: set[tuple] = set()  # findings whose fix waited once for the others'
+        self.skip: set[tuple] = set()  # ... and wait in the next round
 
     # ------------------------------------------------------------------ rounds
 
@@ -300,6 +302,16 @@ class Fixer:
                 bad[key] = f"the fixed file would not parse ({one_line(errors[key].message)})"
         for a in pending:
             if counts[a.ident] >= before[a.ident]:
+                if a.ident not in self.deferred and any(
+                    b is not a and b.files & a.files for b in pending
+                ):
+                    # another fix of its file changed what it must be (a typo renamed to the
+                    # steps its draft tokens follow): the others first, then it is derived again
+                    self.deferred.add(a.ident)
+                    self.skip.add(a.ident)
+                    for f in a.files:
+                        bad.setdefault(f, "")
+                    continue
                 for f in a.files:
                     bad.setdefault(
                         f,
@@ -313,9 +325,10 @@ class Fixer:
             grew = False
             for a in pending:
                 if a.files & bad.keys() and not a.files <= bad.keys():
+                    source = next(iter(a.files & bad.keys()))
                     for f in a.files - bad.keys():
-                        bad[f] = (
-                            f"taken back with {one_line(self.out.states[next(iter(a.files & bad.keys()))].path)}"
+                        bad[f] = bad[source] and (
+                            f"taken back with {one_line(self.out.states[source].path)}"
                         )
                     grew = True
         for key, why in bad.items():
@@ -323,9 +336,10 @@ class Fixer:
             state.text = state.round_text
             state.fixes = state.fixes[: state.round_fixes]
             self._overlay(state)
-            self.out.messages.append(
-                f"{one_line(state.path)}: not fixed: {why}; nothing is written for this round of fixes"
-            )
+            if why:  # "": put back for a fix to be derived again, nothing to say
+                self.out.messages.append(
+                    f"{one_line(state.path)}: not fixed: {why}; nothing is written for this round of fixes"
+                )
         self.out.applied.extend(a for a in pending if not a.files & bad.keys())
         return True
 
@@ -358,7 +372,7 @@ class Fixer:
                 if f.fix is None or not f.fix.edits:
                     continue
                 ident = identity(r, f)
-                if ident in self.out.refused:
+                if ident in self.out.refused or ident in self.skip:
                     continue
                 if not f.fix.safe and not self.settings.unsafe_fixes:
                     continue
@@ -403,6 +417,7 @@ class Fixer:
                 t = self._take(ident, f, files, rounds)
                 if t is not None:
                     taken.append(t)
+        self.skip.clear()
         return self._settle(taken, rounds)
 
     def _usable(self, path: str, broken: set[str], model_files: set[str]) -> str | None:

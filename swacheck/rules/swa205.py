@@ -24,8 +24,9 @@ kv-cache-dtype: bf16
 
 ## Fix
 
-Write `kv-cache-dtype: bfloat16` (or `fp8_e4m3`, or leave it at `auto`); use another DSV4
-attention backend for PD servers.
+Write `kv-cache-dtype: fp8_e4m3` (or leave it at `auto`, which becomes `fp8_e4m3`) on CUDA, where
+the DeepSeek-V4 pool refuses a bfloat16 KV cache (SWA503); `bfloat16` for `bf16` elsewhere (ROCm,
+NPU). Use another DSV4 attention backend for PD servers.
 
 Fix safety: unsafe — it changes the KV cache dtype or the attention backend.
 """
@@ -54,13 +55,19 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     for event in res.events_of(Kind.KV_DTYPE_REFUSED):
         assert event.arg is not None
         value = event.data["value"]
+        # bfloat16 is what bf16 means, but the CUDA DSV4 pool asserts on it (SWA503): there the
+        # fix is fp8_e4m3, what auto becomes, so that the fix leads into no other finding
+        cuda = str(res.deployment.platform.value) == "cuda"
         better = (
             "bfloat16"
-            if value in ("bf16",) and "bfloat16" in res.profile.dsv4_kv_dtypes
+            if value in ("bf16",) and "bfloat16" in res.profile.dsv4_kv_dtypes and not cuda
             else "fp8_e4m3"
         )
+        why = (
+            " (a bfloat16 KV cache is refused on CUDA, SWA503)" if value == "bf16" and cuda else ""
+        )
         fix = Fix(
-            f"Set {event.arg.written} to {better} (or auto).",
+            f"Set {event.arg.written} to {better} (or auto){why}.",
             (fixes.replace(event.arg.value_loc, better),),
             safe=False,
         )

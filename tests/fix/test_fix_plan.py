@@ -153,3 +153,20 @@ def test_numbers_copied_from_a_log_are_not_fixed(tree):
     assert (root / "from-log/tuples.yaml").read_text() == text
     assert run.exit_code == 1  # the SWA101 error stays
     assert "swacheck: 0 fixed, 1 remaining" in run.stderr
+
+
+def test_a_fix_that_another_fix_of_its_file_makes_wrong_waits_and_is_derived_again(tree):
+    # found by the fuzz campaign: SWA203 set the draft tokens to 4 (steps 3, SGLang's choice
+    # while the steps key is misspelt) in the round that renamed the steps to 5; still reported,
+    # it was refused, and only a second --fix wrote 6 ("3 fixed, 1 remaining")
+    text = (
+        "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\n"
+        "speculative-num-draft-tokens: 9\nspeculative-num-stesp: 5\n"
+    )
+    root, run, after = _fix(tree, {"s.yaml": text}, "s.yaml")
+    assert after == text.replace("tokens: 9", "tokens: 6").replace("stesp", "steps")
+    assert "swacheck: 2 fixed, 0 remaining" in run.stderr
+    assert "not fixed" not in run.stderr
+    again = run_cli("--fix", "s.yaml", cwd=root)
+    assert (root / "s.yaml").read_text() == after
+    assert "swacheck: 0 fixed, 0 remaining" in again.stderr

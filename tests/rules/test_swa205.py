@@ -19,7 +19,9 @@ def test_supported_kv_cache_dtypes_pass(lint, dtype):
     assert run.codes() == []
 
 
-def test_bf16_is_refused_and_fixed_to_bfloat16(lint):
+def test_bf16_is_refused_and_fixed_to_fp8_on_cuda(lint):
+    # bfloat16 would be the spelling fix, but the CUDA DSV4 pool refuses it (SWA503): the fix
+    # must lead into no other finding
     run = lint({"server.yaml": EAGLE + "kv-cache-dtype: bf16\n"})
     assert run.exit_code == 1
     f = only(run)
@@ -29,7 +31,13 @@ def test_bf16_is_refused_and_fixed_to_bfloat16(lint):
         "bf16 is not supported for DeepseekV4ForCausalLM"
     )
     assert loc(f) == ("server.yaml", 5, 1)
-    assert edits(f) == [("server.yaml", 5, 17, 5, 21, "bfloat16")]
+    assert edits(f) == [("server.yaml", 5, 17, 5, 21, "fp8_e4m3")]
+    assert "refused on CUDA, SWA503" in f["fix"]["description"]
+
+
+def test_bf16_is_fixed_to_bfloat16_off_cuda(lint):
+    run = lint({"server.yaml": EAGLE + "kv-cache-dtype: bf16\n"}, "--platform", "rocm")
+    assert edits(only(run)) == [("server.yaml", 5, 17, 5, 21, "bfloat16")]
 
 
 @pytest.mark.parametrize("dtype", ["fp8_e5m2", "mxfp8", "nvfp4", "fp4_mx_block16"])
