@@ -15,6 +15,13 @@ def _fix(tree, files: dict[str, str], name: str, *flags: str):  # type: ignore[n
     return root, run, (root / name).read_text()
 
 
+def _converged(root, name: str, after: str) -> None:  # type: ignore[no-untyped-def]
+    """A second --fix changes nothing."""
+    again = run_cli("--fix", name, cwd=root)
+    assert (root / name).read_text() == after
+    assert "swacheck: 0 fixed, 0 remaining" in again.stderr
+
+
 def test_a_typo_plus_an_unrelated_duplicate_keeps_the_users_value(tree):
     # the rename and SWA202's insertion of the same key, with page-size's duplicate deleted in
     # the same round, kept the file's count of duplicates: the user's 5 became 3 ("4 fixed")
@@ -26,9 +33,7 @@ def test_a_typo_plus_an_unrelated_duplicate_keeps_the_users_value(tree):
     root, run, after = _fix(tree, {"s.yaml": text}, "s.yaml")
     assert after == "model-path: models/v4\nspeculative-num-steps: 5\n" + EAGLE_TOPK
     assert "swacheck: 3 fixed, 0 remaining" in run.stderr
-    again = run_cli("--fix", "s.yaml", cwd=root)
-    assert (root / "s.yaml").read_text() == after
-    assert "swacheck: 0 fixed, 0 remaining" in again.stderr
+    _converged(root, "s.yaml", after)
 
 
 def test_a_key_of_an_inline_merge_is_edited_in_place_not_its_whole_line(tree):
@@ -104,9 +109,7 @@ def test_a_rename_onto_a_key_already_set_in_a_markdown_block(tree):
     same = doc.replace("stesp: 5", "stesp: 3")
     root, run, after = _fix(tree, {"d.md": same}, "d.md")
     assert after == same.replace("speculative-num-stesp: 3\n", "")
-    again = run_cli("--fix", "d.md", cwd=root)
-    assert (root / "d.md").read_text() == after
-    assert "swacheck: 0 fixed, 0 remaining" in again.stderr
+    _converged(root, "d.md", after)
 
 
 def test_a_new_duplicate_in_a_markdown_block_is_refused_by_the_verification(tree, monkeypatch):
@@ -135,9 +138,7 @@ def test_a_rename_whose_result_has_its_own_safe_fix_converges_in_one_run(tree):
         assert "speculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\n" in after
         assert "page-size" not in after
         assert "0 remaining" in run.stderr
-        again = run_cli("--fix", name, cwd=root)
-        assert (root / name).read_text() == after
-        assert "swacheck: 0 fixed, 0 remaining" in again.stderr
+        _converged(root, name, after)
 
 
 def test_numbers_copied_from_a_log_are_not_fixed(tree):
@@ -167,6 +168,4 @@ def test_a_fix_that_another_fix_of_its_file_makes_wrong_waits_and_is_derived_aga
     assert after == text.replace("tokens: 9", "tokens: 6").replace("stesp", "steps")
     assert "swacheck: 2 fixed, 0 remaining" in run.stderr
     assert "not fixed" not in run.stderr
-    again = run_cli("--fix", "s.yaml", cwd=root)
-    assert (root / "s.yaml").read_text() == after
-    assert "swacheck: 0 fixed, 0 remaining" in again.stderr
+    _converged(root, "s.yaml", after)
