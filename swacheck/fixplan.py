@@ -300,24 +300,7 @@ class Fixer:
         for key, state in self.out.states.items():
             if state.text != state.round_text and key in errors:
                 bad[key] = f"the fixed file would not parse ({one_line(errors[key].message)})"
-        for a in pending:
-            if counts[a.ident] >= before[a.ident]:
-                if a.ident not in self.deferred and any(
-                    b is not a and b.files & a.files for b in pending
-                ):
-                    # another fix of its file changed what it must be (a typo renamed to the
-                    # steps its draft tokens follow): the others first, then it is derived again
-                    self.deferred.add(a.ident)
-                    self.skip.add(a.ident)
-                    for f in a.files:
-                        bad.setdefault(f, "")
-                    continue
-                for f in a.files:
-                    bad.setdefault(
-                        f,
-                        f"{a.code} is still reported after its fix ({one_line(a.fix.description)})",
-                    )
-                self.out.refused[a.ident] = "its fix did not remove it"
+        self._not_removed(pending, before, counts, bad)
         if not bad:
             return False
         grew = True  # a fix that spans files is taken back in all of them
@@ -342,6 +325,29 @@ class Fixer:
                 )
         self.out.applied.extend(a for a in pending if not a.files & bad.keys())
         return True
+
+    def _not_removed(
+        self, pending: list[Applied], before: Counter, counts: Counter, bad: dict[str, str]
+    ) -> None:
+        """The fixes whose finding is still reported (not one fewer of its identity): refused,
+        unless another fix of its file was in the round (a typo renamed to the steps its draft
+        tokens follow changed what it must be): then it waits a round and is derived again."""
+        for a in pending:
+            if counts[a.ident] < before[a.ident]:
+                continue
+            if a.ident not in self.deferred and any(
+                b is not a and b.files & a.files for b in pending
+            ):
+                self.deferred.add(a.ident)
+                self.skip.add(a.ident)
+                for f in a.files:
+                    bad.setdefault(f, "")  # put back without a word
+                continue
+            for f in a.files:
+                bad.setdefault(
+                    f, f"{a.code} is still reported after its fix ({one_line(a.fix.description)})"
+                )
+            self.out.refused[a.ident] = "its fix did not remove it"
 
     def _unnamed(self, pending: list[Applied], bad: dict[str, str], before, after) -> None:  # type: ignore[no-untyped-def]
         """The files where this round changed what no fix of it names (fixverify). A fix alone in
