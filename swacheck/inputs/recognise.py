@@ -285,6 +285,16 @@ def _dropped_call(out: list[Launch], walker: Walker, cmd) -> None:  # type: igno
     )
 
 
+def _followed(walker: Walker, commands: list, out: list[Launch]):  # type: ignore[no-untyped-def]
+    """The commands of a walk, but a call past ``MAX_CALLS``: that one goes to ``out`` as a
+    finding (``_dropped_call``)."""
+    for cmd in walker.walk(commands):
+        if cmd.dropped:
+            _dropped_call(out, walker, cmd)
+        else:
+            yield cmd
+
+
 def _unread(argv: list[Word], env: Env, reason: str, limit: bool = False) -> Launch:
     return Launch(
         "", [], False, env, argv[0].location, _command_location(argv), unread=reason, limit=limit
@@ -487,10 +497,7 @@ def script_launches(
     out: list[Launch] = []
     dynamic = None  # the first command run through a variable: where a launch may be assembled
     by_line: dict[object, list[Launch]] = {}
-    for cmd in walker.walk(commands):
-        if cmd.dropped:
-            _dropped_call(out, walker, cmd)
-            continue
+    for cmd in _followed(walker, commands, out):
         found = launches(cmd.argv, cmd.env, ctx, stdin=cmd.stdin)
         if found:
             out.extend(found)
