@@ -30,6 +30,7 @@ import compare  # noqa: E402
 import envs  # noqa: E402
 import matrix  # noqa: E402
 import pairs  # noqa: E402
+import printed  # noqa: E402
 
 HARNESS_GPU = {"cuda": "H200", "rocm": "MI355X"}
 
@@ -49,7 +50,8 @@ def swacheck_version() -> str | None:
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
-def run_swacheck(case: case_mod.Case, server: Path, version: str) -> dict | None:
+def base_command(case: case_mod.Case, version: str) -> list[str]:
+    """swacheck's command line for a case, before the files it reads."""
     cmd = [
         *swacheck_command(),
         "--format",
@@ -65,6 +67,11 @@ def run_swacheck(case: case_mod.Case, server: Path, version: str) -> dict | None
     ]
     for key, value in sorted(case.env.items()):
         cmd += ["--env", f"{key}={value}"]
+    return cmd
+
+
+def run_swacheck(case: case_mod.Case, server: Path, version: str) -> dict | None:
+    cmd = base_command(case, version)
     # swacheck reads the launch command's extra arguments from --command; without any, the file alone
     if case.argv:
         cmd += [
@@ -250,6 +257,12 @@ def main(argv=None) -> int:
         action="store_true",
         help="run the PD pair cases (pairs.py) through SGLang's handshake comparisons",
     )
+    ap.add_argument(
+        "--printed",
+        action="store_true",
+        help="also read what SGLang printed of each case's resolved arguments (its log line and "
+        "/server_info payload) with swacheck, and hold the outcome to the files' (printed.py)",
+    )
     ap.add_argument("cases", nargs="*", help="case files (default: conformance/cases/*.yaml)")
     args = ap.parse_args(argv)
 
@@ -299,13 +312,31 @@ def main(argv=None) -> int:
     if not args.reuse:
         run_sglang(venv, args.sglang, jobs, args.fresh, log)
     rows = []
+    readings: list = []
     for case, directory in jobs:
         result_path = directory / "sglang-result.json"
         result = json.loads(result_path.read_text()) if result_path.exists() else None
         report = run_swacheck(case, directory / "server.yaml", args.sglang)
         rows.append(compare.compare(case.name, result, report))
+        if args.printed and not case.argv:  # a case with extra argv: its files are a command
+            readings.append(
+                (
+                    case.name,
+                    printed.check(
+                        case,
+                        directory,
+                        result,
+                        report,
+                        lambda c: base_command(c, args.sglang),
+                    ),
+                )
+            )
     print(compare.table(rows))
     print(compare.summary(rows, args.sglang))
+    printed_ok = True
+    if args.printed:
+        line, printed_ok = printed.summary(readings)
+        print(line)
     if args.json:
         Path(args.json).write_text(
             json.dumps(
@@ -327,7 +358,7 @@ def main(argv=None) -> int:
         )
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
-    return 0 if all(r.agrees for r in rows) else 1
+    return 0 if all(r.agrees for r in rows) and printed_ok else 1
 
 
 if __name__ == "__main__":

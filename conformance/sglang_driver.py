@@ -359,6 +359,56 @@ def _jsonable(v):
     return str(v)
 
 
+def printed(sa) -> dict:
+    """What the release prints of these arguments, for swacheck's server-output inputs: the
+    start-up log line (``srt/entrypoints/engine.py``: ``server_args={...}`` of the redacted
+    ``resolved_dict()`` from 0.5.19 on, ``server_args=ServerArgs(...)`` before) and the
+    ``/server_info`` payload's arguments (the resolved dict, or ``dataclasses.asdict`` before)."""
+    import dataclasses
+    import json as _json
+
+    out: dict = {}
+    try:
+        if hasattr(sa, "resolved_dict"):
+            values = sa.resolved_dict()
+            try:
+                from sglang.srt.sampling.watermarking.core import redact_watermark_secrets
+
+                values = redact_watermark_secrets(values)
+            except Exception:
+                pass
+            out["log_line"] = f"server_args={values}"
+        else:
+            out["log_line"] = f"server_args={sa!r}"
+            values = dataclasses.asdict(sa)
+        info = {k: _jsonable_deep(v) for k, v in values.items()}
+        info["launch_command"] = getattr(sa, "launch_command", None)
+        info["version"] = _sglang_version()
+        out["server_info"] = _json.loads(_json.dumps(info, default=str))
+    except Exception as exc:  # the record cannot be printed: say so, the case still runs
+        out["error"] = f"{type(exc).__name__}: {exc}"
+    return out
+
+
+def _jsonable_deep(v):
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, dict):
+        return {str(k): _jsonable_deep(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, set)):
+        return [_jsonable_deep(x) for x in v]
+    return str(v)
+
+
+def _sglang_version() -> str:
+    try:
+        from sglang.version import __version__
+
+        return __version__
+    except Exception:
+        return ""
+
+
 # --- the stages -----------------------------------------------------------------------------
 
 
@@ -400,6 +450,7 @@ def run_case(case_dir: str, platform: str, sglang_version: str, extra_argv: list
             sa.resolve_once()
         get = resolved(sa)
         result["resolved"] = {k: _jsonable(get(k)) for k in RESOLVED_KEYS}
+        result["printed"] = printed(sa)
         stage = "validate"
         sa.check_server_args()
         stage = "model"

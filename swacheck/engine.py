@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from . import limits
@@ -326,6 +327,7 @@ def _check_unit(
         r.findings = check(r.resolution, job.ctx, settings)
     check_pairs(unit, job.ctx)
     suppressed = _suppress(unit, job.files)
+    _evidence_not_edited(unit)
     for r in unit.results:
         r.findings.sort(key=position_key)  # reading order: by file and position
     if settings.baseline is not None or settings.write_baseline:
@@ -344,6 +346,33 @@ def _suppress(unit: RunResult, files: FileCache) -> int:
         pair.findings = [f for f in pair.findings if id(f) in kept]
     filt.report()
     return filt.suppressed
+
+
+def _evidence_not_edited(unit: RunResult) -> None:
+    """A server's log or /server_info answer is what it printed, not a file to edit: a fix keeps
+    its advice but no edit of such a file (inputs/server_output.py)."""
+    evidence = {r.deployment.file for r in unit.results if r.deployment.evidence}
+    if not evidence:
+        return
+    advice: dict[int, Finding] = {}
+    for r in unit.results:
+        r.findings = [_without_edits_in(f, evidence, advice) for f in r.findings]
+    for pair in unit.pairs:
+        pair.findings = [advice.get(id(f), f) for f in pair.findings]
+
+
+def _without_edits_in(f: Finding, files: set[str], advice: dict[int, Finding]) -> Finding:
+    if f.fix is None or not any(e.file in files for e in f.fix.edits):
+        return f
+    kept = tuple(e for e in f.fix.edits if e.file not in files)
+    fix = replace(
+        f.fix,
+        description=f.fix.description
+        + " (in the files that launched the server: a log or /server_info answer is not edited)",
+        edits=kept,
+    )
+    advice[id(f)] = out = replace(f, fix=fix)
+    return out
 
 
 def pair_up(result: RunResult, explicit: list[tuple[str, str]]) -> None:

@@ -372,12 +372,8 @@ class _Reader:
         if not launched.any:
             result.skipped.append(cand.path)
             if cand.explicit:
-                result.notes.append(
-                    _skip_note(
-                        cand.path,
-                        "no SGLang launch command (python -m sglang.launch_server or sglang serve)",
-                    )
-                )
+                kind = kinds.file_kind(cand.path) or kinds.kind_named("script")
+                result.notes.append(_skip_note(cand.path, kind.absent))
 
     def _document(self, cand: Candidate, source: SourceFile, doc: Document) -> tuple[int, str]:
         """Read one YAML document: how many deployments and errors it gave, and what launch

@@ -87,7 +87,8 @@ class Kind:
     kind may read other files (``--config``, ``. FILE``), so a run holding one is one unit.
     ``marks``: keys one of which a document of the kind must hold (the units' fast path looks
     for them written as keys).
-    ``what``: how to name it in a message.
+    ``what``: how to name it in a message; ``absent``: why a file of the kind named explicitly
+    holds no deployment.
     """
 
     name: str
@@ -97,6 +98,7 @@ class Kind:
     document: Callable[[object], bool] | None = None
     refers: bool = True
     marks: tuple[str, ...] = ()
+    absent: str = "no SGLang launch command (python -m sglang.launch_server or sglang serve)"
 
     def read(self, *args):  # type: ignore[no-untyped-def]
         import importlib
@@ -230,6 +232,25 @@ def is_helm_values(root: object) -> bool:
     )
 
 
+# keys a /server_info answer holds beside the server's arguments (0.5.12-0.5.23)
+SERVER_INFO_MARKS = ("launch_command", "internal_states", "startup_time")
+
+
+def is_server_info(root: object) -> bool:
+    """A saved ``/server_info`` answer: the server's arguments (a ``model_path``) beside the keys
+    only the endpoint adds (``internal_states``, ``launch_command``, ``startup_time``, or a
+    ``version`` among more than 40 keys)."""
+    if not isinstance(root, Mapping) or "model_path" not in root.pairs:
+        return False
+    if any(k in root.pairs for k in SERVER_INFO_MARKS):
+        return True
+    return "version" in root.pairs and len(root.pairs) > 40
+
+
+def is_log_path(path: str) -> bool:
+    return path.lower().endswith(".log")
+
+
 # File kinds, matched by name in this order. (SGLang server configs and swacheck deployment
 # files are the two YAML/JSON kinds of ``inputs/__init__.py``; they come before the document
 # kinds below.)
@@ -248,10 +269,26 @@ FILE_KINDS: tuple[Kind, ...] = (
         ".markdown:read_doc",
         path=is_markdown_path,
     ),
+    Kind(
+        "server-log",
+        "an SGLang server log",
+        ".server_output:read_server_log",
+        path=is_log_path,
+        refers=False,
+        absent="no server_args= line (the arguments SGLang logs at start-up)",
+    ),
 )
 # Document kinds, tried in this order on every YAML document that is neither a deployment file
 # nor an SGLang server config.
 DOCUMENT_KINDS: tuple[Kind, ...] = (
+    Kind(
+        "server-info",
+        "a saved /server_info answer",
+        ".server_output:load_server_info",
+        document=is_server_info,
+        refers=False,
+        marks=("model_path",),
+    ),
     Kind(
         "srt-slurm",
         "an srt-slurm recipe",

@@ -14,6 +14,7 @@ from ..loading import Mapping, Scalar
 from ..records import InputProblem
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
+from .kinds import is_server_info
 from .types import Arg, ServerArgs
 
 
@@ -40,8 +41,8 @@ def is_server_config(root: object, walked: bool = False) -> bool:
     short ``model`` is taken for a server config only when most of its other keys are SGLang
     options as written (not abbreviations): a benchmark matrix with ``model:``, ``tasks:``,
     ``batch_size:`` is not a server config."""
-    if not isinstance(root, Mapping):
-        return False
+    if not isinstance(root, Mapping) or is_server_info(root):
+        return False  # a /server_info answer: SGLang's resolved arguments (inputs/server_output.py)
     keys = [k for k in MODEL_KEYS if k in root.pairs]
     if not keys or not all(isinstance(root.pairs[k].value, Scalar) for k in keys):
         return False

@@ -94,6 +94,9 @@ class Deployment:
     # What the reader noticed about the text itself (rules SWA306/SWA307): (kind, message, where);
     # kind is "pitfall" (a shell mistake that changes what SGLang receives) or "note".
     notes: list[tuple[str, str, Location | None]] = field(default_factory=list)
+    # what a server printed (a log's server_args line, a /server_info answer): the arguments are
+    # SGLang's resolution, evidence rather than files to edit (inputs/server_output.py)
+    evidence: str = ""
 
 
 @record(repr=False, eq=False)

@@ -23,7 +23,7 @@ def pool_mode(res: Resolution, pool: Pool) -> str:
 def deployment_head(r: DeploymentResult) -> dict[str, Any]:
     """What every per-deployment JSON object (the report, ``explain``) starts with."""
     res = r.resolution
-    return {
+    head = {
         "file": r.deployment.file,
         "name": r.deployment.name,
         "mode": res.mode,
@@ -31,6 +31,9 @@ def deployment_head(r: DeploymentResult) -> dict[str, Any]:
         "checked_by_sglang": res.checked_by_sglang,
         "skip_reason": res.skip_reason or None,
     }
+    if r.deployment.evidence:  # read from what a server printed (inputs/server_output.py)
+        head["evidence"] = r.deployment.evidence
+    return head
 
 
 def pool_json(res: Resolution, pool: Pool | None) -> dict[str, Any] | None:
@@ -152,6 +155,8 @@ def heading(r: DeploymentResult) -> tuple[str, str]:
     algo = res.values.get("speculative_algorithm")
     if algo is not None and algo.value:
         parts.append(str(algo.value))
+    if r.deployment.evidence:
+        parts.append(f"as resolved: {r.deployment.evidence}")
     title = r.deployment.file
     if r.deployment.name != os.path.splitext(os.path.basename(r.deployment.file))[0]:
         title += f" · {r.deployment.name}"

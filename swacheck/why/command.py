@@ -44,6 +44,20 @@ def _read(settings: Any, text: str | None, log: str | None) -> tuple[Parse | Non
     return parse, source, where
 
 
+def _prints_server_args(path: str) -> bool:
+    """A log file (within the size limit) holding SGLang's ``server_args=`` start-up line."""
+    from .. import limits
+    from ..inputs.server_output import is_server_log
+
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > limits.MAX_FILE_SIZE:
+            return False
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return is_server_log(fh.read())
+    except OSError:
+        return False
+
+
 def run_why(settings: Any, text: str | None, log: str | None, fmt: str) -> int:
     """Parse, explain, match, print; the exit code (0 explained, 2 nothing to explain / bad input)."""
     from ..report import get
@@ -70,12 +84,22 @@ def run_why(settings: Any, text: str | None, log: str | None, fmt: str) -> int:
         return 2
 
     run_result = None
+    printed = log is not None and log != "-" and _prints_server_args(log)
+    if printed:  # the log says what the server ran: check that too (inputs/server_output.py)
+        from dataclasses import replace
+
+        settings = replace(settings, paths=[log, *settings.paths])
     if settings.paths:
         from ..engine import run
 
         run_result = run(settings)
         for error in run_result.errors:
             print(error, file=sys.stderr)
-    report = WhyReport(settings, explain(parse, run_result), source)
+    items = explain(parse, run_result)
+    if printed and run_result is not None:
+        from .disagree import note_disagreements
+
+        note_disagreements(items, run_result, log)  # type: ignore[arg-type]
+    report = WhyReport(settings, items, source)
     get(fmt, "why").render(report, sys.stdout)
     return 2 if parse.malformed or (run_result is not None and run_result.errors) else 0

@@ -61,7 +61,7 @@ def check_keys(r: ArgReader) -> None:
     standalone = server.mapping is not None and (
         server.file != r.dep.file or server.mapping.loc == r.dep.location
     )
-    if server.file and server.file.lower().endswith(".json") and standalone:
+    if server.file and server.file.lower().endswith(".json") and standalone and not r.dep.evidence:
         r.event(
             Kind.CONFIG_NOT_YAML,
             "SGLang's --config accepts only .yaml/.yml files",
