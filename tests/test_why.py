@@ -652,10 +652,11 @@ def test_input_errors_in_paths_exit_2_but_still_explain():
     assert RING in run.stdout
 
 
-def test_a_log_path_given_as_text_gets_a_hint():
-    run = why("tests/data/logs/decode-tp8-ring.log", cwd=ROOT)
-    assert run.exit_code == 2
-    assert run.stderr.strip().endswith("to read a log file, use --from-log FILE")
+def test_a_log_path_given_as_text_is_read_as_the_log():
+    as_text = why("tests/data/logs/decode-tp8-ring.log", cwd=ROOT)
+    from_log = why("--from-log", "tests/data/logs/decode-tp8-ring.log", cwd=ROOT)
+    assert as_text.exit_code == from_log.exit_code
+    assert as_text.stdout == from_log.stdout and "decode-tp8-ring.log" in as_text.stdout
 
 
 # ------------------------------------------------------------------ properties

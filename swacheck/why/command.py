@@ -63,6 +63,8 @@ def run_why(settings: Any, text: str | None, log: str | None, fmt: str) -> int:
     from ..report import get
     from ..report.escape import print_error
 
+    if log is None and _is_file(text or ""):  # why LOGFILE [PATH...]: the log, read as a log
+        text, log = None, text
     parse, source, where = _read(settings, text, log)
     if parse is None:
         return 2
@@ -73,13 +75,8 @@ def run_why(settings: Any, text: str | None, log: str | None, fmt: str) -> int:
         )
     if not parse.errors:
         if not parse.malformed:
-            hint = (
-                "; to read a log file, use --from-log FILE"
-                if log is None and _is_file(text or "")
-                else ""
-            )
             print_error(
-                f'swacheck why: no DSV4 target/draft error found in {source} (expected e.g. "{EXAMPLE}"){hint}'
+                f'swacheck why: no DSV4 target/draft error found in {source} (expected e.g. "{EXAMPLE}")'
             )
         return 2
 
