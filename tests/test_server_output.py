@@ -230,3 +230,15 @@ def test_a_log_without_the_line_is_not_a_deployment(tree):
     named = run_cli("app.log", "server.yaml", cwd=root)
     assert named.exit_code == 0
     assert "app.log: skipped, not a deployment: no server_args= line" in named.stderr
+
+
+def test_why_still_explains_when_the_logged_server_cannot_be_checked(tree):
+    shortened = "[ts] server_args=ServerArgs(model_path='/cluster/ckpt', tp_size=8, ...)\n"
+    root = tree({"server.log": shortened + ERROR + "\n", "server.yaml": "model-path: models/v4\n"})
+    alone = run_cli("why", "--from-log", "server.log", *ROCM, cwd=root)
+    assert (alone.exit_code, alone.stderr) == (0, "")  # the error is explained as before
+    assert "Deployments" not in alone.stdout
+    given = run_cli("why", "--from-log", "server.log", *ROCM, "server.yaml", cwd=root)
+    assert given.exit_code == 0
+    assert "server.log:1:" in given.stderr
+    assert given.stderr.rstrip().endswith("(the server's logged arguments are not checked)")

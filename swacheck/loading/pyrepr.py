@@ -6,7 +6,8 @@ SGLang logs the server's arguments at start-up as the ``repr`` of a value: 0.5.1
 model_path=..., ...)`` (the dataclass ``repr``). This reads that text without evaluating it:
 string, number, ``True``/``False``/``None`` literals, lists, tuples, sets, dicts and calls
 ``Name(key=value, ...)`` (a record's ``repr``, read as a mapping of its keywords). Anything else
-(``<Enum.X: 1>``, ``inf``, a name) is kept as its text. Every value keeps its line:col span, and
+(``<Enum.X: 1>``, ``inf``, a name) is kept as its text, and ``...`` (a line shortened by hand) as
+``Ellipsis``. Every value keeps its line:col span, and
 the node count, nesting and integer size are bounded as in YAML and JSON (``limits``).
 """
 
@@ -87,6 +88,10 @@ class ReprParser:
             return Scalar(self.text[i : close + 1], self.loc(i, close + 1)), close + 1
         if (m := _STRING_PREFIX.match(self.text, i, self.end)) is not None:
             return self._string(i, m.end() - 1, "r" in m.group(0).lower())
+        if self.text.startswith(
+            "...", i
+        ):  # a hand-shortened line: server_args=ServerArgs(a=1, ...)
+            return Scalar(Ellipsis, self.loc(i, i + 3)), i + 3
         if c.isdigit() or (c in "-+." and i + 1 < self.end and self.text[i + 1].isdigit()):
             return self._number(i)
         m = _NAME.match(self.text, i, self.end)

@@ -58,6 +58,33 @@ def _prints_server_args(path: str) -> bool:
         return False
 
 
+def _run(settings: Any, log: str | None) -> Any:
+    """Check the paths given and, when the log holds SGLang's ``server_args=`` line, the server it
+    describes (inputs/server_output.py): its run result (settings with the log among the paths),
+    or the paths' alone when the log's server cannot be checked, or None when nothing was given.
+    An input error of the logged arguments is a note (when files are given to compare them with):
+    they help, they are not the question."""
+    from dataclasses import replace
+
+    from ..engine import run
+
+    printed = log is not None and log != "-" and _prints_server_args(log)
+    if not printed and not settings.paths:
+        return None
+    with_log = replace(settings, paths=[log, *settings.paths]) if printed else settings
+    result = run(with_log)
+    if printed:
+        for error in [e for e in result.errors if e.file == log]:
+            result.errors.remove(error)
+            if settings.paths:  # said when the files are to be compared with what ran
+                print(f"{error} (the server's logged arguments are not checked)", file=sys.stderr)
+        if not any(r.deployment.file == log for r in result.results):
+            result = run(settings) if settings.paths else None
+    for error in result.errors if result is not None else ():
+        print(error, file=sys.stderr)
+    return result
+
+
 def run_why(settings: Any, text: str | None, log: str | None, fmt: str) -> int:
     """Parse, explain, match, print; the exit code (0 explained, 2 nothing to explain / bad input)."""
     from ..report import get
@@ -80,23 +107,13 @@ def run_why(settings: Any, text: str | None, log: str | None, fmt: str) -> int:
             )
         return 2
 
-    run_result = None
-    printed = log is not None and log != "-" and _prints_server_args(log)
-    if printed:  # the log says what the server ran: check that too (inputs/server_output.py)
-        from dataclasses import replace
-
-        settings = replace(settings, paths=[log, *settings.paths])
-    if settings.paths:
-        from ..engine import run
-
-        run_result = run(settings)
-        for error in run_result.errors:
-            print(error, file=sys.stderr)
+    run_result = _run(settings, log) if settings.paths or log else None
     items = explain(parse, run_result)
-    if printed and run_result is not None:
+    if run_result is not None and run_result.settings is not settings:  # the log's server too
         from .disagree import note_disagreements
 
         note_disagreements(items, run_result, log)  # type: ignore[arg-type]
+        settings = run_result.settings
     report = WhyReport(settings, items, source)
     get(fmt, "why").render(report, sys.stdout)
     return 2 if parse.malformed or (run_result is not None and run_result.errors) else 0
