@@ -233,7 +233,10 @@ def test_a_log_without_the_line_is_not_a_deployment(tree):
 
 
 def test_why_still_explains_when_the_logged_server_cannot_be_checked(tree):
-    shortened = "[ts] server_args=ServerArgs(model_path='/cluster/ckpt', tp_size=8, ...)\n"
+    shortened = (  # a DeepSeek-V4 checkpoint that is not on this machine (nor published)
+        "[ts] server_args=ServerArgs(model_path='/cluster/DeepSeek-V4-Flash-ours', tp_size=8, "
+        "speculative_algorithm='EAGLE', disaggregation_mode='prefill', ...)\n"
+    )
     root = tree({"server.log": shortened + ERROR + "\n", "server.yaml": "model-path: models/v4\n"})
     alone = run_cli("why", "--from-log", "server.log", *ROCM, cwd=root)
     assert (alone.exit_code, alone.stderr) == (0, "")  # the error is explained as before
