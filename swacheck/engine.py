@@ -290,7 +290,7 @@ class _Job:
             PROFILES[settings.sglang_version],
             RuleContext(align_to=settings.align_to),
             explicit,
-            ModelStore(files, settings.model_configs),
+            ModelStore(files, settings.model_configs, settings.builtin_models),
         )
 
 

@@ -80,6 +80,15 @@ ModelConfig = Annotated[
         help="Use PATH (config.json or its folder) for model path ID (repeatable).",
     ),
 ]
+NoBuiltinModels = Annotated[
+    bool | None,
+    typer.Option(
+        "--no-builtin-models",
+        help="Do not take a model's values from swacheck's catalogue of the published DeepSeek-V4 "
+        "checkpoints when no config.json is found (the configuration file's builtin-models).",
+        show_default=False,
+    ),
+]
 Select = Annotated[
     list[str],
     typer.Option(

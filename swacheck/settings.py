@@ -32,6 +32,9 @@ class Settings:
     )
     env: dict[str, str] = field(default_factory=dict)
     model_configs: dict[str, str] = field(default_factory=dict)
+    # no config.json found: take the model's values from swacheck's catalogue of the published
+    # checkpoints (--no-builtin-models, builtin-models = false: off)
+    builtin_models: bool = True
     fail_on: str = "error"
     align_to: str = "target"
     color: str = "auto"

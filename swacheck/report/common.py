@@ -44,8 +44,41 @@ def pool_json(res: Resolution, pool: Pool | None) -> dict[str, Any] | None:
     out: dict[str, Any] = {"tuple": [v.value for _, v in fields], "unified": pool.unified.value}
     out.update({name: v.value for name, v in fields})
     out["model_config"] = pool.model.label if pool.model else None
+    out.update(model_source(pool))
     out["sources"] = {name: v.describe() for name, v in fields}
     return out
+
+
+def model_source(pool: Pool) -> dict[str, Any]:
+    """Where a pool's model values come from: ``source`` config.json, inline (a deployment
+    file's mapping), catalogue (swacheck's built-in one: then ``catalogue`` says which entry) or
+    geometry (numbers the deployment file gives)."""
+    model = pool.model
+    if model is None:
+        return {"source": "geometry"}
+    entry = model.catalogue
+    if entry is None:
+        return {"source": "config.json" if model.file else "inline"}
+    return {
+        "source": "catalogue",
+        "catalogue": {
+            "id": entry.id,
+            "revision": entry.revision,
+            "status": entry.status,
+            "label": entry.label,
+        },
+    }
+
+
+def catalogue_labels(r: DeploymentResult) -> list[str]:
+    """The catalogue entries a deployment's pools take their values from (no config.json found)."""
+    res = r.resolution
+    labels = [
+        p.model.catalogue.label
+        for p in (res.target, res.draft)
+        if p is not None and p.model is not None and p.model.catalogue is not None
+    ]
+    return list(dict.fromkeys(labels))
 
 
 @record(unsafe_hash=True)

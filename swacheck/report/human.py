@@ -20,7 +20,18 @@ from ..pairing import ServerPair
 from ..records import Finding
 from ..results import DeploymentResult, RunResult
 from ..settings import Settings
-from .common import HEADER, Row, edit_text, fix_label, fmt, heading, pair_rows, table_rows, tuples
+from .common import (
+    HEADER,
+    Row,
+    catalogue_labels,
+    edit_text,
+    fix_label,
+    fmt,
+    heading,
+    pair_rows,
+    table_rows,
+    tuples,
+)
 from .escape import InertLines, terminal
 from .renderer import render_run
 
@@ -267,7 +278,9 @@ def _passing_line(w: PlainWriter | RichWriter, r: DeploymentResult) -> None:
         verdict = (f"target {fmt(pools[0])} vs draft {fmt(pools[1])}", None)
     else:
         verdict = (f"target = draft = {fmt(pools[0])}", "green")
-    w.line((title, "bold"), (f"  ({details})  ", "dim"), verdict)
+    labels = catalogue_labels(r)
+    origin: Segment = (f"  (from {'; '.join(labels)})", "dim") if labels else ("", None)
+    w.line((title, "bold"), (f"  ({details})  ", "dim"), verdict, origin)
 
 
 def _deployment(w: PlainWriter | RichWriter, r: DeploymentResult, verbose: bool = True) -> None:
@@ -278,6 +291,8 @@ def _deployment(w: PlainWriter | RichWriter, r: DeploymentResult, verbose: bool 
     w.line((title, "bold"), (f"  ({details})", "dim"))
     if r.resolution.skip_reason:
         w.line((f"  {r.resolution.skip_reason}", "dim"))
+    for label in catalogue_labels(r):
+        w.line((f"  model values from {label} (no config.json found)", "dim"))
     rows = table_rows(r)
     if rows:
         w.table(HEADER, rows)

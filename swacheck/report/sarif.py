@@ -25,7 +25,7 @@ from .. import __version__
 from ..fingerprints import NO_FILE, base_dir, fingerprinted, repo_path
 from ..records import Location
 from ..results import RunResult
-from .common import fix_label
+from .common import catalogue_labels, fix_label
 from .escape import json_data, path_for_uri
 from .renderer import WholeRun, render_run
 
@@ -128,6 +128,8 @@ def as_data(result: RunResult) -> dict[str, Any]:
                 for i, rel in enumerate(f.related)
             ]
         item["partialFingerprints"] = {FINGERPRINT: key}
+        if labels := catalogue_labels(r):  # values from swacheck's catalogue, not a config.json
+            item["properties"] = {"modelSource": labels}
         results.append(item)
     notifications = []
     for e in result.errors:
@@ -145,6 +147,14 @@ def as_data(result: RunResult) -> dict[str, Any]:
     }
     if notifications:
         invocation["toolExecutionNotifications"] = json_data(notifications)
+    run: dict[str, Any] = {}
+    used = [
+        {"deployment": r.deployment.file, "name": r.deployment.name, "modelSource": labels}
+        for r in result.results
+        if (labels := catalogue_labels(r))
+    ]
+    if used:  # every deployment whose model values come from swacheck's catalogue
+        run["properties"] = {"modelSources": json_data(used)}
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
@@ -161,6 +171,7 @@ def as_data(result: RunResult) -> dict[str, Any]:
                 "invocations": [invocation],
                 "columnKind": "unicodeCodePoints",
                 "results": json_data(results),
+                **run,
             }
         ],
     }

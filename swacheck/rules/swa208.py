@@ -2,7 +2,20 @@
 
 ## What it does
 
-Reports a target or draft `config.json` with `"model_type": "deepseek_v4"` and no
+Reports a target or draft `config.json` SGLang's config loading stops on:
+
+- `compress_rates` instead of `compress_ratios` (a config.json re-saved by transformers 4.57 or
+  later): `ModelConfig`'s DeepSeek-V4 branch reads `hf_config.compress_ratios` right after the
+  window (`configs/model_config.py` 0.5.23:1429, 0.5.22:1320, 0.5.21:1241, 0.5.20:1153,
+  0.5.17:884): `AttributeError: '_DeepseekV4ConfigAlias' object has no attribute
+  'compress_ratios'`. Fix: rename the key.
+- DeepSeek-V4.1 (`model_type` `deepseek_v41`) on a release without its config class (0.5.20 and
+  earlier; `srt/configs/deepseek_v41.py` arrives in 0.5.21), and the older V4.1 layout in every
+  release read: `model_type` `deepseek_v4.1` (no config class registers it) or `architectures`
+  `DeepseekV41ForConditionalGeneration` (`normalize_deepseek_v41_config` rewrites only
+  `["DeepseekV41ForCausalLM"]`, `configs/deepseek_v41.py` 0.5.23:38-39, so the model registry
+  refuses it, `models/registry.py` 0.5.23:64).
+- `"model_type": "deepseek_v4"` and no
 `sliding_window` (and no `sliding_window` in `json-model-override-args`). SGLang's config class
 for that model type (`utils/hf_transformers/common.py` `_DeepseekV4ConfigAlias`) has no default
 for it and `ModelConfig`'s DeepSeek-V4 branch reads it (`configs/model_config.py` 0.5.23:1425,
@@ -49,14 +62,19 @@ CODE = "SWA208"
 NAME = "model-config-refused"
 SEVERITY = "error"
 SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
-SUMMARY = "a deepseek_v4 config.json without sliding_window: SGLang's ModelConfig fails with AttributeError"
+SUMMARY = (
+    "a DeepSeek-V4 config.json SGLang cannot load: no sliding_window, compress_rates, "
+    "or a DeepSeek-V4.1 layout the release refuses"
+)
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     for event in res.events_of(Kind.MODEL_CONFIG_REFUSED):
         fix = Fix(
-            f"Point the {event.data['role']} model path at the checkpoint you mean, or "
+            event.data.get("fix")
+            or f"Point the {event.data['role']} model path at the checkpoint you mean, or "
             f"give its config.json the model's sliding_window."
         )
-        yield finding_for_event(sys.modules[__name__], event, fix, field="sliding_window")
+        field = event.data.get("field") or "sliding_window"
+        yield finding_for_event(sys.modules[__name__], event, fix, field=field)

@@ -19,9 +19,10 @@ import os
 import re
 from dataclasses import field
 
-from ..loading import FileCache, Mapping, Scalar, kind_name
+from ..loading import FileCache, Mapping, Pair, Scalar, Sequence, kind_name
 from ..records import InputProblem, Location, Val
 from ..recordtype import record
+from . import catalogue as _catalogue
 
 HUB_ENV = ("HF_HUB_CACHE", "HF_HOME")  # the server's variables that move its hub cache
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -38,11 +39,22 @@ class ModelConfig:
     private: bool = (
         False  # read from outside the run's root: its values are never quoted in messages
     )
+    # the built-in catalogue's entry this config comes from (no file was found): every value
+    # is named as the catalogue's, with no position
+    catalogue: _catalogue.Entry | None = None
+    flattened: bool = False  # a DeepSeek-V4.1 config read as SGLang normalises it
+
+    @property
+    def source(self) -> str:
+        """Where the values come from: the file, the catalogue entry or the inline mapping."""
+        return self.catalogue.label if self.catalogue is not None else self.label
 
     def get(self, key: str) -> Val | None:
         pair = self.root.get(key)
         if pair is None:
             return None
+        if self.catalogue is not None:
+            return Val(pair.value.plain(), f"{key} from {self.catalogue.label}")
         return Val(
             pair.value.plain(), f"config.json key {key!r}" if self.file else key, pair.value.loc
         )
@@ -77,7 +89,39 @@ class ModelConfig:
             raise InputProblem(
                 f"{key} must be an integer, got {'a ' + got if self.private else got}", v.loc
             )
+        if self.catalogue is not None:
+            return Val(v.value, f"{key} from {self.catalogue.label}")
         return Val(v.value, "config.json" if self.file else "inline model config", v.loc)
+
+    def v41_flat(self) -> ModelConfig:
+        """This DeepSeek-V4.1 config as SGLang reads it: ``normalize_deepseek_v41_config``
+        (``srt/configs/deepseek_v41.py`` 0.5.23:23-40, the same in 0.5.21-0.5.22) merges
+        ``text_config`` into the top level (a top-level key wins; the text ``model_type`` is
+        dropped), takes ``vision_config`` out, keeps ``model_type`` ``deepseek_v41`` and rewrites
+        ``architectures`` ``["DeepseekV41ForCausalLM"]`` (exactly) to
+        ``["DeepseekV4ForCausalLM"]``. Every value keeps its position in the file."""
+        root = self.root
+        text = root.get("text_config")
+        pairs: dict[str, Pair] = {}
+        if text is not None and isinstance(text.value, Mapping):
+            pairs.update((k, p) for k, p in text.value.pairs.items() if k != "model_type")
+        for k, p in root.pairs.items():
+            if k not in ("text_config", "vision_config"):
+                pairs.pop(k, None)
+                pairs[k] = p
+        archs = pairs.get("architectures")
+        if archs is not None and archs.value.plain() == ["DeepseekV41ForCausalLM"]:
+            loc = archs.value.loc
+            first = archs.value.items[0].loc  # type: ignore[union-attr]
+            pairs["architectures"] = Pair(
+                "architectures",
+                archs.key_loc,
+                Sequence(loc, [Scalar("DeepseekV4ForCausalLM", first)]),
+            )
+        flat = Mapping(root.loc, pairs, root.flow)
+        return ModelConfig(
+            self.label, flat, self.file, self.duplicates, self.private, self.catalogue, True
+        )
 
 
 def hub_cache_dirs(server_env: dict[str, str] | None = None) -> list[str]:
@@ -172,11 +216,13 @@ class ModelNotFound(InputProblem):
 class ModelStore:
     """Resolves and parses model configs; each file is parsed once per run."""
 
-    def __init__(self, files: FileCache, mappings: dict[str, str]):
+    def __init__(self, files: FileCache, mappings: dict[str, str], builtin: bool = True):
         self.files = files
         self.mappings = mappings
+        self.builtin = builtin  # the built-in catalogue answers when no config.json is found
         self._configs: dict[str, ModelConfig] = {}
         self._located: dict[tuple, tuple[str | None, list[str]]] = {}
+        self._flat: dict[tuple, tuple[ModelConfig, ModelConfig]] = {}
 
     def from_path(
         self,
@@ -191,13 +237,26 @@ class ModelStore:
         if key not in self._located:  # thousands of deployments share a handful of models
             self._located[key] = locate(model_path, base_dir, self.mappings, revision, dict(hub))
         path, looked = self._located[key]
+        mapped = any(item.endswith("(--model-config)") for item in looked)
+        if path is None and self.builtin and not mapped:
+            entry = _catalogue.match(model_path, revision)
+            if entry is not None:
+                return self._from_catalogue(entry)
         if path is None:
+            missed = _catalogue.missed_revision(model_path, revision) if self.builtin else None
+            also = (
+                f" (swacheck's catalogue holds {missed.id} at "
+                f"{missed.revision[:8] if missed.revision else 'an unknown revision'}"
+                f" only, not at revision {revision!r})"
+                if missed is not None and not mapped
+                else ""
+            )
             raise ModelNotFound(
-                f"cannot find config.json for model {model_path!r}; looked in: {', '.join(looked)}; "
-                f"point at a local copy with --model-config {model_path}=PATH",
+                f"cannot find config.json for model {model_path!r}; looked in: {', '.join(looked)}"
+                f"{also}; point at a local copy with --model-config {model_path}=PATH",
                 where,
                 model_path,
-                any(item.endswith("(--model-config)") for item in looked),
+                mapped,
             )
         if (hit := self._configs.get(path)) is not None:
             return hit
@@ -218,6 +277,22 @@ class ModelStore:
             path, root, path, list(source.documents[0].duplicates), private
         )
         return config
+
+    def flat(self, model: ModelConfig) -> ModelConfig:
+        """A DeepSeek-V4.1 config flattened as SGLang reads it, once per config and run."""
+        key = ("\0flat", id(model))
+        if (hit := self._flat.get(key)) is None or hit[0] is not model:
+            hit = self._flat[key] = (model, model.v41_flat())
+        return hit[1]
+
+    def _from_catalogue(self, entry: _catalogue.Entry) -> ModelConfig:
+        """The catalogue entry as a model config (one per entry and run)."""
+        key = "\0catalogue:" + entry.id
+        if (hit := self._configs.get(key)) is None:
+            hit = self._configs[key] = ModelConfig(
+                entry.label, _catalogue.tree(entry), None, [], False, entry
+            )
+        return hit
 
     def _check_file(self, path: str, where: Location | None) -> bool:
         """A model config may lie outside the run's root (checkpoints live in the hub cache or on a

@@ -146,6 +146,11 @@ class SGLangProfile:
     # (srt/arg_groups/deepseek_v4_hook.py validate_deepseek_v4_cp 0.5.23:168-176); before, any
     # strategy but interleave is refused (0.5.16:73, 0.5.20:209)
     cp_zigzag_npu: bool = False
+    # DeepSeek-V4.1 config classes (model_type deepseek_v41 / deepseek_v41_text, flattened by
+    # normalize_deepseek_v41_config: srt/configs/deepseek_v41.py, registered in
+    # utils/hf_transformers/common.py 0.5.21:97,222, 0.5.22:97,222, 0.5.23:99,226); absent
+    # from 0.5.20 (no configs/deepseek_v41.py), where transformers refuses the model type
+    v41_config: bool = True
 
     @property
     def checks_added_in(self) -> str:
@@ -210,6 +215,7 @@ _V0_5_20 = replace(
     kv_bf16_assert_at="deepseek_v4_memory_pool.py:137",
     pp_spec="npu-prefill",
     dspark_pp="pp1",
+    v41_config=False,
 )
 _V0_5_19 = replace(
     _V0_5_20,

@@ -20,17 +20,114 @@ from ..models import HUB_ENV, ModelNotFound, ModelStore
 
 if TYPE_CHECKING:
     from ...inputs import ModelRef
+    from ..catalogue import Entry
     from ..models import ModelConfig
     from ..resolution import Resolution
     from .reader import ArgReader
 
 
 class ModelConfigRefused(Exception):
-    """A checkpoint config SGLang's ``ModelConfig`` cannot load: the launch stops there."""
+    """A checkpoint config SGLang's ``ModelConfig`` cannot load: the launch stops there.
+    Without ``message``: a deepseek_v4 config.json without ``sliding_window``."""
 
-    def __init__(self, role: str, model: ModelConfig):
+    def __init__(
+        self,
+        role: str,
+        model: ModelConfig,
+        message: str | None = None,
+        reason: str = "no sliding_window",
+        field: str = "sliding_window",
+        fix: str | None = None,
+    ):
         super().__init__(role)
-        self.role, self.model = role, model
+        self.role, self.model, self.message = role, model, message
+        self.reason, self.field, self.fix = reason, field, fix
+
+
+V41_TYPES = ("deepseek_v41", "deepseek_v41_text")  # SGLang's DeepseekV41Config classes
+V41_LEGACY_ARCH = "DeepseekV41ForConditionalGeneration"
+V41_LEGACY_TYPE = "deepseek_v4.1"
+DSV4_ARCHS = ("DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "DeepseekV4ForCausalLMDSpark")
+
+
+def as_sglang_reads(r: ArgReader, model: ModelConfig, role: str) -> ModelConfig:
+    """The model config as the selected release reads it: a DeepSeek-V4.1 layout flattened
+    (``ModelConfig.v41_flat``) or refused where the release cannot load it; a DeepSeek-V4
+    config re-saved with ``compress_rates`` refused."""
+    mtype, archs = model.model_type, model.architectures
+    if mtype == V41_LEGACY_TYPE:
+        # no config class registers this model_type in any release read (0.5.21-0.5.23
+        # register deepseek_v41 / deepseek_v41_text only: utils/hf_transformers/common.py
+        # 0.5.23:225-227): transformers' AutoConfig refuses it
+        raise ModelConfigRefused(
+            role,
+            model,
+            f"{model.source} ({role}) has model_type {V41_LEGACY_TYPE!r} (the older DeepSeek-V4.1 "
+            f"layout): SGLang {r.profile.version} registers no config class for it: ValueError: "
+            f"The checkpoint you are trying to load has model type `{V41_LEGACY_TYPE}` but "
+            "Transformers does not recognize this architecture",
+            "older DeepSeek-V4.1 layout",
+            "model_type",
+            "Use the checkpoint's current config.json (model_type deepseek_v41, architectures "
+            "DeepseekV41ForCausalLM).",
+        )
+    if mtype in V41_TYPES:
+        if not r.profile.v41_config:
+            raise ModelConfigRefused(
+                role,
+                model,
+                f"{model.source} ({role}) is DeepSeek-V4.1 (model_type {mtype!r}): SGLang "
+                f"{r.profile.version} has no DeepSeek-V4.1 config class (srt/configs/"
+                "deepseek_v41.py arrives in 0.5.21): ValueError: The checkpoint you are trying "
+                f"to load has model type `{mtype}` but Transformers does not recognize this "
+                "architecture",
+                "DeepSeek-V4.1 needs SGLang 0.5.21 or later",
+                "model_type",
+                "Run SGLang 0.5.21 or later (--sglang-version), or a DeepSeek-V4 checkpoint.",
+            )
+        model = r.models.flat(model)
+        archs = model.architectures
+        if archs and archs[0] == V41_LEGACY_ARCH:
+            # normalize_deepseek_v41_config rewrites only ["DeepseekV41ForCausalLM"]
+            # (configs/deepseek_v41.py 0.5.23:38-39, 0.5.22:38-39): the model registry then
+            # refuses the class (models/registry.py 0.5.23:64)
+            raise ModelConfigRefused(
+                role,
+                model,
+                f"{model.source} ({role}) names architectures {V41_LEGACY_ARCH} (the older "
+                f"DeepSeek-V4.1 layout), which SGLang {r.profile.version} does not rewrite: "
+                f"ValueError: Model architectures ['{V41_LEGACY_ARCH}'] are not supported for now.",
+                "older DeepSeek-V4.1 layout",
+                "architectures",
+                "Use the checkpoint's current config.json (architectures DeepseekV41ForCausalLM).",
+            )
+    if archs and archs[0] in DSV4_ARCHS:
+        _compress_rates(r, model, role)
+    return model
+
+
+def _compress_rates(r: ArgReader, model: ModelConfig, role: str) -> None:
+    """``compress_rates`` instead of ``compress_ratios`` (a config.json re-saved by transformers
+    4.57 or later): ModelConfig's DSV4 branch reads ``hf_config.compress_ratios`` right after
+    the window (configs/model_config.py 0.5.23:1429, 0.5.22:1320, 0.5.21:1241, 0.5.20:1153,
+    0.5.17:884) and SGLang's config class has no such attribute: AttributeError. A missing
+    sliding_window fails first (SWA208's other case)."""
+    if model.get("compress_ratios") is not None or model.get("compress_rates") is None:
+        return
+    if model.get("sliding_window") is None or "compress_ratios" in overrides(r):
+        return
+    cls = "DeepseekV41Config" if model.flattened else "_DeepseekV4ConfigAlias"
+    raise ModelConfigRefused(
+        role,
+        model,
+        f"{model.source} ({role}) has compress_rates but no compress_ratios (a config.json "
+        f"re-saved by transformers 4.57 or later): SGLang's ModelConfig fails: AttributeError: "
+        f"'{cls}' object has no attribute 'compress_ratios' (configs/model_config.py, "
+        "DeepSeek-V4 branch)",
+        "compress_rates instead of compress_ratios",
+        "compress_ratios",
+        f"Rename the key compress_rates to compress_ratios in {model.source}.",
+    )
 
 
 @record
@@ -60,19 +157,20 @@ def load_model(
         if ref.inline is not None:
             return ModelStore.inline(ref.inline, f"{r.dep.file} (inline {role}.model_config)")
         assert ref.path is not None
-        return r.models.from_path(ref.path, ref.base_dir, ref.location)
+        return as_sglang_reads(r, r.models.from_path(ref.path, ref.base_dir, ref.location), role)
     if path_val is None:
         return None
     hub_env = {
         k: str(v.value) for k, v in r.dep.env.items() if k in HUB_ENV and v.value
     }  # the server's hub cache
-    return r.models.from_path(
+    model = r.models.from_path(
         path_val.value,
         r.dep.server.base_dir,
         path_val.location,
         revision.value if revision else None,
         hub_env,
     )
+    return as_sglang_reads(r, model, role)
 
 
 def target_model(r: ArgReader, pd: bool) -> Target | Resolution:
@@ -168,6 +266,8 @@ def window(
             r.dep.location,
         )
     val = model.int_field("sliding_window")
+    if val is None and model.catalogue is not None:
+        raise InputProblem(unconfirmed(model.catalogue, "sliding_window", source), _at(r, source))
     if (
         val is None
         and model.model_type == "deepseek_v4"
@@ -184,10 +284,24 @@ def window(
     # The model path is kept as an input: it is the key to edit when the checkpoint is the wrong one.
     return Val(
         val.value,
-        "sliding_window",
+        val.origin if model.catalogue is not None else "sliding_window",
         val.location,
         (("model path", source),) if source is not None else (),
     )
+
+
+def unconfirmed(entry: Entry, key: str, path: Val | None) -> str:
+    """A value the catalogue entry does not confirm: named as unknown, never guessed."""
+    single = " (single-source readings only)" if key in entry.uncertain else ""
+    shown = path.value if path is not None and isinstance(path.value, str) else entry.id
+    return (
+        f"no config.json found, and {entry.label} does not confirm {key}{single}: "
+        f"it is unknown; point at the checkpoint's config.json with --model-config {shown}=PATH"
+    )
+
+
+def _at(r: ArgReader, source: Val | None):
+    return source.location if source is not None and source.location else r.dep.location
 
 
 def refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
@@ -196,16 +310,31 @@ def refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
     ModelConfig's DSV4 branch reads it (configs/model_config.py 0.5.23:1425, 0.5.22:1316,
     0.5.20:1149, 0.5.17:880): the launch stops with an AttributeError, no pool is built."""
     model = exc.model
+    message = exc.message or (
+        f"{model.label} ({exc.role}) has no 'sliding_window': SGLang's ModelConfig fails: "
+        "AttributeError: '_DeepseekV4ConfigAlias' object has no attribute 'sliding_window'"
+    )
+    where = model.root.loc if model.catalogue is None else _model_path_loc(r, exc.role)
     r.event(
         Kind.MODEL_CONFIG_REFUSED,
-        f"{model.label} ({exc.role}) has no 'sliding_window': SGLang's ModelConfig fails: "
-        "AttributeError: '_DeepseekV4ConfigAlias' object has no attribute 'sliding_window'",
-        location=model.root.loc,
+        message,
+        location=where,
         role=exc.role,
+        field=exc.field,
+        fix=exc.fix,
     )
     pd = r.values.get("disaggregation_mode")
     is_pd = (pd is not None and pd.value in ("prefill", "decode")) or r.dep.assume_pd
     return r.skipped(
-        f"SGLang cannot load the {exc.role} model config (no sliding_window): no pools to compare",
+        f"SGLang cannot load the {exc.role} model config ({exc.reason}): no pools to compare",
         is_pd,
     )
+
+
+def _model_path_loc(r: ArgReader, role: str):
+    """Where the launch names a catalogue model: its model path (the catalogue has no file)."""
+    names = ("speculative-draft-model-path", "model-path") if role == "draft" else ("model-path",)
+    for name in names:
+        if (arg := r.arg(name)) is not None:
+            return arg.value_loc
+    return r.dep.location
