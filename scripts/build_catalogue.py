@@ -8,8 +8,9 @@ Each entry is copied as the research states it: ``id``, ``revision``, ``status``
 partial / geometry-only), ``config`` (the values it confirms; a key not there is unknown for a
 partial or geometry-only entry), ``uncertain`` (only the names of its single-source keys: their
 values are never used), ``total_size``, ``expert_format``. Nothing is derived, filled in from a
-sibling or guessed. One structured fact is lifted out of the notes: a later revision the notes
-say changes README.md only (``same_config_revisions``), checked against the note's text.
+sibling or guessed. Three structured facts are lifted out of the notes, each from the note's own
+words: a later revision that changes README.md only (``same_config_revisions``), "NO NextN head"
+(``no_nextn_head``) and the bytes of the files holding the DSpark stages (``dspark_draft_bytes``).
 ``tests/test_catalogue.py`` runs this against ``../shared`` when it is beside the repository.
 """
 
@@ -31,6 +32,8 @@ TARGET = os.path.join(REPO, "swacheck", "sglang", "data", "checkpoints.json")
 STATUSES = ("confirmed", "partial", "geometry-only")
 FORMATS = ("mxfp4", "fp8", "nvfp4", None)
 _SAME = re.compile(r"later commit ([0-9a-f]{40}) changes README\.md only")
+_NO_NEXTN = re.compile(r"\bNO NextN head\b")
+_DSPARK_BYTES = re.compile(r"three DSpark stages .*?\(.*?([\d,]+) bytes of files\)")
 
 
 def build(raw: bytes) -> dict:
@@ -45,6 +48,14 @@ def build(raw: bytes) -> dict:
         if not isinstance(item.get("config"), dict):
             raise ValueError(f"{item.get('id')!r}: config must be an object")
         same = sorted({m.group(1) for note in item.get("notes", ()) for m in _SAME.finditer(note)})
+        no_nextn = any(_NO_NEXTN.search(note) for note in item.get("notes", ()))
+        stage_bytes = {
+            int(m.group(1).replace(",", ""))
+            for note in item.get("notes", ())
+            for m in _DSPARK_BYTES.finditer(note)
+        }
+        if len(stage_bytes) > 1:
+            raise ValueError(f"{item['id']!r}: the notes give two DSpark draft sizes")
         entries.append(
             {
                 "id": item["id"],
@@ -55,6 +66,10 @@ def build(raw: bytes) -> dict:
                 "total_size": item.get("total_size"),
                 "expert_format": item.get("expert_format"),
                 "same_config_revisions": same,
+                # the notes: the checkpoint holds DSpark stages and no NextN head, and the bytes
+                # of the files holding the stages
+                "no_nextn_head": no_nextn,
+                "dspark_draft_bytes": stage_bytes.pop() if stage_bytes else None,
             }
         )
     return {

@@ -171,7 +171,7 @@ def test_walked_directory_skips_non_deployments(tree):
 
 def test_missing_model_config_names_every_place_looked(tree):
     root = tree({"server.yaml": EAGLE.replace("models/v4", "/models/DeepSeek-V4-Flash")})
-    run = run_cli("server.yaml", cwd=root)
+    run = run_cli("--no-builtin-models", "server.yaml", cwd=root)
     assert run.exit_code == 2
     line = run.stderr.strip()
     assert line.startswith(

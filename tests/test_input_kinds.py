@@ -123,7 +123,7 @@ def test_a_dsv4_named_speculative_launch_without_config_is_still_an_input_error(
     (tmp_path / "s.sh").write_text(
         f"python3 -m sglang.launch_server --model-path /models/DeepSeek-V4-Flash {SPEC}\n"
     )
-    run = run_cli("--format", "json", "s.sh", cwd=tmp_path)
+    run = run_cli("--format", "json", "--no-builtin-models", "s.sh", cwd=tmp_path)
     assert run.exit_code == 2 and "cannot find config.json" in run.stderr
 
 
@@ -288,7 +288,7 @@ def test_srt_slurm_hf_handle_is_the_hub_model_id(tree):
     # local folder named "hf:deepseek-ai", and reported once per server
     recipe = RECIPE.replace("path: models/v4", 'path: "hf:deepseek-ai/DeepSeek-V4-Flash"')
     root = tree({"r.yaml": recipe})
-    missing = run_cli("--format", "json", "r.yaml", cwd=root)
+    missing = run_cli("--format", "json", "--no-builtin-models", "r.yaml", cwd=root)
     (line,) = missing.stderr.splitlines()
     assert line.startswith(
         "r.yaml:2:15: cannot find config.json for model 'deepseek-ai/DeepSeek-V4-Flash'"

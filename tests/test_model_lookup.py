@@ -51,7 +51,7 @@ def hub_repo(cache, model_id=HUB_ID, ref="main", commit=COMMIT, config=None):
 
 
 def store(mappings=None):
-    return ModelStore(FileCache(), mappings or {})
+    return ModelStore(FileCache(), mappings or {}, builtin=False)  # the lookup alone
 
 
 # =========================================================================== local paths

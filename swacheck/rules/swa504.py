@@ -83,6 +83,8 @@ def _draft_bytes(res: Resolution, ck: ckpt.Checkpoint, tp: int) -> tuple[int, st
             other.weight_bytes.value // tp,
             f"the draft checkpoint's {other.weight_bytes.origin} / tp {tp}",
         )
+    if ck.dspark_bundled:
+        return _bundled_draft_bytes(res, ck, tp)
     if ck.weight_bytes is None or not ck.num_layers or not ck.nextn_layers:
         return None
     layers = ck.num_layers + ck.nextn_layers
@@ -90,6 +92,24 @@ def _draft_bytes(res: Resolution, ck: ckpt.Checkpoint, tp: int) -> tuple[int, st
     return (
         share // tp,
         f"MTP draft: {ck.nextn_layers} NextN layer(s) of {layers} = {pf.gib(share)} / tp {tp}, estimated",
+    )
+
+
+def _bundled_draft_bytes(res: Resolution, ck: ckpt.Checkpoint, tp: int) -> tuple[float, str] | None:
+    """A DSpark-bundled target (dspark_* keys) as its own draft. DSPARK (or no algorithm) loads
+    the bundled DSpark stages (DeepseekV4ForCausalLMDSpark: configs/model_config.py
+    0.5.23:1041-1060, 0.5.22:938-957); EAGLE/NEXTN a NextN head (DeepseekV4ForCausalLMNextN),
+    which such a checkpoint may lack (Flash-0731 and Flash-DSpark have none): not a layer
+    share of the weights. Sized only from the catalogue's bytes of the stages' files."""
+    algo = res.values.get("speculative_algorithm")
+    name = str(algo.value).upper() if algo is not None and algo.value else ""
+    pub = ck.published
+    if name != "DSPARK" or pub is None or pub.dspark_draft_bytes is None:
+        return None
+    share = pub.dspark_draft_bytes
+    return (
+        share / tp,
+        f"DSpark draft: the bundled DSpark stages' files, {pf.gib(share)} ({pub.label}) / tp {tp}",
     )
 
 

@@ -48,6 +48,8 @@ class Entry:
     total_size: int | None
     expert_format: str | None  # "mxfp4" | "fp8" | "nvfp4" | None (unknown)
     same_config_revisions: tuple[str, ...]
+    no_nextn_head: bool = False  # DSpark stages and no NextN head (a NEXTN/EAGLE draft cannot load)
+    dspark_draft_bytes: int | None = None  # bytes of the files holding the DSpark stages
 
     @property
     def name(self) -> str:
@@ -83,6 +85,8 @@ def entries() -> tuple[Entry, ...]:
             e["total_size"],
             e["expert_format"],
             tuple(e["same_config_revisions"]),
+            e["no_nextn_head"],
+            e["dspark_draft_bytes"],
         )
         for e in data["entries"]
     )

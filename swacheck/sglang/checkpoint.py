@@ -29,6 +29,7 @@ from functools import lru_cache
 
 from ..records import InputProblem, Location, Val
 from ..recordtype import record
+from . import catalogue
 from .models import ModelConfig
 
 INDEX_NAME = "model.safetensors.index.json"
@@ -53,7 +54,7 @@ class CatalogueEntry:
 CATALOGUE: tuple[CatalogueEntry, ...] = (
     CatalogueEntry(
         "DeepSeek-V4-Pro (FP4 experts)",
-        r"deepseek-v4-pro(-instruct|-base)?$",
+        r"deepseek-v4-pro(-instruct)?$",  # -Base ships FP8 experts of another size: not this
         865 * 1000**3,
         "mxfp4",
         "about 865 GB of safetensors, 1.6T parameters, FP4 experts + FP8 (huggingface.co/deepseek-ai/DeepSeek-V4-Pro; "
@@ -61,7 +62,7 @@ CATALOGUE: tuple[CatalogueEntry, ...] = (
     ),
     CatalogueEntry(
         "DeepSeek-V4-Flash (FP4 experts)",
-        r"deepseek-v4-flash(-instruct|-base)?$",
+        r"deepseek-v4-flash(-instruct)?$",
         160 * 1000**3,
         "mxfp4",
         "about 160 GB of safetensors, 284B parameters, FP4 experts + FP8 "
@@ -81,6 +82,9 @@ class Checkpoint:
     weights_approximate: bool
     num_layers: int | None
     nextn_layers: int | None
+    # the published checkpoint the repository id (or the catalogue) names, when known
+    published: catalogue.Entry | None = None
+    dspark_bundled: bool = False  # dspark_* keys: SGLang loads the bundled DSpark draft (DSPARK)
 
     @property
     def fp4_experts(self) -> bool:
@@ -208,13 +212,48 @@ def _int(model: ModelConfig, key: str) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
 
 
+DSPARK_KEYS = (  # dspark_config.checkpoint_bundles_dspark_draft (0.5.22:164-176)
+    "dspark_block_size",
+    "dspark_markov_rank",
+    "dspark_noise_token_id",
+    "dspark_target_layer_ids",
+)
+
+
+def published(model: ModelConfig, model_path: str | None) -> catalogue.Entry | None:
+    """The published checkpoint: the catalogue entry the config came from, else the one a hub
+    id names (its repository id is what tells an FP8 repack from the FP4 original; a folder
+    name with a config.json beside it is not taken for it)."""
+    if model.catalogue is not None:
+        return model.catalogue
+    if model_path and catalogue.is_hub_id(model_path):
+        return catalogue.by_id(model_path)
+    return None
+
+
+def _expert_dtype(model: ModelConfig, qc: dict) -> Val | None:
+    """``expert_dtype: "fp4"`` (top level in the DeepSeek-V4 files, under quantization_config in
+    V4.1's): the file says its experts are FP4. SGLang does not read the key."""
+    top = model.get("expert_dtype")
+    for val, key in (
+        (qc.get("expert_dtype"), "quantization_config.expert_dtype"),
+        (top.value if top is not None else None, "expert_dtype"),
+    ):
+        if isinstance(val, str) and val.lower() == "fp4":
+            where = model.source if model.catalogue is not None else "config.json"
+            return Val("mxfp4", f"{where} {key} fp4")
+    return None
+
+
 def read(model: ModelConfig, env: dict[str, Val], model_path: str | None) -> Checkpoint:
     """The checkpoint facts of a DeepSeek-V4 target model."""
     qc_val = model.get("quantization_config")
     qc = qc_val.value if qc_val is not None and isinstance(qc_val.value, dict) else {}
     where = qc_val.location if qc_val is not None else None
     entry = _catalogue(model_path) or (_catalogue(_folder(model)) if model.file else None)
+    pub = published(model, model_path)
     assumed = False
+    dtype = _expert_dtype(model, qc)
     if qc.get("routed_experts_quant_method") == "mxfp4":
         experts = Val("mxfp4", "config.json quantization_config.routed_experts_quant_method", where)
     elif (
@@ -230,6 +269,11 @@ def read(model: ModelConfig, env: dict[str, Val], model_path: str | None) -> Che
         experts = Val(
             "mxfp4" if _truthy(e.value) else "fp8", f"{ENV_FP4_EXPERTS}={e.value}", e.location
         )
+    elif pub is not None and pub.expert_format is not None:
+        experts = Val(pub.expert_format, f"expert format of {pub.label}")
+    elif dtype is not None:
+        experts = dtype
+        assumed = model.model_type != "deepseek_v4"  # V4.1's FP4 layout is not established
     elif entry is not None:
         experts = Val(entry.experts, f"the published {entry.name} checkpoint")
     else:
@@ -249,7 +293,11 @@ def read(model: ModelConfig, env: dict[str, Val], model_path: str | None) -> Che
     if found is not None:
         total, loc = found
         weights = Val(total, f"{INDEX_NAME} metadata.total_size", loc)
-    elif entry is not None:
+    elif pub is not None and pub.total_size is not None:
+        weights = Val(pub.total_size, f"metadata.total_size from {pub.label}")
+    elif entry is not None and (
+        pub is None or pub.name.lower() == entry.name.split(" ")[0].lower()
+    ):
         weights = Val(entry.total_bytes, f"swacheck's catalogue: {entry.source}")
         approximate = True
     return Checkpoint(
@@ -259,4 +307,6 @@ def read(model: ModelConfig, env: dict[str, Val], model_path: str | None) -> Che
         approximate,
         _int(model, "num_hidden_layers"),
         _int(model, "num_nextn_predict_layers"),
+        pub,
+        any((v := model.get(k)) is not None and v.value is not None for k in DSPARK_KEYS),
     )
