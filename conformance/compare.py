@@ -49,6 +49,7 @@ CAUSES: dict[str, tuple[tuple[str, ...], str]] = {
         r"[Pp]ipeline|PP \+ speculative|SGLANG_ENABLE_PP_SPEC|prefill_complete",
     ),
     "SWA208": (("model",), r"AttributeError: .*sliding_window"),
+    "SWA213": (("resolve",), r"ValueError: DeepSeek-V4.1 does not support"),
     "SWA303": (("parse",), r".*"),
     "SWA503": (
         ("pools",),

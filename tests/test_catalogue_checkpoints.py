@@ -123,3 +123,41 @@ def test_window_fix_never_points_at_a_nextn_head_of_a_dspark_bundled_target(tree
     f = only(run_cli("--format", "json", "server.yaml", cwd=root), "SWA102")
     assert "NextN" not in f["fix"]["description"]
     assert f["fix"]["description"].startswith("Set the draft model's sliding_window to 128")
+
+
+def test_eagle_on_a_checkpoint_without_a_nextn_head_is_swa214(tmp_path):
+    for model in ("deepseek-ai/DeepSeek-V4-Flash-0731", "/models/DeepSeek-V4-Flash-DSpark"):
+        (tmp_path / "d.sh").write_text(_decode(model, "EAGLE"))
+        run = run_cli("--format", "json", "d.sh", cwd=tmp_path)
+        f = only(run, "SWA214")
+        assert "has no NextN head" in f["message"]
+        assert f["location"]["line"] == 1
+        assert f["fix"]["description"].startswith("Run speculative-algorithm DSPARK")
+    # DSPARK, a draft path, or the Preview (one NextN head): no finding
+    for model, algo in (
+        ("deepseek-ai/DeepSeek-V4-Flash-0731", "DSPARK"),
+        ("deepseek-ai/DeepSeek-V4-Flash", "EAGLE"),
+    ):
+        (tmp_path / "d.sh").write_text(_decode(model, algo))
+        assert run_cli("--format", "json", "d.sh", cwd=tmp_path).findings("SWA214") == []
+    (tmp_path / "d.sh").write_text(
+        _decode("deepseek-ai/DeepSeek-V4-Flash-0731", "EAGLE").replace(
+            "--tp-size 1",
+            "--tp-size 1 --speculative-draft-model-path deepseek-ai/DeepSeek-V4-Flash",
+        )
+    )
+    assert run_cli("--format", "json", "d.sh", cwd=tmp_path).findings("SWA214") == []
+
+
+def test_a_local_dspark_folder_with_its_config_is_known_by_name(tree):
+    bundled = json.dumps({**json.loads(V4_FLASH), **DSPARK_KEYS})
+    root = tree(
+        {
+            "models/DeepSeek-V4-Flash-0731/config.json": bundled,
+            "server.yaml": EAGLE.replace("models/v4", "models/DeepSeek-V4-Flash-0731"),
+        }
+    )
+    run = run_cli("--format", "json", "server.yaml", cwd=root)
+    assert len(run.findings("SWA214")) == 1
+    plain = tree({"models/DeepSeek-V4-Flash-0731/config.json": V4_FLASH})  # no dspark_* keys
+    assert run_cli("--format", "json", "server.yaml", cwd=plain).findings("SWA214") == []

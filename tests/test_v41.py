@@ -38,14 +38,18 @@ SERVER = (
     "speculative-num-steps: 3\n"
     "speculative-eagle-topk: 1\n"
 )
+DSPARK_SERVER = (
+    "model-path: models/v41\ndisaggregation-mode: decode\nspeculative-algorithm: DSPARK\n"
+)
 
 
-def _write(tmp_path, config: dict | str, algo: str = "EAGLE"):
+def _write(tmp_path, config: dict | str, algo: str = "DSPARK"):
     folder = tmp_path / "models" / "v41"
     folder.mkdir(parents=True, exist_ok=True)
     text = config if isinstance(config, str) else json.dumps(config, indent=1)
     (folder / "config.json").write_text(text)
-    (tmp_path / "server.yaml").write_text(SERVER.format(algo=algo))
+    server = DSPARK_SERVER if algo == "DSPARK" else SERVER.format(algo=algo)
+    (tmp_path / "server.yaml").write_text(server)
     return tmp_path
 
 
@@ -65,6 +69,34 @@ def test_v41_layout_gets_its_tuples(tmp_path, version):
         if '"sliding_window"' in t
     )
     assert dep["target"]["sources"]["sliding_window"].endswith(f"config.json:{line}:21")
+
+
+@pytest.mark.parametrize("version", ["0.5.23", "0.5.22", "0.5.21"])
+def test_v41_with_eagle_is_refused_as_sglangs_model_hook_refuses_it(tmp_path, version):
+    root = _write(tmp_path, V41, algo="EAGLE")
+    run = run_cli("--format", "json", "--sglang-version", version, "server.yaml", cwd=root)
+    assert run.exit_code == 1
+    (f,) = run.findings("SWA213")
+    assert f["message"].endswith(
+        "ValueError: DeepSeek-V4.1 does not support speculative decoding other than DSpark yet; "
+        "disable it to serve this model."
+    )
+    assert (f["location"]["file"], f["location"]["line"]) == ("server.yaml", 3)
+    assert f["fix"]["description"].startswith("Run speculative-algorithm DSPARK")
+
+
+def test_v41_refuses_pp_hisparse_and_two_batch_overlap(tmp_path):
+    root = _write(tmp_path, V41)
+    (root / "server.yaml").write_text(
+        DSPARK_SERVER + "pp-size: 2\nenable-hisparse: true\nenable-two-batch-overlap: true\n"
+    )
+    run = run_cli("--format", "json", "server.yaml", cwd=root)
+    said = [f["message"].split("support ")[1] for f in run.findings("SWA213")]
+    assert said == [  # in the file's order
+        "pipeline parallelism yet; disable it to serve this model.",
+        "HiSparse yet; disable it to serve this model.",
+        "two-batch overlap yet; disable it to serve this model.",
+    ]
 
 
 def test_v41_on_a_release_without_its_config_class_is_refused(tmp_path):
@@ -115,8 +147,7 @@ def test_top_level_keys_win_over_text_config(tmp_path):
 def test_v41_catalogue_launch_gets_what_is_confirmed(tmp_path):
     (tmp_path / "l.sh").write_text(
         "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4.1-Flash "
-        "--disaggregation-mode decode --speculative-algorithm EAGLE --speculative-num-steps 3 "
-        "--speculative-eagle-topk 1\n"
+        "--disaggregation-mode decode --speculative-algorithm DSPARK\n"
     )
     run = run_cli("--format", "json", "l.sh", cwd=tmp_path)
     assert run.exit_code == 0, run.stdout + run.stderr
@@ -133,7 +164,7 @@ def test_v41_catalogue_launch_gets_what_is_confirmed(tmp_path):
 def test_compress_rates_is_sglangs_attribute_error_with_the_rename(tmp_path, version):
     config = V4_FLASH.replace('"compress_ratios"', '"compress_rates"')
     assert config != V4_FLASH
-    root = _write(tmp_path, config)
+    root = _write(tmp_path, config, algo="EAGLE")
     (root / "server.yaml").write_text(SERVER.format(algo="EAGLE"))
     run = run_cli("--format", "json", "--sglang-version", version, "server.yaml", cwd=root)
     assert run.exit_code == 1, run.stdout + run.stderr
@@ -148,10 +179,10 @@ def test_compress_rates_is_sglangs_attribute_error_with_the_rename(tmp_path, ver
 def test_compress_rates_beside_compress_ratios_or_overridden_is_fine(tmp_path):
     data = json.loads(V4_FLASH)
     data["compress_rates"] = data["compress_ratios"]
-    root = _write(tmp_path, data)
+    root = _write(tmp_path, data, algo="EAGLE")
     assert run_cli("server.yaml", cwd=root).exit_code == 0
     data.pop("compress_ratios")
-    root = _write(tmp_path, data)
+    root = _write(tmp_path, data, algo="EAGLE")
     ratios = json.dumps({"compress_ratios": data["compress_rates"]})
     (root / "server.yaml").write_text(
         SERVER.format(algo="EAGLE") + f"json-model-override-args: '{ratios}'\n"

@@ -120,7 +120,12 @@ def match(model_path: str, revision: str | None = None) -> Entry | None:
     if is_hub_id(path):
         entry = by_id(path)
         return entry if entry is not None and revision_matches(entry, revision) else None
-    name = os.path.basename(path.rstrip("/\\")).lower()
+    return by_name(os.path.basename(path.rstrip("/\\")))
+
+
+def by_name(folder: str) -> Entry | None:
+    """The entry whose checkpoint name is exactly ``folder`` (any case)."""
+    name = folder.lower()
     return next((e for e in entries() if e.name.lower() == name), None)
 
 

@@ -247,59 +247,10 @@ def _expert_dtype(model: ModelConfig, qc: dict) -> Val | None:
 
 def read(model: ModelConfig, env: dict[str, Val], model_path: str | None) -> Checkpoint:
     """The checkpoint facts of a DeepSeek-V4 target model."""
-    qc_val = model.get("quantization_config")
-    qc = qc_val.value if qc_val is not None and isinstance(qc_val.value, dict) else {}
-    where = qc_val.location if qc_val is not None else None
     entry = _catalogue(model_path) or (_catalogue(_folder(model)) if model.file else None)
     pub = published(model, model_path)
-    assumed = False
-    dtype = _expert_dtype(model, qc)
-    if qc.get("routed_experts_quant_method") == "mxfp4":
-        experts = Val("mxfp4", "config.json quantization_config.routed_experts_quant_method", where)
-    elif (
-        str(qc.get("quant_algo", "")).upper() == "MIXED_PRECISION"
-        and str(qc.get("moe_quant_algo", "")).upper() == "NVFP4"
-    ):
-        experts = Val(
-            "nvfp4",
-            "config.json quantization_config.moe_quant_algo NVFP4 (hybrid FP8+NVFP4)",
-            where,
-        )
-    elif (e := env.get(ENV_FP4_EXPERTS)) is not None:
-        experts = Val(
-            "mxfp4" if _truthy(e.value) else "fp8", f"{ENV_FP4_EXPERTS}={e.value}", e.location
-        )
-    elif pub is not None and pub.expert_format is not None:
-        experts = Val(pub.expert_format, f"expert format of {pub.label}")
-    elif dtype is not None:
-        experts = dtype
-        assumed = model.model_type != "deepseek_v4"  # V4.1's FP4 layout is not established
-    elif entry is not None:
-        experts = Val(entry.experts, f"the published {entry.name} checkpoint")
-    else:
-        experts = Val(
-            "mxfp4",
-            f"SGLang's default for DeepSeek-V4 ({ENV_FP4_EXPERTS} on; SGLang would "
-            f"read the weights' safetensors header)",
-        )
-        assumed = True
-
-    weights: Val | None = None
-    approximate = False
-    folder = _folder(model)
-    # outside the run's root only config.json itself is read (models.py _check_file): the index
-    # beside a hub-cache or shared-disk checkpoint is left alone, the catalogue answers instead
-    found = read_index_total(folder) if folder and not model.private else None
-    if found is not None:
-        total, loc = found
-        weights = Val(total, f"{INDEX_NAME} metadata.total_size", loc)
-    elif pub is not None and pub.total_size is not None:
-        weights = Val(pub.total_size, f"metadata.total_size from {pub.label}")
-    elif entry is not None and (
-        pub is None or pub.name.lower() == entry.name.split(" ")[0].lower()
-    ):
-        weights = Val(entry.total_bytes, f"swacheck's catalogue: {entry.source}")
-        approximate = True
+    experts, assumed = _experts(model, env, pub, entry)
+    weights, approximate = _weights(model, pub, entry)
     return Checkpoint(
         experts,
         assumed,
@@ -310,3 +261,57 @@ def read(model: ModelConfig, env: dict[str, Val], model_path: str | None) -> Che
         pub,
         any((v := model.get(k)) is not None and v.value is not None for k in DSPARK_KEYS),
     )
+
+
+def _experts(
+    model: ModelConfig,
+    env: dict[str, Val],
+    pub: catalogue.Entry | None,
+    entry: CatalogueEntry | None,
+) -> tuple[Val, bool]:
+    """The routed-expert format and whether only SGLang's default says so."""
+    qc_val = model.get("quantization_config")
+    qc = qc_val.value if qc_val is not None and isinstance(qc_val.value, dict) else {}
+    where = qc_val.location if qc_val is not None else None
+    if qc.get("routed_experts_quant_method") == "mxfp4":
+        return Val(
+            "mxfp4", "config.json quantization_config.routed_experts_quant_method", where
+        ), False
+    if (
+        str(qc.get("quant_algo", "")).upper() == "MIXED_PRECISION"
+        and str(qc.get("moe_quant_algo", "")).upper() == "NVFP4"
+    ):
+        origin = "config.json quantization_config.moe_quant_algo NVFP4 (hybrid FP8+NVFP4)"
+        return Val("nvfp4", origin, where), False
+    if (e := env.get(ENV_FP4_EXPERTS)) is not None:
+        fmt = "mxfp4" if _truthy(e.value) else "fp8"
+        return Val(fmt, f"{ENV_FP4_EXPERTS}={e.value}", e.location), False
+    if pub is not None and pub.expert_format is not None:
+        return Val(pub.expert_format, f"expert format of {pub.label}"), False
+    if (dtype := _expert_dtype(model, qc)) is not None:
+        return dtype, model.model_type != "deepseek_v4"  # V4.1's FP4 layout is not established
+    if entry is not None:
+        return Val(entry.experts, f"the published {entry.name} checkpoint"), False
+    return Val(
+        "mxfp4",
+        f"SGLang's default for DeepSeek-V4 ({ENV_FP4_EXPERTS} on; SGLang would "
+        f"read the weights' safetensors header)",
+    ), True
+
+
+def _weights(
+    model: ModelConfig, pub: catalogue.Entry | None, entry: CatalogueEntry | None
+) -> tuple[Val | None, bool]:
+    """The weight bytes and whether they are approximate."""
+    folder = _folder(model)
+    # outside the run's root only config.json itself is read (models.py _check_file): the index
+    # beside a hub-cache or shared-disk checkpoint is left alone, the catalogue answers instead
+    found = read_index_total(folder) if folder and not model.private else None
+    if found is not None:
+        total, loc = found
+        return Val(total, f"{INDEX_NAME} metadata.total_size", loc), False
+    if pub is not None and pub.total_size is not None:
+        return Val(pub.total_size, f"metadata.total_size from {pub.label}"), False
+    if entry is not None and (pub is None or pub.name.lower() == entry.name.split(" ")[0].lower()):
+        return Val(entry.total_bytes, f"swacheck's catalogue: {entry.source}"), True
+    return None, False

@@ -35,6 +35,7 @@ class Kind(StrEnum):
     # the model config (stages/model_config.py)
     NOT_CHECKED = "not-checked"
     MODEL_CONFIG_REFUSED = "model-config-refused"
+    V41_FEATURE_REFUSED = "v41-feature-refused"
     # the DSV4 model hook (stages/deepseek_v4.py)
     PAGE_SIZE_REPLACED = "page-size-replaced"
     KV_DTYPE_REFUSED = "kv-dtype-refused"

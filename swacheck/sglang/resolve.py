@@ -96,6 +96,7 @@ def _run(r: ArgReader) -> Resolution:
     shared = memory_pool.PoolInputs(
         unified_gate.unified_gate(r, pd.mode), slots.slots, model_config.overrides(r)
     )
+    model_config.v41_features(r, target.model, bool(shared.unified.value))
     target_pool, draft_pool, draft_tokens = _pools(r, dsv4, target, args, shared, draft_tokens)
     if draft_tokens is not None:
         r.values["speculative_num_draft_tokens"] = draft_tokens

@@ -106,6 +106,54 @@ def as_sglang_reads(r: ArgReader, model: ModelConfig, role: str) -> ModelConfig:
     return model
 
 
+V41_MESSAGE = (
+    "ValueError: DeepSeek-V4.1 does not support {feature} yet; disable it to serve this model."
+)
+
+
+def v41_features(r: ArgReader, model: ModelConfig | None, unified: bool) -> None:
+    """What a DeepSeek-V4.1 target cannot run with: the model hook's
+    ``validate_deepseek_v41_features`` (``arg_groups/deepseek_v4_hook.py`` 0.5.23:331-352,
+    0.5.22:258-284, 0.5.21:214-232; called from ``arg_groups/model_hook.py`` 0.5.23:475) raises a
+    ValueError for speculative decoding other than DSpark, HiSparse, the unified KV layout,
+    two-batch overlap and pipeline parallelism. One event per feature (SGLang stops at the
+    first)."""
+    if model is None or model.model_type != "deepseek_v41":
+        return
+    algo = r.arg("speculative-algorithm")
+    text = r.str_arg("speculative-algorithm")
+    pp = r.int_arg("pp-size")
+    checks = (
+        (
+            "speculative decoding other than DSpark",
+            algo,
+            text is not None and str(text.value).upper() != "DSPARK",
+        ),
+        ("HiSparse", r.arg("enable-hisparse"), _on(r, "enable-hisparse")),
+        ("the unified KV layout", None, unified),
+        (
+            "two-batch overlap",
+            r.arg("enable-two-batch-overlap"),
+            _on(r, "enable-two-batch-overlap"),
+        ),
+        ("pipeline parallelism", r.arg("pp-size"), pp is not None and pp.value > 1),
+    )
+    for feature, arg, refused in checks:
+        if refused:
+            r.event(
+                Kind.V41_FEATURE_REFUSED,
+                f"{model.source} is DeepSeek-V4.1: {V41_MESSAGE.format(feature=feature)}",
+                arg,
+                location=None if arg is not None else _model_path_loc(r, "target"),
+                feature=feature,
+            )
+
+
+def _on(r: ArgReader, name: str) -> bool:
+    val = r.flag_arg(name)
+    return val is not None and bool(val.value)
+
+
 def _compress_rates(r: ArgReader, model: ModelConfig, role: str) -> None:
     """``compress_rates`` instead of ``compress_ratios`` (a config.json re-saved by transformers
     4.57 or later): ModelConfig's DSV4 branch reads ``hf_config.compress_ratios`` right after
