@@ -24,12 +24,6 @@ COPIED = (
 )
 
 
-def _bundles_dspark(model) -> bool:
-    from ..sglang.checkpoint import DSPARK_KEYS
-
-    return any((v := model.get(k)) is not None and v.value is not None for k in DSPARK_KEYS)
-
-
 def _window_fix(
     res: Resolution, ctx: RuleContext, moving: Pool, staying: Pool
 ) -> tuple[str, list[Edit]]:
@@ -39,7 +33,7 @@ def _window_fix(
     target_model = res.target.model if res.target else None
     nextn = target_model.get("num_nextn_predict_layers") if target_model else None
     has_nextn = nextn is None or (isinstance(nextn.value, int) and nextn.value > 0)
-    if target_model is not None and _bundles_dspark(target_model):
+    if target_model is not None and target_model.bundles_dspark:
         # a DSpark-bundled checkpoint (Flash-0731, -DSpark) may have no NextN head although
         # num_nextn_predict_layers is 1: never point the draft at one it may lack
         has_nextn = False

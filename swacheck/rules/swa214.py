@@ -40,7 +40,7 @@ from collections.abc import Iterator
 
 from ..records import Finding, Fix
 from ..sglang import catalogue
-from ..sglang.checkpoint import DSPARK_KEYS, published
+from ..sglang.checkpoint import published
 from ..sglang.resolve import Resolution
 from ._preflight import arg, is_dsv4, text, where
 from .base import RuleContext
@@ -60,9 +60,8 @@ def _entry(res: Resolution) -> catalogue.Entry | None:
     path = text(res, "model-path")
     entry = published(model, path)
     if entry is None and model.file is not None:  # a local folder of that name, DSpark-bundled
-        bundles = any((v := model.get(k)) is not None and v.value is not None for k in DSPARK_KEYS)
         folder = os.path.basename(os.path.dirname(os.path.abspath(model.file)))
-        entry = catalogue.by_name(folder) if bundles else None
+        entry = catalogue.by_name(folder) if model.bundles_dspark else None
     return entry if entry is not None and entry.no_nextn_head else None
 
 

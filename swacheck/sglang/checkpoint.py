@@ -212,14 +212,6 @@ def _int(model: ModelConfig, key: str) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
 
 
-DSPARK_KEYS = (  # dspark_config.checkpoint_bundles_dspark_draft (0.5.22:164-176)
-    "dspark_block_size",
-    "dspark_markov_rank",
-    "dspark_noise_token_id",
-    "dspark_target_layer_ids",
-)
-
-
 def published(model: ModelConfig, model_path: str | None) -> catalogue.Entry | None:
     """The published checkpoint: the catalogue entry the config came from, else the one a hub
     id names (its repository id is what tells an FP8 repack from the FP4 original; a folder
@@ -259,7 +251,7 @@ def read(model: ModelConfig, env: dict[str, Val], model_path: str | None) -> Che
         _int(model, "num_hidden_layers"),
         _int(model, "num_nextn_predict_layers"),
         pub,
-        any((v := model.get(k)) is not None and v.value is not None for k in DSPARK_KEYS),
+        model.bundles_dspark,
     )
 
 

@@ -24,6 +24,12 @@ from ..records import InputProblem, Location, Val
 from ..recordtype import record
 from . import catalogue as _catalogue
 
+DSPARK_KEYS = (
+    "dspark_block_size",
+    "dspark_markov_rank",
+    "dspark_noise_token_id",
+    "dspark_target_layer_ids",
+)
 HUB_ENV = ("HF_HUB_CACHE", "HF_HOME")  # the server's variables that move its hub cache
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
@@ -43,6 +49,13 @@ class ModelConfig:
     # is named as the catalogue's, with no position
     catalogue: _catalogue.Entry | None = None
     flattened: bool = False  # a DeepSeek-V4.1 config read as SGLang normalises it
+
+    @property
+    def bundles_dspark(self) -> bool:
+        """A non-null ``dspark_block_size`` / ``dspark_markov_rank`` / ``dspark_noise_token_id`` /
+        ``dspark_target_layer_ids``: SGLang's ``checkpoint_bundles_dspark_draft``
+        (``speculative/dspark_components/dspark_config.py`` 0.5.22:164-176)."""
+        return any((v := self.get(k)) is not None and v.value is not None for k in DSPARK_KEYS)
 
     @property
     def source(self) -> str:

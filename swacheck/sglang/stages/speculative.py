@@ -32,12 +32,6 @@ EAGLE_AUTO_STEPS = (
 )
 ADAPTIVE_STEPS = 3  # --speculative-adaptive: the middle of the candidate steps [0, 1, 3, 5, 7]
 DEFAULT_DSPARK_GAMMA = 7  # speculative/dspark_components/dspark_config.py
-DSPARK_CONFIG_KEYS = (  # dspark_config.checkpoint_bundles_dspark_draft
-    "dspark_block_size",
-    "dspark_markov_rank",
-    "dspark_noise_token_id",
-    "dspark_target_layer_ids",
-)
 
 
 @record
@@ -151,12 +145,6 @@ def draft(r: ArgReader, dsv4: DSV4, target: Target, args: SpecArgs, tokens: Val 
     return Draft(ref, draft_path, model, tokens)
 
 
-def _bundles_dspark(model: ModelConfig) -> bool:
-    return any(
-        (val := model.get(k)) is not None and val.value is not None for k in DSPARK_CONFIG_KEYS
-    )
-
-
 def _dspark_subfolder(r: ArgReader, target: Target) -> Val | None:
     """0.5.23: a target that bundles no DSpark draft but whose local checkpoint folder has a
     ``dspark/config.json``: SGLang's draft path becomes that subfolder (``_handle_dspark``,
@@ -169,7 +157,7 @@ def _dspark_subfolder(r: ArgReader, target: Target) -> Val | None:
         or dep.target_model is not None
         or model is None
         or model.private
-        or _bundles_dspark(model)
+        or model.bundles_dspark
         or model_path is None
         or not isinstance(model_path.value, str)
     ):
@@ -199,7 +187,7 @@ def dspark_draft_missing(
     """
     if target is None or target.private or spec_arg is None:
         return
-    if _bundles_dspark(target):
+    if target.bundles_dspark:
         return
     if r.profile.dspark_subfolder:
         path = (
