@@ -502,7 +502,12 @@ def test_hub_cache_from_the_servers_environment(tmp_path, monkeypatch):
     (tmp_path / "s.sh").write_text(
         f"python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash {SPEC}\n"
     )
-    assert run_cli("s.sh", "--root", str(tmp_path), cwd=tmp_path).exit_code == 2
+    assert (
+        run_cli("s.sh", "--no-builtin-models", "--root", str(tmp_path), cwd=tmp_path).exit_code == 2
+    )
+    # (the built-in catalogue answers instead, and says so)
+    found = run_cli("--format", "json", "s.sh", "--root", str(tmp_path), cwd=tmp_path)
+    assert found.deployments[0]["target"]["source"] == "catalogue"
     # given with --env, as for any other server variable
     run = run_cli(
         "--format",
