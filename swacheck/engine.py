@@ -19,7 +19,8 @@ from typing import Any
 
 from . import limits
 from .grouping import add_partners, plan
-from .inputs import Candidate, discover, read_inputs
+from .inputs import Candidate, discover, read_inputs, release
+from .inputs.release import release_text
 from .loading import FileCache, read_stdin
 from .pairing import find_pairs
 from .paths import find_root, real
@@ -37,7 +38,8 @@ from .rules import (
 from .settings import Settings
 from .sglang.models import ModelStore
 from .sglang.resolve import Resolution, resolve
-from .sglang.version import PROFILES, SGLangProfile
+from .sglang.stages.config_merge import FORK_PREFIXES
+from .sglang.version import FORKS, SGLangProfile, profile_for
 from .suppress import Suppression, scan
 
 __all__ = ["DeploymentResult", "RunResult", "run", "run_units", "without_cyclic_gc"]
@@ -267,6 +269,29 @@ class _Job:
     explicit: list[tuple[str, str]]  # explicit pairs: --pair, then `pairs:` documents
     models: ModelStore
 
+    @property
+    def release_given(self) -> bool:
+        """--sglang-version (or the configuration file's sglang-version) was given."""
+        return self.settings.sources.get("sglang_version", "default") != "default"
+
+    def profile_of(self, dep: Any) -> SGLangProfile:
+        """The release a deployment is checked with: --sglang-version (or the configuration
+        file's) when given, else the release its own file names (an image tag, a pip pin)."""
+        if self.release_given:
+            return self.profile
+        if dep.fork is not None or any(
+            a.how == "unknown" and a.written.replace("_", "-").startswith(FORK_PREFIXES)
+            for a in dep.server.entries
+        ):
+            return FORKS["sglang-kt"]  # its own flags: a flag its base accepts is no error
+        named = dep.release.value if dep.release is not None else ""
+        if not named:
+            return self.profile
+        try:
+            return profile_for(str(named))
+        except ValueError:
+            return self.profile
+
     @classmethod
     def start(
         cls,
@@ -287,7 +312,7 @@ class _Job:
             stdin_text,
             platform,
             env,
-            PROFILES[settings.sglang_version],
+            profile_for(settings.sglang_version),
             RuleContext(align_to=settings.align_to),
             explicit,
             ModelStore(files, settings.model_configs, settings.builtin_models),
@@ -310,8 +335,12 @@ def _check_unit(
     for dep in inputs.deployments:
         if dep.gpu is None and settings.gpu:
             dep.gpu = Val(settings.gpu, "--gpu")
+        if not job.release_given:  # --sglang-version decides; else the file's image or pin
+            release.note(dep, job.files.text_of(dep.file))
         try:
-            res = resolve(dep, job.models, job.profile)
+            res = resolve(dep, job.models, job.profile_of(dep))
+            if res.profile.before_dsv4 and res.target is not None:
+                res.quiet = "before-dsv4"  # only the release's own finding: it cannot run DSV4
         except InputProblem as problem:
             error = problem.to_error()
             if (not partners or real(dep.file) not in partners) and error not in failed:
@@ -475,6 +504,11 @@ def count(s: Summary, unit: RunResult) -> None:
     s.skipped_deployments += sum(1 for r in unit.results if r.resolution.mode == "skipped")
     s.input_errors += len(unit.errors)
     for r in unit.results:
+        said = release_text(
+            r.deployment.release, r.resolution.profile.version, r.resolution.profile.fork
+        )
+        if said:
+            s.releases[said] = s.releases.get(said, 0) + 1
         for f in r.findings:
             s.counts[f.severity] += 1
             s.by_code[f.code] = s.by_code.get(f.code, 0) + 1

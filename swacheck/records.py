@@ -215,3 +215,5 @@ class Summary:
     failing: bool = False  # a finding at or above --fail-on
     by_code: dict[str, int] = field(default_factory=dict)  # findings per rule (--statistics)
     severity_of: dict[str, str] = field(default_factory=dict)  # each rule's severity as reported
+    # "SGLang 0.5.19, from image tag ..." -> deployments checked with a release their file names
+    releases: dict[str, int] = field(default_factory=dict)

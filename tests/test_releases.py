@@ -180,12 +180,17 @@ def test_lookup_of_a_newer_release_is_the_newest_profile_with_a_warning(given):
     )
 
 
-@pytest.mark.parametrize(
-    "given", ["0.5.11", "0.4.0", "0.5.15.post2", "0.5", "abc", "", "0.5.24rc1"]
-)
-def test_lookup_of_an_older_or_malformed_release_is_an_error(given):
-    with pytest.raises(ValueError, match="must be one of 0.5.12, .* or a newer X.Y.Z"):
+@pytest.mark.parametrize("given", ["0.5.15.post2", "0.5", "abc", "", "0.5.24rc1"])
+def test_lookup_of_a_release_between_profiles_or_malformed_is_an_error(given):
+    with pytest.raises(ValueError, match="must be one of 0.5.12, .*, a newer X.Y.Z or one older"):
         version.lookup(given)
+
+
+@pytest.mark.parametrize("given", ["0.5.11", "0.5.10", "v0.4.0"])
+def test_a_release_before_deepseek_v4_support_is_a_profile_that_says_so(given):
+    profile, warning = version.lookup(given)
+    assert warning is None and profile.before_dsv4
+    assert profile.version == given.removeprefix("v")
 
 
 def test_a_newer_release_on_the_command_line_warns_once_and_predicts_the_newest(tmp_path):
@@ -212,8 +217,8 @@ def test_a_newer_release_in_the_configuration_file_warns_with_its_place(tmp_path
     assert f"(SGLang {NEWEST.version}; exit {run.exit_code})" in run.stdout
 
 
-@pytest.mark.parametrize("given", ["0.5.11", "0.5.x"])
-def test_an_older_or_malformed_release_exits_2(given):
+@pytest.mark.parametrize("given", ["0.5.14.post3", "0.5.x"])
+def test_a_malformed_release_or_one_between_profiles_exits_2(given):
     run = run_cli("--sglang-version", given, "examples/cuda-paged", cwd=ROOT)
     assert run.exit_code == 2
     assert "must be one of 0.5.12," in run.stderr and "warning" not in run.stderr

@@ -54,5 +54,9 @@ def test_the_engine_names_no_rule():
 
 def test_quiet_launches_are_checked_by_the_rules_that_say_so():
     quiet = {r.CODE: r.QUIET for r in RULES if hasattr(r, "QUIET")}
-    assert quiet == {"SWA306": ("no-pools", "unknown"), "SWA307": ("no-pools", "unknown")}
+    assert quiet == {
+        "SWA306": ("no-pools", "unknown"),
+        "SWA307": ("no-pools", "unknown"),
+        "SWA600": ("before-dsv4",),
+    }
     assert all(r.SCOPE == "deployment" for r in RULES if hasattr(r, "QUIET"))

@@ -91,6 +91,11 @@ class Deployment:
     gpu: Val | None = (
         None  # the GPU the server runs on (deployment file gpu:, else --gpu); None: not given
     )
+    # The SGLang release the deployment's own file names (an image tag, a pip pin; value "" for an
+    # image whose tag names none), used when --sglang-version is not given (inputs/release.py)
+    release: Val | None = None
+    # a fork of SGLang the file installs or starts (value "sglang-kt"), checked against its base
+    fork: Val | None = None
     # What the reader noticed about the text itself (rules SWA306/SWA307): (kind, message, where);
     # kind is "pitfall" (a shell mistake that changes what SGLang receives) or "note".
     notes: list[tuple[str, str, Location | None]] = field(default_factory=list)

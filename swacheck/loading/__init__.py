@@ -340,6 +340,17 @@ class FileCache:
         """The text given for ``path`` with :meth:`provide`, if any."""
         return self._given.get(real(path)) if self._given else None
 
+    def text_of(self, path: str) -> str | None:
+        """The text of a file this run has already read (loaded, read ahead or given), else None:
+        never a new read."""
+        key = real(path)
+        for hit in (self._files.get(key), self._ahead.get(key), self._given.get(key)):
+            if isinstance(hit, str):
+                return hit
+            if isinstance(hit, SourceFile):
+                return hit.text
+        return None
+
     def check_reference(self, path: str, at: Location | None, what: str = "file") -> None:
         """Refuse a file that an input refers to (``server:``, ``env_file``, a sourced script,
         ``--config``, ``pairs:``) when it lies outside the run's root or inside version-control

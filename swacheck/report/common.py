@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..inputs.release import release_text
 from ..records import Edit, Fix, one_line
 from ..recordtype import record
 from ..results import DeploymentResult
@@ -190,6 +191,9 @@ def heading(r: DeploymentResult) -> tuple[str, str]:
         parts.append(str(algo.value))
     if r.deployment.evidence:
         parts.append(f"as resolved: {r.deployment.evidence}")
+    said = release_text(r.deployment.release, res.profile.version, res.profile.fork)
+    if said:
+        parts.append(one_line(said)[:160])
     title = r.deployment.file
     if r.deployment.name != os.path.splitext(os.path.basename(r.deployment.file))[0]:
         title += f" · {r.deployment.name}"

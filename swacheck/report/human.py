@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TextIO
 
 from ..pairing import ServerPair
-from ..records import Finding
+from ..records import Finding, one_line
 from ..results import DeploymentResult, RunResult
 from ..settings import Settings
 from .common import (
@@ -253,8 +253,22 @@ def summary_line(result: RunResult) -> list[Segment]:
         line.append(part)
         if i < len(parts) - 1:
             line.append((", ", None))
-    line.append((f"  (SGLang {result.settings.sglang_version}; exit {result.exit_code})", "dim"))
+    line.append((f"  ({_releases(result)}; exit {result.exit_code})", "dim"))
     return line
+
+
+def _releases(result: RunResult) -> str:
+    """The release the run was checked with, and the ones the files chose (with their source)."""
+    s, default = result.summary, f"SGLang {result.settings.sglang_version}"
+    if not s.releases:
+        return default
+    if len(s.releases) == 1 and sum(s.releases.values()) == s.deployments:
+        return one_line(next(iter(s.releases)))[:200]
+    chosen = "; ".join(
+        f"{n} deployment{'s' if n != 1 else ''} with {one_line(text)[:200]}"
+        for text, n in sorted(s.releases.items())
+    )
+    return f"{default}; {chosen}"
 
 
 def summary_text(result: RunResult) -> str:

@@ -26,13 +26,22 @@ PAIRS_IN_MEMORY = 4 * 1024 * 1024  # characters of pair text kept in memory befo
 
 def deployment_json(r: DeploymentResult) -> dict[str, Any]:
     res = r.resolution
-    return {
+    out = {
         **deployment_head(r),
         "platform": res.values["platform"].value,
         "target": pool_json(res, res.target),
         "draft": pool_json(res, res.draft),
         "findings": [f.to_json() for f in r.findings],
     }
+    release = r.deployment.release
+    if release is not None:  # the file chose the release (no --sglang-version): which, and where
+        out["sglang_release"] = {
+            "version": res.profile.version,
+            "named": release.value or None,
+            "source": release.origin,
+            "location": release.location.to_json() if release.location else None,
+        }
+    return out
 
 
 def pair_json(pair: ServerPair) -> dict[str, Any]:

@@ -62,6 +62,7 @@ from ..records import Finding, Fix
 from ..sglang import flags
 from ..sglang.events import Event, Kind
 from ..sglang.resolve import Resolution
+from ..sglang.version import PROFILES
 from .base import RuleContext, arg_mapping, finding_for_event
 
 if TYPE_CHECKING:
@@ -119,7 +120,35 @@ def _valued_flags(rule: ModuleType, res: Resolution) -> Iterator[Finding]:
         )
 
 
+def _fork_only(rule: ModuleType, res: Resolution) -> Iterator[Finding]:
+    """A launch checked as a fork (its own flag table): the flags upstream SGLang lacks, once."""
+    upstream = flags.options(PROFILES[res.profile.version])
+    own = [
+        a
+        for a in res.deployment.server.entries
+        if a.how != "unknown"
+        and a.name not in upstream
+        and a.written.replace("_", "-") not in upstream
+    ]
+    if not own:
+        return
+    names = ", ".join(dict.fromkeys(a.written for a in own))
+    yield Finding(
+        rule.CODE,
+        "note",
+        f"{res.profile.fork} flags, not options of upstream SGLang {res.profile.version}: {names}; "
+        f"checked as {res.profile.fork} reads them (its own flag table)",
+        own[0].key_loc,
+        Fix(
+            "Nothing to change while the server runs the fork; upstream SGLang would refuse these flags."
+        ),
+        field=own[0].name,
+    )
+
+
 def _forks(rule: ModuleType, res: Resolution) -> Iterator[Finding]:
+    if res.profile.fork:
+        yield from _fork_only(rule, res)
     forks = res.events_of(Kind.FORK_KEY)
     if forks:
         names = ", ".join(e.arg.written for e in forks if e.arg is not None)

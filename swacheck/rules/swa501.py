@@ -140,8 +140,10 @@ def _case(res: Resolution) -> _Case | None:
     gpu_val, gpu = pf.gpu(res)
     runner = pf.text(res, "moe-runner-backend", "auto")
     a2a = pf.text(res, "moe-a2a-backend", "none")
-    if runner == "auto" and a2a == "none" and gpu_val is None:
-        return None  # the common launch without --gpu: what auto becomes depends on the GPU alone
+    if runner == "auto" and a2a == "none" and gpu_val is None and res.profile.dsv4_fp4_auto_sm:
+        # the common launch without --gpu: what auto becomes depends on the GPU alone (in
+        # 0.5.12-0.5.13 it does not: auto is triton on every GPU, reported without --gpu)
+        return None
     if pf.kt_experts(res):  # (after the cheaper test above: this one reads every key)
         return None  # KTransformers runs the experts on the CPU (kt-kernel): not this model
     if runner not in ("auto", "deep_gemm", "flashinfer_mxfp4", *NEVER):
@@ -170,9 +172,15 @@ def _choose(case: _Case) -> bool:
     if a2a == "none":
         if sm is not None and sm in profile.dsv4_fp4_auto_sm:
             return False  # the release picks an FP4 runner itself
-        case.depends_on_gpu = sm is None
+        case.depends_on_gpu = sm is None and bool(profile.dsv4_fp4_auto_sm)
         case.chosen = "triton"
-        picks = ", ".join(f"SM{m}0" for m in profile.dsv4_fp4_auto_sm) or "no GPU"
+        if not profile.dsv4_fp4_auto_sm:  # 0.5.12-0.5.13: the same on every GPU
+            case.how = (
+                f"moe-runner-backend auto (SGLang {profile.version} picks no FP4-capable "
+                "runner for DeepSeek-V4 on any GPU: auto is triton)"
+            )
+            return True
+        picks = ", ".join(f"SM{m}0" for m in profile.dsv4_fp4_auto_sm)
         case.how = (
             f"moe-runner-backend auto (SGLang {profile.version} picks "
             f"{profile.dsv4_fp4_auto_runner} for DeepSeek-V4 FP4 experts only on "

@@ -151,6 +151,11 @@ class SGLangProfile:
     # utils/hf_transformers/common.py 0.5.21:97,222, 0.5.22:97,222, 0.5.23:99,226); absent
     # from 0.5.20 (no configs/deepseek_v41.py), where transformers refuses the model type
     v41_config: bool = True
+    # a release older than DeepSeek-V4 support (FIRST_DSV4): checked only for that (SWA600), with
+    # the oldest profile's flag table
+    before_dsv4: bool = False
+    # a fork of SGLang checked with its own flag table ("sglang-kt 0.7.2"); "" for SGLang itself
+    fork: str = ""
 
     @property
     def checks_added_in(self) -> str:
@@ -158,6 +163,12 @@ class SGLangProfile:
 
 
 FIRST_WITH_CHECKS = "0.5.16"
+# The first release that can run DeepSeek-V4: 0.5.12 has srt/models/deepseek_v4.py
+# (class DeepseekV4ForCausalLM, 0.5.12:1021; EntryClass 1593) and lists it in
+# srt/configs/model_config.py (0.5.12:119); 0.5.11 has no deepseek_v4 model, so its registry
+# raises "Model architectures ['DeepseekV4ForCausalLM'] are not supported for now"
+# (srt/models/registry.py, 0.5.11:48-51).
+FIRST_DSV4 = "0.5.12"
 
 _V0_5_23 = SGLangProfile(
     version="0.5.23",
@@ -303,6 +314,14 @@ PROFILES: dict[str, SGLangProfile] = {
         _V0_5_23,
     )
 }
+# sglang-kt (kvcache-ai's KTransformers fork, `pip install sglang-kt`): 0.7.2's flag table, read
+# from its wheel with scripts/dump_flags.py --source (its add_cli_args is plain add_argument calls).
+# Its base is an SGLang main branch between 0.5.11 and 0.5.12 with DeepSeek-V4 added (it lacks 69 of
+# 0.5.12's options and keeps ones 0.5.12 removed, --cuda-graph-bs, --enable-double-sparsity; it
+# pins flashinfer_python 0.6.3, METADATA:227), not a release: its behaviour is predicted with
+# 0.5.12's, the oldest release that runs DeepSeek-V4.
+SGLANG_KT = replace(_V0_5_12, args_file="server-args-sglang-kt-0.7.2.tsv", fork="sglang-kt 0.7.2")
+FORKS = {"sglang-kt": SGLANG_KT}
 NEWEST = _V0_5_23
 DEFAULT = NEWEST
 SGLANG_0_5_23 = _V0_5_23
@@ -332,24 +351,53 @@ class NewerReleaseWarning(UserWarning):
     """A ``sglang-version`` newer than every profile: the newest profile is used (:func:`lookup`)."""
 
 
+@lru_cache(maxsize=16)
+def _before_dsv4(version: str) -> SGLangProfile:
+    return replace(PROFILES[FIRST_DSV4], version=version, before_dsv4=True)
+
+
+def profile_for(version: str) -> SGLangProfile:
+    """The profile that predicts a well-formed release: its own; for a release older than
+    DeepSeek-V4 support, one that says so (``before_dsv4``); for one newer than every profile,
+    the newest; for one between profiles (``0.5.20.post1``), the newest profile before it.
+    ``ValueError`` when ``version`` is not ``X.Y.Z[.postN]``."""
+    text = version.strip().removeprefix("v")
+    known = PROFILES.get(text)
+    if known is not None:
+        return known
+    key = release_key(text)
+    if key < release_key(FIRST_DSV4):
+        return _before_dsv4(text)
+    older = [p for p in PROFILES.values() if release_key(p.version) <= key]
+    return older[-1] if older else NEWEST
+
+
 def lookup(version: object) -> tuple[SGLangProfile, str | None]:
     """The profile ``--sglang-version``/``sglang-version`` means, and a warning or None.
 
     A known release is its own profile. A well-formed release newer than every profile
     (``0.5.24``, ``0.5.23.post1``, ``0.6.0``) is predicted with the newest profile, with a
-    one-line warning saying so. Anything else (an older release swacheck has no profile for,
-    a malformed version) raises ``ValueError`` with the known versions.
+    one-line warning saying so. A release older than DeepSeek-V4 support (``0.5.10``) is a
+    profile that says so (SWA600 reports it). Anything else (a release between profiles, a
+    malformed version) raises ``ValueError`` with the known versions.
     """
     text = str(version).strip()
     known = PROFILES.get(text.removeprefix("v"))
     if known is not None:
         return known, None
     try:
-        newer = release_key(text) > release_key(NEWEST.version)
+        key = release_key(text)
     except ValueError:
-        newer = False
+        key = None
+    if key is not None and key < release_key(FIRST_DSV4):
+        # accepted so that the finding can say so (SWA600): no DeepSeek-V4 before FIRST_DSV4
+        return _before_dsv4(text.removeprefix("v")), None
+    newer = key is not None and key > release_key(NEWEST.version)
     if not newer:
-        raise ValueError(f"must be one of {', '.join(PROFILES)} or a newer X.Y.Z, got {version!r}")
+        raise ValueError(
+            f"must be one of {', '.join(PROFILES)}, a newer X.Y.Z or one older than {FIRST_DSV4} "
+            f"(DeepSeek-V4 support), got {version!r}"
+        )
     return NEWEST, (
         f"SGLang {text.removeprefix('v')} is newer than the releases swacheck knows "
         f"({next(iter(PROFILES))} - {NEWEST.version}); predicting SGLang {NEWEST.version}'s behaviour"

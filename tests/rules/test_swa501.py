@@ -190,3 +190,21 @@ def test_an_unknown_gpu_name_is_shown_as_written_not_doubly_escaped(lint):
     ]
     assert messages, run.output
     assert all("does not know the GPU 'Foo\\zz' (" in m for m in messages), messages
+
+
+@pytest.mark.parametrize("version", ["0.5.12", "0.5.13"])
+@pytest.mark.parametrize("gpu", [(), ("--gpu", "H100"), ("--gpu", "B200")])
+def test_auto_is_triton_on_every_gpu_in_0_5_12_and_0_5_13_so_no_gpu_is_needed(lint, version, gpu):
+    # those releases pick no FP4 runner for DeepSeek-V4 on any GPU: the verdict is platform-wide
+    run = lint({"server.yaml": BASE}, *gpu, "--sglang-version", version)
+    f = only(run, "SWA501")
+    assert f["severity"] == "error"
+    assert (
+        f"SGLang {version} picks no FP4-capable runner for DeepSeek-V4 on any GPU" in f["message"]
+    )
+    assert "picks  " not in f["message"] and "(SM)" not in f["message"]  # never an empty name
+    assert run.exit_code == 1
+
+
+def test_without_gpu_auto_stays_silent_where_it_depends_on_the_gpu(lint):
+    assert lint({"server.yaml": BASE}, "--sglang-version", "0.5.14").findings("SWA501") == []
