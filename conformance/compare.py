@@ -50,6 +50,12 @@ CAUSES: dict[str, tuple[tuple[str, ...], str]] = {
     ),
     "SWA208": (("model",), r"AttributeError: .*sliding_window"),
     "SWA213": (("resolve",), r"ValueError: DeepSeek-V4.1 does not support"),
+    "SWA221": (
+        ("pools",),
+        r"SGLANG_DSV4_COMPRESS_STATE_DTYPE|SGLANG_DSV4_KV_LAYOUT|compressed KV layout|"
+        r"V4 main cache only pairs|trtllm uses uniform FP8",
+    ),
+    "SWA222": (("setup", "pools"), r"prefill_complete currently supports"),
     "SWA303": (("parse",), r".*"),
     "SWA503": (
         ("pools",),

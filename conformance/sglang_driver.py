@@ -697,6 +697,10 @@ def build_pools(sa, get, models, platform, result):
         result["resolved"]["draft_pool_page_size" if is_draft else "target_pool_page_size"] = (
             stand_in.pool_page_size
         )
+        # the compress-state dtypes as SGLang's own _derive_pool_sizes asks them (it reads
+        # SGLANG_DSV4_COMPRESS_STATE_DTYPE and refuses other values); older releases: float32
+        dtypes = getattr(kvc, "_get_dsv4_compress_state_dtypes", None)
+        c4_dtype, c128_dtype = dtypes() if dtypes is not None else (torch.float32, torch.float32)
         budget = {
             "max_running_requests": per_worker,
             "max_num_reqs": per_worker,
@@ -706,8 +710,8 @@ def build_pools(sa, get, models, platform, result):
             "c128_max_total_num_tokens": 256,
             "c4_state_pool_size": per_worker + 1,
             "c128_state_pool_size": per_worker + 1,
-            "c4_state_dtype": torch.float32,
-            "c128_state_dtype": torch.float32,
+            "c4_state_dtype": c4_dtype,
+            "c128_state_dtype": c128_dtype,
             "req_to_token_pool": req,
         }
         fn = kvc.KVCacheConfigurator._build_dsv4_kv_pool

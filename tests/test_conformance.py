@@ -410,3 +410,46 @@ def test_compare_pair_outcomes():
     assert pairs.compare_pair("g", ok, _pair_report(pair=[silent]))["agrees"] is True
     assert pairs.compare_pair("h", ok, _pair_report(pair=[every]))["agrees"] is False
     assert pairs.compare_pair("i", {"outcome": "harness-error"}, _pair_report())["agrees"] is None
+
+
+expected = _load("expected")
+
+
+def test_the_committed_disagreements_table_reads_and_names_sglang_lines():
+    rows = expected.read()
+    assert rows and all(":" in r.decided_by and r.suite in expected.SUITES for r in rows)
+    names = [(r.suite, r.case) for r in rows]
+    assert len(names) == len(set(names))
+    # every committed single-server case still exists
+    known = {c.name for c in case_mod.load_cases()}
+    assert {r.case for r in rows if r.suite == "cases"} <= known
+
+
+def test_the_job_is_green_on_exactly_the_committed_disagreements(tmp_path):
+    import io
+
+    table = tmp_path / "expected.tsv"
+    table.write_text("0.5.23\tcases\tknown[x=1]\tsrt/a.py:10\tthe harness cannot tell\n")
+    rows = expected.read(table)
+    out = io.StringIO()
+    ok = {"a": True, "known[x=1]": False}
+    assert expected.judge(ok, "0.5.23", "cases", out, rows) == 0
+    assert "1 expected disagreements, 0 new, 0 stale: as committed" in out.getvalue()
+    # a new disagreement, a case that could not be compared, a stale row: red
+    assert expected.judge({**ok, "b": False}, "0.5.23", "cases", io.StringIO(), rows) == 1
+    assert expected.judge({**ok, "b": None}, "0.5.23", "cases", io.StringIO(), rows) == 1
+    out = io.StringIO()
+    assert expected.judge({"a": True, "known[x=1]": True}, "0.5.23", "cases", out, rows) == 1
+    assert "now agrees: known[x=1]" in out.getvalue()
+    # another release or suite: the row does not hold
+    assert expected.judge(ok, "0.5.22", "cases", io.StringIO(), rows) == 1
+    assert expected.judge({"a": True}, "0.5.23", "pairs", io.StringIO(), rows) == 0
+    # a selection that did not run the case: nothing to say about it
+    assert expected.judge({"a": True}, "0.5.23", "cases", io.StringIO(), rows) == 0
+
+
+def test_the_table_refuses_a_row_without_sglangs_line(tmp_path):
+    table = tmp_path / "expected.tsv"
+    table.write_text("*\tcases\tc\tsomewhere\twhy\n")
+    with pytest.raises(expected.TableError, match="file:line"):
+        expected.read(table)

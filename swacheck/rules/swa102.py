@@ -10,7 +10,8 @@ between the two checkpoints.
 
 ## Why it matters
 
-Under PD disaggregation SGLang refuses to start with
+Under PD disaggregation SGLang refuses to start (`setup_state_kv_args`,
+`srt/disaggregation/utils.py`) with
 
     RuntimeError: DSV4 target and draft pools must share SWA geometry:
     target=(256, 128, None), draft=(256, 256, None)

@@ -9,7 +9,8 @@ from two pool dumps into a deployment file's `target.geometry` / `draft.geometry
 
 ## Why it matters
 
-Under PD disaggregation SGLang refuses to start with
+Under PD disaggregation SGLang refuses to start (`setup_state_kv_args`,
+`srt/disaggregation/utils.py`) with
 `RuntimeError: DSV4 target and draft pools must use the same unified-KV mode`, before it
 compares any geometry.
 

@@ -9,7 +9,8 @@ pool dump): an empty list or any non-zero entry is what SGLang refuses.
 
 ## Why it matters
 
-Under PD disaggregation SGLang refuses to start with
+Under PD disaggregation SGLang refuses to start (`setup_state_kv_args`,
+`srt/disaggregation/utils.py`) with
 `RuntimeError: DSV4 draft state transfer expects SWA-only NextN layers`: the draft state is
 transferred as SWA-only layers.
 

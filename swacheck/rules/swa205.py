@@ -4,7 +4,8 @@
 
 Checks the DeepSeek-V4 assertions of `apply_deepseek_v4_defaults`
 (`srt/arg_groups/deepseek_v4_hook.py`, SGLang 0.5.23) that a config file can trigger and
-that are not about speculative decoding (SWA202 covers those):
+that are not about speculative decoding (SWA202 covers those), and the KV cache dtype check
+of `_deepseek_v4_kv_cache_dtype` (`srt/arg_groups/overrides.py`):
 
 - `kv-cache-dtype` must be `auto` (which becomes `fp8_e4m3`), `fp8_e4m3` or `bfloat16`;
   `bf16`, `fp8_e5m2`, `mxfp8`, `nvfp4`, `fp4_mx_block16` are refused;

@@ -7,8 +7,9 @@ decoding (EAGLE/MTP or DSPARK) when the target checkpoint has c128 layers (a `12
 `compress_ratios`) and `SGLANG_EXPERIMENTAL_ONLINE_C128_MTP` is not on. Every release swacheck
 knows does this (`mem_cache/deepseek_v4_memory_pool.py` `get_compress_state_ring_size`:
 0.5.23:72-74, 0.5.22:62-64, 0.5.20:48-50, 0.5.17:41-43); ROCm ignores the variable
-(`ONLINE_C128 = not _is_hip and ...`). One server is enough: SWA407 covers a PD pair whose
-two sides set it differently.
+(`ONLINE_C128 = not _is_hip and ...`). 0.5.23 asserts it a second time when it sizes the pools
+(`DSV4PoolConfigurator.__init__`, `model_executor/pool_configurator.py` 0.5.23:1266-1270).
+One server is enough: SWA407 covers a PD pair whose two sides set it differently.
 
 ## Why it matters
 

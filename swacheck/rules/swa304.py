@@ -18,9 +18,11 @@ value on after the flag (`trust-remote-code: "true"` becomes
 `--trust-remote-code true`) and argparse stops with `unrecognized arguments: true`.
 `json-model-override-args` must be a JSON object.
 It also reports `dp-size` > 1 together with `attn-dp-size` > 1, which SGLang's parallel hook
-refuses (`srt/arg_groups/parallel_hook.py`); sizes below 1 (SGLang divides by them); and a
+refuses (`srt/arg_groups/parallel_hook.py`, and again in `model_override_base.py`); sizes
+below 1 (SGLang divides by them); and a
 `max-running-requests` that leaves a worker no request: SGLang before 0.5.23 stops with
-`AssertionError: max_running_request is zero`, 0.5.23 silently raises it to 1 (a warning).
+`AssertionError: max_running_request is zero` (`managers/tp_worker.py`
+`TpModelWorker.alloc_memory_pool`), 0.5.23 silently raises it to 1 (a warning).
 
 ## Why it matters
 

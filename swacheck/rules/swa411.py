@@ -15,7 +15,10 @@ decode receiver starts a request it compares it with its own (`CommonKVReceiver.
 request fails.
 
 `prefill_complete` with attention TP, CP or PP above 1 is refused by the server at argument
-resolution (SWA207): that is reported on that server, not as a pair finding.
+resolution (SWA207): that is reported on that server, not as a pair finding. Past those checks
+a DeepSeek-V4 server with `prefill_complete` stops when its KV manager starts (SWA222,
+`CommonKVManager.__init__`), before any request: that too is its own finding, so for
+DeepSeek-V4 this comparison is reached only when that refusal is ignored.
 
 ## Example
 
