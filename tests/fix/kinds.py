@@ -8,7 +8,7 @@ inline or anchored merge key; a Markdown doc with a yaml and a bash block; a lau
 its own functions, ``eval`` / ``sh -c`` nesting and calls past the limit; a Compose file with
 ``extends`` in the file and from another file, merge keys; a Kubernetes Deployment; a custom
 resource; a Dockerfile; a swacheck deployment file with copied geometry; an srt-slurm recipe; a
-SkyPilot task), sometimes a symbolic link that leads out of the tree (to ``../../../outside``),
+SkyPilot task; a server log and a /server_info answer), sometimes a symbolic link that leads out of the tree (to ``../../../outside``),
 which no run may write through. The models live at the repository's top: ``models/v4``.
 """
 
@@ -192,8 +192,37 @@ def _skypilot(rnd: random.Random) -> dict[str, str]:
     }
 
 
+def _resolved(rnd: random.Random) -> dict:
+    """A server's resolved arguments as SGLang prints them (field names, typed values)."""
+    out: dict = {"enable_dp_attention": False, "api_key": None}
+    for key, value in _args(rnd):
+        typed = int(value) if value.isdigit() else True if value == "true" else value
+        out[key.replace("-", "_")] = typed
+    return out
+
+
+def _server_log(rnd: random.Random) -> dict[str, str]:
+    values = _resolved(rnd)
+    if rnd.random() < 0.3:  # up to 0.5.18: the dataclass repr
+        line = "server_args=ServerArgs(" + ", ".join(f"{k}={v!r}" for k, v in values.items()) + ")"
+    else:
+        line = f"server_args={values!r}"
+    return {"server.log": f"[2026-12-01 00:00:00] start\n[2026-12-01 00:00:01 TP0] {line}\n"}
+
+
+def _server_info(rnd: random.Random) -> dict[str, str]:
+    info = {
+        **_resolved(rnd),
+        "launch_command": "python3 -m sglang.launch_server",
+        "version": "0.5.23",
+    }
+    return {"server_info.json": json.dumps(info, indent=rnd.choice([None, 2])) + "\n"}
+
+
 KINDS = {
     "server-config": _server_config,
+    "server-log": _server_log,
+    "server-info": _server_info,
     "markdown": _markdown,
     "script": _script,
     "compose": _compose,
