@@ -131,11 +131,29 @@ def check(
         list[str],
         typer.Option(
             "--exclude",
-            metavar="NAMES",
-            help="File or folder names to skip when walking directories (comma-separated "
-            "or repeated; added to the configuration file's).",
+            metavar="PATTERNS",
+            help="gitignore-style patterns (names, globs, paths: vendored, *.json, "
+            "data/x.yaml) a walk skips (comma-separated or repeated; added to the "
+            "configuration file's).",
         ),
     ] = [],
+    extend_exclude: Annotated[
+        list[str],
+        typer.Option(
+            "--extend-exclude",
+            metavar="PATTERNS",
+            help="More patterns to skip, added to exclude (as the configuration's extend-exclude).",
+        ),
+    ] = [],
+    respect_gitignore: Annotated[
+        bool | None,
+        typer.Option(
+            "--respect-gitignore/--no-respect-gitignore",
+            help="Whether a walk leaves out what .gitignore files and .git/info/exclude "
+            "ignore (default: it does).",
+            show_default=False,
+        ),
+    ] = None,
     sglang_version: SglangVersion = None,
     fail_on: FailOn = None,
     exit_zero: ExitZero = None,

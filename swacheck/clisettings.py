@@ -29,6 +29,8 @@ CHECK_DEFAULTS: Values = {
     **dict.fromkeys(("config", "stdin_filename", "root", "baseline", "write_baseline"), None),
     **dict.fromkeys(("fix", "diff", "fix_model_configs", "no_config", "show_settings"), False),
     **dict.fromkeys(("show_pairs", "statistics", "allow_empty", "verbose", "quiet"), False),
+    "extend_exclude": (),
+    "respect_gitignore": None,
     "command": (),
 }
 
@@ -147,6 +149,7 @@ GIVEN: dict[str, tuple[str, str, Callable[[Any, str], Any]]] = {
     "max_file_size": ("max_file_size", "--max-file-size", _as_given),
     "sglang_version": ("sglang_version", "--sglang-version", release),
     "unsafe_fixes": ("unsafe_fixes", "--unsafe-fixes", _as_given),
+    "respect_gitignore": ("respect_gitignore", "--respect-gitignore", _as_given),
 }
 
 
@@ -190,13 +193,18 @@ def build(values: Values, chosen: dict[str, Any] | None = None) -> Settings:
 def check_settings(values: Values) -> Settings:
     """``swacheck check``'s settings."""
     settings = build(values)
-    exclude = values["exclude"]
-    if exclude:
-        settings.exclude = (
-            *settings.exclude,
-            *(n.strip() for e in exclude for n in e.split(",") if n.strip()),
-        )
-        settings.sources["exclude"] = "command line"
+    for name in ("exclude", "extend_exclude"):
+        patterns = values.get(name)
+        if patterns:
+            setattr(
+                settings,
+                name,
+                (
+                    *getattr(settings, name),
+                    *(n.strip() for e in patterns for n in e.split(",") if n.strip()),
+                ),
+            )
+            settings.sources[name] = "command line"
     if (
         values["format"] is None
         and settings.sources.get("format") == "default"

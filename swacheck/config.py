@@ -14,7 +14,7 @@ format = "human"
 platform = "rocm"
 env = { SGLANG_HACK_FLASHMLA_BACKEND = "unified_kv_triton" }
 model-config = { "/models/DeepSeek-V4-Flash" = "checkpoints/v4-flash" }
-exclude = ["vendored"]
+exclude = ["vendored", "*.json", "data/x.yaml"]   # gitignore-style patterns
 per-file-ignores = { "models/*/config.json" = ["SWA301"] }
 sglang-version = "0.5.23"
 ```
@@ -46,6 +46,8 @@ KEYS = {
     "model-config": "model_configs",
     "builtin-models": "builtin_models",
     "exclude": "exclude",
+    "extend-exclude": "extend_exclude",
+    "respect-gitignore": "respect_gitignore",
     "per-file-ignores": "per_file_ignores",
     "align-to": "align_to",
     "color": "color",
@@ -222,7 +224,10 @@ def _strings(key: str, value: Any, where: str, base: str) -> dict[str, str]:
 
 def _names(key: str, value: Any, where: str, base: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where}: exclude must be a list of file or folder names, got {value!r}")
+        raise ConfigError(
+            f"{where}: {key} must be a list of gitignore-style patterns (names, globs, paths), "
+            f"got {value!r}"
+        )
     return tuple(value)
 
 
@@ -252,6 +257,8 @@ CONVERT: dict[str, Callable[[str, Any, str, str], Any]] = {
     "model-config": _strings,
     "builtin-models": _bool,
     "exclude": _names,
+    "extend-exclude": _names,
+    "respect-gitignore": _bool,
     "per-file-ignores": _per_file,
     "align-to": _choice,
     "color": _choice,
@@ -305,6 +312,8 @@ def build_settings(
             sources[KEYS[key]] = _rel(path)
         if "per-file-ignores" in table:
             settings.per_file_ignores_base = base
+        if "exclude" in table or "extend-exclude" in table:
+            settings.exclude_base = base
     for attr, value in cli.items():
         if value is None:
             continue

@@ -222,7 +222,12 @@ def _discover(settings: Settings, totals: RunResult) -> list[Candidate]:
     ]
     settings.root = settings.root or find_root(named)
     candidates, totals.errors = discover(
-        settings.paths, settings.exclude, settings.root, totals.skipped_why
+        settings.paths,
+        settings.exclude + settings.extend_exclude,
+        settings.root,
+        totals.skipped_why,
+        settings.respect_gitignore,
+        settings.exclude_base,
     )
     totals.skipped.extend(totals.skipped_why)
     return candidates

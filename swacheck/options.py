@@ -16,9 +16,10 @@ EXPLAIN_FORMATS = formats_for("explain")
 WHY_FORMATS = formats_for("why")
 RULES_FORMATS = formats_for("rules")
 EXIT_HELP = """\b
-Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage error, an input
-that cannot be read, parsed or resolved (printed as file:line:col: message), or no
-deployment found at all (unless --allow-empty)."""
+Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage error, a named path
+that does not exist or cannot be read, a deployment that cannot be read, parsed or
+resolved (printed as file:line:col: message), or no deployment found at all (unless
+--allow-empty). A file that cannot be a deployment is skipped and counted (-v lists it)."""
 
 
 def _or(choices: tuple[str, ...]) -> str:

@@ -9,6 +9,8 @@ import sys
 from .report.escape import print_error, terminal
 from .settings import Settings
 
+SKIP_NOTE = "skipped, not a deployment"  # inputs._skip_note: counted, listed with -v
+
 
 def check_paths(given: dict) -> int | None:  # type: ignore[type-arg]
     """``swacheck PATH...`` (with ``--format``, ``--output`` at most), run without typer
@@ -122,11 +124,14 @@ def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyp
 
 
 def print_notes(settings: Settings, notes) -> None:  # type: ignore[no-untyped-def]
-    """Files named explicitly that hold no deployment, one ``file: skipped, ...`` line each on
-    standard error (not with -q): visible, but not an error, since a glob names every file."""
+    """The run's notes on standard error (not with -q), one line each. A file that holds no
+    deployment is not among them: quiet by default, like ruff, because a glob or a pre-commit
+    hook names every file it matches. It is counted in the summary line and listed with -v,
+    named or walked alike."""
     if not settings.quiet:
         for note in notes:
-            print(note, file=sys.stderr)
+            if not note.message.startswith(SKIP_NOTE):
+                print(note, file=sys.stderr)
 
 
 def _deliver(settings: Settings, write, totals) -> bool:  # type: ignore[no-untyped-def]

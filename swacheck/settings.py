@@ -42,7 +42,10 @@ class Settings:
     verbose: bool = False
     quiet: bool = False
     max_file_size: int = MAX_FILE_SIZE
-    exclude: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()  # gitignore-style patterns a walk leaves out
+    extend_exclude: tuple[str, ...] = ()  # more of them, added to exclude
+    exclude_base: str = "."  # the folder the patterns are relative to (the config file's)
+    respect_gitignore: bool = True  # walks leave out what .gitignore / .git/info/exclude ignore
     select: tuple[str, ...] = ()  # codes or prefixes; empty: every rule
     extend_select: tuple[
         str, ...

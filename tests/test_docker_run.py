@@ -59,7 +59,11 @@ def test_docker_run_without_a_command_is_not_a_launch(tree):
     root = tree({"run.sh": "#!/bin/sh\ndocker run --gpus all lmsysorg/sglang:v0.5.23\n"})
     run = run_cli("--format", "json", "run.sh", cwd=root)
     assert run.exit_code == 2  # skipped with a note, and the run found no deployment
-    assert "run.sh: skipped, not a deployment: no SGLang launch command" in run.stderr
+    assert run.data["notes"][0] == {
+        "file": "run.sh",
+        "message": "skipped, not a deployment: no SGLang launch command (python -m "
+        "sglang.launch_server or sglang serve)",
+    }
     assert run.data["errors"][0]["message"].startswith("no deployments found")
 
 

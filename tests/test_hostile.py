@@ -131,10 +131,31 @@ def assert_input_error(run, *lines: str) -> None:
     assert run.data["summary"]["input_errors"] == len(lines)
 
 
+def assert_not_found(run, where: str, model: str, *looked: str) -> None:
+    """A DSV4-shaped launch whose config.json is found nowhere: a SWA308 warning at ``where``
+    naming every place looked in (no input error: exit 0), the good file still checked."""
+    assert run.stderr == ""
+    assert run.exit_code == 0
+    assert "good" in names(run), "the good file named alongside was not checked"
+    found = [
+        f"{f['location']['file']}:{f['location']['line']}:{f['location']['column']}: {f['message']}"
+        for d in run.deployments
+        for f in d["findings"]
+        if f["code"] == "SWA308"
+    ]
+    assert found == [
+        f"{where}: config.json for model {model!r} not found (looked in: {', '.join(looked)}): "
+        f"the target/draft geometry and the checkpoint rules were not checked; give it with "
+        f"--model-config {model}=PATH"
+    ]
+    assert run.data["errors"] == []
+
+
 def assert_skipped(run, *lines: str) -> None:
-    """A file named explicitly that is not a deployment: these notes on stderr, exit 0 (the good
-    file is a deployment), the file counted as skipped, the JSON notes agree."""
-    assert run.stderr.splitlines() == list(lines)
+    """A file named explicitly that is not a deployment (also one that does not parse and does
+    not look like one): nothing on stderr (quiet by default), exit 0 (the good file is a
+    deployment), the file counted as skipped, these notes in the JSON report."""
+    assert run.stderr == ""
     assert run.exit_code == 0
     assert "good" in names(run), "the good file named alongside was not checked"
     assert [f"{n['file']}: {n['message']}" for n in run.data["notes"]] == list(lines)
@@ -249,13 +270,25 @@ def test_utf8_bom_json_deployment_is_accepted(hostile):
 def test_utf16_bom_is_refused(hostile, encoding):
     bom = {"utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff"}.get(encoding, b"")
     run, _ = hostile({"wide.yaml": bom + EAGLE.encode(encoding)})
+    # a deployment (its model-path shows through the UTF-16) that cannot be read: an input error
     assert_input_error(run, "wide.yaml: file is UTF-16 encoded; save it as UTF-8")
+    other, _ = hostile({"wide.yaml": bom + "steps: [build, test]\n".encode(encoding)})
+    assert_skipped(
+        other,
+        "wide.yaml: skipped, not a deployment: not read: wide.yaml: file is UTF-16 encoded; "
+        "save it as UTF-8",
+    )
 
 
 def test_binary_data(hostile):
     png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01" + bytes(range(256))
     run, _ = hostile({"image.yaml": png})
-    assert_input_error(run, "image.yaml:3:1: NUL byte: this is a binary file, not YAML or JSON")
+    # nothing in it looks like a deployment: skipped and counted, not an input error
+    assert_skipped(
+        run,
+        "image.yaml: skipped, not a deployment: not read: image.yaml:3:1: NUL byte: this is a "
+        "binary file, not YAML or JSON",
+    )
 
 
 # --------------------------------------------------------------------------- JSON oddities
@@ -295,9 +328,12 @@ def test_json_duplicate_keys_in_a_deployment_file_are_a_warning_not_an_input_err
 
 def test_json_duplicate_keys_and_a_broken_file_alongside(hostile):
     text = '{"swacheck": 1, "server": "good.yaml",\n "name": "a",\n "name": "b"}\n'
-    run, _ = hostile({"dup.json": text, "bad.json": "{"})
-    assert run.stderr.splitlines() == ["bad.json:1:2: invalid JSON: expected a quoted key"]
-    assert run.exit_code == 2
+    run, _ = hostile({"dup.json": text, "bad.json": "{", "worse.json": '{"model-path": '})
+    assert run.stderr.splitlines() == [
+        "worse.json:1:16: invalid JSON: unexpected end of file, expected a value"
+    ]
+    assert run.exit_code == 2  # worse.json names a model path: a deployment that does not parse
+    assert run.data["summary"]["skipped_files"] == 1  # bad.json: nothing says it is one
     assert names(run) == ["b"]  # good.yaml is checked through dup.json, which points at it
     assert [f["code"] for f in run.deployments[0]["findings"]] == ["SWA301"]
 
@@ -323,8 +359,13 @@ def test_python_object_tag_is_refused_and_never_run(hostile, form):
         assert not marker.exists(), "a !!python tag was executed"
     finally:
         marker.unlink(missing_ok=True)
-    assert_one_error_line(run, "evil.yaml:1:")
-    assert "unsupported YAML tag 'tag:yaml.org,2002:python/object/" in run.stderr
+    if form.startswith("model-path"):  # a deployment: the refused tag is an input error
+        assert_one_error_line(run, "evil.yaml:1:")
+        assert "unsupported YAML tag 'tag:yaml.org,2002:python/object/" in run.stderr
+    else:  # nothing says it is a deployment: skipped, and the tag still refused, never run
+        assert run.stderr == "" and run.exit_code == 0
+        (note,) = run.data["notes"]
+        assert "unsupported YAML tag 'tag:yaml.org,2002:python/object/" in note["message"]
 
 
 @pytest.mark.parametrize(
@@ -554,10 +595,17 @@ def test_json_nesting_10000_deep(hostile):
 
 
 def test_json_objects_nested_10000_deep(hostile):
-    run, _ = hostile({"deep.json": '{"a": ' * DEPTH + "1" + "}" * DEPTH})
+    run, _ = hostile({"deep.json": '{"model_path": ' * DEPTH + "1" + "}" * DEPTH})
     assert_input_error(
         run,
-        f"deep.json:1:{6 * (MAX_DEPTH + 1) + 1}: invalid JSON: nested more than {MAX_DEPTH} levels deep",
+        f"deep.json:1:{15 * (MAX_DEPTH + 1) + 1}: invalid JSON: nested more than {MAX_DEPTH} "
+        "levels deep",
+    )
+    other, _ = hostile({"deep.json": '{"a": ' * DEPTH + "1" + "}" * DEPTH})
+    assert_skipped(
+        other,
+        f"deep.json: skipped, not a deployment: not read: deep.json:1:{6 * (MAX_DEPTH + 1) + 1}: "
+        f"invalid JSON: nested more than {MAX_DEPTH} levels deep",
     )
 
 
@@ -601,6 +649,15 @@ def test_default_size_cap_is_10_mib_as_documented(tree):
     root = tree({GOOD: EAGLE})
     with open(root / "huge.yaml", "wb") as fh:  # sparse: nothing is written
         fh.truncate(DEFAULT_MAX_FILE_SIZE + 1)
+    run = run_cli("--format", "json", "huge.yaml", GOOD, cwd=root)
+    assert_skipped(  # nothing in its first 64 KiB looks like a deployment
+        run,
+        f"huge.yaml: skipped, not a deployment: not read: huge.yaml: file is "
+        f"{DEFAULT_MAX_FILE_SIZE + 1} bytes, above the {DEFAULT_MAX_FILE_SIZE}-byte limit "
+        "(--max-file-size)",
+    )
+    with open(root / "huge.yaml", "r+b") as fh:
+        fh.write(b"model-path: models/v4\n")
     run = run_cli("--format", "json", "huge.yaml", GOOD, cwd=root)
     assert_input_error(
         run,
@@ -729,24 +786,19 @@ def test_zero_attn_dp_size_is_a_finding(lint):
 def test_model_path_is_a_file(hostile):
     text = EAGLE.replace("models/v4", "good.yaml")
     run, _ = hostile({"server.yaml": text})
-    assert_input_error(
-        run,
-        "server.yaml:1:13: cannot find config.json for model 'good.yaml'; looked in: good.yaml/config.json; "
-        "point at a local copy with --model-config good.yaml=PATH",
-    )
+    assert_not_found(run, "server.yaml:1:13", "good.yaml", "good.yaml/config.json")
 
 
 def test_model_path_missing(hostile, monkeypatch, tmp_path):
     hub = tmp_path / "hub"
     monkeypatch.setenv("HF_HUB_CACHE", str(hub))
     run, _ = hostile({"server.yaml": EAGLE.replace("models/v4", "models/DeepSeek-V4-Nope")})
-    assert_input_error(
+    assert_not_found(
         run,
-        f"server.yaml:1:13: cannot find config.json for model "
-        f"'models/DeepSeek-V4-Nope'; looked in: "
-        f"models/DeepSeek-V4-Nope/config.json, "
-        f"{hub}/models--models--DeepSeek-V4-Nope/snapshots/main/config.json; point "
-        f"at a local copy with --model-config models/DeepSeek-V4-Nope=PATH",
+        "server.yaml:1:13",
+        "models/DeepSeek-V4-Nope",
+        "models/DeepSeek-V4-Nope/config.json",
+        f"{hub}/models--models--DeepSeek-V4-Nope/snapshots/main/config.json",
     )
 
 
@@ -758,11 +810,7 @@ def test_model_path_is_a_directory_without_config_json(hostile):
         },
         paths=["server.yaml"],
     )
-    assert_input_error(
-        run,
-        "server.yaml:1:13: cannot find config.json for model 'models'; looked in: models/config.json; "
-        "point at a local copy with --model-config models=PATH",
-    )
+    assert_not_found(run, "server.yaml:1:13", "models", "models/config.json")
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
@@ -789,20 +837,17 @@ def test_model_path_is_a_symlink_loop(hostile):
         os.symlink("loop-a", root / "loop-b")
 
     run, _ = hostile({"server.yaml": EAGLE.replace("models/v4", "loop-a")}, setup=loop)
-    assert_input_error(
-        run,
-        "server.yaml:1:13: cannot find config.json for model 'loop-a'; looked in: loop-a/config.json; "
-        "point at a local copy with --model-config loop-a=PATH",
-    )
+    assert_not_found(run, "server.yaml:1:13", "loop-a", "loop-a/config.json")
 
 
 def test_model_path_with_a_newline_is_quoted(hostile):
     run, _ = hostile(
         {"server.yaml": 'model-path: "DeepSeek-V4-evil\\nname"\nspeculative-algorithm: EAGLE\n'}
     )
-    assert run.exit_code == 2 and "good" in names(run)
-    assert run.stderr.startswith(
-        "server.yaml:1:13: cannot find config.json for model 'DeepSeek-V4-evil\\nname'"
+    assert run.exit_code == 0 and "good" in names(run)
+    (finding,) = [f for d in run.deployments for f in d["findings"] if f["code"] == "SWA308"]
+    assert finding["message"].startswith(
+        "config.json for model 'DeepSeek-V4-evil\\nname' not found"
     )
 
 
@@ -819,11 +864,12 @@ def test_model_path_with_a_newline_is_quoted(hostile):
 )
 def test_user_text_with_a_newline_stays_on_one_line(hostile, text):
     run, _ = hostile({"server.yaml": text})
-    # a server config with a bad model path is an input error; a mapping without one is skipped
-    assert run.exit_code == (2 if text.startswith("model-path") else 0) and "good" in names(run)
-    lines = re.split(r"\r\n|\r|\n", run.stderr.rstrip("\n"))
-    assert len(lines) == 1, lines
-    assert not any(line.startswith("::") for line in lines)
+    # a server config with a missing model config is a SWA308 warning; a mapping without one
+    # is skipped: neither prints on stderr, and the findings stay one line each
+    assert run.exit_code == 0 and "good" in names(run)
+    assert run.stderr == ""
+    for f in (f for d in run.deployments for f in d["findings"]):
+        assert not re.search(r"[\r\n]", f["message"]), f
 
 
 # --------------------------------------------------------------------------- paths on the command line
@@ -912,11 +958,13 @@ def test_stdin_closed(tree):
         env=env,
         timeout=120,
     )
-    assert proc.stderr.splitlines() == [
-        f"-: skipped, not a deployment: the file is empty, {NOT_A_DEPLOYMENT}"
-    ]
+    assert proc.stderr == ""  # quiet: counted as skipped, the reason in the report's notes
     assert proc.returncode == 0
-    assert "good" in [d["name"] for d in json.loads(proc.stdout)["deployments"]]
+    data = json.loads(proc.stdout)
+    assert "good" in [d["name"] for d in data["deployments"]]
+    assert [n["message"] for n in data["notes"]] == [
+        f"skipped, not a deployment: the file is empty, {NOT_A_DEPLOYMENT}"
+    ]
 
 
 # --------------------------------------------------------------------------- deployment files
@@ -1043,8 +1091,8 @@ GITHUB_COMMAND = re.compile(
 
 def _github_overflow(tree, name: str, text: str):
     files = {
-        f"bad{i:02}.yaml": "a: [\n" for i in range(11)
-    }  # 11 input errors fill the 10 annotations
+        f"bad{i:02}.yaml": "model-path: [\n" for i in range(11)
+    }  # 11 input errors (deployments that do not parse) fill the 10 annotations
     files[name] = text
     root = tree(files)
     return run_cli("--format", "github", *sorted(files), cwd=root)
@@ -1058,7 +1106,7 @@ def test_github_annotations_escape_newlines(tree):
         }
     )
     run = run_cli("--format", "github", "evil.yaml", cwd=root)
-    assert run.exit_code == 2
+    assert run.exit_code == 0  # a SWA308 warning
     assert len(run.stdout.splitlines()) == 2  # the annotation and the summary line
     for line in run.stdout.splitlines():
         if line.startswith("::"):
@@ -1072,7 +1120,7 @@ def test_github_annotations_escape_newlines(tree):
     "name, text",
     [
         ("z.yaml", 'model-path: "x\\n::error file=pwned.yaml::injected"\n'),
-        ("z\n::error file=pwned.yaml::injected.yaml", "a: [\n"),
+        ("z\n::error file=pwned.yaml::injected.yaml", "model-path: [\n"),
     ],
     ids=["model-path", "file-name"],
 )

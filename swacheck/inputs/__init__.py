@@ -17,6 +17,7 @@ launch is skipped like any other file that is not a deployment.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import field
 from typing import TYPE_CHECKING
@@ -36,7 +37,7 @@ from ..paths import real, remember_real
 from ..records import InputError, InputProblem, Val
 from ..recordtype import record
 from ..report.escape import one_line
-from . import kinds
+from . import gitignore, kinds
 from .deployment_file import is_deployment_file, load_deployment, load_pairs
 from .server_config import is_server_config, load_server_args
 from .types import Arg, Deployment, ExplicitGeometry, ModelRef, ServerArgs
@@ -88,8 +89,15 @@ def discover(
     exclude: tuple[str, ...] = (),
     root: str | None = None,
     special: dict[str, str] | None = None,
+    respect_gitignore: bool = True,
+    exclude_base: str = ".",
 ) -> tuple[list[Candidate], list[InputError]]:
     """Expand directories (sorted, hidden folders skipped, symlinked folders not followed).
+
+    A walk leaves out what ``exclude`` matches (gitignore-style patterns, relative to
+    ``exclude_base``: ``vendored``, ``*.json``, ``data/x.yaml``) and, with
+    ``respect_gitignore``, what git ignores (``.gitignore`` files, nested ones too, and
+    ``.git/info/exclude``; ``gitignore.py``). A file named explicitly is always read.
 
     Only regular files are candidates: a FIFO, device or socket found while walking is left out
     (``special`` receives it and why, for ``-v``), and one named explicitly is an input error,
@@ -123,11 +131,18 @@ def discover(
             seen.add(key)
             out.append(Candidate(path, explicit))
 
+    excluded = gitignore.Rules().add(
+        os.path.abspath(exclude_base), [p for e in exclude if (p := gitignore.parse_line(e))]
+    )
     for raw in paths:
         if raw == "-":
             add(raw, True)
         elif os.path.isdir(raw):
-            _walk(raw, exclude, special, add)
+            folder = os.path.abspath(raw)
+            rules = gitignore.WalkRules(
+                gitignore.top_rules(folder) if respect_gitignore else None, excluded
+            )
+            _walk(raw, folder, rules, special, add)
         elif os.path.exists(raw):
             kind = _special(raw)
             if kind is not None:
@@ -147,7 +162,8 @@ def discover(
 
 def _walk(
     top: str,
-    exclude: tuple[str, ...],
+    absolute: str,
+    rules: gitignore.WalkRules,
     special: dict[str, str] | None,
     add: Callable[[str, bool, str | None], None],
 ) -> None:
@@ -160,10 +176,10 @@ def _walk(
     its own stack (a tree a thousand folders deep, which git checks out happily, is no
     ``RecursionError``): a folder nested deeper than ``limits.MAX_WALK_DEPTH`` below ``top`` is
     not walked, and ``special`` receives it and why (a skip, counted and listed with ``-v``)."""
-    stack = [(top, 0)]
+    stack = [(top, absolute, rules, 0)]
     while stack:
-        folder, depth = stack.pop()
-        subfolders = _walk_folder(folder, exclude, special, add)
+        folder, folder_abs, outer, depth = stack.pop()
+        subfolders, inner = _walk_folder(folder, folder_abs, outer, special, add)
         if subfolders and depth >= limits.MAX_WALK_DEPTH:
             if special is not None:
                 for sub in subfolders:
@@ -172,22 +188,28 @@ def _walk(
                         "below the path named: not walked (the limit on a walk)"
                     )
             continue
-        stack.extend((os.path.join(folder, sub), depth + 1) for sub in reversed(subfolders))
+        stack.extend(
+            (os.path.join(folder, sub), os.path.join(folder_abs, sub), inner, depth + 1)
+            for sub in reversed(subfolders)
+        )
 
 
 def _walk_folder(
     top: str,
-    exclude: tuple[str, ...],
+    absolute: str,
+    rules: gitignore.WalkRules,
     special: dict[str, str] | None,
     add: Callable[[str, bool, str | None], None],
-) -> list[str]:
-    """``_walk`` for one folder: its candidate files given to ``add``; its subfolders to walk
-    (sorted, no link, hidden or excluded one) returned."""
+) -> tuple[list[str], gitignore.WalkRules]:
+    """``_walk`` for one folder (``absolute``: its absolute path): its candidate files given to
+    ``add``; its subfolders to walk (sorted, no link, hidden, excluded or ignored one) returned,
+    with the rules in force inside it (its own ``.gitignore`` added)."""
     try:
         with os.scandir(top) as listing:
             entries = list(listing)
     except OSError:
-        return []
+        return [], rules
+    rules = rules.enter(absolute)
     folders: list[os.DirEntry[str]] = []
     files: list[os.DirEntry[str]] = []
     for entry in entries:
@@ -197,12 +219,16 @@ def _walk_folder(
             is_dir = False
         if not is_dir:
             files.append(entry)
-        elif not entry.name.startswith(".") and entry.name not in exclude:
+        elif not entry.name.startswith(".") and not rules.ignored(
+            os.path.join(absolute, entry.name), True
+        ):
             folders.append(entry)
     real_dir = real(top)  # one lookup per folder; a file's own is only needed for a link
     for entry in sorted(files, key=_name):
         name = entry.name
-        if not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) or name in exclude:
+        if not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) or rules.ignored(
+            os.path.join(absolute, name), False
+        ):
             continue
         path = os.path.normpath(os.path.join(top, name))
         link = entry.is_symlink()
@@ -214,7 +240,7 @@ def _walk_folder(
         if not link:
             walked_regular(path)
         add(path, False, None if link else remember_real(path, os.path.join(real_dir, name)))
-    return [f.name for f in sorted(folders, key=_name) if not f.is_symlink()]
+    return [f.name for f in sorted(folders, key=_name) if not f.is_symlink()], rules
 
 
 def _name(entry: os.DirEntry[str]) -> str:
@@ -328,8 +354,17 @@ class _Reader:
             text = self.stdin_text if cand.path == "-" else None
             source = files.load(cand.path, text)
         except InputProblem as problem:
-            if not self._template(cand, parses=False):
-                result.errors.append(problem.to_error())
+            if self._template(cand, parses=False):
+                return
+            if cand.path != "-" and not could_be_deployment(cand.path, files):
+                # unparsable, over a budget, or an unrelated document (a tokenizer.json, a
+                # dataset): not ours, walked or named alike (one classification per file)
+                why = f"not read: {problem.to_error()}"
+                result.skipped.append(Skipped.of(cand.path, why))
+                if cand.explicit:
+                    result.notes.append(_skip_note(cand.path, why))
+                return
+            result.errors.append(problem.to_error())
             return
         if self._template(cand, parses=True):
             return
@@ -346,9 +381,10 @@ class _Reader:
         if found:
             result.files.append(cand.path)
             return
-        result.skipped.append(cand.path)
+        why = _not_a_deployment(source, launch_kind)
+        result.skipped.append(Skipped.of(cand.path, why))
         if cand.explicit:
-            result.notes.append(_skip_note(cand.path, _not_a_deployment(source, launch_kind)))
+            result.notes.append(_skip_note(cand.path, why))
 
     def _template(self, cand: Candidate, parses: bool) -> bool:
         return _template(
@@ -364,16 +400,26 @@ class _Reader:
 
     def _launch_file(self, cand: Candidate) -> None:
         result = self.result
+        try:
+            self.files.read(cand.path)
+        except InputProblem as problem:  # over the size budget: a launch file only if it says so
+            if not could_be_deployment(cand.path, self.files):
+                why = f"not read: {problem.to_error()}"
+                result.skipped.append(Skipped.of(cand.path, why))
+                if cand.explicit:
+                    result.notes.append(_skip_note(cand.path, why))
+                return
         launched = _read_launch_file(cand, self.files, self.platform, self.env)
         self.ordered.extend((dep, False) for dep in launched.deployments)
         result.errors.extend(launched.errors)
         if launched.deployments:
             result.files.append(cand.path)
         if not launched.any:
-            result.skipped.append(cand.path)
+            kind = kinds.file_kind(cand.path) or kinds.kind_named("script")
+            why = kind.absent
+            result.skipped.append(Skipped.of(cand.path, why))
             if cand.explicit:
-                kind = kinds.file_kind(cand.path) or kinds.kind_named("script")
-                result.notes.append(_skip_note(cand.path, kind.absent))
+                result.notes.append(_skip_note(cand.path, why))
 
     def _document(self, cand: Candidate, source: SourceFile, doc: Document) -> tuple[int, str]:
         """Read one YAML document: how many deployments and errors it gave, and what launch
@@ -391,7 +437,7 @@ class _Reader:
                 self.referenced_servers.add(real(dep.server.file))
             self.ordered.append((dep, False))
             return 1, ""
-        if is_server_config(root, walked=not cand.explicit):
+        if is_server_config(root):
             if source.raw_documents > 1:
                 raise InputProblem(
                     "an SGLang server config must be a single YAML document (SGLang reads it "
@@ -496,6 +542,34 @@ def _template(
                 )
             )
     return True
+
+
+SNIFF_BYTES = 65536  # how much of a file that cannot be read whole is looked at
+_DEPLOYMENT_MARKS = re.compile(
+    r"""(?:^|[{,\s-])["']?(?:swacheck|model[-_]path)["']?[ \t]*:"""
+    r"|--model[-_]path\b|sglang[. ]launch_server|sglang[ \t]+serve\b|\bsglang_config\b"
+    r"|\bpython[0-9.]*[ \t]+-m[ \t]+sglang\b",
+    re.MULTILINE,
+)
+
+
+def could_be_deployment(path: str, files: FileCache) -> bool:
+    """Whether a file that cannot be parsed or read whole (invalid YAML, over the size or node
+    budget) may be a deployment: its text (its first ``SNIFF_BYTES`` when it is too large to
+    read) names a swacheck deployment, a model path or an SGLang launch. One that does not (a
+    tokenizer.json, a dataset, someone else's broken YAML) is skipped, not an input error.
+    A file that cannot be opened at all is assumed to be one: nothing says it is not."""
+    try:
+        text = files.read(path)
+    except InputProblem:
+        try:
+            with open(path, "rb") as fh:
+                text = fh.read(SNIFF_BYTES).decode("utf-8", "replace")
+        except OSError:
+            return True
+    # NULs dropped: a UTF-16 deployment still shows its keys
+    head = text[:SNIFF_BYTES].replace("\x00", "").lstrip("\ufeff\ufffd")  # and its BOM
+    return _DEPLOYMENT_MARKS.search(head) is not None
 
 
 def _skip_note(path: str, what: str) -> InputError:

@@ -265,7 +265,7 @@ def _yaml_block(
     for doc in documents:
         root = doc.root
         try:
-            if is_server_config(root, walked=True):
+            if is_server_config(root):
                 server = load_server_args(root, path)
                 found.deployments.append(
                     Deployment(

@@ -35,18 +35,20 @@ def server_args_from_mapping(
 MODEL_KEYS = ("model-path", "model_path", "model")
 
 
-def is_server_config(root: object, walked: bool = False) -> bool:
+def is_server_config(root: object) -> bool:
     """A mapping with a scalar model key. ``model: {path: ...}`` (srt-slurm recipes, harness
-    tables) is never SGLang's ``--model``. In a walk, a document whose only model key is the
-    short ``model`` is taken for a server config only when most of its other keys are SGLang
-    options as written (not abbreviations): a benchmark matrix with ``model:``, ``tasks:``,
-    ``batch_size:`` is not a server config."""
+    tables) is never SGLang's ``--model``. A document whose only model key is the short ``model``
+    is taken for a server config only when most of its other keys are SGLang options as written
+    (not abbreviations): a benchmark matrix with ``model:``, ``speculative-algorithm:``,
+    ``tasks:``, ``batch_size:`` or a Helm values file with ``model:`` is not a server config.
+    The answer depends on the document alone, never on how the file was reached (walked, named,
+    globbed, staged by a hook): one classification per file."""
     if not isinstance(root, Mapping) or is_server_info(root):
         return False  # a /server_info answer: SGLang's resolved arguments (inputs/server_output.py)
     keys = [k for k in MODEL_KEYS if k in root.pairs]
     if not keys or not all(isinstance(root.pairs[k].value, Scalar) for k in keys):
         return False
-    if walked and keys == ["model"]:
+    if keys == ["model"]:
         others = [k for k in root.pairs if k != "model"]
         known = sum(1 for k in others if flags.match(k, DEFAULT).how in ("exact", "underscore"))
         return 2 * known > len(others) or not others

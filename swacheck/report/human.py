@@ -26,11 +26,9 @@ from .common import (
     catalogue_labels,
     edit_text,
     fix_label,
-    fmt,
     heading,
     pair_rows,
     table_rows,
-    tuples,
 )
 from .escape import InertLines, terminal
 from .renderer import render_run
@@ -281,26 +279,8 @@ def _findings(w: PlainWriter | RichWriter, findings: list[Finding]) -> None:
             w.line(*segments)
 
 
-def _passing_line(w: PlainWriter | RichWriter, r: DeploymentResult) -> None:
-    """A deployment without findings on one line: the tuple SGLang compares, or why none is."""
-    title, details = heading(r)
-    res = r.resolution
-    pools = tuples(r)
-    if res.mode == "skipped" or pools is None:
-        verdict: Segment = (f"not checked: {res.skip_reason or 'no draft pool'}", "dim")
-    elif pools[1] is not None and pools[1] != pools[0]:  # a mismatch whose rule is not selected
-        verdict = (f"target {fmt(pools[0])} vs draft {fmt(pools[1])}", None)
-    else:
-        verdict = (f"target = draft = {fmt(pools[0])}", "green")
-    labels = catalogue_labels(r)
-    origin: Segment = (f"  (from {'; '.join(labels)})", "dim") if labels else ("", None)
-    w.line((title, "bold"), (f"  ({details})  ", "dim"), verdict, origin)
-
-
-def _deployment(w: PlainWriter | RichWriter, r: DeploymentResult, verbose: bool = True) -> None:
-    if not r.findings and not verbose:
-        _passing_line(w, r)
-        return
+def _deployment(w: PlainWriter | RichWriter, r: DeploymentResult) -> None:
+    """A deployment in full: its heading, table and findings (with findings, or with -v)."""
     title, details = heading(r)
     w.line((title, "bold"), (f"  ({details})", "dim"))
     if r.resolution.skip_reason:
@@ -327,7 +307,6 @@ class Stream:
             RichWriter(out, settings.color) if wants_rich(out, settings.color) else PlainWriter(out)
         )
         self.pairs: list[str] = []
-        self.after_line = False  # the last deployment printed was a one-line one
 
     def unit(self, unit: RunResult) -> None:
         w, quiet = self.w, self.settings.quiet
@@ -336,20 +315,18 @@ class Stream:
             if quiet:
                 _findings(w, r.findings)
                 continue
-            one_line = not r.findings and not verbose
-            if not one_line and self.after_line:
-                w.line()  # a blank line between a run of one-line deployments and a full block
-            _deployment(w, r, verbose)
-            self.after_line = one_line
+            if not r.findings and not verbose:
+                continue  # quiet by default, like ruff: a pass is counted in the summary line
+            _deployment(w, r)
         if not quiet:
             self.pairs.extend(
-                w.capture(lambda pair=pair: _pair(w, pair, verbose)) for pair in unit.pairs
+                w.capture(lambda pair=pair: _pair(w, pair, verbose))
+                for pair in unit.pairs
+                if verbose or pair.findings
             )
 
     def finish(self, totals: RunResult) -> None:
         w = self.w
-        if self.after_line:
-            w.line()
         after_line = False  # one-line pairs (servers that agree) are listed without blank lines
         for text in self.pairs:
             one_line = text.count("\n") == 1

@@ -34,6 +34,7 @@ class Kind(StrEnum):
     DP_COMBINATION = "dp-combination"
     # the model config (stages/model_config.py)
     NOT_CHECKED = "not-checked"
+    MODEL_NOT_FOUND = "model-not-found"
     MODEL_CONFIG_REFUSED = "model-config-refused"
     V41_FEATURE_REFUSED = "v41-feature-refused"
     # the DSV4 model hook (stages/deepseek_v4.py)

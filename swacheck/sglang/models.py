@@ -220,10 +220,18 @@ def locate(
 class ModelNotFound(InputProblem):
     """No config.json for a model path; ``mapped``: the user pointed ``--model-config`` at it."""
 
-    def __init__(self, message: str, location: Location | None, model_path: str, mapped: bool):
+    def __init__(
+        self,
+        message: str,
+        location: Location | None,
+        model_path: str,
+        mapped: bool,
+        looked: tuple[str, ...] = (),
+    ):
         super().__init__(message, location)
         self.model_path = model_path
         self.mapped = mapped
+        self.looked = looked  # every place looked in
 
 
 class ModelStore:
@@ -270,6 +278,7 @@ class ModelStore:
                 where,
                 model_path,
                 mapped,
+                tuple(looked),
             )
         if (hit := self._configs.get(path)) is not None:
             return hit

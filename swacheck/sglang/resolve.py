@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from ..inputs.types import UnreadDeployment
 from ..records import InputProblem, Val
 from .events import Event, Kind
+from .models import ModelNotFound
 from .resolution import Pool, Resolution
 from .stages import (
     config_merge,
@@ -72,6 +73,12 @@ def resolve(dep: Deployment, models: ModelStore, profile: SGLangProfile = DEFAUL
         return _run(r)
     except model_config.ModelConfigRefused as refused:
         return model_config.refused(r, refused)
+    except ModelNotFound as missing:
+        if missing.mapped:  # --model-config pointing nowhere: the user's path, an input error
+            raise
+        mode = r.values.get("disaggregation_mode")
+        pd = (mode is not None and mode.value in ("prefill", "decode")) or dep.assume_pd
+        return model_config.not_found(r, missing, pd)
 
 
 def _run(r: ArgReader) -> Resolution:

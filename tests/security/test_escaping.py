@@ -45,7 +45,7 @@ HOSTILE_NAME = (
     f"##[stop-commands]t.yaml"
 )
 HOSTILE_KEY = r'"k\e[2J\a\x9b\u202e\u2066\u2028[link=file:/x]y[/link]a[/x]b::error::z##[warning]w"'
-# names DSV4: its missing config.json is an input error
+# names DSV4: its missing config.json is a SWA308 warning; as a server config's path, an input error
 HOSTILE_VALUE = r'"models/DeepSeek-V4-gone\e]8;;file:/x\a\u202e"'
 MODEL_DIR = "models/m|t`p*_<b>"  # a folder name that lands in table cells (the draft's source)
 NOT_UTF8 = b"bad\xff.yaml"
@@ -89,9 +89,11 @@ def hostile(tmp_path_factory) -> Path:
     (root / os.fsdecode(NOT_UTF8)).write_bytes(
         SERVER.format(model="models/v4", draft="models/mtp256").encode()
     )
-    (root / "value.yaml").write_text(
+    (root / "value.yaml").write_text(  # a SWA308 warning that quotes the value
         SERVER.format(model=HOSTILE_VALUE, draft="models/mtp256"), encoding="utf-8"
     )
+    # a deployment file naming a server config that is not there: an input error quoting it
+    (root / "gone.yaml").write_text(f"swacheck: 1\nserver: {HOSTILE_VALUE}\n", encoding="utf-8")
     return root
 
 
@@ -148,7 +150,7 @@ def assert_no_workflow_command(text: str, own: bool = False) -> None:
 @pytest.mark.parametrize("colour", ["never", "always"])
 def test_human(hostile, colour):
     run = swacheck(hostile, "--color", colour, ".")
-    assert run.returncode == 2  # value.yaml's model path cannot be found: an input error
+    assert run.returncode == 2  # gone.yaml's server config cannot be found: an input error
     out = assert_clean(run.stdout, colour == "always")
     err = assert_clean(run.stderr)
     assert_shown_escaped(out)
@@ -176,7 +178,7 @@ def test_json(hostile, tmp_path):
         _FORBIDDEN.search(json.dumps(data, ensure_ascii=False)) is None for _ in [0]
     )  # nor after decoding
     (error,) = data["errors"]
-    assert error["file"] == "value.yaml" and "\\x1b" in error["message"]
+    assert error["file"] == "gone.yaml" and "\\x1b" in error["message"]
     out_file = tmp_path / "report.json"
     assert swacheck(hostile, "--format", "json", "-o", str(out_file), ".").returncode == 2
     assert json.loads(assert_clean(out_file.read_bytes())) == data

@@ -339,9 +339,9 @@ def test_a_revision_cannot_steer_a_read_into_another_file(tmp_path, monkeypatch)
         "model-path: org/DeepSeek-V4-m\nrevision: ../../../secret.txt\nspeculative-algorithm: EAGLE\n"
     )
     result = run_cli("server.yaml", "--no-config", cwd=repo)
-    assert result.exit_code == 2
+    assert result.exit_code == 0  # a SWA308 warning: the geometry is not checked
     assert SECRET not in result.stdout + result.stderr
-    assert "cannot find config.json for model 'org/DeepSeek-V4-m'" in result.stderr
+    assert "SWA308 warning: config.json for model 'org/DeepSeek-V4-m' not found" in result.stdout
 
 
 def test_a_refs_file_that_holds_no_commit_is_not_echoed(tmp_path, monkeypatch):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ...loading import Mapping, Scalar
 from ...records import InputProblem, Val
 from ...recordtype import record
+from ...report.escape import one_line
 from ..applicable import not_applicable
 from ..events import Kind
 from ..models import HUB_ENV, ModelNotFound, ModelStore
@@ -24,6 +25,24 @@ if TYPE_CHECKING:
     from ..models import ModelConfig
     from ..resolution import Resolution
     from .reader import ArgReader
+
+
+def not_found(r: ArgReader, missing: ModelNotFound, pd: bool) -> Resolution:
+    """A DeepSeek-V4 launch whose target or draft ``config.json`` is found nowhere (not beside
+    it, not in the Hub cache): what was read so far stands, the geometry is not checked, and
+    SWA308 says so and how to give the file. Only ``--model-config`` pointing nowhere, or a model
+    config a deployment file names, stays an input error (the user named a path)."""
+    where = missing.location
+    model = one_line(missing.model_path)
+    looked = ", ".join(one_line(place) for place in missing.looked)
+    r.event(
+        Kind.MODEL_NOT_FOUND,
+        f"config.json for model {missing.model_path!r} not found (looked in: {looked}): "
+        f"the target/draft geometry and the checkpoint rules were not checked; give it with "
+        f"--model-config {model}=PATH",
+        location=where,
+    )
+    return r.skipped(f"not checked: config.json for model {missing.model_path!r} not found", pd)
 
 
 class ModelConfigRefused(Exception):
@@ -205,7 +224,11 @@ def load_model(
         if ref.inline is not None:
             return ModelStore.inline(ref.inline, f"{r.dep.file} (inline {role}.model_config)")
         assert ref.path is not None
-        return as_sglang_reads(r, r.models.from_path(ref.path, ref.base_dir, ref.location), role)
+        try:
+            model = r.models.from_path(ref.path, ref.base_dir, ref.location)
+        except ModelNotFound as missing:  # a file the deployment file names: an input error
+            raise InputProblem(missing.message, missing.location) from None
+        return as_sglang_reads(r, model, role)
     if path_val is None:
         return None
     hub_env = {
