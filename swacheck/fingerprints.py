@@ -95,3 +95,12 @@ def fingerprinted(result: RunResult, base: str) -> Iterator[tuple[Any, Any, str,
             if seen[key] > 1:
                 key = hashlib.sha256(f"{key}:{seen[key]}".encode("ascii")).hexdigest()
             yield r, f, logical, key
+
+
+INPUT_ERROR = "input-error"  # the rule id SARIF and GitLab give an input error
+
+
+def input_error_fingerprint(path: str, message: str) -> str:
+    """An input error's identity across runs: its file (relative to the repository root) and its
+    message, without its line (the message is what a fix changes)."""
+    return fingerprint(path, INPUT_ERROR, message)

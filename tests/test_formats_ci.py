@@ -11,7 +11,10 @@ import re
 import pytest
 from conftest import EAGLE, ROOT, run_cli
 
-CONCISE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>SWA\d{3}) \S.*$")
+CONCISE = re.compile(
+    r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>SWA\d{3}) "
+    r"(?P<severity>error|warning|note): \S.*$"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -87,3 +90,32 @@ def test_statistics_with_output_writes_the_report_to_the_file(tree):
         run_cli("--statistics", "-q", "server.yaml", cwd=root).stdout
         == "1  SWA201  warning  page-size-replaced\n"
     )
+
+
+# SWA102 on the Compose example has an unsafe fix without edits (drop the draft path by hand);
+# SWA207 on the ROCm pp example a safe one, SWA204 an unsafe one with an edit.
+FIX_CASE = ("examples/compose", "examples/rocm-fp8-pp")
+
+
+@pytest.mark.parametrize("fmt", ["human", "github", "junit", "sarif"])
+def test_every_format_says_safe_and_unsafe_alike(fmt, monkeypatch, tmp_path):
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    text = run_cli("--format", fmt, "--color", "never", *FIX_CASE, cwd=ROOT).stdout
+    if fmt == "github":
+        text += summary.read_text()
+    if fmt == "sarif":
+        text = "\n".join(r["message"]["text"] for r in json.loads(text)["runs"][0]["results"])
+    data = run_cli("--format", "json", *FIX_CASE, cwd=ROOT).data
+    fixes = [f["fix"] for d in data["deployments"] for f in d["findings"] if f.get("fix")]
+    assert {(f["safe"], bool(f["edits"])) for f in fixes} == {
+        (False, False),
+        (False, True),
+        (True, False),
+    }
+    for fix in fixes:
+        label = "fix" if fix["safe"] else "fix (unsafe)"
+        said = re.findall(
+            rf"(?i)\b(fix(?: \(unsafe\))?): {re.escape(fix['description'][:30])}", text
+        )
+        assert said and {s.lower() for s in said} == {label}, (fix, said)

@@ -9,7 +9,9 @@ A case folder holds
   (without ``{format}`` in ``cmd``, the one expected file's name is only a label);
 - ``exit``: the exit code, the same for every format.
 
-Standard error must be empty. A SARIF output's ``tool.driver.rules`` (every rule's
+Standard error must be empty, or, when the case has a ``stderr`` file (a case with an input
+error, which every format also writes to standard error), equal to it. A SARIF output's
+``tool.driver.rules`` (every rule's
 documentation) is replaced by a placeholder before the comparison, so that a docstring edit
 does not change every SARIF golden file; test_report_sarif.py checks that part.
 
@@ -77,7 +79,8 @@ def test_golden(case, fmt, update_goldens, monkeypatch):
     if update_goldens:
         expected_file.write_text(output, encoding="utf-8")
         exit_file.write_text(f"{run.exit_code}\n", encoding="utf-8")
-    assert run.stderr == ""
+    stderr_file = GOLDEN / case / "stderr"
+    assert run.stderr == (stderr_file.read_text(encoding="utf-8") if stderr_file.exists() else "")
     assert output == expected_file.read_text(encoding="utf-8")
     assert run.exit_code == int(exit_file.read_text(encoding="utf-8"))
 

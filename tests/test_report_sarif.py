@@ -31,6 +31,7 @@ CASES = [
     "cuda-no-pd-draft-window",
     "cuda-nextn",
     "rocm-unified-decode",
+    "formats-ci",  # an input error, a deployment with two errors, safe and unsafe fixes
 ]
 RULES_PLACEHOLDER = "every rule in swacheck.rules.RULES (checked by test_driver_lists_every_rule)"
 
@@ -128,7 +129,8 @@ def test_driver_lists_every_rule():
     assert driver["version"] == __version__
     assert driver["informationUri"] == "https://github.com/swacheck/swacheck"
     rules = driver["rules"]
-    assert [r["id"] for r in rules] == [rule.CODE for rule in RULES]
+    assert [r["id"] for r in rules] == [rule.CODE for rule in RULES] + ["input-error"]
+    assert rules[-1]["defaultConfiguration"] == {"level": "error"}
     for descriptor, rule in zip(rules, RULES):
         doc_text = rule.__doc__.strip()
         assert descriptor["name"] == "".join(w.capitalize() for w in rule.NAME.split("-"))
@@ -258,7 +260,8 @@ def test_paths_outside_the_working_directory_are_file_uris(tree, tmp_path):
     assert artifact == {"uri": (root / "server.yaml").as_uri()}
 
 
-def test_input_errors_are_tool_execution_notifications(tree):
+def test_input_errors_are_results_and_tool_execution_notifications(tree):
+    """Code scanning shows results, not notifications: an input error is both."""
     doc, run = sarif_run(
         "bad.yaml", "server.yaml", cwd=tree({"bad.yaml": "model-path: [\n", "server.yaml": FAILING})
     )
@@ -281,7 +284,15 @@ def test_input_errors_are_tool_execution_notifications(tree):
     assert [r["ruleId"] for r in results(doc)] == [
         "SWA102",
         "SWA201",
+        "input-error",
     ]  # the other file is still checked
+    error = results(doc)[-1]
+    assert error["level"] == "error"
+    assert error["message"]["text"] == note["message"]["text"]
+    assert error["locations"] == note["locations"]
+    rules = doc["runs"][0]["tool"]["driver"]["rules"]
+    assert rules[error["ruleIndex"]]["id"] == "input-error"
+    assert len(error["partialFingerprints"]["swacheck/v2"]) == 64
 
 
 # --- stable fingerprints and workspace-relative paths ---------------------------------------------

@@ -148,8 +148,10 @@ def table_rows(r: DeploymentResult) -> list[Row]:
 
 
 def fix_label(fix: Fix) -> str:
-    """``fix``, or ``fix (unsafe)`` for a fix applied only with ``--unsafe-fixes``."""
-    return "fix" if fix.safe or not fix.edits else "fix (unsafe)"
+    """``fix`` for a safe fix, ``fix (unsafe)`` for an unsafe one (applied only with
+    ``--unsafe-fixes`` when it has edits; to act on by hand when it has none). Every format that
+    prints a fix says it in these words, as JSON's ``"safe"`` does."""
+    return "fix" if fix.safe else "fix (unsafe)"
 
 
 def edit_text(e: Edit) -> str:

@@ -1,4 +1,4 @@
-"""``--format concise``: one ``file:line:col: CODE message`` line per finding, nothing else.
+"""``--format concise``: one ``file:line:col: CODE severity: message`` line per finding, nothing else.
 
 For editors' problem matchers, ``grep`` and CI logs: no tables, no fixes, no related places.
 A unit's findings are written in file and position order as soon as the unit is checked; a
@@ -19,7 +19,7 @@ from .renderer import render_run
 
 def line(file: str, f) -> str:  # type: ignore[no-untyped-def]
     where = str(f.location) if f.location is not None else file
-    return terminal(f"{where}: {f.code} {f.message}")
+    return terminal(f"{where}: {f.code} {f.severity}: {f.message}")
 
 
 def _order(f, file: str) -> tuple[str, int, int, str]:  # type: ignore[no-untyped-def]

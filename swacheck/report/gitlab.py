@@ -4,7 +4,10 @@ A JSON array with one issue per finding: ``description``, ``check_name`` (the ru
 ``fingerprint`` (the SARIF fingerprint: file, rule and logical location, no line number),
 ``severity`` and ``location`` (``path`` relative to ``CI_PROJECT_DIR``, else the run's root,
 and ``lines.begin``), every string through ``escape.json_data``. GitLab shows the issues in merge requests;
-input errors have no place in the format and go to stderr (exit 2) as with every format.
+an input error (a file swacheck cannot read or use) is an issue too, ``check_name``
+``input-error`` and ``severity`` ``blocker``, at its file and line (a run-level one, such as
+"no deployments found", at the repository root ``.``), so a merge request shows why the job
+failed; it still goes to stderr as well (exit 2), as with every format.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import os
 from functools import partial
 from typing import Any, TextIO
 
+from ..fingerprints import INPUT_ERROR, input_error_fingerprint
 from ..results import RunResult
 from .escape import json_data
 from .renderer import WholeRun, render_run
@@ -44,6 +48,18 @@ def as_data(result: RunResult) -> list[dict[str, Any]]:
         if f.location is not None and f.location.end_line > f.location.line:
             issue["location"]["lines"]["end"] = f.location.end_line
         issues.append(issue)
+    for e in result.errors:
+        path = "." if e.file == "swacheck" else repo_path(e.file, base)
+        issues.append(
+            {
+                "type": "issue",
+                "description": f"input error: {e.message}",
+                "check_name": INPUT_ERROR,
+                "fingerprint": input_error_fingerprint(path, e.message),
+                "severity": "blocker",
+                "location": {"path": path, "lines": {"begin": e.line or 1}},
+            }
+        )
     return issues
 
 

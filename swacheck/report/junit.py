@@ -1,9 +1,12 @@
 """``--format junit``: JUnit XML for CI test-report viewers.
 
 ``<testsuites>`` holds one ``<testsuite name=FILE>`` per input file and one
-``<testcase classname=FILE name=DEPLOYMENT>`` per deployment. Each finding at or above
-``--fail-on`` is a ``<failure>`` of its deployment's test case; lower findings go to the test
-case's ``<system-out>``. An input error is a test case of its file's suite with an ``<error>``.
+``<testcase classname=FILE name=DEPLOYMENT>`` per deployment. A deployment with findings at or
+above ``--fail-on`` has one ``<failure>`` (what Jenkins and GitLab show per test case): its
+``message`` names the first finding and how many there are, its text holds every one of them in
+the human format's words; lower findings go to the test case's ``<system-out>``. The
+``failures`` counts are failing test cases, not findings. An input error is a test case of
+its file's suite with an ``<error>``.
 A deployment swacheck does not check (no draft pool, not a DeepSeek-V4 target) and a file named
 explicitly that holds no deployment are ``<skipped>`` test cases, never passes.
 Every attribute and text goes through ``escape.xml`` (report/escape.py).
@@ -50,6 +53,19 @@ class _Suite:
         return ET.SubElement(self.element, "testcase", classname=clean(classname), name=clean(name))
 
 
+def _failure(case: ET.Element, failed: list[Finding]) -> None:
+    """The one ``<failure>`` of a failing test case: every failing finding in its text."""
+    first = failed[0]
+    more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+    failure = ET.SubElement(
+        case,
+        "failure",
+        message=clean(f"{first.code}: {first.message}{more}"),
+        type=",".join(dict.fromkeys(f.code for f in failed)),
+    )
+    failure.text = body([line for f in failed for line in finding_text(f)])
+
+
 def _error_case(suite: _Suite, e: InputError) -> None:
     where = f" at {e.line}:{e.column or 1}" if e.line is not None else ""
     case = suite.case(e.file, f"input error{where}")
@@ -71,23 +87,20 @@ def as_element(result: RunResult) -> ET.Element:
         suite = suite_for(r.deployment.file)
         case = suite.case(r.deployment.file, r.deployment.name)
         below: list[str] = []
-        failing = any(SEVERITY_RANK[f.severity] >= threshold for f in r.findings)
+        failed = [f for f in r.findings if SEVERITY_RANK[f.severity] >= threshold]
         if (
-            r.resolution.mode == "skipped" and not failing
+            r.resolution.mode == "skipped" and not failed
         ):  # a failure wins: one outcome per test case
             ET.SubElement(case, "skipped", message=clean(r.resolution.skip_reason or "not checked"))
             suite.skipped += 1
         elif r.resolution.skip_reason:
             below.append(r.resolution.skip_reason)
         for f in r.findings:
-            if SEVERITY_RANK[f.severity] >= threshold:
-                failure = ET.SubElement(
-                    case, "failure", message=clean(f"{f.code}: {f.message}"), type=f.code
-                )
-                failure.text = body(finding_text(f))
-                suite.failures += 1
-            else:
+            if SEVERITY_RANK[f.severity] < threshold:
                 below.extend(finding_text(f))
+        if failed:
+            _failure(case, failed)
+            suite.failures += 1
         if below:
             ET.SubElement(case, "system-out").text = body(below)
     for e in result.errors:

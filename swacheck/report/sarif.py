@@ -4,8 +4,11 @@ One run; ``tool.driver.rules`` lists every rule (documentation included), each r
 at the key to edit, with the related locations, and carries a ``partialFingerprints`` entry
 that does not depend on line numbers or on the other files of the run (``fingerprints.py``), so
 an alert survives lines moving above it and folders being added beside it. Paths are relative to
-``GITHUB_WORKSPACE``, else the run's root (``fingerprints.base_dir``). Input
-errors are ``toolExecutionNotifications`` of the invocation, which then is not successful.
+``GITHUB_WORKSPACE``, else the run's root (``fingerprints.base_dir``). An input
+error (a file swacheck cannot read or use) is a result of rule ``input-error`` (level error) at
+its file and line, which code scanning shows as an alert, and also a
+``toolExecutionNotification`` of the invocation, which then is not successful; one about the run
+as a whole ("no deployments found") has no file and is a notification only.
 Columns are 1-based with an exclusive end, as in swacheck's own model. Every result and
 notification goes through ``escape.json_data`` and every URI through ``escape.path_for_uri``
 (report/escape.py) before it is written.
@@ -22,7 +25,14 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from .. import __version__
-from ..fingerprints import NO_FILE, base_dir, fingerprinted, repo_path
+from ..fingerprints import (
+    INPUT_ERROR,
+    NO_FILE,
+    base_dir,
+    fingerprinted,
+    input_error_fingerprint,
+    repo_path,
+)
 from ..records import Location
 from ..results import RunResult
 from .common import catalogue_labels, fix_label
@@ -89,6 +99,26 @@ def rule_descriptor(rule: Any) -> dict[str, Any]:
     }
 
 
+INPUT_RULE: dict[str, Any] = {
+    "id": INPUT_ERROR,
+    "name": "InputError",
+    "shortDescription": {"text": "A file swacheck cannot read or use"},
+    "fullDescription": {
+        "text": "swacheck could not check this file: it does not parse, passes a budget, names a "
+        "file that is missing or outside the run's root, or holds a value swacheck cannot use. "
+        "The deployments in it are not checked until it is fixed (exit 2)."
+    },
+    "help": {
+        "text": "Fix the file at the place the message names; `swacheck check FILE` shows the "
+        "same message.",
+        "markdown": "Fix the file at the place the message names; `swacheck check FILE` shows "
+        "the same message.",
+    },
+    "defaultConfiguration": {"level": "error"},
+    "properties": {"tags": ["sglang", "input-error"]},
+}
+
+
 def as_data(result: RunResult) -> dict[str, Any]:
     from ..rules import RULES
 
@@ -141,6 +171,18 @@ def as_data(result: RunResult) -> dict[str, Any]:
         if e.line is not None:
             loc["region"] = {"startLine": e.line, "startColumn": e.column or 1}
         note["locations"] = [{"physicalLocation": loc}]
+        results.append(
+            {
+                "ruleId": INPUT_ERROR,
+                "ruleIndex": len(rules),
+                "level": "error",
+                "message": {"text": e.message},
+                "locations": [{"physicalLocation": loc}],
+                "partialFingerprints": {
+                    FINGERPRINT: input_error_fingerprint(repo_path(e.file, base), e.message)
+                },
+            }
+        )
     invocation: dict[str, Any] = {
         "executionSuccessful": not result.errors,
         "exitCode": result.exit_code,
@@ -165,7 +207,7 @@ def as_data(result: RunResult) -> dict[str, Any]:
                         "name": "swacheck",
                         "version": __version__,
                         "informationUri": INFORMATION_URI,
-                        "rules": [rule_descriptor(rule) for rule in rules],
+                        "rules": [rule_descriptor(rule) for rule in rules] + [INPUT_RULE],
                     }
                 },
                 "invocations": [invocation],
