@@ -35,7 +35,7 @@ def test_action_is_a_composite_action_with_real_options():
         or action["inputs"]["format"]["default"] == "github"
     )
     script = "\n".join(step.get("run", "") for step in action["runs"]["steps"])
-    pip = {"--quiet", "--disable-pip-version-check"}
+    pip = {"--quiet", "--disable-pip-version-check", "--version"}  # pip's and python's
     used = set(re.findall(r"(--[a-z][a-z-]+)", script)) - pip - {"--option"}  # "--option=value"
     assert used <= _check_options(), used - _check_options()
     assert '"$SWACHECK" check' in script
