@@ -517,6 +517,11 @@ def count(s: Summary, unit: RunResult) -> None:
         for f in r.findings:
             s.counts[f.severity] += 1
             s.by_code[f.code] = s.by_code.get(f.code, 0) + 1
+            if f.fix is not None and f.fix.edits:
+                if f.fix.safe:
+                    s.fixable += 1
+                else:
+                    s.unsafe_fixable += 1
             if (
                 SEVERITY_RANK[f.severity] > SEVERITY_RANK[s.severity_of.get(f.code, "note")]
                 or f.code not in s.severity_of

@@ -217,3 +217,5 @@ class Summary:
     severity_of: dict[str, str] = field(default_factory=dict)  # each rule's severity as reported
     # "SGLang 0.5.19, from image tag ..." -> deployments checked with a release their file names
     releases: dict[str, int] = field(default_factory=dict)
+    fixable: int = 0  # findings with a safe fix that has edits (--fix applies it)
+    unsafe_fixable: int = 0  # findings with an unsafe fix that has edits (--unsafe-fixes)

@@ -272,7 +272,8 @@ def test_human_output_has_table_findings_and_summary():
     assert "examples/rocm-draft-window/prefill.yaml:12:1: SWA101 error:" in out
     assert "fix (unsafe): Remove speculative-draft-model-path" in out
     assert out.rstrip().endswith(
-        "Checked 1 deployment in 1 file: 1 error, 0 warnings, 0 notes  (SGLang 0.5.23; exit 1)"
+        "Checked 1 deployment in 1 file: 1 error, 0 warnings, 0 notes  (SGLang 0.5.23; exit 1)\n"
+        "0 fixable with --fix (1 more with --unsafe-fixes)"  # the fix deletes a line: unsafe
     )
 
 

@@ -44,9 +44,9 @@ class Stream:
 
     def finish(self, totals: RunResult) -> None:
         if not self.settings.quiet:
-            from .human import summary_text
+            from .human import summary_lines
 
-            self.out.write(terminal(summary_text(totals)) + "\n")
+            self.out.write(summary_lines(totals))
 
 
 def render(result: RunResult, out: TextIO) -> None:

@@ -3,14 +3,16 @@ and the origin of its inputs. Through the human report's writer and report/escap
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, TextIO
 
+from rich.text import Text
 from rich.tree import Tree
 
 from ..explain import deployment_trace
 from ..results import DeploymentResult, RunResult
 from .common import heading
-from .human import RichWriter, cell, text
+from .human import Segment, cell, make_writer, text, wrap_words
 from .renderer import render_run
 
 STREAMS = True  # each deployment is written as its unit comes
@@ -18,15 +20,58 @@ STREAMS = True  # each deployment is written as its unit comes
 
 class Stream:
     def __init__(self, settings: Any, out: TextIO):
-        self.w = RichWriter(out, settings.color)
+        self.w = make_writer(out, settings.color)
 
     def unit(self, unit: RunResult) -> None:
         for r in unit.results:
-            self.w.print(deployment_tree(r))
-            self.w.print()
+            for line in tree_lines(deployment_tree(r), self.w.width):
+                self.w.line(*line)
+            self.w.line()
+        self.w.flush()
 
     def finish(self, totals: RunResult) -> None:
         pass  # the input errors go to standard error
+
+
+def segments(label: Text) -> list[Segment]:
+    """A label's text as (text, style) segments: each span's style, unstyled text between."""
+    out: list[Segment] = []
+    at = 0
+    for span in sorted(label.spans, key=lambda s: s.start):
+        if span.start > at:
+            out.append((label.plain[at : span.start], None))
+        out.append((label.plain[span.start : span.end], str(span.style)))
+        at = span.end
+    if at < len(label.plain):
+        out.append((label.plain[at:], str(label.style) or None))
+    return out
+
+
+def tree_lines(
+    tree: Tree, width: int | None, prefix: str = "", own: str = "", last: bool = True
+) -> Iterator[list[Segment]]:
+    """The tree as lines behind ``├──``/``└──`` guides, as rich draws them. With a ``width`` (a
+    terminal) a long label wraps between words under its own guide, never inside a path or a
+    tuple; without one (plain output) every label is one line."""
+    label = tree.label if isinstance(tree.label, Text) else Text(str(tree.label))
+    below = prefix + (("    " if last else "│   ") if own else "")
+    children = list(tree.children)
+    rest = below + ("│   " if children else "    ")
+    yield from _label_lines(label, prefix + own, rest, width)
+    for i, child in enumerate(children):
+        end = i == len(children) - 1
+        yield from tree_lines(child, width, below, "└── " if end else "├── ", end)
+
+
+def _label_lines(label: Text, first: str, rest: str, width: int | None) -> Iterator[list[Segment]]:
+    parts = segments(label)
+    if width is None or len(first) + len(label.plain) <= width:
+        yield [(first, None), *parts]
+        return
+    style = parts[0][1] if parts else None
+    for n, line in enumerate(wrap_words(label.plain, width, first, rest)):
+        guide = first if n == 0 else rest
+        yield [(guide, None), (line[len(guide) :], style)]
 
 
 def render(result: RunResult, out: TextIO) -> None:

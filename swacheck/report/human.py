@@ -4,15 +4,19 @@ Each finding is one ``file:line:col: CODE severity message`` line (clickable in 
 greppable in CI logs), followed by its fix.
 
 The report is built as lines of ``(text, style)`` segments and written by one of two writers:
-on a terminal (or with ``--color always`` / ``FORCE_COLOR``) rich draws boxed, coloured tables;
-everywhere else (CI logs, pipes, files, ``--color never``) the same lines are written as plain,
-aligned text without importing rich at all. Rich's layout costs about 6 ms per table; the plain
+on a terminal rich draws boxed, coloured tables as wide as the terminal (``COLUMNS`` if set),
+never splitting a path or a tuple (a table that cannot fit so is written plain); everywhere else
+(CI logs, pipes, files, and ``--color never``) the same lines are written as plain, aligned,
+unwrapped text without importing rich at all. Colour is a separate choice: ``FORCE_COLOR`` or
+``--color always`` colours the plain lines too (SGR codes), never changing their layout.
+Rich's layout costs about 6 ms per table; the plain
 writer about 0.05 ms, which is what a run over thousands of deployments in CI needs.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TextIO
 
@@ -63,30 +67,84 @@ def cell(value: str, style: str | None = None) -> Text:
     return text((value, style))
 
 
+def _isatty(out: TextIO) -> bool:
+    return out.isatty() if hasattr(out, "isatty") else False
+
+
 def make_console(out: TextIO, color: str) -> Console:
-    """A rich console for ``out`` ("auto" leaves NO_COLOR and FORCE_COLOR to rich, which honours both)."""
+    """A rich console for ``out`` ("auto" leaves NO_COLOR and FORCE_COLOR to rich, which honours both).
+
+    On a terminal rich takes its width (``COLUMNS`` first, as rich reads it); elsewhere lines are
+    never wrapped."""
     from rich.console import Console
 
     force = {"always": True, "never": False}.get(color)
-    is_tty = out.isatty() if hasattr(out, "isatty") else False
     return Console(
         file=InertLines(out),  # type: ignore[arg-type]
         force_terminal=force,
         no_color=True if force is False else None,
-        width=None if is_tty else 120,
+        width=None if _isatty(out) else UNWRAPPED,
         highlight=False,
         emoji=False,
         markup=False,  # a str that reaches rich is text, never markup (the writers pass Text anyway)
     )
 
 
+UNWRAPPED = 100_000  # the width of a console that is not a terminal: no line is wrapped
+
+
 def wants_rich(out: TextIO, color: str) -> bool:
-    """Rich tables where a person looks at a terminal or colour was asked for; plain text elsewhere."""
-    if color == "never":
+    """Rich's boxed tables only where a person looks at a terminal; plain lines elsewhere,
+    whatever FORCE_COLOR says (it colours the plain lines: :func:`wants_color`)."""
+    return color != "never" and _isatty(out)
+
+
+def wants_color(out: TextIO, color: str) -> bool:
+    """Colour: ``--color always``, else FORCE_COLOR, else a terminal, unless NO_COLOR or never."""
+    if color in ("always", "never"):
+        return color == "always"
+    if os.environ.get("NO_COLOR"):
         return False
-    if color == "always" or os.environ.get("FORCE_COLOR"):
-        return True
-    return out.isatty() if hasattr(out, "isatty") else False
+    return bool(os.environ.get("FORCE_COLOR")) or _isatty(out)
+
+
+def make_writer(out: TextIO, color: str) -> PlainWriter | RichWriter:
+    """The writer for ``out``: rich on a terminal, plain lines (coloured or not) elsewhere."""
+    if wants_rich(out, color):
+        return RichWriter(out, color)
+    return PlainWriter(out, wants_color(out, color))
+
+
+NBSP = "\u00a0"  # holds a tuple's parts together while a line is wrapped
+
+
+TUPLE = re.compile(r"\((?:[\w.+-]+, )+[\w.+-]*\)")  # (128, 131, 6419), (256, 128, None)
+
+
+def wrap_words(line: str, width: int, first: str = "", rest: str = "") -> list[str]:
+    """``line`` wrapped to ``width`` between words only: a path (one word) or a tuple (its
+    parts held together) is never split, and a line of one long word stays one line."""
+    import textwrap
+
+    held = TUPLE.sub(lambda m: m.group().replace(" ", NBSP), line)
+    wrapped = textwrap.wrap(
+        held,
+        width=max(20, width),
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return [w.replace(NBSP, " ") for w in wrapped] or [first]
+
+
+SGR = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+
+
+def sgr(text: str, style: str | None) -> str:
+    """``text`` in ``style`` ("bold red", ...) as ANSI SGR codes; ``text`` is already escaped."""
+    codes = ";".join(SGR[word] for word in (style or "").split() if word in SGR)
+    return f"\x1b[{codes}m{text}\x1b[0m" if codes and text else text
 
 
 def plain_table(header: tuple[str, ...], rows: list[Row], right: tuple[int, ...] = RIGHT) -> str:
@@ -108,23 +166,46 @@ def plain_table(header: tuple[str, ...], rows: list[Row], right: tuple[int, ...]
 
 
 class PlainWriter:
-    """Lines as plain text, buffered and written in large chunks."""
+    """Lines as plain, unwrapped text (SGR-coloured with ``color``), buffered and written in
+    large chunks."""
 
-    def __init__(self, out: TextIO):
+    width = None  # no wrapping
+
+    def __init__(self, out: TextIO, color: bool = False):
         self.out = out
+        self.color = color
         self.buf: list[str] = []
 
     def line(self, *segments: Segment) -> None:
-        self.buf.append(terminal("".join(t for t, _ in segments)))
+        if self.color:
+            self.buf.append("".join(sgr(terminal(t), style) for t, style in segments))
+        else:
+            self.buf.append(terminal("".join(t for t, _ in segments)))
         if len(self.buf) > 4096:
             self.flush()
 
-    def table(self, header: tuple[str, ...], rows: list[Row], title_rows: bool = True) -> None:
+    def table(
+        self,
+        header: tuple[str, ...],
+        rows: list[Row],
+        title_rows: bool = True,
+        right: tuple[int, ...] = RIGHT,
+        **_: object,
+    ) -> None:
+        """The aligned table (:func:`plain_table`); the rich writer's style arguments do not
+        apply."""
         self.buf.append(
             plain_table(
-                header, [Row(tuple(terminal(c) for c in row.cells), row.differs) for row in rows]
+                header,
+                [Row(tuple(terminal(c) for c in row.cells), row.differs) for row in rows],  # type: ignore[arg-type]
+                right,
             )
-        )  # type: ignore[arg-type]
+        )
+
+    def print(self, renderable: object = "", soft_wrap: bool = False) -> None:
+        """An empty line (the rich writer's ``print("")``)."""
+        assert renderable == "", "the plain writer prints lines, not renderables"
+        self.line()
 
     def flush(self) -> None:
         if self.buf:
@@ -167,14 +248,31 @@ class RichWriter:
         overflow: str | None = "fold",
     ) -> None:
         """A boxed table; every cell through :func:`cell`. ``styles`` gives each row's style
-        (default: bold red where the row differs, bold for the tuple row)."""
+        (default: bold red where the row differs, bold for the tuple row). No path or tuple is
+        ever split: a value column never wraps, another wraps only between words, and a table
+        that cannot fit the terminal so is written as the plain table (one line per row)."""
         from rich.table import Table
 
+        shown = [tuple(terminal(c) for c in row.cells) for row in rows]
+        cells = [header, *shown]
+        least = [
+            max(len(c[i]) if i in right else max(map(len, c[i].split()), default=0) for c in cells)
+            for i in range(len(header))
+        ]
+        if sum(least) + 3 * len(header) + 1 > self.console.width:
+            lines = plain_table(header, [Row(c, r.differs) for c, r in zip(shown, rows)], right)
+            for line in lines.split("\n"):
+                self.console.print(cell(line), soft_wrap=True)
+            return
         table = Table(show_edge=True, pad_edge=False, header_style="bold")
         for i, name in enumerate(header):
             table.add_column(
-                cell(name), justify="right" if i in right else "left", overflow=overflow
-            )  # type: ignore[arg-type]
+                cell(name),
+                justify="right" if i in right else "left",
+                overflow=overflow,  # type: ignore[arg-type]
+                no_wrap=i in right,
+                min_width=least[i],
+            )
         for n, row in enumerate(rows):
             last = title_rows and row.cells[0] == "tuple"
             style = (
@@ -189,7 +287,7 @@ class RichWriter:
 
     def print(self, renderable: RenderableType = "", soft_wrap: bool = False) -> None:
         """A renderable built from :func:`text`/:func:`cell` (a tree); "" is an empty line."""
-        self.console.print(renderable, soft_wrap=soft_wrap)
+        self.console.print(renderable, soft_wrap=soft_wrap, crop=not soft_wrap)
 
     def flush(self) -> None:
         pass
@@ -273,6 +371,26 @@ def summary_text(result: RunResult) -> str:
     return "".join(text for text, _ in summary_line(result))
 
 
+def summary_lines(result: RunResult) -> str:
+    """The summary line and, under it, the fixable line when there is one: through
+    ``escape.terminal``, each ending in a line break."""
+    lines = [summary_text(result), fixable_line(result)]
+    return "".join(terminal(line) + "\n" for line in lines if line)
+
+
+def fixable_line(result: RunResult) -> str:
+    """``N fixable with --fix (M more with --unsafe-fixes)``, as ruff says it; "" when no
+    finding has a fix with edits. With ``unsafe-fixes`` on, ``--fix`` applies both kinds."""
+    s = result.summary
+    safe, unsafe = s.fixable, s.unsafe_fixable
+    if result.settings.unsafe_fixes:
+        safe, unsafe = safe + unsafe, 0
+    if not safe and not unsafe:
+        return ""
+    more = f" ({unsafe} more with --unsafe-fixes)" if unsafe else ""
+    return f"{safe} fixable with --fix{more}"
+
+
 def _findings(w: PlainWriter | RichWriter, findings: list[Finding]) -> None:
     for f in findings:
         for segments in finding_lines(f):
@@ -303,9 +421,7 @@ class Stream:
 
     def __init__(self, settings: Settings, out: TextIO):
         self.settings = settings
-        self.w: PlainWriter | RichWriter = (
-            RichWriter(out, settings.color) if wants_rich(out, settings.color) else PlainWriter(out)
-        )
+        self.w = make_writer(out, settings.color)
         self.pairs: list[str] = []
 
     def unit(self, unit: RunResult) -> None:
@@ -347,6 +463,8 @@ class Stream:
                 )
         if not self.settings.quiet:
             w.line(*summary_line(totals))
+            if fixable := fixable_line(totals):
+                w.line((fixable, "dim"))
         w.flush()
 
 

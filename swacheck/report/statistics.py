@@ -45,10 +45,9 @@ class Stream:
     def finish(self, totals: RunResult) -> None:
         self.out.write(table(totals))
         if not self.settings.quiet:
-            from .escape import terminal
-            from .human import summary_text
+            from .human import summary_lines
 
-            self.out.write(terminal(summary_text(totals)) + "\n")
+            self.out.write(summary_lines(totals))
 
 
 def render(result: RunResult, out: TextIO) -> None:

@@ -3,13 +3,12 @@ summary line. Through the human report's writer: every piece of text through rep
 
 from __future__ import annotations
 
-import textwrap
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..why.parse import format_tuple
 from .common import Row, edit_text, fmt
 from .escape import terminal
-from .human import RichWriter
+from .human import PlainWriter, RichWriter, make_writer, wrap_words
 from .renderer import render_pieces
 
 if TYPE_CHECKING:
@@ -20,7 +19,7 @@ STREAMS = True  # each error is written as it comes
 
 class Stream:
     def __init__(self, settings: Any, out: TextIO):
-        self.w = RichWriter(out, settings.color)
+        self.w = make_writer(out, settings.color)
         self.with_paths = bool(settings.paths)
         self.distinct = 0
         self.total = 0
@@ -34,6 +33,7 @@ class Stream:
         _error(w, item)
         if self.with_paths:
             _deployments(w, item)
+        w.flush()
 
     def finish(self, report: WhyReport) -> None:
         distinct, total = self.distinct, self.total
@@ -45,13 +45,14 @@ class Stream:
                 "dim",
             )
         )
+        self.w.flush()
 
 
 def render(report: WhyReport, out: TextIO) -> None:
     render_pieces(Stream, report.settings, report.items, report, out)
 
 
-def _error(w: RichWriter, item: Explained) -> None:
+def _error(w: PlainWriter | RichWriter, item: Explained) -> None:
     """The message, where it comes from, its tuples side by side and the diagnosis."""
     err, diag = item.error, item.diagnosis
     w.line((err.message, "bold red"))
@@ -80,13 +81,10 @@ def _error(w: RichWriter, item: Explained) -> None:
         )
     w.line(("Why:", "bold"))
     for sentence in diag.sentences:
-        wrapped = textwrap.fill(
-            terminal(sentence),
-            width=max(40, w.width),
-            initial_indent="  - ",
-            subsequent_indent="    ",
-        )
-        for line in wrapped.split("\n"):
+        if w.width is None:  # plain lines, unwrapped
+            w.line((f"  - {sentence}", None))
+            continue
+        for line in wrap_words(terminal(sentence), w.width, "  - ", "    "):
             w.line((line, None))
 
 
@@ -99,7 +97,7 @@ def _predicted_text(kind: str, predicted: dict[str, Any]) -> str:
     return f"predicts target={format_tuple(tuple(t))}, draft={format_tuple(tuple(d))}"
 
 
-def _deployments(w: RichWriter, item: Explained) -> None:
+def _deployments(w: PlainWriter | RichWriter, item: Explained) -> None:
     matches = item.deployments
     if not matches:
         w.line(("Deployments: none found in the given paths.", "yellow"))
