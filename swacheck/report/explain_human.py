@@ -53,7 +53,7 @@ def tree_lines(
     """The tree as lines behind ``├──``/``└──`` guides, as rich draws them. With a ``width`` (a
     terminal) a long label wraps between words under its own guide, never inside a path or a
     tuple; without one (plain output) every label is one line."""
-    label = tree.label if isinstance(tree.label, Text) else Text(str(tree.label))
+    label = tree.label if isinstance(tree.label, Text) else cell(str(tree.label))
     below = prefix + (("    " if last else "│   ") if own else "")
     children = list(tree.children)
     rest = below + ("│   " if children else "    ")
