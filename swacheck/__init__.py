@@ -23,3 +23,8 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]
 
         return getattr(api, name)
     raise AttributeError(f"module 'swacheck' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """What ``dir(swacheck)`` and completion show: the API names too, though imported lazily."""
+    return sorted(set(globals()) | set(__all__))

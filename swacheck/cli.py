@@ -20,6 +20,7 @@ from . import __version__
 from .options import (
     EXIT_HELP,
     EXPLAIN_FORMATS,
+    PAIR_EXIT_HELP,
     RULES_FORMATS,
     WHY_FORMATS,
     Color,
@@ -161,6 +162,7 @@ def check(
         str | None,
         typer.Option(
             "--align-to",
+            metavar="SIDE",
             help=f"Which side a geometry fix keeps: {ALIGN_TO[0]} (default; the draft follows) "
             f"or {ALIGN_TO[1]}.",
         ),
@@ -171,6 +173,7 @@ def check(
         int | None,
         typer.Option(
             "--max-file-size",
+            metavar="BYTES",
             min=1,
             max=MAX_FILE_SIZE,
             help="Refuse input files larger than this many bytes (default 10 MiB, also the most).",
@@ -282,7 +285,7 @@ def check(
     raise typer.Exit(run_check(settings))
 
 
-@app.command("pair", epilog=EXIT_HELP)
+@app.command("pair", epilog=PAIR_EXIT_HELP)
 def pair_command(
     prefill: Annotated[
         str,
@@ -373,7 +376,13 @@ def explain(
 def list_rules(
     format: Annotated[
         str,
-        typer.Option("--format", "-f", "--output-format", help=f"{first_default(RULES_FORMATS)}."),
+        typer.Option(
+            "--format",
+            "-f",
+            "--output-format",
+            metavar="FORMAT",
+            help=f"{first_default(RULES_FORMATS)}.",
+        ),
     ] = RULES_FORMATS[0],
 ) -> None:
     """List every rule: code, name, default severity and what it checks."""

@@ -230,10 +230,10 @@ def check_settings(values: Values) -> Settings:
 
 def _stdin_and_fixes(settings: Settings, stdin_filename: str | None) -> None:
     if stdin_filename is not None:
-        if "-" not in settings.paths:
-            raise BadValue(
-                "needs - (standard input) among the paths", param_hint="--stdin-filename"
-            )
+        if "-" not in settings.paths:  # as ruff: the option alone reads standard input
+            named = [p for p in settings.paths if p != stdin_filename]
+            at = settings.paths.index(stdin_filename) if stdin_filename in settings.paths else None
+            settings.paths = named + ["-"] if at is None else [*named[:at], "-", *named[at:]]
         if settings.fix or settings.diff:  # the edits would be made to the file on disk
             raise BadValue(
                 "--fix and --diff cannot edit standard input", param_hint="--stdin-filename"

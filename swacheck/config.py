@@ -329,20 +329,40 @@ def build_settings(
     return settings
 
 
+def toml_value(value: object) -> str:
+    """A setting's value as it would be written in ``[tool.swacheck]``: strings quoted, lists in
+    brackets, tables inline, booleans ``true``/``false`` (never a Python tuple or repr)."""
+    import json
+    import re
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        keys = (k if re.fullmatch(r"[A-Za-z0-9_-]+", str(k)) else json.dumps(str(k)) for k in value)
+        pairs = (f"{k} = {toml_value(v)}" for k, v in zip(keys, value.values()))
+        return "{ " + ", ".join(pairs) + " }"
+    return json.dumps(str(value), ensure_ascii=False)
+
+
 def describe(settings: Settings) -> list[tuple[str, str, str]]:
-    """(setting, effective value, where it came from) for ``--show-settings``."""
+    """(setting, effective value, where it came from) for ``--show-settings``: each value in
+    TOML's syntax (:func:`toml_value`); a setting that is not set says ``(none)``."""
     rows = []
     for key, attr in KEYS.items():
         value = getattr(settings, attr)
-        if isinstance(value, tuple):
-            shown = ", ".join(value) if value else "(none)"
-        elif isinstance(value, dict):
-            shown = ", ".join(f"{k}={v}" for k, v in value.items()) if value else "(none)"
-        elif value is None:
+        if value is None:
             shown = (
-                "cuda (a deployment file's own platform wins)" if key == "platform" else "(none)"
+                "(none: cuda, or a deployment file's own platform)"
+                if key == "platform"
+                else "(none)"
             )
         else:
-            shown = str(value).lower() if isinstance(value, bool) else str(value)
+            shown = toml_value(value)
         rows.append((key, shown, settings.sources.get(attr, "default")))
     return rows

@@ -40,7 +40,7 @@ def show_diff(settings) -> int:  # type: ignore[no-untyped-def]
         print(error, file=sys.stderr)
     root = settings.root or os.getcwd()
     chunks = []
-    for state in fixer.changed():
+    for state in sorted(fixer.changed(), key=lambda s: _relative(s, root)):  # by file, as git
         head = "".join(
             f"swacheck: {code} {'safe' if fix.safe else 'unsafe'} fix: {one_line(fix.description)}\n"
             for code, fix in state.fixes

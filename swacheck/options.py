@@ -32,13 +32,24 @@ def first_default(choices: tuple[str, ...]) -> str:
     return _or((f"{choices[0]} (default)", *choices[1:]))
 
 
+# What a walked folder is read for (held to inputs/__init__.EXTENSIONS and inputs/kinds.py's
+# file kinds by tests/test_docs.py; not imported here, to keep the command line's start light).
+WALK_HELP = (
+    "Files, directories (walked for *.yaml, *.yml, *.json; shell and Slurm batch scripts *.sh, "
+    "*.bash, *.sbatch, *.slurm; Dockerfiles; documents *.md, *.mdx, *.markdown, *.rst) or - for "
+    "stdin."
+)
+PAIR_EXIT_HELP = """\b
+Exit codes: 0 the two servers agree (no finding at or above --fail-on); 1 findings; 2 usage
+error, or an input that cannot be read, parsed or resolved (printed as file:line:col: message)."""
+
 # ------------------------------------------------------------------ options shared by commands
 
 Paths = Annotated[
     list[str] | None,
     typer.Argument(
         metavar="PATH...",
-        help="Files, directories (walked for *.yaml, *.yml, *.json, *.sh and Dockerfiles) or - for stdin.",
+        help=WALK_HELP,
         show_default=False,
     ),
 ]
@@ -47,7 +58,11 @@ Paths = Annotated[
 def _format(choices: tuple[str, ...], default: str) -> typer.models.OptionInfo:
     """``--format``: one declaration for every command; ``choices`` from the command's registry."""
     return typer.Option(
-        "--format", "-f", "--output-format", help=f"Output format: {', '.join(choices)}{default}."
+        "--format",
+        "-f",
+        "--output-format",
+        metavar="FORMAT",
+        help=f"Output format: {', '.join(choices)}{default}.",
     )
 
 
@@ -60,6 +75,7 @@ Platform = Annotated[
     str | None,
     typer.Option(
         "--platform",
+        metavar="PLATFORM",
         help=f"The server's platform: {_or(PLATFORMS)} (default {PLATFORMS[0]}; a deployment "
         "file's own platform wins).",
     ),
@@ -114,6 +130,7 @@ FailOn = Annotated[
     str | None,
     typer.Option(
         "--fail-on",
+        metavar="SEVERITY",
         help=f"Lowest severity that makes the exit code 1: {first_default(FAIL_ON)}.",
     ),
 ]
@@ -129,7 +146,9 @@ Color = Annotated[
     str | None,
     typer.Option(
         "--color",
-        help=f"Colour: {first_default(COLORS)}. NO_COLOR and FORCE_COLOR are honoured.",
+        metavar="WHEN",
+        help=f"Colour: {first_default(COLORS)}. NO_COLOR and FORCE_COLOR are honoured "
+        "(colour only: off a terminal the lines stay plain).",
     ),
 ]
 Output = Annotated[
@@ -137,6 +156,7 @@ Output = Annotated[
     typer.Option(
         "--output",
         "-o",
+        metavar="FILE",
         help="Write the report to this file; the summary line still goes to the terminal.",
     ),
 ]

@@ -58,6 +58,8 @@ def _run_check(settings: Settings) -> int:
     from .engine import run
     from .report import get
 
+    if settings.write_baseline:  # the one line it writes, not the report before it
+        return _write_baseline_only(settings)
     renderer = get(settings.format)
     if settings.statistics and not settings.output:  # the table replaces the report
         from .report import statistics as renderer
@@ -90,6 +92,20 @@ def _run_check(settings: Settings) -> int:
 
         return write_baseline(settings, result, code)
     return code
+
+
+def _write_baseline_only(settings: Settings) -> int:
+    """``--write-baseline``: check unit by unit, print input errors (stderr), write the file and
+    its one line; no report."""
+    from .baseline import write_baseline
+    from .engine import RunResult, run_units
+
+    totals = RunResult(settings)
+    for unit in run_units(settings, totals):
+        totals.errors.extend(unit.errors)
+        for error in unit.errors:
+            print(error, file=sys.stderr)
+    return write_baseline(settings, totals, totals.exit_code)
 
 
 def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyped-def]
@@ -223,10 +239,23 @@ def print_rule(code: str) -> int:
     if rule is None:
         import difflib
 
-        near = difflib.get_close_matches(  # codes are SWA and digits: a letter O is a zero
-            code.upper().replace("O", "0"), list(BY_CODE), n=1
-        ) or difflib.get_close_matches(code.lower(), list(by_name), n=1)
-        hint = f"; did you mean {near[0]}?" if near else "; `swacheck rules` lists them"
+        wanted = code.upper().replace("O", "0")  # codes are SWA and digits: a letter O is a zero
+        family = [c for c in BY_CODE if c.startswith(wanted)]  # SWA1 -> SWA101, SWA102, ...
+        kin = [c for c in BY_CODE if c[:4] == wanted[:4]] or list(BY_CODE)  # SWA109 -> SWA1xx
+        near = difflib.get_close_matches(wanted, kin, n=1) or difflib.get_close_matches(
+            code.lower(), list(by_name), n=1
+        )
+        if wanted in BY_CODE:
+            hint = f"; did you mean {wanted}?"
+        elif family and len(family) < len(BY_CODE):
+            shown = ", ".join(family[:8]) + (
+                f" and {len(family) - 8} more" if len(family) > 8 else ""
+            )
+            hint = f"; {wanted} is a prefix: did you mean {'one of ' if len(family) > 1 else ''}{shown}?"
+        elif near and not family:
+            hint = f"; did you mean {near[0]}?"
+        else:
+            hint = "; `swacheck rules` lists them"
         print_error(f"unknown rule {code!r}{hint}")
         return 2
     from .report import get as renderer

@@ -48,12 +48,26 @@ def test_stdin_filename_names_the_text_and_places_its_references(tree):
     assert (root / "deploy/server.yaml").read_text() == "# on disk\n"
 
 
-def test_stdin_filename_needs_stdin_and_refuses_fix(tree):
-    root = tree({"server.yaml": EAGLE})
-    assert (
-        "needs - (standard input)"
-        in swacheck("--stdin-filename", "x.yaml", "server.yaml", cwd=root).stderr
-    )
+def test_stdin_filename_alone_reads_stdin_and_refuses_fix(tree):
+    """As ruff: ``--stdin-filename NAME`` without ``-`` reads standard input as NAME (editors
+    rely on it); NAME among the paths is that input, not the file on disk."""
+    root = tree({"server.yaml": EAGLE, "deploy/other.yaml": EAGLE.replace("models/", "../models/")})
+    failing = FAILING.replace("models/", "../models/")
+    for paths in ([], ["deploy/server.yaml"], ["deploy/other.yaml"]):
+        done = swacheck(
+            "--format",
+            "concise",
+            "--stdin-filename",
+            "deploy/server.yaml",
+            *paths,
+            cwd=root,
+            stdin=failing,
+        )
+        assert done.returncode == 1, done.stderr
+        found = {line.split(":")[0] for line in done.stdout.splitlines() if ": SWA" in line}
+        assert found == {"deploy/server.yaml"}, done.stdout
+        checked = 2 if paths == ["deploy/other.yaml"] else 1
+        assert f"Checked {checked} deployment" in done.stdout
     done = swacheck("--fix", "--stdin-filename", "server.yaml", "-", cwd=root, stdin=FAILING)
     assert done.returncode == 2 and "cannot edit standard input" in done.stderr
     assert (root / "server.yaml").read_text() == EAGLE
@@ -73,7 +87,7 @@ def test_config_file_option(tree):
     assert [f["code"] for d in given.deployments for f in d["findings"]] == ["SWA201"]
     assert given.exit_code == 1
     shown = run_cli("--config", "ci/strict.toml", "--show-settings", cwd=root).stdout
-    assert "select            SWA2  (ci/strict.toml)" in shown
+    assert 'select            ["SWA2"]  (ci/strict.toml)' in shown
     missing = run_cli("--config", "nope.toml", "server.yaml", cwd=root)
     assert missing.exit_code == 2 and "nope.toml: no such configuration file" in missing.stderr
     both = run_cli("--config", "ci/strict.toml", "--no-config", "server.yaml", cwd=root)
@@ -99,7 +113,7 @@ def test_exclude_option_adds_names(tree):
     run = run_cli("--format", "json", "--exclude", "b", "d", cwd=root)
     assert [d["file"] for d in run.deployments] == ["d/a/server.yaml"]
     assert (
-        "exclude           c, b  (command line)"
+        'exclude           ["c", "b"]  (command line)'
         in run_cli("--exclude", "b", "--show-settings", cwd=root).stdout
     )
 

@@ -33,7 +33,7 @@ def test_swacheck_toml_wins_over_pyproject_in_the_same_folder(tree):
         }
     )
     run = run_cli("--show-settings", cwd=root)
-    assert "fail-on           error  (swacheck.toml)" in run.stdout
+    assert 'fail-on           "error"  (swacheck.toml)' in run.stdout
 
 
 def test_pyproject_without_the_table_is_passed_over(tree):
@@ -57,8 +57,8 @@ def test_command_line_wins_over_the_file(tree):
     )
     assert run_cli("--fail-on", "error", "server.yaml", cwd=root).exit_code == 0
     shown = run_cli("--show-settings", "--fail-on", "error", cwd=root).stdout
-    assert "fail-on           error  (command line)" in shown
-    assert "platform          rocm  (pyproject.toml)" in shown
+    assert 'fail-on           "error"  (command line)' in shown
+    assert 'platform          "rocm"  (pyproject.toml)' in shown
 
 
 def test_unknown_setting_is_an_error_with_did_you_mean_and_position(tree):
@@ -148,9 +148,9 @@ def test_github_format_is_chosen_under_github_actions(tree, monkeypatch):
     shown = run_cli("--show-settings", cwd=root).stdout
     expected = "github" if "github" in RENDERERS else "human"
     if expected == "github":
-        assert "format            github  (GITHUB_ACTIONS=true)" in shown
+        assert 'format            "github"  (GITHUB_ACTIONS=true)' in shown
     assert (
-        "format            human  (command line)"
+        'format            "human"  (command line)'
         in run_cli("--show-settings", "--format", "human", cwd=root).stdout
     )
 

@@ -561,7 +561,9 @@ def test_gpu_in_the_configuration_file(tree):
     )
     run = run_cli("--format", "json", "s.yaml", cwd=root)
     assert run.findings("SWA501")[0]["severity"] == "error"
-    assert "gpu               H100  (swacheck.toml)" in run_cli("--show-settings", cwd=root).stdout
+    assert (
+        'gpu               "H100"  (swacheck.toml)' in run_cli("--show-settings", cwd=root).stdout
+    )
     assert (
         run_cli("--format", "json", "--gpu", "B200", "s.yaml", cwd=root).findings("SWA501") == []
     )  # the command line wins

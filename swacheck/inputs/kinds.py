@@ -25,6 +25,7 @@ SERVICE_KEYS = ("image", "command", "build", "entrypoint", "extends")
 
 
 SCRIPT_SUFFIXES = (".sh", ".bash", ".sbatch", ".slurm")  # shell, and Slurm batch scripts
+MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown", ".rst")  # documents with launch commands
 
 
 def is_script_path(path: str) -> bool:
@@ -108,7 +109,7 @@ class Kind:
 
 
 def is_markdown_path(path: str) -> bool:
-    return path.lower().endswith((".md", ".mdx", ".markdown", ".rst"))
+    return path.lower().endswith(MARKDOWN_SUFFIXES)
 
 
 def is_srt_slurm(root: object) -> bool:
