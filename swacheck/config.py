@@ -332,7 +332,6 @@ def build_settings(
 def toml_value(value: object) -> str:
     """A setting's value as it would be written in ``[tool.swacheck]``: strings quoted, lists in
     brackets, tables inline, booleans ``true``/``false`` (never a Python tuple or repr)."""
-    import json
     import re
 
     if isinstance(value, bool):
@@ -344,10 +343,16 @@ def toml_value(value: object) -> str:
     if isinstance(value, dict):
         if not value:
             return "{}"
-        keys = (k if re.fullmatch(r"[A-Za-z0-9_-]+", str(k)) else json.dumps(str(k)) for k in value)
+        keys = (k if re.fullmatch(r"[A-Za-z0-9_-]+", str(k)) else _quoted(str(k)) for k in value)
         pairs = (f"{k} = {toml_value(v)}" for k, v in zip(keys, value.values()))
         return "{ " + ", ".join(pairs) + " }"
-    return json.dumps(str(value), ensure_ascii=False)
+    return _quoted(str(value))
+
+
+def _quoted(text: str) -> str:
+    """A TOML basic string; control and bidi characters are left for ``escape.terminal`` (the
+    one place that shows them as escapes, and redacts credentials), not escaped here."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def describe(settings: Settings) -> list[tuple[str, str, str]]:
