@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -171,3 +172,33 @@ def only_on_decode(run: Run, code: str) -> dict:
 def pd_server(role: str, extra: str = "") -> str:
     """An SGLang server config in folder d/ with a PD role (line 1 model-path, line 2 the mode)."""
     return f"model-path: ../models/v4\ndisaggregation-mode: {role}\n{extra}"
+
+
+# The documentation: the README and docs/*.md (tests that hold the docs to the program read it
+# through these, wherever a section lives).
+DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def docs_text() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in DOC_FILES)
+
+
+def doc_section(title: str) -> str:
+    """The text under the heading ``title`` (any level, in any doc file), up to the next heading
+    of the same or a higher level (a ``#`` line inside a code fence is not a heading)."""
+    for path in DOC_FILES:
+        lines = path.read_text(encoding="utf-8").split("\n")
+        fence, level, taken = False, 0, []
+        for line in lines:
+            if line.startswith("```"):
+                fence = not fence
+            heading = None if fence else re.match(r"^(#+) (.*)$", line)
+            if level and heading and len(heading.group(1)) <= level:
+                break
+            if level:
+                taken.append(line)
+            elif heading and heading.group(2).strip() == title:
+                level = len(heading.group(1))
+        if level:
+            return "\n".join(taken)
+    raise AssertionError(f"no section {title!r} in README.md or docs/")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import EAGLE, ROOT
+from conftest import EAGLE, ROOT, doc_section
 
 if shutil.which("bash") is None:  # pragma: no cover
     pytest.skip("bash is not installed", allow_module_level=True)
@@ -346,13 +346,11 @@ def test_the_run_scripts_pass_shellcheck():
 
 
 def readme_recipes() -> list[dict]:
-    """Every YAML block of the README's GitHub Actions section that uses this action."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index("\n### GitHub Actions\n")
-    section = text[start : text.index("\n### ", start + 10)]
+    """Every YAML block of the GitHub Actions section (docs/ci.md) that uses this action."""
+    section = doc_section("GitHub Actions")
     blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", section, re.S)]
     found = [b for b in blocks if "swacheck/swacheck@" in json.dumps(b)]
-    assert len(found) >= 2, "the README lost a recipe"
+    assert len(found) >= 2, "docs/ci.md lost a recipe"
     return found
 
 

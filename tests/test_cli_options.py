@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from conftest import EAGLE, run_cli
+from conftest import EAGLE, docs_text, run_cli
 
 FAILING = (
     EAGLE
@@ -193,13 +193,12 @@ def test_explain_help_has_its_own_exit_codes():
 
 
 def test_glossary_in_explain_and_the_readme():
-    from conftest import ROOT
 
     from swacheck.glossary import GLOSSARY
 
     run = run_cli("explain", "--glossary")
     assert run.exit_code == 0
-    readme = (ROOT / "README.md").read_text()
+    readme = docs_text()
     for term, text in GLOSSARY:
         assert any(line.startswith(term) and text in line for line in run.stdout.splitlines()), term
         assert f"- **{term}**: {text}" in readme, term

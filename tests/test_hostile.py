@@ -38,7 +38,7 @@ from pathlib import Path
 import hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles before any test runs)
 import pytest
 import yaml
-from conftest import EAGLE, ROOT, run_cli
+from conftest import EAGLE, ROOT, docs_text, run_cli
 
 from swacheck.loading import DEFAULT_MAX_FILE_SIZE, MAX_DEPTH
 
@@ -641,7 +641,7 @@ def test_size_cap_applies_to_a_referenced_model_config(tree):
 
 def test_default_size_cap_is_10_mib_as_documented(tree):
     assert DEFAULT_MAX_FILE_SIZE == 10 * 1024 * 1024
-    readme = (ROOT / "README.md").read_text()
+    readme = docs_text()
     assert re.search(r"^\| `--max-file-size N` \|.*\(default 10 MiB\)", readme, re.M), (
         "README documents the default"
     )

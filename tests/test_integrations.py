@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import yaml
-from conftest import ROOT, run_cli
+from conftest import ROOT, docs_text, run_cli
 
 from swacheck.config import FORMATS
 
@@ -43,6 +43,6 @@ def test_action_is_a_composite_action_with_real_options():
 
 
 def test_readme_documents_the_hook_and_the_action():
-    readme = (ROOT / "README.md").read_text()
+    readme = docs_text()
     assert "id: swacheck" in readme
     assert "github/codeql-action/upload-sarif" in readme

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from budgets_common import GOOD, assert_error_lines, run_child, run_cli, write_tree
-from conftest import ROOT
+from conftest import doc_section
 
 from swacheck import limits
 
@@ -118,9 +118,7 @@ def test_a_file_that_passes_a_budget_does_not_stop_the_others(tmp_path):
 
 
 def test_the_readme_limits_table_matches_limits_py():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Limits") :]
-    section = section[: section.index("\n## ")]
+    section = doc_section("Limits")
     rows = {m[1]: m[2] for m in re.finditer(r"^\| ([^|]+?) \| ([^|]+?) \|", section, re.M)}
     expected = {
         "file size": f"{limits.MAX_FILE_SIZE // limits.MiB} MiB",
