@@ -346,15 +346,18 @@ def test_the_run_scripts_pass_shellcheck():
 
 
 def readme_recipes() -> list[dict]:
-    """Every YAML block of the GitHub Actions section (docs/ci.md) that uses this action."""
-    section = doc_section("GitHub Actions")
+    """Every YAML block that uses this action: the GitHub Actions section (docs/ci.md) and the
+    README's "In CI"."""
+    section = doc_section("GitHub Actions") + doc_section("In CI")
     blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", section, re.S)]
     found = [b for b in blocks if "swacheck/swacheck@" in json.dumps(b)]
     assert len(found) >= 2, "docs/ci.md lost a recipe"
     return found
 
 
-def as_workflow(recipe: dict) -> dict:
+def as_workflow(recipe: dict | list) -> dict:
+    if isinstance(recipe, list):  # a list of steps
+        recipe = {"steps": recipe}
     if "jobs" in recipe:
         return {"on": "push", **recipe}
     return {"on": "push", "jobs": {"check": {"runs-on": "ubuntu-latest", **recipe}}}
@@ -427,12 +430,14 @@ def test_the_sarif_recipe_uploads_and_fails_the_job(tree):
     assert any(line.startswith("::error file=") for line in done.stdout.splitlines())
 
 
-def test_the_annotations_recipe_runs(tmp_path):
-    (workflow,) = [as_workflow(r) for r in readme_recipes() if "upload-sarif" not in json.dumps(r)]
-    [(_, step)] = action_steps(workflow)
-    done, out = run_step("Run swacheck", step["with"], ROOT, state=tmp_path)
-    assert done.returncode == 1 and out["exit-code"] == "1"  # rocm-draft-window fails on purpose
-    assert "::error file=examples/rocm-draft-window/" in done.stdout
+def test_the_annotations_recipes_run(tmp_path):
+    recipes = [as_workflow(r) for r in readme_recipes() if "upload-sarif" not in json.dumps(r)]
+    assert len(recipes) == 2  # docs/ci.md's and the README's five lines
+    for workflow in recipes:
+        [(_, step)] = action_steps(workflow)
+        done, out = run_step("Run swacheck", step["with"], ROOT, state=tmp_path)
+        assert done.returncode == 1 and out["exit-code"] == "1"  # some examples fail on purpose
+        assert "::error file=examples/rocm-draft-window/" in done.stdout
 
 
 def test_a_workflow_uses_the_action():

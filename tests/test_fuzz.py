@@ -210,6 +210,8 @@ def check_human(run, quiet: bool) -> None:
         assert not any(SUMMARY.match(line) for line in lines)
         return
     assert lines, "no output"
+    if re.fullmatch(r"\d+ fixable with --fix( \(\d+ more with --unsafe-fixes\))?", lines[-1]):
+        lines = lines[:-1]  # the fixable line under the summary
     m = SUMMARY.match(lines[-1])
     assert m, lines[-1]
     assert int(m["code"]) == run.exit_code
