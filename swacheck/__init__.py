@@ -3,7 +3,7 @@
 __version__ = "0.1.0"
 
 
-# The Python API (README "Python API"), imported on first use so that the command line's start
+# The Python API (docs/api.md), imported on first use so that the command line's start
 # does not pay for it.
 __all__ = [
     "check",

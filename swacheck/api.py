@@ -1,7 +1,7 @@
 """The Python API: ``swacheck.check(paths, **options)`` and ``swacheck.check_text(text, filename,
 **options)``, each returning a :class:`Report`.
 
-Stability promise (README "Python API"): the two functions, their options and the fields of
+Stability promise (docs/api.md): the two functions, their options and the fields of
 :class:`Report`, :class:`Finding`, :class:`Location`, :class:`Deployment` and :class:`InputError`
 keep their names and meaning across every 0.x and 1.x release; fields may be added (always
 with a default). Nothing else in the ``swacheck`` package is API: modules are reorganised freely.

@@ -1,4 +1,4 @@
-"""The Python API (README "Python API"): ``swacheck.check`` and ``swacheck.check_text``."""
+"""The Python API (docs/api.md): ``swacheck.check`` and ``swacheck.check_text``."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ The expected values are the data table ``tests/releases_table.py``, each change 
 releases explained there by the profile fact (``swacheck/sglang/version.py``) or SGLang file and
 line behind it. In-process (``swacheck.check``), one run of ``examples/`` per release. Also: the
 release profile is the one source ``swacheck why`` reads, and a release newer than every profile
-is predicted with the newest after one warning line (README "SGLang versions").
+is predicted with the newest after one warning line (docs/releases.md).
 """
 
 from __future__ import annotations

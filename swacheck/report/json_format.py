@@ -1,4 +1,4 @@
-"""``--format json``: the versioned, documented report (README "JSON output").
+"""``--format json``: the versioned, documented report (docs/api.md, "JSON output").
 
 Every string written, keys included, goes through ``escape.json_text`` (report/escape.py):
 strings keep their line breaks (edits need them) but lose any other control character, and

@@ -10,7 +10,7 @@ options it names a replacement for. Settings, the CLI and the configuration file
 Read from each released wheel (``pip download --no-deps sglang==X``; paths below are relative
 to the ``sglang`` package of that wheel). Each field says where its fact comes from. The
 server-argument tables (``data/server-args-X.tsv``) are built by ``scripts/dump_flags.py`` from
-each release's own ``ServerArgs.add_cli_args`` and ``--config`` merger (README "Adding a release").
+each release's own ``ServerArgs.add_cli_args`` and ``--config`` merger (docs/releases.md "Adding a release").
 """
 
 from __future__ import annotations
