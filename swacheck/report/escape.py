@@ -153,13 +153,19 @@ _TOKENS = [  # no \b before the prefixes: it would stop the regex engine from sk
     # from 8 characters on when the tail mixes a digit and a capital (a token cut short by a
     # message that truncates still loses its visible part; hf_transfer stays)
     r"(?:ghp|gho|ghu|ghs|ghr)_(?=[A-Za-z0-9]{0,40}?[0-9])(?=[A-Za-z0-9]{0,40}?[A-Z])[A-Za-z0-9]{8,}",
+    # GitHub's grammar: 36 base62 characters, which may hold no digit at all
+    r"(?:ghp|gho|ghu|ghs|ghr)_(?=[A-Za-z0-9]{0,35}[A-Z])(?=[A-Za-z0-9]{0,35}[a-z])[A-Za-z0-9]{36}(?![A-Za-z0-9])",
     r"github_pat_[A-Za-z0-9_]{8,}",
     r"gl(?:pat|dt|rt|ptt|cbt|imt|soat|ft|oas|agent)-[A-Za-z0-9_-]{8,}",
     r"xox[abposre]-[A-Za-z0-9-]{10,}",
     r"xapp-[A-Za-z0-9-]{10,}",
     r"hf_(?=[A-Za-z0-9]{0,40}?[0-9])(?=[A-Za-z0-9]{0,40}?[A-Z])[A-Za-z0-9]{8,}",
+    # Hugging Face's grammar: 34 letters of both cases, no digit (hf_transfer, hf_xet stay)
+    r"hf_(?=[A-Za-z]{0,33}[A-Z])(?=[A-Za-z]{0,33}[a-z])[A-Za-z]{34}(?![A-Za-z0-9])",
     r"api_org_[A-Za-z0-9]{20,}",
-    r"sk-(?:[a-z0-9]+-)*[A-Za-z0-9_-]*[A-Za-z0-9]{20,}[A-Za-z0-9_-]*",
+    # a run that starts with sk- and holds 20 letters or digits in a row: one start per run, the
+    # run taken whole (possessive), so "sk-aa-aa-aa-..." is one linear pass, not a polynomial one
+    r"(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]*?[A-Za-z0-9]{20})[A-Za-z0-9_-]++",
     r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
     r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}(?![A-Za-z0-9])",
     r"AIza[0-9A-Za-z_-]{35}",
@@ -198,8 +204,7 @@ _VALUES_PATTERN = (
     + _QUOTED_OR_WORD
     + r"|"
     r"(bearer\s+)(?=[A-Za-z0-9._~+/=-]{12,})(?=\S*[0-9._~+/=-])[A-Za-z0-9._~+/=-]+|"
-    r"(://)[^/\s:@'\"]+:[^/\s@'\"]+(?=@)|"
-    r"(--[A-Za-z0-9-]*?" + _SECRET_WORD + r"(?:=|\s+))" + _NOT_A_VALUE + _QUOTED_OR_WORD + r"|"
+    r"(://)[^/\s:@'\"]++:[^/\s@'\"]++(?=@)|"
     r"(" + _SECRET_WORD + r"""["']?\s*[:=]\s*)""" + _NOT_A_VALUE + _QUOTED_OR_WORD
 )
 
@@ -207,6 +212,36 @@ _VALUES_PATTERN = (
 @cache
 def _values() -> re.Pattern[str]:
     return re.compile(_VALUES_PATTERN)
+
+
+# a flag whose name ends with a secret-looking word (``--api-key``, ``--admin-api-key``): each
+# flag name is found once, whole (one start per run of name characters, possessive), and its
+# ending tested apart; a lazy ``--[A-Za-z0-9-]*?api-key`` tried every start against every length
+# (20,000 dashes and "key": 370 s)
+_FLAG = re.compile(r"(?<![A-Za-z0-9-])--[A-Za-z0-9-]++")
+
+
+@cache
+def _flag_parts() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return (
+        re.compile(r"(?i)" + _SECRET_WORD + r"\Z"),
+        re.compile(r"(?i)(?:=|\s+)" + _NOT_A_VALUE + _QUOTED_OR_WORD),
+    )
+
+
+def _redact_flags(text: str) -> str:
+    """The value after each flag named for a secret (``--api-key hunter2``) as ``***``."""
+    secret_end, value = _flag_parts()
+    out, done = [], 0
+    for m in _FLAG.finditer(text):
+        if m.start() < done or not secret_end.search(m.group()):
+            continue
+        v = value.match(text, m.end())
+        if v is not None:
+            sep = v.group()[: len(v.group()) - len(v.group().lstrip("= \t\n\r\f\v"))]
+            out.append(text[done : m.end()] + sep + REDACTED)
+            done = v.end()
+    return "".join(out) + text[done:] if out else text
 
 
 # literal tests that decide which patterns can match at all (see :func:`redact`)
@@ -314,6 +349,8 @@ def redact(text: str) -> str:
     lower = text.lower()
     capitals = lower != text  # the substitutions below add none
     if _VALUE_HINT.search(lower):
+        if "--" in text:
+            text = _redact_flags(text)
         text = _values().sub(_value, text)
     if "basic" in lower:
         text = _BASIC.sub(_basic, text)

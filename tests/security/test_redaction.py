@@ -405,3 +405,61 @@ def test_an_api_key_passed_by_variable_reads_as_written_in_the_report(tmp_path):
     assert "--api-key $SGLANG_API_KEY cannot be resolved" in out
     assert "${SGLANG_API_KEY:-VALUE}" in out
     assert "--env SGLANG_API_KEY=VALUE" in out
+
+
+# --------------------------------------------------------------------------- real token grammars
+
+REAL_SHAPES = {
+    # Hugging Face: hf_ + 34 letters, no digit (the older patterns wanted a digit)
+    "hugging face, letters only": "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",
+    # GitHub classic and app tokens: 36 base62 characters, any of which may be letters only
+    "github classic, no digit": "ghp_ZqXrLmNpVbTcWdYsKeHfJuGaZqXrLmNpVbTc",
+    "github app, no digit": "ghs_ZqXrLmNpVbTcWdYsKeHfJuGaZqXrLmNpVbTc",
+    "github classic with digits": "ghp_Zq8Xr2Lm5Np0Vb7Tc4Wd1Ys6Ke9Hf3Ju2Ga5",
+    "openai project key": "sk-proj-" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0UvWxYz" * 2,
+}
+
+
+@pytest.mark.parametrize("name", sorted(REAL_SHAPES))
+def test_real_token_grammars_are_redacted(name):
+    token = REAL_SHAPES[name]
+    assert len(token) == len(token.strip())
+    for text in (
+        token,
+        f"--model-path {token}",
+        f"model '{token}' not found",
+        f"{token}/config.json",
+    ):
+        shown = redact(text)
+        assert token[4:] not in shown and REDACTED in shown, shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hf_transfer hf_xet hf_hub_download",
+        "hf_" + "a" * 34,  # one case only: no token of either grammar
+        "ghp_" + "Z" * 36,
+        "hf_QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUiX",  # 35 letters: not the grammar (nor random)
+    ],
+)
+def test_near_token_shapes_are_not_redacted(text):
+    assert redact(text) == text
+
+
+def test_adversarial_redaction_input_finishes(tmp_path):
+    """Three flag names a pull request controls, 20,000 characters each, that the redaction
+    patterns used to try at every start against every length: 20,000 dashes and "key" took
+    370 s in redact() alone, "--api-key" repeated 77 s, "sk-aa-aa-..." grew polynomially.
+    They are quoted by the unknown-flag finding; the run ends (benchmarks/hostile.py times it)."""
+    from budgets_common import GOOD, run_child, write_tree
+
+    flags = ["-" * 20_000 + "key", "--api-key" * 2_200, "--sk-" + "aa-" * 6_600]
+    script = (
+        "python -m sglang.launch_server --model-path models/v4 --speculative-algorithm EAGLE "
+        "--speculative-num-steps 3 --speculative-eagle-topk 1 " + " ".join(f"{f} 1" for f in flags)
+    )
+    root = write_tree(tmp_path, {"long.sh": script + "\n"})
+    run = run_child(["--format", "json", "long.sh", GOOD], root, timeout=60)
+    assert "internal error" not in run.stderr
+    assert {d["name"] for d in run.data["deployments"]} == {"good", "long"}
