@@ -26,6 +26,10 @@ Each budget below, when exceeded, is ONE input error for the file that exceeded 
 | ``MAX_SOURCES``         | 100                | ``. FILE`` / ``source FILE`` read while reading one file       | (fixed)                         |
 | ``MAX_WORDS``           | 100,000            | shell words of one file (with the files it sources and its     | (fixed)                         |
 |                         |                    | ``sh -c`` strings)                                             |                                 |
+| ``MAX_RUN_WORDS``       | 5,000,000          | words made of YAML values in one run (container and service    | (fixed)                         |
+|                         |                    | commands, args, env): an alias counts each time it is used;    |                                 |
+|                         |                    | per file they count to ``MAX_WORDS`` and their characters to   |                                 |
+|                         |                    | ``MAX_EXPANSION``                                              |                                 |
 | ``MAX_REFERENCES``      | 50,000             | variable references expanded for one file, known or not        | (fixed)                         |
 | ``MAX_STAGES``          | 100                | ``FROM`` stages of one Dockerfile                              | (fixed)                         |
 | ``MAX_INSTRUCTIONS``    | 10,000             | instructions of one Dockerfile                                 | (fixed)                         |
@@ -78,6 +82,7 @@ _MAX_NUMBER = 10**MAX_NUMBER_DIGITS
 MAX_SOURCE_DEPTH = 8
 MAX_SOURCES = 100
 MAX_WORDS = 100_000
+MAX_RUN_WORDS = 5_000_000
 MAX_DEPLOYMENTS = 1_000
 MAX_WALK_DEPTH = 100
 MAX_REFERENCES = 50_000
@@ -88,11 +93,13 @@ MAX_INSTRUCTIONS = 10_000
 # --------------------------------------------------------------------------- bytes read per run
 
 _run_bytes = [0]
+_run_words = [0]  # words made of YAML values (Budget.yaml_word)
 
 
 def start_run() -> None:
     """A new run: nothing read yet."""
     _run_bytes[0] = 0
+    _run_words[0] = 0
 
 
 def charge_read(size: int, path: str) -> None:
@@ -129,12 +136,22 @@ def integer_too_large(value: int) -> bool:
 class Budget:
     """What variable expansion, sourcing and launch finding may still spend on one file."""
 
-    __slots__ = ("path", "expanded", "sources", "deployments", "lexed", "references", "items")
+    __slots__ = (
+        "path",
+        "expanded",
+        "sources",
+        "deployments",
+        "lexed",
+        "references",
+        "items",
+        "spent",
+    )
 
     def __init__(self, path: str):
         self.path = path
         self.expanded = 0
         self.items = 0
+        self.spent: InputProblem | None = None
         self.sources = 0
         self.deployments = 0
         self.lexed = 0
@@ -177,6 +194,29 @@ class Budget:
         size = sum(len(item.text) for item in items)
         if size:
             self.expand(size, at)
+
+    def yaml_word(self, size: int, at: Location | None) -> None:
+        """A word made of a YAML value (a container's or service's command, args or env), of
+        ``size`` characters: YAML aliases share one node among many places, so each use counts
+        (1,000 containers that alias one whose args alias 40,000 items made 40 million words).
+        Once past a budget, every later word of the file raises the same problem (one line)."""
+        if self.spent is not None:
+            raise self.spent
+        self.lexed += 1
+        self.expanded += size
+        _run_words[0] += 1
+        if self.lexed > MAX_WORDS:
+            why = f"more than {MAX_WORDS} words in {self.name} here (the limit per file"
+        elif self.expanded > MAX_EXPANSION:
+            why = f"words pass {MAX_EXPANSION} characters in {self.name} here (the limit per file"
+        elif _run_words[0] > MAX_RUN_WORDS:
+            why = f"this run has made more than {MAX_RUN_WORDS} words of YAML values (the limit per run"
+        else:
+            return
+        self.spent = InputProblem(
+            why + "; a YAML alias counts each time it is used)", at, file=self.path or None
+        )
+        raise self.spent
 
     def word(self, size: int, at: Location | None) -> None:
         """A word built by expansion is ``size`` characters long."""

@@ -411,7 +411,7 @@ class _Reader:
                 return
         launched = _read_launch_file(cand, self.files, self.platform, self.env)
         self.ordered.extend((dep, False) for dep in launched.deployments)
-        result.errors.extend(launched.errors)
+        result.errors.extend(dict.fromkeys(launched.errors))  # a spent budget is one line
         if launched.deployments:
             result.files.append(cand.path)
         if not launched.any:
@@ -460,8 +460,9 @@ class _Reader:
         if (kind := kinds.document_kind(root)) is not None:
             launched = kind.read(doc, cand.path, files, platform, env)
             self.ordered.extend((dep, False) for dep in launched.deployments)
-            self.result.errors.extend(launched.errors)
-            return len(launched.deployments) + len(launched.errors), kind.what
+            errors = list(dict.fromkeys(launched.errors))  # a spent budget is one line
+            self.result.errors.extend(errors)
+            return len(launched.deployments) + len(errors), kind.what
         return 0, ""
 
 

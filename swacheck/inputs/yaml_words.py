@@ -7,6 +7,7 @@ scalar with escapes, folded lines that do not line up) points at the whole scala
 
 from __future__ import annotations
 
+from .. import limits
 from ..loading import Scalar
 from .shell import Source, SpanRun, Word
 
@@ -23,6 +24,7 @@ def yaml_word(node: Scalar, src: Source) -> Word:
     (plain, quoted without escapes, block scalars); otherwise every character points at the scalar."""
     text = yaml_text(node)
     loc = node.loc
+    limits.current().yaml_word(len(text), loc)  # an alias counts each time it is used
     start, end = src.offset(loc.line, loc.column), src.offset(loc.end_line, loc.end_column)
     whole = (src, start, max(start, end))
     spans = _align(text, src, start)

@@ -130,7 +130,10 @@ def test_the_readme_limits_table_matches_limits_py():
         "one expanded word": f"{limits.MAX_WORD // limits.MiB} MiB characters",
         "variable expansion per file": f"{limits.MAX_EXPANSION // limits.MiB} MiB characters",
         'array elements and arguments expanded per file (`"${A[@]}"`, `"$@"`)': f"{limits.MAX_ITEMS:,}",
-        "shell words per file": f"{limits.MAX_WORDS:,}",
+        "words per file (shell words, and YAML command/args/env values: an alias counts each time it is used)": (
+            f"{limits.MAX_WORDS:,}"
+        ),
+        "words made of YAML values per run": f"{limits.MAX_RUN_WORDS:,}",
         "source depth": f"{limits.MAX_SOURCE_DEPTH}",
         "files sourced per file": f"{limits.MAX_SOURCES}",
         "deployments per file": f"{limits.MAX_DEPLOYMENTS:,}",
