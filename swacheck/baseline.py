@@ -14,9 +14,11 @@ def read_baseline(path: str) -> frozenset[str]:
     """The fingerprints of a ``--write-baseline`` file; a file that cannot be used exits 2."""
     import json
 
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+    from .loading import read_text
+    from .records import InputProblem
+
+    try:  # the input reader: a regular file within the size limit (a FIFO, /dev/zero: refused)
+        data = json.loads(read_text(path))
         if (
             not isinstance(data, dict)
             or data.get("version") != BASELINE_VERSION
@@ -28,8 +30,8 @@ def read_baseline(path: str) -> frozenset[str]:
                 if isinstance(data, dict) and data.get("version") == 1
                 else f"not a swacheck baseline (version {BASELINE_VERSION}, written by --write-baseline)"
             )
-    except OSError as exc:
-        print_error(f"{path}: cannot read the baseline: {exc.strerror or exc}")
+    except InputProblem as problem:
+        print_error(f"{path}: cannot read the baseline: {problem.message}")
         raise typer.Exit(2) from None
     except ValueError as exc:  # json.JSONDecodeError too
         print_error(f"{path}: {exc}")

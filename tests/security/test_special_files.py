@@ -195,3 +195,22 @@ def test_a_folder_tree_a_thousand_levels_deep_is_walked_to_the_limit(tmp_path):
     ) in out
     # the folder and models/v4/config.json (no deployment) are the skips
     assert out[-1].startswith("Checked 2 deployments in 2 files (2 files skipped)"), out[-1]
+
+
+@pytest.mark.parametrize("which", ["fifo", "/dev/zero", "oversized"])
+def test_a_baseline_that_is_no_regular_file_is_refused_at_once(tmp_path, which):
+    """--baseline was read with open() + json.load: a FIFO hung the run and /dev/zero took
+    memory until it died. It is read through the input reader now: one line, exit 2."""
+    root = write_tree(tmp_path, {})
+    if which == "fifo":
+        os.mkfifo(root / "fifo")
+        name, why = "fifo", "is a FIFO (named pipe), not a regular file"
+    elif which == "oversized":
+        (root / "big.json").write_bytes(b" " * (limits.MAX_FILE_SIZE + 1))
+        name, why = "big.json", f"file is {limits.MAX_FILE_SIZE + 1} bytes, above the"
+    else:
+        name, why = which, "is a character device, not a regular file"
+    run = run_child(["--baseline", name, GOOD], root, timeout=30, memory=512 * 2**20)
+    assert run.exit_code == 2
+    assert run.stderr.startswith(f"{name}: cannot read the baseline: {why}"), run.stderr
+    assert "internal error" not in run.stderr
