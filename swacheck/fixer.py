@@ -12,7 +12,7 @@ import sys
 from . import fixes
 from .fixplan import FileState, Fixer
 from .records import one_line
-from .report.escape import print_error
+from .report.escape import diff_output, print_error
 
 
 def _relative(state: FileState, root: str) -> str:
@@ -50,7 +50,9 @@ def show_diff(settings) -> int:  # type: ignore[no-untyped-def]
             head
             + fixes.unified_diff(bom + state.original, bom + state.text, _relative(state, root))
         )
-    patch = "".join(chunks)
+    patch = diff_output(  # escaped where a person or the runner reads it, else exact bytes
+        "".join(chunks), _read_by_a_person(), os.environ.get("GITHUB_ACTIONS") == "true"
+    )
     if hasattr(sys.stdout, "buffer"):  # bytes: CRLF and lone CR stay as the files have them
         sys.stdout.flush()
         sys.stdout.buffer.write(patch.encode("utf-8"))
@@ -67,6 +69,15 @@ def show_diff(settings) -> int:  # type: ignore[no-untyped-def]
         f"({len(out.applied)} fix{'es' if len(out.applied) != 1 else ''}{more})"
     )
     return 2 if result.errors else (1 if chunks else 0)
+
+
+def _read_by_a_person() -> bool:
+    """Standard output is a terminal, or a CI log (GitHub Actions): not a pipe or a file."""
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return tty or os.environ.get("GITHUB_ACTIONS") == "true"
 
 
 def apply_fixes(settings) -> tuple[bool, int, int]:  # type: ignore[no-untyped-def]

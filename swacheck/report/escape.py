@@ -548,6 +548,28 @@ def diff_path(path: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+def diff_output(patch: str, read_by_a_person: bool, actions: bool) -> str:
+    """``--diff``'s text as printed: the exact bytes of the files (``git apply`` and ``patch``
+    take it) where it goes to a pipe or a file, and escaped at the same boundary as every report
+    where a person or GitHub's runner reads it:
+
+    - under GitHub Actions (``actions``), between ``::stop-commands::TOKEN`` and ``::TOKEN::``
+      with a random token: the runner reads no line of the pull request's text as a workflow
+      command (a YAML block scalar line ``  ::stop-commands::x`` is a context line, which the
+      runner takes as one after its leading blank); ``git apply`` and ``patch`` pass over these
+      two lines as they pass over swacheck's own heading lines;
+    - on a terminal or in a log (``read_by_a_person``), each character :func:`visible` would
+      escape (ESC, BEL, C1, bidi overrides...) shown as its escape, tabs and line ends kept."""
+    if read_by_a_person and not patch.isprintable():
+        patch = "".join(c if c.isprintable() or c in "\t\r\n" else _escape_char(c) for c in patch)
+    if actions and patch:
+        import secrets
+
+        token = secrets.token_hex(16)
+        patch = f"::stop-commands::{token}\n{patch}::{token}::\n"
+    return patch
+
+
 class InertLines:
     """A text stream around ``out`` that makes each line :func:`inert` where it starts with
     ``::``: rich wraps long text (a tree label) at spaces, and a continuation line indented with

@@ -437,3 +437,58 @@ def test_a_line_rich_wraps_never_starts_a_workflow_command():
     assert (
         out.getvalue() == "label ::error::x\n    \\x3a:error::y\n  \\x3a:warning::z\nx::notice::w\n"
     )
+
+
+# --------------------------------------------------------------------------- --diff (issue 23)
+
+DIFF_SERVER = (
+    "model-path: models/v4\n"
+    "# note \u202eevil\n"  # a bidi override in a context line (YAML allows it)
+    "speculative-algorithm: EAGLE\n"
+    "speculative-num-stesp: 3\n"  # the typo swacheck renames (a safe fix)
+    "speculative-eagle-topk: 1\n"
+    "served-model-name: |\n"
+    "  ::stop-commands::x\n"  # a context line the runner would take for a workflow command
+)
+
+
+def _diff_tree(tmp_path):
+    from budgets_common import write_tree
+
+    return write_tree(tmp_path, {"s.yaml": DIFF_SERVER})
+
+
+def test_diff_under_github_actions_cannot_issue_workflow_commands(tmp_path, monkeypatch):
+    """--diff printed the pull request's lines raw: '  ::stop-commands::x' in a YAML block
+    scalar became a workflow command in the log (the runner trims the line's leading blank).
+    Under GitHub Actions the diff is printed between ::stop-commands::TOKEN and ::TOKEN::, with
+    a random token, and terminal escapes and bidi overrides are shown as escapes."""
+    from conftest import run_cli
+
+    root = _diff_tree(tmp_path)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    run = run_cli("--diff", "s.yaml", cwd=root)
+    assert run.exit_code == 1, run.stderr
+    lines = run.stdout.splitlines()
+    m = re.fullmatch(r"::stop-commands::([0-9a-f]{32})", lines[0])
+    assert m is not None, lines[0]
+    assert lines[-1] == f"::{m[1]}::"
+    assert "   ::stop-commands::x" in lines  # inside the stopped region: text, not a command
+    assert [line for line in lines[1:-1] if line.lstrip().startswith("::")] == [
+        "   ::stop-commands::x"
+    ]
+    assert "\u202e" not in run.stdout and " # note \\u202eevil" in lines
+    second = run_cli("--diff", "s.yaml", cwd=root).stdout.splitlines()[0]
+    assert second != lines[0]  # a new token each run: a pull request cannot guess it
+
+
+def test_diff_to_a_pipe_is_the_exact_patch(tmp_path, monkeypatch):
+    """Outside a terminal and a CI log the diff stays the bytes the files hold (git apply)."""
+    from conftest import run_cli
+
+    root = _diff_tree(tmp_path)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    run = run_cli("--diff", "s.yaml", cwd=root)
+    assert run.exit_code == 1
+    assert " # note \u202eevil\n" in run.stdout and "::stop-commands::x" in run.stdout
+    assert not run.stdout.startswith("::")
