@@ -230,6 +230,82 @@ def odd_tags(root: Path) -> list[str]:
     return ["a.yaml", "b.yaml", "c.yaml"]
 
 
+def array_doubling(root: Path) -> list[str]:
+    lines = ["#!/bin/bash", "A=(x)"] + ['A=("${A[@]}" "${A[@]}")'] * 40 + [f'{LAUNCH} "${{A[@]}}"']
+    _w(root, "array.sh", "\n".join(lines) + "\n")
+    return ["array.sh"]
+
+
+def args_doubling(root: Path) -> list[str]:
+    _w(root, "args.sh", f'#!/bin/bash\nf() {{ f "$@" "$@"; }}\nf x\n{LAUNCH}\n')
+    return ["args.sh"]
+
+
+def weight_index(root: Path) -> list[str]:
+    names = {
+        f"model.layers.{i}.mlp.experts.{j}.w{k}.weight": f"model-{i:05d}-of-00046.safetensors"
+        for i in range(60)
+        for j in range(3000)
+        for k in range(3)
+    }
+    index = {"metadata": {"total_size": 159_617_149_040}, "weight_map": names}
+    _w(root, "models/v4/model.safetensors.index.json", json.dumps(index, indent=2))
+    return ["good.yaml"]
+
+
+def big_integers(root: Path) -> list[str]:
+    _w(root, "hex.yaml", SERVER + "tp-size: 0x" + "f" * 4000 + "\n")
+    _w(root, "num.json", '{"model-path": "models/v4", "tp-size": ' + "9" * 5000 + "}\n")
+    _w(root, "tp.sh", f"{LAUNCH} --tp-size {'9' * 401}\n")
+    return ["hex.yaml", "num.json", "tp.sh"]
+
+
+def deep_folders(root: Path) -> list[str]:
+    fd = os.open(root, os.O_RDONLY)
+    for _ in range(1000):
+        os.mkdir("d", dir_fd=fd)
+        new = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = new
+    os.close(fd)
+    return ["."]
+
+
+def redaction_backtracking(root: Path) -> list[str]:
+    flags = ["-" * 20_000 + "key", "--api-key" * 2_200, "--sk-" + "aa-" * 6_600]
+    _w(root, "long.sh", LAUNCH + " " + " ".join(f"{f} 1" for f in flags) + "\n")
+    return ["long.sh"]
+
+
+def launch_key_line(root: Path) -> list[str]:
+    _w(root, "big.yaml", 'a: "' + "xapiVersion: " * 25_000 + '"\n')
+    return ["."]
+
+
+def alias_fan_out(root: Path) -> list[str]:
+    items = "[" + ", ".join(["--x"] * 40_000) + "]"
+    pod = [
+        "apiVersion: v1",
+        "kind: Pod",
+        "metadata: {name: p}",
+        f"x-args: &args {items}",
+        "spec:",
+        "  containers:",
+        "    - &c",
+        "      name: s",
+        "      image: lmsysorg/sglang:latest",
+        "      command: [python, -m, sglang.launch_server, --model-path, models/v4]",
+        "      args: *args",
+    ] + ["    - *c"] * 999
+    _w(root, "pod.yaml", "\n".join(pod) + "\n")
+    return ["pod.yaml"]
+
+
+def baseline_fifo(root: Path) -> list[str]:
+    os.mkfifo(root / "base.json")
+    return ["good.yaml"]
+
+
 ATTACKS: dict[str, tuple[str, Callable[[Path], list[str]], tuple[str, ...]]] = {
     "shell-doubling": ('A="$A$A" 40 times in a script', shell_doubling, ()),
     "k8s-doubling": ("$(V) doubling through 40 container env entries", kubernetes_doubling, ()),
@@ -259,6 +335,24 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], list[str]], tuple[str, ...]]] = {
     ),
     "env-references": ("200,000 unknown $B in one .env line", env_references, ()),
     "odd-tags": ('!!bool maybe, !!int "", a NUL in server:', odd_tags, ()),
+    # issue 23
+    "array-doubling": ('A=("${A[@]}" "${A[@]}") 40 times', array_doubling, ()),
+    "args-doubling": ('f() { f "$@" "$@"; }', args_doubling, ()),
+    "weight-index": ("a 44 MiB model.safetensors.index.json", weight_index, ("--gpu", "H200")),
+    "big-integers": (
+        "a 4,000-digit hex literal, 5,000 JSON digits, a 401-digit --tp-size",
+        big_integers,
+        ("--gpu", "H200"),
+    ),
+    "deep-folders": ("a folder tree 1,000 levels deep", deep_folders, ()),
+    "redaction": (
+        "20,000 dashes + key, --api-key repeated, sk-aa-aa-...",
+        redaction_backtracking,
+        (),
+    ),
+    "launch-key-line": ("one 325 KB line of 'xapiVersion: '", launch_key_line, ()),
+    "alias-fan-out": ("1,000 containers aliasing 40,000 aliased args", alias_fan_out, ()),
+    "baseline-fifo": ("--baseline a FIFO", baseline_fifo, ("--baseline", "base.json")),
 }
 
 
@@ -287,6 +381,7 @@ def run_one(
         args = [python, "-m", "swacheck", "--format", "json"]
         if "--with-config" not in flags:
             args.append("--no-config")
+        args += [f for f in flags if f != "--with-config"]  # options the attack needs
         args += paths
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "SWACHECK"))}
         env["PYTHONPATH"] = str(repo) + os.pathsep + env.get("PYTHONPATH", "")
