@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -357,12 +356,17 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], list[str]], tuple[str, ...]]] = {
 
 
 def input_size(root: Path) -> int:
-    total = 0
-    for dirpath, _, names in os.walk(root):
-        for n in names:
-            p = os.path.join(dirpath, n)
-            if os.path.isfile(p) and "models" not in Path(p).relative_to(root).parts:
-                total += os.path.getsize(p)
+    """Bytes of the attack's files (not the model configs); its own stack, not os.walk's
+    recursion (the deep-folders tree)."""
+    total, stack = 0, [str(root)]
+    while stack:
+        with os.scandir(stack.pop()) as listing:
+            for entry in listing:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "models" or os.path.dirname(entry.path) != str(root):
+                        stack.append(entry.path)
+                elif entry.is_file():
+                    total += entry.stat().st_size
     return total
 
 
@@ -444,8 +448,8 @@ def run_one(
             "stderr": err[0] if err else "",
         }
     finally:
-        if keep is None:
-            shutil.rmtree(base, ignore_errors=True)
+        if keep is None:  # rm, not shutil.rmtree: that recurses (the deep-folders tree)
+            subprocess.run(["rm", "-rf", str(base)], check=False)
 
 
 def main() -> int:
