@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import threading
@@ -47,6 +46,25 @@ class Child:
         return json.loads(self.stdout)
 
 
+# A small interpreter between the test and swacheck: it caps the address space, forks swacheck
+# from itself and reports that child's own peak RSS on fd 3. Forked (or vforked) straight from
+# pytest, the child's ru_maxrss would count the pages it shared with pytest before exec, so the
+# figure grew with the suite (111-116 MB for an 86 MB run late in a full run).
+_MEASURE = """
+import os, resource, sys
+cap = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+pid = os.fork()
+if pid == 0:
+    os.close(int(sys.argv[2]))
+    os.execv(sys.executable, [sys.executable, "-m", "swacheck", "--no-config", *sys.argv[3:]])
+_, status, usage = os.wait4(pid, 0)
+os.write(int(sys.argv[2]), str(usage.ru_maxrss).encode())
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
 def run_child(
     args: list[str],
     cwd: Path,
@@ -56,25 +74,26 @@ def run_child(
 ) -> Child:
     """``python -m swacheck --no-config ARGS`` in a child: killed after ``timeout`` seconds (a hang
     fails the test, it does not hang the suite), its address space capped at ``memory`` bytes
-    (a blow-up dies there instead of taking the machine), its peak RSS measured."""
+    (a blow-up dies there instead of taking the machine), its own peak RSS measured."""
+    import signal
     import time
-
-    def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "SWACHECK"))}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env["NO_COLOR"] = "1"
+    read_rss, write_rss = os.pipe()
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "swacheck", "--no-config", *args],
+        [sys.executable, "-c", _MEASURE, str(memory), str(write_rss), *args],
         cwd=cwd,
         stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=cap,
         env=env,
+        pass_fds=(write_rss,),
+        start_new_session=True,  # a timeout kills swacheck too, not only the measuring parent
     )
+    os.close(write_rss)
     out: dict[str, bytes] = {}
     readers = [
         threading.Thread(target=lambda: out.__setitem__("out", proc.stdout.read())),  # type: ignore[union-attr]
@@ -82,18 +101,17 @@ def run_child(
     ]
     for t in readers:
         t.start()
-    timer = threading.Timer(timeout, proc.kill)
+    timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
     timer.start()
     try:
-        _, status, usage = os.wait4(
-            proc.pid, 0
-        )  # this child's own peak RSS, not the largest so far
+        proc.wait()
     finally:
         timer.cancel()
     seconds = time.perf_counter() - start
     for t in readers:
         t.join()
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    with os.fdopen(read_rss, "rb") as fh:
+        reported = fh.read().strip()
     if seconds >= timeout:
         raise AssertionError(f"swacheck {' '.join(args)} did not finish within {timeout} s")
     stdout, stderr = out.get("out", b""), out.get("err", b"")
@@ -102,7 +120,7 @@ def run_child(
         stdout.decode("utf-8", "replace"),
         stderr.decode("utf-8", "replace"),
         seconds,
-        usage.ru_maxrss * 1024,
+        int(reported or 0) * 1024,
     )
 
 
