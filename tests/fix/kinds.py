@@ -8,8 +8,9 @@ inline or anchored merge key; a Markdown doc with a yaml and a bash block; a lau
 its own functions, ``eval`` / ``sh -c`` nesting and calls past the limit; a Compose file with
 ``extends`` in the file and from another file, merge keys; a Kubernetes Deployment; a custom
 resource; a Dockerfile; a swacheck deployment file with copied geometry; an srt-slurm recipe; a
-SkyPilot task; a server log and a /server_info answer), sometimes a symbolic link that leads out of the tree (to ``../../../outside``),
-which no run may write through. The models live at the repository's top: ``models/v4``.
+SkyPilot task; a server log and a /server_info answer), sometimes a symbolic link that leads
+out of the tree (to ``../../../outside``), which no run may write through. The models live at
+the repository's top: ``models/v4``.
 """
 
 from __future__ import annotations
