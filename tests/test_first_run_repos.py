@@ -132,9 +132,10 @@ curl http://dsv4-router:8000/v1/models
     "meta-llama/Llama-3.1-8B-Instruct --port 30002\n",
     "scripts/bench.sh": "#!/bin/sh\npython3 -m sglang.bench_serving --backend sglang "
     "--num-prompts 512 --dataset-name random\n",
-    # a checkpoint on the node only: its config.json is nowhere here (SWA308 warning)
+    # a fine-tune on the node only (no published name the catalogue knows): its config.json is
+    # nowhere here (SWA308 warning)
     "scripts/launch_v4_pro.sh": "#!/bin/sh\npython3 -m sglang.launch_server --model-path "
-    "/data/DeepSeek-V4-Pro --tp-size 8 --speculative-algorithm EAGLE "
+    "/data/DeepSeek-V4-Pro-ours-sft --tp-size 8 --speculative-algorithm EAGLE "
     "--speculative-num-steps 3 --speculative-eagle-topk 1\n",
     "benchmarks/matrix.yaml": "model: deepseek-ai/DeepSeek-V4-Flash\nspeculative-algorithm: EAGLE\n"
     "tasks: [gsm8k, humaneval]\nconcurrency: [1, 16, 64]\nnum_prompts: 256\n",

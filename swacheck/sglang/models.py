@@ -227,11 +227,13 @@ class ModelNotFound(InputProblem):
         model_path: str,
         mapped: bool,
         looked: tuple[str, ...] = (),
+        also: str = "",
     ):
         super().__init__(message, location)
         self.model_path = model_path
         self.mapped = mapped
         self.looked = looked  # every place looked in
+        self.also = also  # what else the finding says (the catalogue's revision)
 
 
 class ModelStore:
@@ -279,6 +281,7 @@ class ModelStore:
                 model_path,
                 mapped,
                 tuple(looked),
+                also,
             )
         if (hit := self._configs.get(path)) is not None:
             return hit

@@ -37,7 +37,7 @@ def not_found(r: ArgReader, missing: ModelNotFound, pd: bool) -> Resolution:
     looked = ", ".join(one_line(place) for place in missing.looked)
     r.event(
         Kind.MODEL_NOT_FOUND,
-        f"config.json for model {missing.model_path!r} not found (looked in: {looked}): "
+        f"config.json for model {missing.model_path!r} not found (looked in: {looked}){missing.also}: "
         f"the target/draft geometry and the checkpoint rules were not checked; give it with "
         f"--model-config {model}=PATH",
         location=where,
