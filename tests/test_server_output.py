@@ -246,3 +246,21 @@ def test_why_still_explains_when_the_logged_server_cannot_be_checked(tree):
     given = run_cli("why", "--from-log", "server.log", *ROCM, "server.yaml", cwd=root)
     assert (given.exit_code, given.stderr) == (0, "")
     assert "Deployments (0 of 2 match)" in given.stdout
+
+
+def test_a_hostile_log_is_read_in_one_pass_and_bounded(tree):
+    # every line looked at once: the same line repeated (a log of ranks), many server_args= on
+    # one line, and lines that do not parse each cost one read; before, each match counted the
+    # log's lines from its start and parsed before comparing (over 120 s on 3-8 MB of these)
+    same = "[ts] server_args={'model_path': 'models/v4', 'tp_size': 8}\n" * 20_000
+    root = tree({"same.log": same, "one.log": "server_args={" * 50_000 + "\n"})
+    run = run_cli("--format", "json", "same.log", cwd=root)
+    assert [d["name"] for d in run.deployments] == ["same"]
+    run = run_cli("--format", "json", "one.log", cwd=root)
+    assert len(run.data["errors"]) == 1 and run.data["errors"][0]["line"] == 1
+    bad = "".join(f"server_args={{'a{n}'\n" for n in range(1_000))  # distinct, none parses
+    root = tree({"bad.log": bad})
+    errors = run_cli("--format", "json", "bad.log", cwd=root).data["errors"]
+    assert len(errors) == 64 + 1  # MAX_LOG_SERVERS lines read, then one line saying the rest is not
+    assert errors[-1]["message"].startswith("more than 64 servers' arguments in one log")
+    assert errors[-1]["line"] == 65

@@ -87,6 +87,30 @@ def load_server_info(
     return found
 
 
+def _read_line(
+    found: Found,
+    text: str,
+    path: str,
+    line: int,
+    line_start: int,
+    start: int,
+    end: int,
+    first: bool,
+    stem: str,
+    platform: Val,
+    env: dict[str, Val],
+) -> None:
+    """One ``server_args=`` line: its deployment, or the error that says why it cannot be read."""
+    try:
+        node = parse_repr(text, path, line, line_start, start, end)
+        if isinstance(node, Mapping):
+            evidence = f"the server_args line of its log, line {line}"
+            name = stem if first else f"{stem}@{line}"
+            found.deployments.append(_deployment(node, name, path, platform, env, evidence))
+    except InputProblem as problem:
+        found.errors.append(problem.to_error())
+
+
 def read_server_log(path: str, files: FileCache, platform: Val, env: dict[str, Val]) -> Found:
     """An SGLang log: one deployment per ``server_args=`` line that differs from the one before
     it (ranks and restarts of one server print the same line again)."""
@@ -98,14 +122,22 @@ def read_server_log(path: str, files: FileCache, platform: Val, env: dict[str, V
         return found
     text = src.text
     stem = os.path.splitext(os.path.basename(path))[0]
-    last: object = None
-    count = 0
-    for match in _LOG_LINE.finditer(text):
-        line_start = text.rfind("\n", 0, match.start()) + 1
+    # One pass: each line is looked at once (the line number is counted from the last match, the
+    # search goes on after the matched line), a line like the one before is passed over before it
+    # is parsed, and every other line, read or not, counts against MAX_LOG_SERVERS.
+    pos, line, distinct, last = 0, 1, 0, None
+    while (match := _LOG_LINE.search(text, pos)) is not None:
+        line += text.count("\n", pos, match.start())
+        line_start = text.rfind("\n", pos, match.start()) + 1 or pos
         line_end = text.find("\n", match.end())
         line_end = len(text) if line_end < 0 else line_end
-        line = text.count("\n", 0, match.start()) + 1
-        if count == MAX_LOG_SERVERS:
+        pos = line_end + 1
+        raw = text[match.end() : line_end].rstrip()
+        if raw == last:
+            line += 1
+            continue
+        last = raw
+        if distinct == MAX_LOG_SERVERS:
             found.errors.append(
                 InputProblem(
                     f"more than {MAX_LOG_SERVERS} servers' arguments in one log; the rest is not "
@@ -114,25 +146,19 @@ def read_server_log(path: str, files: FileCache, platform: Val, env: dict[str, V
                 ).to_error()
             )
             break
-        try:
-            node = parse_repr(text, path, line, line_start, match.end(), line_end)
-        except InputProblem as problem:
-            found.errors.append(problem.to_error())
-            continue
-        if not isinstance(node, Mapping):
-            continue
-        plain = text[match.end() : line_end].rstrip()
-        if plain == last:
-            continue
-        last = plain
-        count += 1
-        name = stem if count == 1 else f"{stem}@{line}"
-        try:
-            found.deployments.append(
-                _deployment(
-                    node, name, path, platform, env, f"the server_args line of its log, line {line}"
-                )
-            )
-        except InputProblem as problem:
-            found.errors.append(problem.to_error())
+        distinct += 1
+        _read_line(
+            found,
+            text,
+            path,
+            line,
+            line_start,
+            match.end(),
+            line_end,
+            distinct == 1,
+            stem,
+            platform,
+            env,
+        )
+        line += 1
     return found
