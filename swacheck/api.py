@@ -22,7 +22,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from .recordtype import record
+from .model.recordtype import record
 
 __all__ = ["check", "check_text", "Report", "Finding", "Location", "Deployment", "InputError"]
 
@@ -178,7 +178,7 @@ def _location(loc: Any) -> Location | None:
 
 
 def _report(result: Any) -> Report:
-    from .records import position_key
+    from .model.records import position_key
 
     deployments = []
     findings: list[tuple[Any, Finding]] = []

@@ -15,7 +15,7 @@ def read_baseline(path: str) -> frozenset[str]:
     import json
 
     from .loading import read_text
-    from .records import InputProblem
+    from .model.records import InputProblem
 
     try:  # the input reader: a regular file within the size limit (a FIFO, /dev/zero: refused)
         data = json.loads(read_text(path))

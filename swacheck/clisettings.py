@@ -69,7 +69,7 @@ def pairs(values: list[str], option: str) -> dict[str, str]:
     for item in values:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            from .report.escape import terminal
+            from .model.text import terminal
 
             raise BadValue(f"expected KEY=VALUE, got '{terminal(item)}'", param_hint=option)
         out[key] = value
@@ -100,7 +100,8 @@ def gpu(value: str | None, option: str) -> str | None:
 
 def release(value: str | None, option: str) -> str | None:
     """A known release; a newer one gives the newest profile and a warning (sglang/version.py)."""
-    from .report.escape import print_error, terminal
+    from .model.text import terminal
+    from .report.escape import print_error
     from .sglang.version import lookup
 
     if value is None:

@@ -20,13 +20,21 @@ from typing import Any
 from . import limits
 from .grouping import add_partners, plan
 from .inputs import Candidate, discover, read_inputs, release
-from .inputs.release import release_text
 from .loading import FileCache, read_stdin
+from .model.deployment import release_text
+from .model.records import (
+    SEVERITY_RANK,
+    Finding,
+    InputError,
+    InputProblem,
+    Summary,
+    Val,
+    position_key,
+)
+from .model.recordtype import record
 from .pairing import find_pairs
 from .paths import find_root, real
 from .paths import forget as forget_paths
-from .records import SEVERITY_RANK, Finding, InputError, InputProblem, Summary, Val, position_key
-from .recordtype import record
 from .results import DeploymentResult, RunResult
 from .rules import (
     DEPLOYMENT_RULES,

@@ -2,7 +2,7 @@
 
 Each number is shown with the formula that produced it and, recursively, its inputs down to
 where they came from: ``file:line:col`` of a key, an SGLang default (with the reason), or an
-explicit number. The trace is the provenance the resolver kept (:class:`swacheck.records.Val`).
+explicit number. The trace is the provenance the resolver kept (:class:`swacheck.model.records.Val`).
 This module builds the trace as data; the ``explain`` renderers of :mod:`swacheck.report`
 (``explain_human``, ``explain_json``) write it, like every report.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .records import Val
+from .model.records import Val
 from .report.common import deployment_head, pool_mode
 from .results import DeploymentResult
 from .sglang.resolve import Pool, Resolution

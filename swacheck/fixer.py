@@ -11,7 +11,7 @@ import sys
 
 from . import fixes
 from .fixplan import FileState, Fixer
-from .records import one_line
+from .model.text import one_line
 from .report.escape import diff_output, print_error
 
 

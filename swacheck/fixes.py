@@ -13,9 +13,9 @@ import re
 from dataclasses import field
 from typing import Any
 
-from .loading import Mapping, Pair
-from .records import Edit, Location
-from .recordtype import record
+from .model.records import Edit, Location
+from .model.recordtype import record
+from .model.tree import Mapping, Pair
 
 
 def render_scalar(value: Any, json_style: bool) -> str:
@@ -226,7 +226,7 @@ def unified_diff(old: str, new: str, path: str) -> str:
     of file`` after a last line without a line break."""
     import difflib
 
-    from .report.escape import diff_path
+    from .model.text import diff_path
 
     if new == old:
         return ""

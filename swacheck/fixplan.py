@@ -27,9 +27,10 @@ from collections import Counter
 from dataclasses import field
 
 from . import fixes, fixverify, loading
+from .model.records import Finding, Fix
+from .model.recordtype import record
+from .model.text import one_line
 from .paths import in_vcs_metadata, inside, real
-from .records import Finding, Fix, one_line
-from .recordtype import record
 from .safewrite import write_verified
 
 MAX_ROUNDS = 8  # each round re-checks every file; real configs converge in 2-3

@@ -31,10 +31,11 @@ from dataclasses import field
 
 from .inputs import Candidate, kinds
 from .inputs.deployment_file import is_deployment_file, load_pairs
-from .loading import FileCache, Mapping, Scalar, load_file
+from .loading import FileCache, load_file
+from .model.records import InputProblem
+from .model.recordtype import record
+from .model.tree import Mapping, Scalar
 from .paths import inside, real
-from .records import InputProblem
-from .recordtype import record
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 # a key that can make a YAML document one of the launch kinds that may read other files, written

@@ -64,8 +64,8 @@ from __future__ import annotations
 
 import contextvars
 
-from .records import InputProblem, Location
-from .report.escape import one_line
+from .model.records import InputProblem, Location
+from .model.text import one_line
 
 MiB = 1024 * 1024
 

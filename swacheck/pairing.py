@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 import re
 
+from .model.records import InputError
 from .paths import real
-from .records import InputError
 from .results import DeploymentResult, ServerPair
 from .sglang.pd import compared_values
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import field
 from typing import TYPE_CHECKING
 
-from .records import Finding, InputError, Summary, Val
-from .recordtype import record
+from .model.records import Finding, InputError, Summary, Val
+from .model.recordtype import record
 
 if TYPE_CHECKING:
-    from .inputs.types import Deployment
+    from .model.deployment import Deployment
     from .settings import Settings
     from .sglang.resolve import Resolution
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .report.escape import print_error, terminal
+from .model.text import terminal
+from .report.escape import print_error
 from .settings import Settings
 
 SKIP_NOTE = "skipped, not a deployment"  # inputs._skip_note: counted, listed with -v

@@ -19,8 +19,8 @@ import os
 import stat
 from typing import Protocol
 
+from .model.text import one_line
 from .paths import inside
-from .records import one_line
 
 
 class Checked(Protocol):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import field
 
-from .recordtype import record
+from .model.recordtype import record
 
 FAIL_ON = ("error", "warning", "note")  # the severities (records.SEVERITIES), lowest last
 PLATFORMS = ("cuda", "rocm", "npu")

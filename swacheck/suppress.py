@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import field
 
-from .records import Location
-from .recordtype import record
+from .model.records import Location
+from .model.recordtype import record
 
 PATTERN = re.compile(r"#\s*swacheck:\s*ignore\[([^\]]*)\](.*)$")
 _CODE = re.compile(r"SWA\d{0,3}")

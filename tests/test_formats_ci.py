@@ -119,7 +119,7 @@ def test_every_format_says_safe_and_unsafe_alike(fmt, monkeypatch, tmp_path):
 
 
 def test_an_unsafe_fix_without_edits_is_never_labelled_fix():
-    from swacheck.records import Fix
+    from swacheck.model.records import Fix
     from swacheck.report.common import fix_label
 
     assert fix_label(Fix("Drop the draft path by hand.", (), safe=False)) == "fix (unsafe)"

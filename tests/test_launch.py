@@ -11,7 +11,7 @@ from swacheck.inputs.argv import parse_args
 from swacheck.inputs.recognise import LaunchContext, launches
 from swacheck.inputs.shell import Chars, Source, Var, Walker, Word, lex
 from swacheck.loading import FileCache
-from swacheck.records import Val
+from swacheck.model.records import Val
 
 SPEC = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1"
 LAUNCH = f"python3 -m sglang.launch_server --model-path models/v4 {SPEC}"

@@ -18,21 +18,20 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "swacheck"
 
 # Bottom to top. A module may import modules of its own layer and of the layers below it, never
-# above. An entry names one module, or with ".*" a package and everything in it; the longest
-# entry that matches a module gives its layer.
+# above, and never a layer this table names as its sibling (SIBLINGS). An entry names one module,
+# or with ".*" a package and everything in it; the longest entry that matches a module gives its
+# layer.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
-        "base",  # plain records and leaf tables, importing nothing above them
+        "model",  # the deployment model and the leaf tables every stage uses: owned by no stage
         (
             "swacheck",  # the package: __version__ (and the lazy Python API, see LAZY_API)
-            "swacheck.recordtype",  # @record: the dataclass decorator every record uses
-            "swacheck.records",
+            "swacheck.model.*",  # records, the position-keeping tree, Deployment, text primitives
+            "swacheck.limits",  # the budgets (the tree's plain values are charged to them)
             "swacheck.paths",
-            "swacheck.limits",
             "swacheck.glossary",
-            "swacheck.settings",  # the plain Settings: imports nothing
+            "swacheck.settings",  # the plain Settings
             "swacheck.report",  # the format registry: format names -> module names
-            "swacheck.report.escape",  # the escaping boundary: imports nothing of swacheck
         ),
     ),
     ("loading", ("swacheck.loading.*", "swacheck.suppress", "swacheck.fixes")),
@@ -45,11 +44,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "swacheck.sglang.gpus",
         ),
     ),
-    ("inputs", ("swacheck.inputs.*",)),
-    ("sglang", ("swacheck.sglang.*",)),
-    ("results", ("swacheck.results", "swacheck.pairing", "swacheck.fingerprints")),
+    ("inputs", ("swacheck.inputs.*",)),  # normalise: files -> Deployment
+    ("sglang", ("swacheck.sglang.*",)),  # resolve: Deployment -> Resolution, as SGLang does
+    ("results", ("swacheck.results", "swacheck.fingerprints")),
     ("rules", ("swacheck.rules.*",)),
-    ("engine", ("swacheck.engine", "swacheck.grouping")),
+    ("engine", ("swacheck.engine", "swacheck.grouping", "swacheck.pairing")),
     ("report", ("swacheck.report.*", "swacheck.explain", "swacheck.why.*")),
     (
         "commands",
@@ -71,6 +70,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "swacheck.why.command",
         ),
     ),
+)
+# Layers that stand side by side although one is listed above the other: neither imports the
+# other. The readers (inputs) and SGLang's resolution (sglang) both stand on the model, so a
+# change to a reader cannot break a formula; the rules and the reports read the model, the
+# resolution and the results, never a reader.
+SIBLINGS: tuple[tuple[str, str], ...] = (
+    ("sglang", "inputs"),
+    ("results", "inputs"),
+    ("rules", "inputs"),
+    ("report", "inputs"),
 )
 # The engine runs a check; only the commands run one. The report layer renders a RunResult
 # (results.py) and never imports the engine, though it sits above it.
@@ -219,7 +228,8 @@ def test_the_checks_catch_what_they_are_for():
     assert cycles(graph) == [frozenset("abc")]
     assert cycle_path(frozenset("abc"), graph) == "a (line 1) -> b (line 2) -> c (line 3) -> a"
     assert cycles({"a": {"b": [1]}, "b": {}}) == []
-    assert layer_of("swacheck.report.escape") == 0
+    assert layer_of("swacheck.model.text") == 0
+    assert layer_of("swacheck.report.escape") == [n for n, _ in LAYERS].index("report")
     assert layer_of("swacheck.report.human") == [n for n, _ in LAYERS].index("report")
     assert layer_of("swacheck.sglang.flags") < layer_of("swacheck.inputs.launch")
     assert layer_of("swacheck.inputs.launch") < layer_of("swacheck.sglang.resolve")
@@ -280,3 +290,25 @@ def lines_of(path: Path) -> int:
 def test_no_module_over_600_lines(path):
     lines = lines_of(path)
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines (at most {MAX_LINES})"
+
+
+def test_siblings_do_not_import_each_other():
+    names = [name for name, _ in LAYERS]
+    wrong = []
+    for module, targets in GRAPH.items():
+        for target, lines in targets.items():
+            pair = (names[layer_of(module)], names[layer_of(target)])
+            if pair in SIBLINGS:
+                wrong.append(
+                    f"{MODULES[module].relative_to(ROOT)}:{lines[0]}: {module} ({pair[0]}) "
+                    f"imports {target} ({pair[1]})"
+                )
+    assert not wrong, "imports between sibling layers:\n" + "\n".join(wrong)
+
+
+def test_the_model_imports_nothing_above_it():
+    # the bottom layer: every module of swacheck/model/ imports only the model (and limits)
+    for module, targets in GRAPH.items():
+        if module.startswith("swacheck.model"):
+            above = {t for t in targets if layer_of(t) != 0}
+            assert not above, f"{module} imports {sorted(above)}"

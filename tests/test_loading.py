@@ -14,16 +14,14 @@ from swacheck import limits, loading
 from swacheck.loading import (
     MAX_DEPTH,
     FileCache,
-    Mapping,
-    Scalar,
-    Sequence,
     decode,
     load_file,
     parse_json,
     parse_yaml,
     read_text,
 )
-from swacheck.records import InputProblem
+from swacheck.model.records import InputProblem
+from swacheck.model.tree import Mapping, Scalar, Sequence
 
 
 def span(loc):

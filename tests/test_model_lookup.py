@@ -8,7 +8,7 @@ import os
 import pytest
 
 from swacheck.loading import FileCache, parse_json
-from swacheck.records import InputProblem, Location
+from swacheck.model.records import InputProblem, Location
 from swacheck.sglang.models import ModelConfig, ModelStore, locate
 
 HUB_ID = "deepseek-ai/DeepSeek-V4-Flash"

@@ -124,7 +124,7 @@ def test_expert_format_sources(tmp_path):
     m = _model(tmp_path, base, name="c")
     facts = ckpt.read(m, {}, None)
     assert facts.experts.value == "mxfp4" and facts.experts_assumed
-    from swacheck.records import Val
+    from swacheck.model.records import Val
 
     assert ckpt.read(m, {"SGLANG_DSV4_FP4_EXPERTS": Val("0", "--env")}, None).experts.value == "fp8"
 

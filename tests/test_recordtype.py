@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from swacheck.recordtype import record
+from swacheck.model.recordtype import record
 
 
 def _pair(**options):

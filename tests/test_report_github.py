@@ -10,7 +10,7 @@ import re
 import pytest
 from conftest import EAGLE, ROOT, run_cli
 
-from swacheck.records import Finding, Location
+from swacheck.model.records import Finding, Location
 from swacheck.report import escape, github
 
 # A PD prefill server whose draft checkpoint has sliding_window 256: one SWA102 error, and an

@@ -11,7 +11,7 @@ from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swacheck.records import Location, Val
+from swacheck.model.records import Location, Val
 from swacheck.report import json_format
 from swacheck.report.escape import json_data
 

@@ -20,7 +20,7 @@ import pytest
 from conftest import EAGLE, ROOT, run_cli
 
 from swacheck import __version__
-from swacheck.records import Location
+from swacheck.model.records import Location
 from swacheck.report import sarif
 from swacheck.rules import RULES
 

@@ -11,7 +11,7 @@ from conftest import run_cli
 from swacheck.inputs.recognise import LaunchContext, launches
 from swacheck.inputs.shell import Chars, Source, Walker, lex
 from swacheck.inputs.shell import worlds as worlds_mod
-from swacheck.records import InputProblem
+from swacheck.model.records import InputProblem
 
 MODEL = os.path.join(os.path.dirname(__file__), "..", "examples", "models", "DeepSeek-V4-Flash")
 

@@ -58,4 +58,4 @@ def test_records_are_declared_with_record_not_dataclass():
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if line.lstrip().startswith("@dataclass")
     ]
-    assert found == [], "use @record (swacheck/recordtype.py): " + ", ".join(found)
+    assert found == [], "use @record (swacheck/model/recordtype.py): " + ", ".join(found)

@@ -23,34 +23,21 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 
 from .. import limits
-from ..loading import (
-    Document,
-    FileCache,
-    Mapping,
-    SourceFile,
-    kind_name,
-    not_regular,
-    special_kind,
-    walked_regular,
-)
+from ..loading import FileCache, not_regular, special_kind, walked_regular
+from ..model.deployment import Deployment
+from ..model.records import InputError, InputProblem, Val
+from ..model.recordtype import record
+from ..model.text import one_line
+from ..model.tree import Document, Mapping, SourceFile, kind_name
 from ..paths import real, remember_real
-from ..records import InputError, InputProblem, Val
-from ..recordtype import record
-from ..report.escape import one_line
 from . import gitignore, kinds
 from .deployment_file import is_deployment_file, load_deployment, load_pairs
 from .server_config import is_server_config, load_server_args
-from .types import Arg, Deployment, ExplicitGeometry, ModelRef, ServerArgs
 
 if TYPE_CHECKING:
     from .launch import Found
 
 __all__ = [
-    "Arg",
-    "Deployment",
-    "ExplicitGeometry",
-    "ModelRef",
-    "ServerArgs",
     "Candidate",
     "Inputs",
     "discover",
@@ -506,8 +493,8 @@ def _template(
     skipped, with a note giving the fix when it was named explicitly (a pre-commit hook or a
     shell glob names every YAML file: a chart's templates must not fail the run). True when
     ``cand`` is one."""
+    from ..model.deployment import unread
     from . import templates
-    from .types import unread
 
     try:
         text = (stdin_text or "") if cand.path == "-" else files.read(cand.path)
@@ -517,7 +504,7 @@ def _template(
     if what is None:
         return False
     if templates.mentions_sglang(text):
-        from ..records import Location
+        from ..model.records import Location
 
         stem = os.path.splitext(os.path.basename(cand.path))[0]
         ordered.append(

@@ -14,14 +14,14 @@ from __future__ import annotations
 import re
 from dataclasses import field
 
-from ..loading import Pair, Scalar, Sequence
-from ..records import InputProblem, Location
-from ..recordtype import record
+from ..model.deployment import Arg
+from ..model.records import InputProblem, Location
+from ..model.recordtype import record
+from ..model.tree import Pair, Scalar, Sequence
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
 from .recognise import Launch
 from .shell import Word, join_spans, span_location
-from .types import Arg
 
 
 @record(frozen=True)

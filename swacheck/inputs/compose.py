@@ -28,8 +28,9 @@ import re
 from collections import ChainMap
 
 from .. import limits
-from ..loading import Document, FileCache, Mapping, Pair, Scalar, Sequence, kind_name
-from ..records import InputProblem, Val
+from ..loading import FileCache
+from ..model.records import InputProblem, Val
+from ..model.tree import Document, Mapping, Pair, Scalar, Sequence, kind_name
 from .compose_extends import Chain, chain
 from .launch import Found, build, load_text, names_for, seed_env
 from .platforms import platform_of_image

@@ -16,9 +16,10 @@ import os
 from collections.abc import Callable
 from dataclasses import field
 
-from ..loading import FileCache, Mapping, Scalar, kind_name
-from ..records import InputProblem
-from ..recordtype import record
+from ..loading import FileCache
+from ..model.records import InputProblem
+from ..model.recordtype import record
+from ..model.tree import Mapping, Scalar, kind_name
 from .shell import Source
 
 # a scalar of a Compose file as Compose reads it (interpolated): compose.py's, passed in

@@ -33,8 +33,10 @@ other here.
 
 from __future__ import annotations
 
-from ..loading import Document, FileCache, Mapping, Scalar, Sequence
-from ..records import Val
+from ..loading import FileCache
+from ..model.deployment import unread
+from ..model.records import Val
+from ..model.tree import Document, Mapping, Scalar, Sequence
 from .kinds import mentions_sglang
 from .kubernetes import (
     POD_SPECS,
@@ -46,7 +48,6 @@ from .kubernetes import (
 )
 from .launch import Found
 from .shell import Source
-from .types import unread
 
 CONTAINER_KEYS = ("mainContainer", "runner", "container")
 SKIP_KEYS = {

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import os
 
-from ..loading import FileCache, Mapping, Node, Scalar, Sequence, kind_name
+from ..loading import FileCache
+from ..model.deployment import Deployment, ExplicitGeometry, ModelRef, ServerArgs
+from ..model.records import InputProblem, Val
+from ..model.tree import Mapping, Node, Scalar, Sequence, kind_name
 from ..paths import real
-from ..records import InputProblem, Val
 from .server_config import load_server_args, server_args_from_mapping
-from .types import Deployment, ExplicitGeometry, ModelRef, ServerArgs
 
 PLATFORMS = ("cuda", "rocm", "npu")
 TOP_KEYS = ("swacheck", "name", "platform", "gpu", "env", "server", "target", "draft")

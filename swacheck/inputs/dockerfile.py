@@ -17,9 +17,9 @@ from dataclasses import field
 
 from .. import limits
 from ..loading import FileCache
-from ..records import InputProblem, Location, Val
-from ..recordtype import record
-from ..report.escape import one_line
+from ..model.records import InputProblem, Location, Val
+from ..model.recordtype import record
+from ..model.text import one_line
 from .launch import Found, collect, load_text, seed_env
 from .platforms import platform_of_image
 from .recognise import Launch, LaunchContext, launches, script_launches

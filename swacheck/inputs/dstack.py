@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import os
 
-from ..loading import Document, FileCache, Mapping, Scalar, Sequence
-from ..records import InputProblem, Val
+from ..loading import FileCache
+from ..model.records import InputProblem, Val
+from ..model.tree import Document, Mapping, Scalar, Sequence
 from .launch import Found, build, names_for, seed_env
 from .pitfalls import attach
 from .platforms import platform_of_image

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import os
 
-from ..loading import Document, FileCache, Mapping, Scalar, Sequence
-from ..records import InputProblem, Val
+from ..loading import FileCache
+from ..model.records import InputProblem, Val
+from ..model.tree import Document, Mapping, Scalar, Sequence
 from .kinds import server_mappings
 from .launch import Found, build, seed_env
 from .platforms import platform_of_image

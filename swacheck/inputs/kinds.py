@@ -16,8 +16,8 @@ import os
 import re
 from collections.abc import Callable
 
-from ..loading import Mapping, Scalar, Sequence
-from ..recordtype import record
+from ..model.recordtype import record
+from ..model.tree import Mapping, Scalar, Sequence
 
 SHELLS = {"sh", "bash", "dash", "ash", "ksh", "zsh"}
 # what makes a Compose service (`extends`: it inherits another's)

@@ -24,13 +24,14 @@ import os
 import re
 
 from .. import limits
-from ..loading import Document, FileCache, Mapping, Scalar, Sequence, kind_name
-from ..records import InputProblem, Location, Val
+from ..loading import FileCache
+from ..model.deployment import unread
+from ..model.records import InputProblem, Location, Val
+from ..model.tree import Document, Mapping, Scalar, Sequence, kind_name
 from .launch import Found, UnresolvedModel, build, names_for, seed_env
 from .platforms import platform_of_image
 from .recognise import LaunchContext, launches
 from .shell import Env, Source, SpanChain, Unknown, Var, Word
-from .types import unread
 from .yaml_words import yaml_word
 
 POD_SPECS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
@@ -414,7 +415,7 @@ def _from_the_cluster(
 
 
 def _pair(key: str, node: Sequence):  # type: ignore[no-untyped-def]
-    from ..loading import Pair
+    from ..model.tree import Pair
 
     return Pair(key, node.loc, node)
 

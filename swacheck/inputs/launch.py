@@ -23,9 +23,11 @@ import os
 import re
 from dataclasses import field
 
-from ..loading import FileCache, Mapping, SourceFile, read_text
-from ..records import InputError, InputProblem, Location, Val
-from ..recordtype import record
+from ..loading import FileCache, read_text
+from ..model.deployment import Arg, Deployment, ServerArgs, unread
+from ..model.records import InputError, InputProblem, Location, Val
+from ..model.recordtype import record
+from ..model.tree import Mapping, SourceFile
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
 from .argv import SINGLE_DASH, Parsed, Unresolved, parse_args, unresolved_word
@@ -33,7 +35,6 @@ from .platforms import infer_platform
 from .recognise import DYNAMO_MODULES, Launch
 from .server_config import load_server_args
 from .shell import Env, Source, Var, Word
-from .types import Arg, Deployment, ServerArgs, unread
 
 
 @record

@@ -36,14 +36,14 @@ import os
 import re
 
 from ..loading import FileCache
-from ..records import InputProblem, Location, Val
-from ..recordtype import record
+from ..model.deployment import Deployment, unread
+from ..model.records import InputProblem, Location, Val
+from ..model.recordtype import record
 from .argv import parse_args
 from .launch import Found, LaunchDeployment, build, load_text, names_for, seed_env
 from .pitfalls import attach
 from .recognise import Launch, LaunchContext, script_launches
 from .shell import Chars, Source, Var
-from .types import Deployment, unread
 
 YAML_LANGS = {"yaml", "yml"}
 SHELL_LANGS = {
@@ -248,9 +248,9 @@ def _yaml_block(
     are blanked, so every line and column is the doc's). A block that does not parse, or holds
     something else, is ignored: docs hold fragments."""
     from ..loading import parse_yaml
+    from ..model.deployment import Deployment
     from . import kinds
     from .server_config import is_server_config, load_server_args
-    from .types import Deployment
 
     a = src.starts[start] if start < len(src.starts) else len(src.text)
     b = src.starts[end] if end < len(src.starts) else len(src.text)

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import re
 
-from ..records import Location
+from ..model.deployment import Deployment
+from ..model.records import Location
 from .shell import Chars, span_location
-from .types import Deployment
 
 _TRAILING = re.compile(r"\\[ \t]+$")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..records import Val
+from ..model.records import Val
 from .shell import Env
 
 _PLATFORM_NAMES = {"rocm": "ROCm", "npu": "Ascend NPU"}

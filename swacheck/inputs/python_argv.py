@@ -20,7 +20,7 @@ import os
 import re
 
 from ..loading import FileCache
-from ..records import InputProblem, Val
+from ..model.records import InputProblem, Val
 from .launch import Found, collect, load_text, seed_env
 from .recognise import Launch, LaunchContext, launches, script_launches
 from .shell import Chars, Source, SpanRun, Unknown, Word

@@ -16,8 +16,8 @@ import os
 import re
 
 from .. import limits
-from ..records import Location, Val
-from ..recordtype import record
+from ..model.records import Location, Val
+from ..model.recordtype import record
 from .kinds import SHELLS
 from .runners import (
     _ENV_ASSIGN,

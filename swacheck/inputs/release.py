@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..records import Location
-from ..recordtype import record
+from ..model.records import Location
+from ..model.recordtype import record
 
 _VERSION = r"v?(0\.\d{1,3}\.\d{1,3}(?:\.post\d{1,3})?)"
 # an image whose repository is SGLang's: lmsysorg/sglang, lmsysorg/sglang-rocm, rocm/sgl-dev,
@@ -106,7 +106,7 @@ def _scan(file: str, text: str) -> tuple[list[Mention], tuple[str, Location] | N
 
 def note(dep, text: str | None) -> None:  # type: ignore[no-untyped-def]
     """Set ``dep.release`` (and ``dep.fork``) from the text of the deployment's own file."""
-    from ..records import Val
+    from ..model.records import Val
 
     if not text:
         return
@@ -117,17 +117,3 @@ def note(dep, text: str | None) -> None:  # type: ignore[no-untyped-def]
         dep.release = Val(m.version, m.source, m.location)
     if f is not None:
         dep.fork = Val(f[0], "the file installs or starts sglang-kt", f[1])
-
-
-def release_text(release, version: str, fork: str = "") -> str:  # type: ignore[no-untyped-def]
-    """How the report names the release a deployment was checked with, when its file chose it:
-    "SGLang 0.5.19, from image tag ..."; "" when --sglang-version (or the default alone) did."""
-    if fork:
-        return f"{fork}: its own flags, SGLang {version}'s behaviour (the base is not a release)"
-    if release is None:
-        return ""
-    if not release.value:
-        return f"SGLang {version}, the default: {release.origin} names no release"
-    if str(release.value) != version:
-        return f"SGLang {release.value}, from {release.origin} (predicted with {version})"
-    return f"SGLang {version}, from {release.origin}"

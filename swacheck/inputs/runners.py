@@ -10,8 +10,8 @@ import re
 from collections.abc import Callable
 from dataclasses import field
 
-from ..records import Val
-from ..recordtype import record
+from ..model.records import Val
+from ..model.recordtype import record
 from .platforms import platform_of_image
 from .shell import Env, Source, Var, Word
 

@@ -6,11 +6,11 @@ import os
 
 from .. import limits
 from ..loading import FileCache
-from ..records import InputError, InputProblem, Val
+from ..model.deployment import Deployment
+from ..model.records import InputError, InputProblem, Val
 from .launch import Found, collect, load_text, seed_env
 from .recognise import LaunchContext, script_launches
 from .shell import Chars, Source
-from .types import Deployment
 
 
 def read_script(

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import os
 
-from ..loading import Mapping, Scalar
-from ..records import InputProblem
+from ..model.deployment import Arg, ServerArgs
+from ..model.records import InputProblem
+from ..model.tree import Mapping, Scalar
 from ..sglang import flags
 from ..sglang.version import DEFAULT, SGLangProfile
 from .kinds import is_server_info
-from .types import Arg, ServerArgs
 
 
 def server_args_from_mapping(
     mapping: Mapping, file: str, base_dir: str, profile: SGLangProfile = DEFAULT
 ) -> ServerArgs:
-    entries: list[Arg] = []  # in the order the mapping keeps its keys (loading.tree), argparse's
+    entries: list[Arg] = []  # in the order the mapping keeps its keys (model/tree.py), argparse's
     for written, pair in mapping.pairs.items():
         m = flags.match(written, profile)
         if m.option is not None:

@@ -21,13 +21,14 @@ from __future__ import annotations
 import os
 import re
 
-from ..loading import FileCache, Mapping, Scalar
+from ..loading import FileCache
 from ..loading.pyrepr import parse_repr
-from ..records import InputProblem, Location, Val
+from ..model.deployment import Arg, Deployment, ServerArgs
+from ..model.records import InputProblem, Location, Val
+from ..model.tree import Mapping, Scalar
 from ..sglang import flags
 from ..sglang.version import DEFAULT
 from .launch import Found, load_text
-from .types import Arg, Deployment, ServerArgs
 
 MAX_LOG_SERVERS = 64  # server_args lines read from one log; the rest is said, not dropped
 _LOG_LINE = re.compile(r"server_args=(?=[{(A-Z])")

@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import re
 
-from ..loading import Document, FileCache, Mapping, Scalar, Sequence
-from ..records import InputProblem, Val
+from ..loading import FileCache
+from ..model.records import InputProblem, Val
+from ..model.tree import Document, Mapping, Scalar, Sequence
 from .launch import Found, build, names_for, seed_env
 from .pitfalls import attach
 from .recognise import LaunchContext, script_launches

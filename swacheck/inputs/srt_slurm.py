@@ -35,13 +35,14 @@ from __future__ import annotations
 import os
 import re
 
-from ..loading import Document, FileCache, Mapping, Pair, Scalar, Sequence
-from ..records import InputProblem, Location, Val
+from ..loading import FileCache
+from ..model.deployment import Arg, Deployment, ServerArgs
+from ..model.records import InputProblem, Location, Val
+from ..model.tree import Document, Mapping, Pair, Scalar, Sequence
 from ..sglang import flags
 from ..sglang.version import DEFAULT
 from .launch import Found
 from .platforms import ROCM_ENV
-from .types import Arg, Deployment, ServerArgs
 
 MODES = ("prefill", "decode", "aggregated")
 _ENV_KEY = {

@@ -8,7 +8,7 @@ scalar with escapes, folded lines that do not line up) points at the whole scala
 from __future__ import annotations
 
 from .. import limits
-from ..loading import Scalar
+from ..model.tree import Scalar
 from .shell import Source, SpanRun, Word
 
 

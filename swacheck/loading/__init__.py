@@ -22,12 +22,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import limits
-from ..paths import real, run_memo
-from ..records import InputProblem, Location
-from ..report.escape import one_line
-from .json_parser import _JsonParser, parse_json
-from .lines import Lines
-from .tree import (
+from ..model.records import InputProblem, Location
+from ..model.text import one_line
+from ..model.tree import (
     DEFAULT_MAX_FILE_SIZE,
     MAX_DEPTH,
     MAX_PLAIN_NODES,
@@ -41,6 +38,9 @@ from .tree import (
     SourceFile,
     kind_name,
 )
+from ..paths import real, run_memo
+from .json_parser import _JsonParser, parse_json
+from .lines import Lines
 from .yaml_events import _SafeLoader, _YamlConverter, _YamlLoader, parse_yaml
 
 __all__ = [
@@ -49,23 +49,14 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_PLAIN_NODES",
     "OVERLAY",
-    "Document",
-    "Duplicate",
     "FileCache",
     "Lines",
-    "Mapping",
-    "Node",
-    "Pair",
-    "Scalar",
-    "Sequence",
-    "SourceFile",
     "_JsonParser",
     "_SafeLoader",
     "_YamlConverter",
     "_YamlLoader",
     "decode",
     "is_json_path",
-    "kind_name",
     "load_file",
     "not_regular",
     "parse_json",

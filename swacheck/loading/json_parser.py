@@ -11,9 +11,9 @@ import re
 from typing import Any
 
 from .. import limits
-from ..records import InputProblem, Location
+from ..model.records import InputProblem, Location
+from ..model.tree import MAX_DEPTH, Document, Duplicate, Mapping, Node, Pair, Scalar, Sequence
 from .lines import Lines
-from .tree import MAX_DEPTH, Document, Duplicate, Mapping, Node, Pair, Scalar, Sequence
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")

@@ -6,7 +6,7 @@ import bisect
 import re
 from itertools import accumulate
 
-from ..records import Location
+from ..model.records import Location
 
 _BREAKS = re.compile(r"\r\n|\r|\n")
 

@@ -17,8 +17,8 @@ import re
 from typing import Any
 
 from .. import limits
-from ..records import InputProblem, Location
-from .tree import MAX_DEPTH, Mapping, Node, Pair, Scalar, Sequence
+from ..model.records import InputProblem, Location
+from ..model.tree import MAX_DEPTH, Mapping, Node, Pair, Scalar, Sequence
 
 MAX_DIGITS = 4_000  # below Python's int-from-text limit (4,300); no SGLang number has 20
 

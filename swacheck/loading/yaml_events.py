@@ -18,10 +18,10 @@ from typing import Any
 import yaml
 
 from .. import limits
-from ..records import InputProblem, Location
-from ..report.escape import one_line
+from ..model.records import InputProblem, Location
+from ..model.text import one_line
+from ..model.tree import MAX_DEPTH, Document, Duplicate, Mapping, Node, Pair, Scalar, Sequence
 from .lines import Lines
-from .tree import MAX_DEPTH, Document, Duplicate, Mapping, Node, Pair, Scalar, Sequence
 
 try:  # libyaml's composer is several times faster; fall back to pure Python.
     _SafeLoader: type = yaml.CSafeLoader  # type: ignore[attr-defined]

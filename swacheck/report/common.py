@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..inputs.release import release_text
-from ..records import Edit, Fix, one_line
-from ..recordtype import record
+from ..model.deployment import release_text
+from ..model.records import Edit, Fix
+from ..model.recordtype import record
+from ..model.text import one_line
 from ..results import DeploymentResult
 from ..sglang.resolve import Pool, Resolution
 

@@ -16,8 +16,8 @@ import sys
 from functools import partial
 from typing import TextIO
 
-from ..records import Finding, InputError, Location
-from ..recordtype import record
+from ..model.records import Finding, InputError, Location
+from ..model.recordtype import record
 from ..results import RunResult
 from ..rules import BY_CODE
 from .common import fix_label

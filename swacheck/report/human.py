@@ -20,9 +20,9 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TextIO
 
-from ..pairing import ServerPair
-from ..records import Finding, one_line
-from ..results import DeploymentResult, RunResult
+from ..model.records import Finding
+from ..model.text import one_line
+from ..results import DeploymentResult, RunResult, ServerPair
 from ..settings import Settings
 from .common import (
     HEADER,

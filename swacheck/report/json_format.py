@@ -13,7 +13,7 @@ import tempfile
 from typing import Any, TextIO
 
 from .. import __version__
-from ..records import Val
+from ..model.records import Val
 from ..results import DeploymentResult, RunResult, ServerPair
 from ..settings import Settings
 from .common import deployment_head, pool_json

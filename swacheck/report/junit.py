@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from functools import partial
 from typing import TextIO
 
-from ..records import SEVERITY_RANK, Finding, InputError
+from ..model.records import SEVERITY_RANK, Finding, InputError
 from ..results import RunResult
 from .common import edit_text, fix_label
 from .escape import xml as clean

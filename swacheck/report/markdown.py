@@ -11,7 +11,7 @@ Every piece of text goes through ``escape.markdown`` or ``escape.markdown_code``
 
 from __future__ import annotations
 
-from ..records import Finding
+from ..model.records import Finding
 from ..results import DeploymentResult, RunResult
 from .common import HEADER, Row, edit_text, fix_label, heading, table_rows
 from .escape import markdown as escape

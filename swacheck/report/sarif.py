@@ -33,7 +33,7 @@ from ..fingerprints import (
     input_error_fingerprint,
     repo_path,
 )
-from ..records import Location
+from ..model.records import Location
 from ..results import RunResult
 from .common import catalogue_labels, fix_label
 from .escape import json_data, path_for_uri

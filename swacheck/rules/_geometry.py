@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..records import Edit, Finding, Fix, Location, Related, Val
+from ..model.records import Edit, Finding, Fix, Location, Related, Val
 from ..sglang.resolve import Pool, Resolution
 from ..sglang.version import format_tuple
 from .base import Rule, RuleContext, arg_mapping

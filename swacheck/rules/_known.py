@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from ..records import Finding, Fix, Related
+from ..model.records import Finding, Fix, Related
 from ..sglang import known_failures as kf
 from ..sglang.resolve import Resolution
 from . import _preflight as pf

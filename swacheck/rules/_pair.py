@@ -8,8 +8,8 @@ handshake, so no pair finding is made for its pair (``fails_alone``).
 from __future__ import annotations
 
 from .. import fixes
-from ..pairing import ServerPair
-from ..records import Finding, Fix, Location, Related, Val
+from ..model.records import Finding, Fix, Location, Related, Val
+from ..results import ServerPair
 from ..sglang.pd import state_layout_outcome, transfer_backend
 
 

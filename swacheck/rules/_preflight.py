@@ -13,9 +13,9 @@ from functools import cache, lru_cache
 from typing import Any
 
 from .. import fixes
-from ..inputs import Arg
-from ..loading import Scalar
-from ..records import Edit, Finding, Fix, Location, Val
+from ..model.deployment import Arg
+from ..model.records import Edit, Finding, Fix, Location, Val
+from ..model.tree import Scalar
 from ..sglang import checkpoint as ckpt
 from ..sglang.gpus import Gpu, lookup
 from ..sglang.resolve import Resolution
@@ -165,7 +165,7 @@ def unknown_gpu_finding(
 
 
 def unknown_gpu_note(name: str) -> str:
-    from ..records import one_line
+    from ..model.text import one_line
     from ..sglang.gpus import closest
 
     shown = one_line(name if len(name) <= 60 else name[:57] + "...")

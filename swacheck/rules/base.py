@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
-from ..records import Finding, Fix, Related
-from ..recordtype import record
+from ..model.records import Finding, Fix, Related
+from ..model.recordtype import record
 from ..sglang.resolve import Event, Resolution
 
 

@@ -50,7 +50,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..records import Finding
+from ..model.records import Finding
 from ..sglang.resolve import Resolution
 from ._geometry import geometry_findings
 from .base import RuleContext

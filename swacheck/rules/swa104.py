@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..records import Finding, Fix
+from ..model.records import Finding, Fix
 from ..sglang.resolve import Resolution
 from .base import RuleContext
 

@@ -32,7 +32,7 @@ import sys
 from collections.abc import Iterator
 
 from .. import fixes
-from ..records import Finding, Fix
+from ..model.records import Finding, Fix
 from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, arg_mapping, finding_for_event

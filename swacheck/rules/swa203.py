@@ -35,7 +35,7 @@ import sys
 from collections.abc import Iterator
 
 from .. import fixes
-from ..records import Finding, Fix
+from ..model.records import Finding, Fix
 from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, finding_for_event

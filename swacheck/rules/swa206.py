@@ -44,7 +44,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..records import Finding, Fix
+from ..model.records import Finding, Fix
 from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from .base import RuleContext, finding_for_event

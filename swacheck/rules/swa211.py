@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..records import Finding, Fix
+from ..model.records import Finding, Fix
 from ..sglang.resolve import Resolution
 from ..sglang.version import release_key
 from ._preflight import gpu, is_dsv4, platform, text

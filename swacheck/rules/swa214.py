@@ -38,7 +38,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from ..records import Finding, Fix
+from ..model.records import Finding, Fix
 from ..sglang import catalogue
 from ..sglang.checkpoint import published
 from ..sglang.resolve import Resolution

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..records import Finding, Fix, Related
+from ..model.records import Finding, Fix, Related
 from ..sglang.resolve import Resolution
 from .base import RuleContext
 

@@ -58,7 +58,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from .. import fixes
-from ..records import Finding, Fix
+from ..model.records import Finding, Fix
 from ..sglang import flags
 from ..sglang.events import Event, Kind
 from ..sglang.resolve import Resolution
@@ -66,7 +66,7 @@ from ..sglang.version import PROFILES
 from .base import RuleContext, arg_mapping, finding_for_event
 
 if TYPE_CHECKING:
-    from ..inputs import Arg
+    from ..model.deployment import Arg
 
 CODE = "SWA303"
 NAME = "config-key-refused"

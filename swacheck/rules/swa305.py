@@ -47,7 +47,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..records import Finding, Fix
+from ..model.records import Finding, Fix
 from ..sglang.resolve import ENV_BACKEND, ENV_FP8, Resolution
 from .base import RuleContext
 

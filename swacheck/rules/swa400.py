@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..records import Finding, Fix
+from ..model.records import Finding, Fix
 
 CODE = "SWA400"
 NAME = "pd-partner-ambiguous"

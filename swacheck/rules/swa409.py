@@ -28,8 +28,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..pairing import ServerPair
-from ..records import Finding
+from ..model.records import Finding
+from ..results import ServerPair
 from ._pair import fails_alone, pair_finding
 from .base import RuleContext
 

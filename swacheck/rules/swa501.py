@@ -63,8 +63,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..records import Finding, Fix, Related, Val
-from ..recordtype import record
+from ..model.records import Finding, Fix, Related, Val
+from ..model.recordtype import record
 from ..sglang.gpus import Gpu
 from ..sglang.resolve import Resolution
 from . import _preflight as pf

@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..records import Finding, Fix, Related
+from ..model.records import Finding, Fix, Related
 from ..sglang.resolve import Resolution
 from . import _preflight as pf
 from .base import RuleContext, arg_mapping

@@ -44,8 +44,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..inputs.types import Arg
-from ..records import Finding, Fix, Related, Val
+from ..model.deployment import Arg
+from ..model.records import Finding, Fix, Related, Val
 from ..sglang.gpus import Gpu
 from ..sglang.resolve import Resolution
 from . import _preflight as pf

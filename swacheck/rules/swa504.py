@@ -50,8 +50,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from ..records import Finding, Fix, Related, Val
-from ..recordtype import record
+from ..model.records import Finding, Fix, Related, Val
+from ..model.recordtype import record
 from ..sglang import checkpoint as ckpt
 from ..sglang.gpus import Gpu
 from ..sglang.resolve import Resolution

@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import fixes
-from ..records import Finding, Fix
+from ..model.records import Finding, Fix
 from ..sglang.resolve import Resolution
 from . import _preflight as pf
 from .base import RuleContext, arg_mapping

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..records import Finding, Fix
+from ..model.records import Finding, Fix
 from ..sglang.resolve import Resolution
 from ..sglang.version import FIRST_DSV4, NEWEST
 from . import _preflight as pf

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from ..records import Finding, Fix
+from ..model.records import Finding, Fix
 from ..suppress import Suppression
 
 CODE = "SWA901"

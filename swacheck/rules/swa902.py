@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from .. import fixes
-from ..records import Finding, Fix
+from ..model.records import Finding, Fix
 from ..suppress import Suppression
 
 CODE = "SWA902"

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..inputs import Deployment
+from ..model.deployment import Deployment
 
 _DSV4 = re.compile(r"deepseek[-_ ]?v4|dsv4|(^|[/_-])v4[-_](flash|pro)\b", re.IGNORECASE)
 # Families that are not DeepSeek-V4 (their architectures differ: SGLang's DSV4 hooks never run).

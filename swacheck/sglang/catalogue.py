@@ -27,9 +27,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from ..loading import Mapping, Pair, Scalar, Sequence
-from ..records import Location
-from ..recordtype import record
+from ..model.records import Location
+from ..model.recordtype import record
+from ..model.tree import Mapping, Pair, Scalar, Sequence
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "checkpoints.json")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")

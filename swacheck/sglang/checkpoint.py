@@ -27,8 +27,8 @@ import re
 import stat
 from functools import lru_cache
 
-from ..records import InputProblem, Location, Val
-from ..recordtype import record
+from ..model.records import InputProblem, Location, Val
+from ..model.recordtype import record
 from . import catalogue
 from .models import ModelConfig
 

@@ -13,11 +13,11 @@ from dataclasses import field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from ..recordtype import record
+from ..model.recordtype import record
 
 if TYPE_CHECKING:
-    from ..inputs import Arg
-    from ..records import Location
+    from ..model.deployment import Arg
+    from ..model.records import Location
 
 
 class Kind(StrEnum):

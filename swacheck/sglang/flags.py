@@ -18,7 +18,7 @@ import json
 import os
 from functools import cache, lru_cache
 
-from ..recordtype import record
+from ..model.recordtype import record
 from .version import SGLangProfile
 
 _DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")  # shipped in the wheel

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from ..recordtype import record
+from ..model.recordtype import record
 
 _MIB = 1024 * 1024
 _GB = (

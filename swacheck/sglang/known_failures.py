@@ -38,7 +38,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..recordtype import record
+from ..model.recordtype import record
 from .version import release_key
 
 TABLE = Path(__file__).resolve().parent / "data" / "known-failures.json"

@@ -19,9 +19,10 @@ import os
 import re
 from dataclasses import field
 
-from ..loading import FileCache, Mapping, Pair, Scalar, Sequence, kind_name
-from ..records import InputProblem, Location, Val
-from ..recordtype import record
+from ..loading import FileCache
+from ..model.records import InputProblem, Location, Val
+from ..model.recordtype import record
+from ..model.tree import Mapping, Pair, Scalar, Sequence, kind_name
 from . import catalogue as _catalogue
 
 DSPARK_KEYS = (

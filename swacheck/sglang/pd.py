@@ -24,7 +24,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ..records import Val
+from ..model.records import Val
 from .resolve import Resolution
 from .version import release_key
 

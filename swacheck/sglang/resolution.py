@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import field
 from typing import TYPE_CHECKING
 
-from ..recordtype import record
+from ..model.recordtype import record
 from .events import Event, Kind
 
 if TYPE_CHECKING:
-    from ..inputs import Deployment
-    from ..records import Val
+    from ..model.deployment import Deployment
+    from ..model.records import Val
     from .models import ModelConfig
     from .version import SGLangProfile
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..inputs.types import UnreadDeployment
-from ..records import InputProblem, Val
+from ..model.deployment import UnreadDeployment
+from ..model.records import InputProblem, Val
 from .events import Event, Kind
 from .models import ModelNotFound
 from .resolution import Pool, Resolution
@@ -47,7 +47,7 @@ from .stages.unified_gate import ENV_BACKEND, ENV_FP8
 from .version import DEFAULT, SGLangProfile
 
 if TYPE_CHECKING:
-    from ..inputs import Deployment
+    from ..model.deployment import Deployment
     from .models import ModelStore
     from .stages.deepseek_v4 import DSV4
     from .stages.memory_pool import PoolInputs

@@ -19,7 +19,7 @@ import re
 from dataclasses import replace
 from functools import lru_cache
 
-from ..recordtype import record
+from ..model.recordtype import record
 
 _RING = "DSV4 target and draft pools must share SWA ring geometry: target={target}, draft={draft}"
 _PAGED_AB = (

@@ -7,7 +7,7 @@ the order a human would look (window, then ring, then pages).
 
 from __future__ import annotations
 
-from ..recordtype import record
+from ..model.recordtype import record
 from .parse import ParsedError
 
 

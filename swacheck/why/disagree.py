@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..records import Val
+from ..model.records import Val
 from .match import Explained
 
 # the resolved values compared, in this order (names of Resolution.values)

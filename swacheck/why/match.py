@@ -10,7 +10,7 @@ import re
 from dataclasses import field
 from typing import Any
 
-from ..recordtype import record
+from ..model.recordtype import record
 from .diagnose import Diagnosis, diagnose
 from .parse import Parse, ParsedError
 

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import field
 
-from ..recordtype import record
+from ..model.recordtype import record
 from .messages import CHECK_ORDER, MESSAGE_LINES, VERSIONS, WORDINGS, Wording
 
 

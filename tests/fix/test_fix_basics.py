@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from swacheck import fixes
-from swacheck.records import Edit
+from swacheck.model.records import Edit
 
 BROKEN = """\
 # decode server   (comment kept)

@@ -114,7 +114,7 @@ def test_a_rename_onto_a_key_already_set_in_a_markdown_block(tree):
 
 def test_a_new_duplicate_in_a_markdown_block_is_refused_by_the_verification(tree, monkeypatch):
     # without the rule's own guard, the re-check sees the key written twice
-    from swacheck.inputs.types import ServerArgs
+    from swacheck.model.deployment import ServerArgs
 
     monkeypatch.setattr(
         ServerArgs,

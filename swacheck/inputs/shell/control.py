@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import field
 
-from ...records import InputProblem
-from ...recordtype import record
+from ...model.records import InputProblem
+from ...model.recordtype import record
 from .spans import span_location
 from .words import RawCommand, RawWord
 

@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 
 from ... import limits
-from ...records import Location
-from ...recordtype import record
+from ...model.records import Location
+from ...model.recordtype import record
 from .arithmetic import evaluate, integer
 from .lexer import lex
 from .spans import Span, SpanRun, span_location

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ... import limits
-from ...records import Location
+from ...model.records import Location
 from .lexer_words import ShellSyntaxError, WordLexer
 from .spans import span_location
 from .words import _ARRAY_START, _NAME, ArrayLit, Chars, Lit, RawCommand, RawWord

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from ... import limits
-from ...records import InputProblem
+from ...model.records import InputProblem
 from .spans import Span, _SpanBuilder, span_location
 from .words import _NAME, Chars, Lit, Opaque, Param, Part, RawWord
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Sequence as SequenceABC
 from dataclasses import field
 
-from ...records import Location
-from ...recordtype import record
+from ...model.records import Location
+from ...model.recordtype import record
 
 
 @record(eq=False)

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import field, replace
 
 from ... import limits
-from ...records import InputProblem
-from ...recordtype import record
-from ...report.escape import one_line
+from ...model.records import InputProblem
+from ...model.recordtype import record
+from ...model.text import one_line
 from .conditions import Tri, evaluate, matches
 from .control import AndOr, Case, Group, If, Loop, Node, Pipe, Simple, parse, raws
 from .expansion import Env, Var, expand, expand_one, partly_known

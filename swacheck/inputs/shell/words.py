@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import field
 
-from ...records import Location
-from ...recordtype import record
+from ...model.records import Location
+from ...model.recordtype import record
 from .spans import Source, Span, SpanChain, SpanRun, join_spans, span_location
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 
-from ...recordtype import record
-from ...report.escape import one_line
+from ...model.recordtype import record
+from ...model.text import one_line
 from .expansion import Env, Var
 from .spans import join_spans, span_location
 from .words import RawCommand, Unknown

@@ -12,8 +12,8 @@ import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ...inputs import Arg
-from ...loading import Mapping, Scalar, Sequence
+from ...model.deployment import Arg
+from ...model.tree import Mapping, Scalar, Sequence
 from .. import flags
 from ..events import Kind
 

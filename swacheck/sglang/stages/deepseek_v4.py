@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...records import Val
-from ...recordtype import record
+from ...model.records import Val
+from ...model.recordtype import record
 from ..events import Kind
 from .reader import default
 
 if TYPE_CHECKING:
-    from ...inputs import Arg
+    from ...model.deployment import Arg
     from .reader import ArgReader
 
 DSV4_PAGE_SIZE = 256  # the page size the hook forces (NPU: SGLangProfile.dsv4_npu_page_size)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...records import Val
-from ...recordtype import record
+from ...model.records import Val
+from ...model.recordtype import record
 from ..events import Kind
 from ..resolution import Pool
 from .model_config import window

@@ -11,16 +11,16 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ...loading import Mapping, Scalar
-from ...records import InputProblem, Val
-from ...recordtype import record
-from ...report.escape import one_line
+from ...model.records import InputProblem, Val
+from ...model.recordtype import record
+from ...model.text import one_line
+from ...model.tree import Mapping, Scalar
 from ..applicable import not_applicable
 from ..events import Kind
 from ..models import HUB_ENV, ModelNotFound, ModelStore
 
 if TYPE_CHECKING:
-    from ...inputs import ModelRef
+    from ...model.deployment import ModelRef
     from ..catalogue import Entry
     from ..models import ModelConfig
     from ..resolution import Resolution

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...loading import Scalar
-from ...records import Val
-from ...recordtype import record
+from ...model.records import Val
+from ...model.recordtype import record
+from ...model.tree import Scalar
 from ..events import Kind
 from .reader import default
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...loading import Scalar, kind_name
-from ...records import Val
+from ...model.records import Val
+from ...model.tree import Scalar, kind_name
 from .. import flags
 from ..events import Event, Kind
 from ..resolution import Resolution
 
 if TYPE_CHECKING:
-    from ...inputs import Arg, Deployment
-    from ...records import Location
+    from ...model.deployment import Arg, Deployment
+    from ...model.records import Location
     from ..models import ModelStore
     from ..version import SGLangProfile
 

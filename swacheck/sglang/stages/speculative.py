@@ -14,14 +14,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ...records import Val
-from ...recordtype import record
+from ...model.records import Val
+from ...model.recordtype import record
 from ..events import Kind
 from .model_config import load_model
 from .reader import default
 
 if TYPE_CHECKING:
-    from ...inputs import Arg, ModelRef
+    from ...model.deployment import Arg, ModelRef
     from ..models import ModelConfig
     from .deepseek_v4 import DSV4
     from .model_config import Target

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...records import Val
+from ...model.records import Val
 from ..events import Kind
 from .reader import TRUTHY
 

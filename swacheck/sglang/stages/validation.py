@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ..events import Kind
 
 if TYPE_CHECKING:
-    from ...records import Val
+    from ...model.records import Val
     from .reader import ArgReader
 
 _OVERLAP = "AssertionError: Pipeline parallelism is not compatible with overlap schedule, speculative decoding"

@@ -16,7 +16,6 @@ from dataclasses import field
 from typing import Any
 
 from .recordtype import record
-from .report.escape import one_line  # noqa: F401  (moved to the escaping boundary; this name stays importable)
 
 SEVERITIES = ("error", "warning", "note")
 SEVERITY_RANK = {"note": 0, "warning": 1, "error": 2}
@@ -165,7 +164,7 @@ class InputError:
     def __str__(self) -> str:
         """``file:line:col: message``, through the terminal escaping (report/escape.py): this
         is the line printed on stderr."""
-        from .report.escape import terminal
+        from .text import terminal
 
         pos = self.file
         if self.line is not None:

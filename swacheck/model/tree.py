@@ -11,8 +11,8 @@ from dataclasses import field
 from typing import Any
 
 from .. import limits
-from ..records import InputProblem, Location
-from ..recordtype import record
+from .records import InputProblem, Location
+from .recordtype import record
 
 DEFAULT_MAX_FILE_SIZE = limits.MAX_FILE_SIZE  # bytes; a config file is a few KiB
 MAX_DEPTH = limits.MAX_NESTING  # nesting levels; real configs use fewer than 10

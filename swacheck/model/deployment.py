@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
-from ..loading import Duplicate, Mapping, Node, Pair
-from ..records import Location, Val
-from ..recordtype import record
+from .records import Location, Val
+from .recordtype import record
+from .tree import Duplicate, Mapping, Node, Pair
 
 
 @record
@@ -130,3 +130,17 @@ def unread(
     return UnreadDeployment(
         name, file, location, platform, dict(env), server, reason=reason, limit=limit
     )
+
+
+def release_text(release: Val | None, version: str, fork: str = "") -> str:
+    """How the report names the release a deployment was checked with, when its file chose it:
+    "SGLang 0.5.19, from image tag ..."; "" when --sglang-version (or the default alone) did."""
+    if fork:
+        return f"{fork}: its own flags, SGLang {version}'s behaviour (the base is not a release)"
+    if release is None:
+        return ""
+    if not release.value:
+        return f"SGLang {version}, the default: {release.origin} names no release"
+    if str(release.value) != version:
+        return f"SGLang {release.value}, from {release.origin} (predicted with {version})"
+    return f"SGLang {version}, from {release.origin}"
