@@ -28,15 +28,7 @@ from ..model.tree import (
     DEFAULT_MAX_FILE_SIZE,
     MAX_DEPTH,
     MAX_PLAIN_NODES,
-    Document,
-    Duplicate,
-    Mapping,
-    Node,
-    Pair,
-    Scalar,
-    Sequence,
     SourceFile,
-    kind_name,
 )
 from ..paths import real, run_memo
 from .json_parser import _JsonParser, parse_json
