@@ -1,10 +1,10 @@
-"""Bytes -> a position-keeping tree, for YAML (also multi-document) and JSON.
+"""Bytes -> a position-keeping tree (``swacheck/model/tree.py``: :class:`Scalar`,
+:class:`Mapping`, :class:`Sequence`, documents and files), for YAML (also multi-document) and
+JSON.
 
 Only regular files are read, within the size budgets of ``limits``; each file is read and
 parsed once per run (:class:`FileCache`). The parsers live beside this module:
 
-- ``tree``: the position-keeping nodes (:class:`Scalar`, :class:`Mapping`, :class:`Sequence`),
-  documents and files;
 - ``yaml_events``: YAML from libyaml's events (safe loading only; any non-standard tag refused);
 - ``json_parser``: an exact JSON parser of our own, because the standard library keeps no
   positions;
