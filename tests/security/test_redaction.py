@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_escaping import assert_clean, swacheck
 
+from swacheck.model import text as primitives
 from swacheck.report import escape
 from swacheck.report.escape import REDACTED, redact
 
@@ -335,14 +336,14 @@ def _redact_every_run(text: str) -> str:
     """redact as it was before it skipped the random-run pass on text without a capital."""
     if len(text) < 10:
         return text
-    if escape._TOKEN_HINT.search(text):
-        text = escape._secrets().sub(REDACTED, text)
+    if primitives._TOKEN_HINT.search(text):
+        text = primitives._secrets().sub(REDACTED, text)
     lower = text.lower()
-    if any(hint in lower for hint in escape._VALUE_HINTS):
-        text = escape._values().sub(escape._value, text)
+    if any(hint in lower for hint in primitives._VALUE_HINTS):
+        text = primitives._values().sub(primitives._value, text)
     if "basic" in lower:
-        text = escape._BASIC.sub(escape._basic, text)
-    return escape._RUN.sub(escape._run, text) if len(text) >= escape.RANDOM_MIN else text
+        text = primitives._BASIC.sub(primitives._basic, text)
+    return primitives._RUN.sub(primitives._run, text) if len(text) >= primitives.RANDOM_MIN else text
 
 
 @pytest.mark.parametrize("seed", range(4))
