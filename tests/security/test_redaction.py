@@ -343,7 +343,9 @@ def _redact_every_run(text: str) -> str:
         text = primitives._values().sub(primitives._value, text)
     if "basic" in lower:
         text = primitives._BASIC.sub(primitives._basic, text)
-    return primitives._RUN.sub(primitives._run, text) if len(text) >= primitives.RANDOM_MIN else text
+    return (
+        primitives._RUN.sub(primitives._run, text) if len(text) >= primitives.RANDOM_MIN else text
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
