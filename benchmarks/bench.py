@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +51,8 @@ COLD_FACTOR = 1.3  # swacheck on one file within 1.3x of the bare import line
 COLD_YAMLLINT_FACTOR = 1.3  # swacheck on one file within 1.3x of yamllint on the same file
 ITEM7_SIZE = 2000  # issue 13 item 7: 2,000 server configs within FLOOR_FACTOR of the floor
 RSS_LIMIT_MB = 200.0
+FIX_FACTOR = 2.0  # swacheck --fix at most 2x a check of the same files (tiny configs)
+RSS_FLAT = 1.25  # peak RSS at the largest tiny size at most 1.25x the smallest's (streaming)
 
 # ----------------------------------------------------------------------------- generation
 
@@ -268,6 +271,7 @@ class Runs:
     cwd: Path
     stdout: str | None = None  # file to write stdout to; None: /dev/null
     ok_codes: tuple[int, ...] = (0,)
+    prepare: Callable[[], None] | None = None  # run before each run, untimed (put files back)
     times: list[float] = field(default_factory=list)
     rss_kb: list[int] = field(default_factory=list)
 
@@ -322,6 +326,8 @@ TIME_BIN = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 def run_once(r: Runs, env: dict[str, str], record: bool = True) -> int:
     """Run one child; time it from spawn to reap; take its peak RSS from GNU time (else wait4)."""
+    if r.prepare is not None:
+        r.prepare()
     with (
         open(r.stdout or os.devnull, "wb") as out,
         tempfile.TemporaryFile() as err,
@@ -481,9 +487,24 @@ def main() -> int:
     )
     ap.add_argument("--no-yamllint", action="store_true", help="skip the yamllint lines")
     ap.add_argument("--seed", type=int, default=20240611, help="seed of the generated mix")
+    ap.add_argument(
+        "--tiny-sizes",
+        default="2000,20000",
+        help="tiny server config counts (benchmarks/tiny.py), comma-separated (default 2000,20000)",
+    )
+    ap.add_argument(
+        "--only",
+        choices=("deploy", "tiny"),
+        help="run one workload: the deployment trees (--sizes) or the tiny configs (--tiny-sizes)",
+    )
     args = ap.parse_args()
     sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
-    if not sizes or args.repeat < 1:
+    args.tiny = sorted({int(s) for s in args.tiny_sizes.split(",") if s.strip()})
+    if args.only == "tiny":
+        sizes = []
+    elif args.only == "deploy":
+        args.tiny = []
+    if not (sizes or args.tiny) or args.repeat < 1:
         ap.error("give at least one size and --repeat >= 1")
     if not (EXAMPLE_MODELS / "DeepSeek-V4-Flash" / "config.json").is_file():
         ap.error(
@@ -505,6 +526,34 @@ def main() -> int:
 
 
 def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore[no-untyped-def]
+    _header(args, python, env, sw, yl, base)
+    checks: list[tuple[str, str, str, bool]] = []  # (target, value, limit, ok)
+    deploy = _deploy(args, sizes, python, env, sw, yl, base, checks) if sizes else None
+    tiny = tiny_bench(args, python, env, sw, yl, base, checks) if args.tiny else None
+    print(f"{'target':<52}{'value':>26}{'limit':>12}   result")
+    print("-" * 100)
+    for name, value, limit, ok in checks:
+        print(f"{name:<52}{value:>26}{limit:>12}   {'PASS' if ok else 'FAIL'}")
+    print()
+    if deploy is not None:
+        item7(*deploy)
+        print()
+    if tiny is not None:
+        tiny_ratios(tiny)
+        print()
+    failed = sum(not ok for *_, ok in checks)
+    print(
+        f"{len(checks) - failed} of {len(checks)} targets met"
+        + (f"; {failed} FAILED" if failed else "")
+    )
+    print(
+        f"load average at the end: {loadavg()} (on {os.cpu_count()} CPUs; other "
+        f"work on the machine inflates every line)"
+    )
+    return 1 if failed else 0
+
+
+def _header(args, python, env, sw, yl, base: Path) -> None:  # type: ignore[no-untyped-def]
     cpu = ""
     try:
         cpu = next(
@@ -554,6 +603,10 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
                 print(f"  WARNING   : {anc / name} may configure swacheck for these runs")
     print()
 
+
+def _deploy(args, sizes, python, env, sw, yl, base: Path, checks: list) -> tuple:  # type: ignore[no-untyped-def]
+    """The deployment trees (--sizes): time them, print their tables, add their targets to
+    ``checks``; the groups and cold-start runs for :func:`item7`."""
     floor_cmd = [python, str(HERE / "floor.py"), "deploy", "models"]
     groups: dict[int, dict[str, Runs]] = {}
     trees: dict[int, Path] = {}
@@ -695,7 +748,6 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
     print()
 
     # ------------------------------------------------------------------ targets
-    checks: list[tuple[str, str, str, bool]] = []  # (target, value, limit, ok)
     for n in sizes:
         g = groups[n]
         for key in ("json", "human"):
@@ -769,23 +821,198 @@ def _bench(args, sizes, python, env, sw, yl, base: Path) -> int:  # type: ignore
                 mb < RSS_LIMIT_MB,
             )
         )
-    print(f"{'target':<52}{'value':>26}{'limit':>12}   result")
-    print("-" * 100)
-    for name, value, limit, ok in checks:
-        print(f"{name:<52}{value:>26}{limit:>12}   {'PASS' if ok else 'FAIL'}")
+    return groups, cold
+
+
+# ----------------------------------------------------------------------------- tiny configs
+
+
+def tiny_bench(args, python, env, sw, yl, base: Path, checks: list) -> dict[int, dict[str, Runs]]:  # type: ignore[no-untyped-def]
+    """Issue 29's workload (benchmarks/tiny.py): N tiny server configs, timed side by side with
+    the floor, yamllint (at the smallest size) and ``swacheck --fix``, every run on the same
+    files (they are put back before each run, untimed); the targets go to ``checks``."""
+    import tiny
+
+    groups: dict[int, dict[str, Runs]] = {}
+    for n in args.tiny:
+        root = base / f"tiny{n}"
+        if root.exists():
+            shutil.rmtree(root)
+        root.mkdir(parents=True)
+        write_models(root)
+        t = tiny.generate(root, n, args.seed + n)
+        pristine = tiny.snapshot(root)
+
+        def put_back(pristine: dict = pristine) -> None:
+            tiny.restore(pristine)
+
+        print(
+            f"generated {t.files:,} tiny server configs ({tiny.LINES} lines, {t.bytes / 1e6:.2f} MB), "
+            f"{tiny.PER_FOLDER} per folder, {t.pairs:,} PD pairs, {t.fixable:,} with a safe fix"
+        )
+        report = root / "out.json"
+        g = {
+            "floor": Runs(
+                "floor (libyaml + json.load)",
+                [python, str(HERE / "floor.py"), "configs", "models"],
+                root,
+                prepare=put_back,
+            ),
+            "human": Runs(
+                "swacheck (human) > /dev/null",
+                [*sw, "configs"],
+                root,
+                ok_codes=(1,),
+                prepare=put_back,
+            ),
+            "json": Runs(
+                "swacheck --format json -o",
+                [*sw, "--format", "json", "--output", str(report), "configs"],
+                root,
+                ok_codes=(1,),
+                prepare=put_back,
+            ),
+            "fix": Runs(
+                "swacheck --fix > /dev/null",
+                [*sw, "--fix", "configs"],
+                root,
+                ok_codes=(1,),
+                prepare=put_back,
+            ),
+        }
+        if yl and n == args.tiny[0]:
+            g["yamllint"] = Runs(
+                "yamllint -d relaxed",
+                [*yl, "-d", "relaxed", "configs"],
+                root,
+                ok_codes=(0, 1),
+                prepare=put_back,
+            )
+        run_once(g["json"], env, record=False)
+        print(f"  check     : {verify_tiny(report, t)}")
+        run_once(g["fix"], env, record=False)
+        run_once(Runs("check after --fix", g["json"].cmd, root, ok_codes=(1,)), env, record=False)
+        print(f"  --fix     : {verify_fixed(report, t, pristine)}")
+        t0 = time.perf_counter()
+        measure(list(g.values()), args.repeat, env)
+        print(f"  timed in {time.perf_counter() - t0:.0f} s")
+        groups[n] = g
     print()
-    item7(groups, cold)
-    failed = sum(not ok for *_, ok in checks)
-    print()
-    print(
-        f"{len(checks) - failed} of {len(checks)} targets met"
-        + (f"; {failed} FAILED" if failed else "")
-    )
-    print(
-        f"load average at the end: {loadavg()} (on {os.cpu_count()} CPUs; other "
-        f"work on the machine inflates every line)"
-    )
-    return 1 if failed else 0
+    _tiny_checks(groups, checks)
+    return groups
+
+
+def verify_tiny(out_json: Path, t, after_fix: bool = False) -> str:  # type: ignore[no-untyped-def]
+    """swacheck's JSON report of the tiny configs against their plan; one line, or stop."""
+    data = json.loads(out_json.read_text(encoding="utf-8"))
+    problems = []
+    if data["summary"]["deployments"] != t.files or data["summary"]["input_errors"]:
+        problems.append(f"summary {data['summary']}, {t.files} configs generated")
+    failing = 0
+    for d in data["deployments"]:
+        got = {f["code"] for f in d["findings"] if f["severity"] == "error"}
+        failing += bool(got)
+        rel = d["file"].replace(os.sep, "/")
+        want = set(t.expected_codes(rel))
+        if after_fix and t.fixed(rel):
+            want = set()
+        if not want <= got or bool(want) != bool(got):
+            problems.append(f"{rel}: planned {t.plan.get(rel)} {sorted(want)}, got {sorted(got)}")
+        if len(problems) > 10:
+            break
+    if problems:
+        raise SystemExit(
+            "the tiny configs are not what the benchmark means to measure: " + "; ".join(problems)
+        )
+    return f"{t.files:,} deployments, {failing:,} failing as planned"
+
+
+def verify_fixed(out_json: Path, t, pristine: dict) -> str:  # type: ignore[no-untyped-def]
+    """After one ``--fix``: every safe fix applied (each planned file changed, nothing else), the
+    check after it as planned (those files pass)."""
+    changed = {
+        str(p.relative_to(out_json.parent))
+        for p, data in pristine.items()
+        if p.read_bytes() != data
+    }
+    planned = {rel for rel in t.plan if t.fixed(rel)}
+    if changed != planned:
+        raise SystemExit(
+            f"--fix changed {len(changed)} files, {len(planned)} planned: "
+            f"{sorted(changed ^ planned)[:5]}"
+        )
+    return f"{len(changed):,} files fixed as planned; " + verify_tiny(out_json, t, after_fix=True)
+
+
+def _tiny_checks(groups: dict[int, dict[str, Runs]], checks: list) -> None:
+    for n, g in groups.items():
+        for key in ("human", "json"):
+            ratio = g[key].median / g["floor"].median
+            checks.append(
+                (
+                    f"tiny {n:,}: {key} vs libyaml floor",
+                    f"{ratio:.2f}x",
+                    f"<= {FLOOR_FACTOR:g}x",
+                    ratio <= FLOOR_FACTOR,
+                )
+            )
+            if "yamllint" in g:
+                speed = g["yamllint"].median / g[key].median
+                checks.append(
+                    (
+                        f"tiny {n:,}: {key} speed-up over yamllint",
+                        f"{speed:.1f}x",
+                        f">= {YAMLLINT_FACTOR:g}x",
+                        speed >= YAMLLINT_FACTOR,
+                    )
+                )
+        ratio = g["fix"].median / g["human"].median
+        checks.append(
+            (
+                f"tiny {n:,}: --fix vs a check (human)",
+                f"{ratio:.2f}x",
+                f"<= {FIX_FACTOR:g}x",
+                ratio <= FIX_FACTOR,
+            )
+        )
+    sizes = sorted(groups)
+    if len(sizes) > 1:
+        lo, hi = sizes[0], sizes[-1]
+        for key in ("human", "json"):
+            growth = groups[hi][key].rss_mb / groups[lo][key].rss_mb
+            checks.append(
+                (
+                    f"tiny peak RSS {key}: {hi:,} / {lo:,}",
+                    f"{groups[hi][key].rss_mb:.0f} / {groups[lo][key].rss_mb:.0f} MB = {growth:.2f}x",
+                    f"<= {RSS_FLAT:g}x",
+                    growth <= RSS_FLAT,
+                )
+            )
+
+
+def tiny_ratios(groups: dict[int, dict[str, Runs]]) -> None:
+    """Issue 29's three ratios per size: the ratio of the medians, and per round (:func:`paired`)."""
+    print("issue 29 item 4 (tiny server configs)                      medians   per round")
+    for n, g in groups.items():
+        rows = [
+            (f"{n:,}: human / libyaml floor", g["human"], g["floor"], f"<= {FLOOR_FACTOR:g}x"),
+            (f"{n:,}: json / libyaml floor", g["json"], g["floor"], f"<= {FLOOR_FACTOR:g}x"),
+            (f"{n:,}: --fix / check (human)", g["fix"], g["human"], f"<= {FIX_FACTOR:g}x"),
+        ]
+        if "yamllint" in g:
+            rows += [
+                (f"{n:,}: yamllint / human", g["yamllint"], g["human"], f">= {YAMLLINT_FACTOR:g}x"),
+                (f"{n:,}: yamllint / json", g["yamllint"], g["json"], f">= {YAMLLINT_FACTOR:g}x"),
+            ]
+        for name, a, b, target in rows:
+            print(
+                f"  {name:<50}{a.median / b.median:>11.2f}x{paired(a, b):>11.2f}x   target {target}"
+            )
+        print(
+            f"  {n:,}: peak RSS human / json / --fix / floor: "
+            + " / ".join(f"{g[k].rss_mb:.0f}" for k in ("human", "json", "fix", "floor"))
+            + " MB"
+        )
 
 
 def paired(a: Runs, b: Runs) -> float:
