@@ -19,7 +19,7 @@ from typing import Any
 
 from . import limits
 from .grouping import add_partners, plan
-from .inputs import Candidate, discover, read_inputs, release
+from .inputs import Candidate, Inputs, discover, read_inputs, release
 from .loading import FileCache, read_stdin
 from .model.deployment import release_text
 from .model.records import (
@@ -36,13 +36,7 @@ from .pairing import find_pairs
 from .paths import find_root, real
 from .paths import forget as forget_paths
 from .results import DeploymentResult, RunResult
-from .rules import (
-    DEPLOYMENT_RULES,
-    PAIR_RULES,
-    SUPPRESSION_RULES,
-    UNPAIRED_RULES,
-    RuleContext,
-)
+from .rules import DEPLOYMENT_RULES, PAIR_RULES, SUPPRESSION_RULES, UNPAIRED_RULES, RuleContext
 from .settings import Settings
 from .sglang.models import ModelStore
 from .sglang.resolve import Resolution, resolve
@@ -177,14 +171,19 @@ def run(settings: Settings) -> RunResult:
     that need the whole report at once. The result is the units of :func:`run_units`, in order."""
     result = RunResult(settings)
     for unit in run_units(settings, result):
-        result.results.extend(unit.results)
-        result.pairs.extend(unit.pairs)
-        result.alone.extend(unit.alone)
-        result.errors.extend(unit.errors)
-        result.files.extend(unit.files)
-        result.skipped.extend(unit.skipped)
-        result.notes.extend(unit.notes)
+        absorb(result, unit)
     return result
+
+
+def absorb(result: RunResult, unit: RunResult) -> None:
+    """Add a unit's deployments, pairs, errors, files and notes to the whole run's ``result``."""
+    result.results.extend(unit.results)
+    result.pairs.extend(unit.pairs)
+    result.alone.extend(unit.alone)
+    result.errors.extend(unit.errors)
+    result.files.extend(unit.files)
+    result.skipped.extend(unit.skipped)
+    result.notes.extend(unit.notes)
 
 
 def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
@@ -194,12 +193,25 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     end; a caller that keeps nothing else holds one unit in memory at a time. Files read for a
     unit are dropped from the file cache once the next unit is asked for.
     """
+    job, units = start(settings, totals)
+    suppressed = 0
+    for n, unit_candidates in enumerate(units):
+        commands = settings.commands if n == len(units) - 1 else None
+        unit, filtered = check_unit(job, unit_candidates, commands, totals)
+        suppressed += filtered
+        count(totals.summary, unit)
+        yield unit
+        job.files.evict()
+    totals.summary.suppressed = suppressed
+    finish(totals)
+
+
+def start(settings: Settings, totals: RunResult) -> tuple[_Job, list[list[Candidate]]]:
+    """Discover and plan a run (errors and skips to ``totals``): the job and the units."""
     candidates = _discover(settings, totals)
     files = FileCache(settings.max_file_size, settings.root)
     candidates, stdin_text = _read_stdin(settings, candidates, files, totals)
-    if (
-        not settings.fix
-    ):  # --fix edits only what was named or walked, never a partner found beside it
+    if not settings.fix:  # --fix edits only what was named or walked, never a partner beside it
         candidates = add_partners(candidates, files, settings.exclude)
     if settings.output:  # the report being written is never read as an input
         report = real(settings.output)
@@ -207,17 +219,8 @@ def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     totals.summary.input_errors = len(totals.errors)
     the_plan = plan(candidates, files, settings.pairs, bool(settings.commands), stdin_text)
     job = _Job.start(settings, files, stdin_text, [*settings.pairs, *the_plan.pairs])
-    units = the_plan.units or ([[]] if settings.commands else [])
-    suppressed = 0
-    for n, unit_candidates in enumerate(units):
-        commands = settings.commands if n == len(units) - 1 else None
-        unit, filtered = _check_unit(job, unit_candidates, commands, totals)
-        suppressed += filtered
-        count(totals.summary, unit)
-        yield unit
-        files.evict()
-    totals.summary.suppressed = suppressed
-    finish(totals)
+    job.single = the_plan.single
+    return job, the_plan.units or ([[]] if settings.commands else [])
 
 
 def _discover(settings: Settings, totals: RunResult) -> list[Candidate]:
@@ -281,6 +284,7 @@ class _Job:
     ctx: RuleContext
     explicit: list[tuple[str, str]]  # explicit pairs: --pair, then `pairs:` documents
     models: ModelStore
+    single: bool = False  # the run is one unit: a launch command may read any file
 
     @property
     def release_given(self) -> bool:
@@ -332,22 +336,60 @@ class _Job:
         )
 
 
-def _check_unit(
-    job: _Job, candidates: list[Candidate], commands: list[str] | None, totals: RunResult
+def check_unit(
+    job: _Job,
+    candidates: list[Candidate],
+    commands: list[str] | None,
+    totals: RunResult,
+    memo: Any = None,
+    inputs: Inputs | None = None,
 ) -> tuple[RunResult, int]:
-    """One unit, checked, filtered and sorted; (its result, how many findings were suppressed)."""
+    """One unit, checked, filtered and sorted; (its result, how many findings were suppressed).
+    ``memo``, ``inputs``: what the last check kept, the unit's files as read (``recheck.py``)."""
     settings = job.settings
     unit = RunResult(settings)
-    inputs = read_inputs(candidates, job.files, job.platform, job.env, job.stdin_text, commands)
+    if inputs is None:
+        inputs = read_inputs(candidates, job.files, job.platform, job.env, job.stdin_text, commands)
     # a file that was not named but read as a possible PD partner (grouping.add_partners) is no
     # input of the run: its problems are not the run's (it is checked when named or walked)
     partners = {real(c.path) for c in candidates if c.partner}
     unit.errors.extend(e for e in inputs.errors if not partners or real(e.file) not in partners)
     unit.files, unit.skipped, unit.notes = inputs.files, inputs.skipped, inputs.notes
+    reused = _resolve_all(job, unit, inputs.deployments, partners, memo)
+    # pair first, so a partner that pairs with no named server is dropped before any rule runs
+    # on it; then the deployment rules, then the pair rules (which read the deployment findings)
+    pair_up(unit, job.explicit)
+    drop_lone_partners(unit, partners)
+    for r in unit.results:
+        own = reused.get(id(r))
+        r.findings = list(own) if own is not None else check(r.resolution, job.ctx, settings)
+    if memo is not None:
+        memo.keep(unit.results)
+    check_pairs(unit, job.ctx)
+    suppressed = _suppress(unit, job.files)
+    _evidence_not_edited(unit)
+    for r in unit.results:
+        r.findings.sort(key=position_key)  # reading order: by file and position
+    if settings.baseline is not None or settings.write_baseline:
+        apply_baseline(unit, totals)
+    return unit, suppressed
+
+
+def _resolve_all(
+    job: _Job, unit: RunResult, deployments: list[Any], partners: set[str], memo: Any
+) -> dict[int, list[Finding]]:
+    """Resolve each deployment into ``unit.results``; id of a result -> the findings ``memo`` had."""
     failed: set[InputError] = set()  # each once: the servers of a recipe naming one missing model
-    for dep in inputs.deployments:
-        if dep.gpu is None and settings.gpu:
-            dep.gpu = Val(settings.gpu, "--gpu")
+    reused: dict[int, list[Finding]] = {}
+    for dep in deployments:
+        hit = memo.take(dep) if memo is not None else None
+        if hit is not None:
+            r = DeploymentResult(hit.resolution.deployment, hit.resolution, [])
+            reused[id(r)] = hit.findings
+            unit.results.append(r)
+            continue
+        if dep.gpu is None and job.settings.gpu:
+            dep.gpu = Val(job.settings.gpu, "--gpu")
         if not job.release_given:  # --sglang-version decides; else the file's image or pin
             release.note(dep, job.files.text_of(dep.file))
         try:
@@ -361,20 +403,7 @@ def _check_unit(
                 unit.errors.append(error)
             continue
         unit.results.append(DeploymentResult(dep, res, []))
-    # pair first, so a partner that pairs with no named server is dropped before any rule runs
-    # on it; then the deployment rules, then the pair rules (which read the deployment findings)
-    pair_up(unit, job.explicit)
-    drop_lone_partners(unit, partners)
-    for r in unit.results:
-        r.findings = check(r.resolution, job.ctx, settings)
-    check_pairs(unit, job.ctx)
-    suppressed = _suppress(unit, job.files)
-    _evidence_not_edited(unit)
-    for r in unit.results:
-        r.findings.sort(key=position_key)  # reading order: by file and position
-    if settings.baseline is not None or settings.write_baseline:
-        apply_baseline(unit, totals)
-    return unit, suppressed
+    return reused
 
 
 def _suppress(unit: RunResult, files: FileCache) -> int:

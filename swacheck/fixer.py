@@ -80,12 +80,14 @@ def _read_by_a_person() -> bool:
     return tty or os.environ.get("GITHUB_ACTIONS") == "true"
 
 
-def apply_fixes(settings) -> tuple[bool, int, int]:  # type: ignore[no-untyped-def]
-    """``--fix``: converge in memory, then write the changed files.
-    Returns (a file was written, writes that failed, findings fixed)."""
+def apply_fixes(settings):  # type: ignore[no-untyped-def]
+    """``--fix``: converge in memory, then write the changed files. Returns (a file was written,
+    writes that failed, findings fixed, the check of the files as written: the rounds' last
+    check when every changed file was written as checked, else None)."""
     fixer = Fixer(settings, write=True)
     out = fixer.run()
     written, failed = fixer.write_all()
+    as_written = out.result if out.final and len(written) == len(fixer.changed()) else None
     for message in out.messages:
         print_error(message)
     for state in written:
@@ -96,7 +98,7 @@ def apply_fixes(settings) -> tuple[bool, int, int]:  # type: ignore[no-untyped-d
         )
     done = {s.real for s in written}
     fixed = sum(1 for a in out.applied if a.files <= done)
-    return bool(written), failed, fixed
+    return bool(written), failed, fixed, as_written
 
 
 def summary(result, settings, fixed: int) -> str:  # type: ignore[no-untyped-def]

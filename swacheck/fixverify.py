@@ -42,11 +42,19 @@ def _files(*locations: Any) -> frozenset[str]:
     return frozenset(real(loc.file) for loc in locations if loc is not None and loc.file)
 
 
-def snapshot(result: Any) -> Snapshot:
-    """What every deployment of a check gives SGLang, for :func:`violations`."""
+def snapshot(result: Any, memo: dict[int, tuple[Any, dict]] | None = None) -> Snapshot:
+    """What every deployment of a check gives SGLang, for :func:`violations`. ``memo``: id of a
+    deployment -> (it, its entries), for the deployments a check kept from the one before
+    (recheck.py); refilled with this check's."""
     snap: Snapshot = {}
+    seen: dict[int, tuple[Any, dict]] = {}
     for r in result.results:
         dep = r.deployment
+        hit = memo.get(id(dep)) if memo is not None else None
+        if hit is not None and hit[0] is dep:
+            seen[id(dep)] = hit
+            snap[(dep.file, dep.name)] = hit[1]
+            continue
         entries: dict[str, tuple[Any, frozenset[str]]] = {}
         for name, arg in dep.server.args.items():
             entries[norm(name)] = (_plain(arg), _files(arg.key_loc, arg.pair.value.loc))
@@ -57,6 +65,10 @@ def snapshot(result: Any) -> Snapshot:
             count = entries.get(key, (0, frozenset()))[0] + 1
             entries[key] = (count, _files(d.first, d.again))
         snap[(dep.file, dep.name)] = entries
+        seen[id(dep)] = (dep, entries)
+    if memo is not None:
+        memo.clear()
+        memo.update(seen)
     return snap
 
 

@@ -86,12 +86,20 @@ def _key_start(text: str, at: int) -> bool:
     return False
 
 
+def may_change_plan(text: str) -> bool:
+    """Whether a change to a YAML or JSON file with this text (before or after) could change the
+    units :func:`plan` makes of a run: the file may be a deployment file, a ``pairs:`` document
+    or a launch that reads other files. A server config's is not (``recheck.py``)."""
+    return "swacheck" in text or "\\" in text or _has_launch_key(text)
+
+
 @record(repr=False, eq=False)
 class Plan:
     """The run's units (the files checked together) and the pairs named by ``pairs:`` documents."""
 
     units: list[list[Candidate]] = field(default_factory=list)
     pairs: list[tuple[str, str]] = field(default_factory=list)  # from `pairs:` documents, in order
+    single: bool = False  # one unit: a launch command (or standard input) may read any file
 
 
 # text every PD server's file holds (``--disaggregation-mode``, ``disaggregation-mode:``, ``disaggregation_mode``)
@@ -269,6 +277,7 @@ class _Planner:
 
     def result(self) -> Plan:
         out = self.out
+        out.single = self.single
         if self.single:
             out.units = [self.candidates] if self.candidates else []
             return out

@@ -71,11 +71,13 @@ def _run_check(settings: Settings) -> int:
 
         return show_diff(settings)
     failed = fixed = 0
+    result = None
     if settings.fix:
         from .fixer import apply_fixes
 
-        _, failed, fixed = apply_fixes(settings)
-    result = run(settings)  # with --fix: what is left, as written
+        _, failed, fixed, result = apply_fixes(settings)
+    if result is None:  # with --fix: what is left, as written (the fixer's last check, if valid)
+        result = run(settings)
     print_notes(settings, result.notes)
     for error in result.errors:
         print(error, file=sys.stderr)

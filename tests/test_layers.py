@@ -65,6 +65,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "swacheck.fixer",
             "swacheck.fixplan",
             "swacheck.fixverify",
+            "swacheck.recheck",
             "swacheck.safewrite",
             "swacheck.why",  # the package: `swacheck why` (why/command.py runs the check)
             "swacheck.why.command",

@@ -275,10 +275,16 @@ class FileCache:
         ] = {}  # read (or parsed) ahead of its unit
         self._kept: set[str] = set()
         self._given: dict[str, str] = {}  # path -> text given in memory (provide)
+        # a --fix session (recheck.py): nothing is evicted, so the next round reuses the parse
+        # of every file it did not change; ``touched`` collects the real paths asked for
+        self.persistent = False
+        self.touched: set[str] | None = None
 
     def read(self, path: str) -> str:
         """A file's text, read now and kept until :meth:`load` parses it. Raises :class:`InputProblem`."""
         key = real(path)
+        if self.touched is not None:
+            self.touched.add(key)
         hit = self._ahead.get(key)
         if hit is None:
             loaded = self._files.get(key)
@@ -300,6 +306,8 @@ class FileCache:
 
     def load(self, path: str, text: str | None = None) -> SourceFile:
         key = real(path)
+        if self.touched is not None:
+            self.touched.add(key)
         hit = self._files.get(key)
         if hit is None:
             ahead = self._ahead.pop(key, None)
@@ -374,7 +382,17 @@ class FileCache:
     def evict(self) -> None:
         """Forget every file parsed so far except the kept ones: their unit has been reported.
         Files read ahead stay (they belong to later units)."""
-        self._files = {k: v for k, v in self._files.items() if k in self._kept}
+        if not self.persistent:
+            self._files = {k: v for k, v in self._files.items() if k in self._kept}
+
+    def forget(self, keys: set[str]) -> None:
+        """Drop what was read and parsed of these files (real paths): their text changed."""
+        for key in keys:
+            self._files.pop(key, None)
+            self._ahead.pop(key, None)
+
+    def is_kept(self, key: str) -> bool:
+        return key in self._kept
 
     def __len__(self) -> int:
         return len(self._files)
