@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import pytest
 from conftest import only, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from swacheck.inputs import release
 from swacheck.inputs.release import mentions
 
 # --disable-piecewise-cuda-graph: in SGLang 0.5.19's flags, removed later (SWA303 on 0.5.23)
@@ -182,3 +185,42 @@ def test_an_upstream_launch_with_those_flags_is_still_refused(tree):
     script = "python -m sglang.launch_server --model-path models/v4 --cuda-graph-max-bs 4\n"
     run, _ = _check(tree, {"up.sh": script})
     assert only(run, "SWA303")["severity"] == "error"
+
+
+# what the regular expressions are tried on: texts made of these pieces (ASCII and not)
+PIECES = [
+    "sglang",
+    "SGL",
+    "sgl-dev",
+    "ſglang",
+    "-kt",
+    "_KT",
+    "==0.5.22",
+    ":v0.5.19",
+    "lmsysorg/",
+    "rocm/",
+    "ktransformers",
+    "KTransformers",
+    "[all]",
+    " ",
+    "\n",
+    "x",
+    "/",
+    "K",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=12))
+def test_a_text_that_names_no_release_is_passed_over_exactly(words):
+    """``mentions`` and ``fork`` skip a text with no ``sgl`` and no ``ktransformers`` (most
+    server configs) without trying the expressions: the answers are the expressions' own."""
+    text = "".join(words)
+    fast = (mentions("f", text), release.fork("f", text))
+    passes_over = release._names_none
+    release._names_none = lambda text: False  # every text through the expressions
+    try:
+        slow = (mentions("f", text), release.fork("f", text))
+    finally:
+        release._names_none = passes_over
+    assert fast == slow

@@ -57,9 +57,21 @@ def _loc(file: str, text: str, start: int, end: int) -> Location:
     return Location(file, line, col, line, col + (end - start))
 
 
+def _names_none(text: str) -> bool:
+    """Whether the text can name no SGLang image, pin or fork: each of those holds ``sgl`` or
+    ``ktransformers`` (the expressions ignore case; past ASCII, case folding has more ways to
+    spell them, so only an ASCII text is passed over). Most server configs name none."""
+    if not text.isascii():
+        return False
+    low = text.lower()
+    return "sgl" not in low and "ktransformers" not in low
+
+
 def mentions(file: str, text: str) -> list[Mention]:
     """Every image of SGLang's and every pip pin of SGLang in the text, in order."""
     text = text[:MAX_SCAN]
+    if _names_none(text):
+        return []
     out: list[Mention] = []
     for m in _IMAGE.finditer(text):
         repo, tag = m.group(1), m.group(2)
@@ -91,7 +103,7 @@ def nearest(found: list[Mention], line: int | None) -> Mention | None:
 
 def fork(file: str, text: str) -> tuple[str, Location] | None:
     """A fork of SGLang the text installs or starts: ("sglang-kt", where), else None."""
-    m = _FORK.search(text[:MAX_SCAN])
+    m = None if _names_none(text[:MAX_SCAN]) else _FORK.search(text[:MAX_SCAN])
     if m is None:
         return None
     return "sglang-kt", _loc(file, text, m.start(), m.end())

@@ -63,6 +63,11 @@ class ModelConfig:
         """Where the values come from: the file, the catalogue entry or the inline mapping."""
         return self.catalogue.label if self.catalogue is not None else self.label
 
+    def has(self, key: str) -> bool:
+        """Whether the config writes ``key`` (null or not): ``get(key) is not None``, without
+        making the value (a list of 60 numbers is walked for its plain data)."""
+        return self.root.get(key) is not None
+
     def get(self, key: str) -> Val | None:
         pair = self.root.get(key)
         if pair is None:

@@ -179,9 +179,9 @@ def _compress_rates(r: ArgReader, model: ModelConfig, role: str) -> None:
     the window (configs/model_config.py 0.5.23:1429, 0.5.22:1320, 0.5.21:1241, 0.5.20:1153,
     0.5.17:884) and SGLang's config class has no such attribute: AttributeError. A missing
     sliding_window fails first (SWA208's other case)."""
-    if model.get("compress_ratios") is not None or model.get("compress_rates") is None:
+    if model.has("compress_ratios") or not model.has("compress_rates"):
         return
-    if model.get("sliding_window") is None or "compress_ratios" in overrides(r):
+    if not model.has("sliding_window") or "compress_ratios" in overrides(r):
         return
     cls = "DeepseekV41Config" if model.flattened else "_DeepseekV4ConfigAlias"
     raise ModelConfigRefused(
