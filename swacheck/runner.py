@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .model.text import terminal
+from .model.text import terminal, trim
 from .report.escape import print_error
 from .settings import Settings
 
@@ -129,6 +129,7 @@ def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyp
                 print(error, file=sys.stderr)
             printed = len(totals.errors)
             stream.unit(unit)
+            trim()
         for error in totals.errors[printed:]:
             print(error, file=sys.stderr)
         stream.finish(totals)

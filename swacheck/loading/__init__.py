@@ -111,7 +111,7 @@ _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr
 def _read_regular(path: str, max_size: int) -> bytes:
     """The bytes of a regular file of at most ``max_size`` bytes (one more if it grows while it
     is read); a file that is not regular is refused before it is opened and again once it is."""
-    if path not in _walked:
+    if _walked.pop(path, None) is None:  # each listed file is read once: its entry goes
         kind = special_kind(os.stat(path).st_mode)
         if kind is not None:
             raise not_regular(path, kind)

@@ -284,6 +284,8 @@ def _run(match: re.Match[str]) -> str:
 
 
 CACHED = 1024  # strings up to this long are cached (a long one is rare, and would pin memory)
+TRIM = 4096  # a cache past this many strings is emptied between units (trim)
+_CACHES: list[Any] = []
 
 
 def _cached(fn: Any) -> Any:
@@ -291,12 +293,22 @@ def _cached(fn: Any) -> Any:
     origins, messages) many times: at 2,000 deployments the JSON report holds 261,000 strings,
     13,000 of them distinct."""
     cached = lru_cache(maxsize=1 << 14)(fn)
+    _CACHES.append(cached)
 
     def call(text: str) -> str:
         return cached(text) if len(text) <= CACHED else fn(text)
 
     call.__doc__, call.__name__, call.__wrapped__ = fn.__doc__, fn.__name__, fn  # type: ignore[attr-defined]
     return call
+
+
+def trim() -> None:
+    """Empty each string cache that holds more than ``TRIM`` strings: called between the units
+    of a streamed report, so that its memory stays flat however many files a run reads (most
+    strings name one unit's files; the ones every unit repeats are cached again at once)."""
+    for cached in _CACHES:
+        if cached.cache_info().currsize > TRIM:
+            cached.cache_clear()
 
 
 @_cached

@@ -82,27 +82,30 @@ MAX_PLAIN_NODES = (
 
 def _plain(node: Node) -> Any:
     """Plain Python data for a subtree, refusing alias bombs (aliases share nodes, this expands them)."""
-    budget = [MAX_PLAIN_NODES]
+    if isinstance(node, Scalar):
+        return node.value
+    # a module-level walk, not a closure: a closure that calls itself is a reference cycle,
+    # which nothing frees while a check runs with the cyclic collector paused (engine.py)
+    return _walk(node, 0, [MAX_PLAIN_NODES], node)
 
-    def walk(n: Node, depth: int) -> Any:
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise InputProblem(
-                f"this value expands to more than {MAX_PLAIN_NODES} items (YAML aliases?)", node.loc
-            )
-        if (
-            depth > MAX_DEPTH
-        ):  # only an alias inside its own anchor gets here: the tree is at most MAX_DEPTH deep
-            raise InputProblem(
-                "this value contains itself (a YAML alias inside its own anchor)", node.loc
-            )
-        if isinstance(n, Scalar):
-            return n.value
-        if isinstance(n, Mapping):
-            return {k: walk(p.value, depth + 1) for k, p in n.pairs.items()}
-        return [walk(i, depth + 1) for i in n.items]
 
-    return walk(node, 0)
+def _walk(n: Node, depth: int, budget: list[int], node: Node) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise InputProblem(
+            f"this value expands to more than {MAX_PLAIN_NODES} items (YAML aliases?)", node.loc
+        )
+    if (
+        depth > MAX_DEPTH
+    ):  # only an alias inside its own anchor gets here: the tree is at most MAX_DEPTH deep
+        raise InputProblem(
+            "this value contains itself (a YAML alias inside its own anchor)", node.loc
+        )
+    if isinstance(n, Scalar):
+        return n.value
+    if isinstance(n, Mapping):
+        return {k: _walk(p.value, depth + 1, budget, node) for k, p in n.pairs.items()}
+    return [_walk(i, depth + 1, budget, node) for i in n.items]
 
 
 @record
