@@ -24,9 +24,9 @@ from typing import Any
 from . import engine, limits, loading
 from .grouping import may_change_plan
 from .inputs import Inputs, read_inputs
+from .model.records import InputProblem
+from .model.recordtype import record
 from .paths import real
-from .records import InputProblem
-from .recordtype import record
 from .results import RunResult
 from .settings import Settings
 
