@@ -29,7 +29,10 @@ Markdown (step      :func:`markdown`, :func:`markdown_code`     :func:`terminal`
 summary)                                                        every character Markdown or HTML could act
                                                                 on (``\\ ` * _ { } [ ] < > | # ~ & !``); a
                                                                 code span gets a fence longer than any
-                                                                backtick run and ``\\|`` for GFM tables
+                                                                backtick run and ``\\|`` for GFM tables;
+                                                                ``www.``, ``://`` and ``@`` get a word
+                                                                joiner (``&#8288;``) so GitHub's
+                                                                autolinker makes no link of them
 XML (JUnit)         :func:`xml`                                 :func:`terminal`, or :func:`visible` keeping
                                                                 line breaks for multi-line bodies: no
                                                                 character XML 1.0 forbids, no raw control
@@ -126,9 +129,23 @@ def workflow_property(text: str) -> str:
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~&!])")
 
 
+# where GitHub's autolinker would make a link of plain text: ``www.`` (any case), a scheme's
+# ``://`` (``https://``, ``ftp://``...), an ``@`` (an e-mail address, ``mailto:``/``xmpp:``, an
+# @-mention). A word joiner goes in between, written as the entity ``&#8288;`` (no raw invisible
+# character in the file): U+2060 is invisible and, unlike a zero-width joiner, changes the shape
+# of no neighbouring letter, so the text renders as written and no link forms, whether the
+# linker reads the Markdown (cmark-gfm's autolink extension) or the rendered text
+_AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)|(?<=@)")
+WORD_JOINER = "&#8288;"
+
+
 def markdown(text: str) -> str:
-    """Input text as inline Markdown: no emphasis, link, image, HTML, entity or table break."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", terminal(text))
+    """Input text as inline Markdown: no emphasis, link, image, HTML, entity, autolink
+    (``www.``, ``https://``, an e-mail address) or table break."""
+    out = _MARKDOWN_SPECIAL.sub(r"\\\1", terminal(text))
+    if "www" in out.lower() or "://" in out or "@" in out:
+        out = _AUTOLINK.sub(WORD_JOINER, out)
+    return out
 
 
 def markdown_code(text: str) -> str:
