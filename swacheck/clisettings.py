@@ -176,18 +176,20 @@ def build(values: Values, chosen: dict[str, Any] | None = None) -> Settings:
     from .report.escape import print_error
     from .sglang.version import NewerReleaseWarning
 
+    root = root_dir(values.get("root"))
+
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", NewerReleaseWarning)
             settings = config.build_settings(
-                chosen, use_config=not no_config, config_file=config_file
+                chosen, use_config=not no_config, config_file=config_file, root=root
             )
         for w in caught:  # a configuration file's newer sglang-version: one line, not a traceback
             print_error(f"swacheck: warning: {w.message}")
     except config.ConfigError as exc:
         print_error(str(exc))
         raise SystemExit(2) from None
-    settings.root = root_dir(values.get("root"))
+    settings.root = root
     return settings
 
 

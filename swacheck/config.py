@@ -91,11 +91,41 @@ class ConfigError(ValueError):
     """A configuration file or option swacheck cannot use (exit 2)."""
 
 
-def read_config(path: str) -> tuple[str, dict[str, Any], str] | None:
+def _check_place(path: str, root: str | None) -> None:
+    """Refuse a configuration file in version-control metadata, or one that lies in the root as
+    named but outside it once symbolic links are followed (a pull request can commit
+    ``pyproject.toml -> /proc/self/environ``), as a named input is refused: nothing of it is read.
+    The root is ``--root``, else the version-control top-level above the file's folder (else the
+    working directory), as a run's."""
+    from .paths import find_root, in_vcs_metadata
+
+    if in_vcs_metadata(path):
+        raise ConfigError(
+            f"{_rel(path)}: inside version-control metadata (.git, .hg, .svn), or a link to it; "
+            "swacheck never reads it"
+        )
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    target = os.path.realpath(path)
+    if target == os.path.join(folder, os.path.basename(path)):
+        return  # not a link: a file found by walking up may lie above the root (the user's own)
+    top = root or find_root([folder])
+    if _within(folder, top) and not _within(target, top):
+        raise ConfigError(
+            f"{_rel(path)}: a symbolic link to outside the root {top!r}; not read (--root)"
+        )
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def read_config(path: str, root: str | None = None) -> tuple[str, dict[str, Any], str] | None:
     """(path, the swacheck table, file text) of one config file; None for a ``pyproject.toml``
-    without ``[tool.swacheck]`` (any other name is read like ``swacheck.toml``)."""
+    without ``[tool.swacheck]`` (any other name is read like ``swacheck.toml``). ``root``: the
+    run's ``--root``, if given (``_check_place``)."""
     import tomllib  # only when there is a file to read
 
+    _check_place(path, root)
     try:
         from .loading import special_kind
 
@@ -122,14 +152,14 @@ def read_config(path: str) -> tuple[str, dict[str, Any], str] | None:
     return (path, table, text) if table is not None else None
 
 
-def find_config(start: str) -> tuple[str, dict[str, Any], str] | None:
+def find_config(start: str, root: str | None = None) -> tuple[str, dict[str, Any], str] | None:
     """(path, the swacheck table, file text) of the nearest config file, or None."""
     folder = os.path.abspath(start)
     while True:
         for name in ("swacheck.toml", "pyproject.toml"):
             path = os.path.join(folder, name)
-            if os.path.isfile(path):
-                found = read_config(path)
+            if os.path.isfile(path) or os.path.islink(path):
+                found = read_config(path, root)
                 if found is not None:
                     return found
         parent = os.path.dirname(folder)
@@ -277,19 +307,21 @@ def build_settings(
     cwd: str | None = None,
     use_config: bool = True,
     config_file: str | None = None,
+    root: str | None = None,
 ) -> Settings:
     """Defaults, then the config file (``config_file``, else the nearest one above ``cwd``), then
-    the options given on the command line (not None)."""
+    the options given on the command line (not None). ``root``: ``--root`` (a real path), if given:
+    a configuration file is read only through the root rules (``_check_place``)."""
     settings = Settings()
     sources = dict.fromkeys(KEYS.values(), "default")
     if config_file is not None:
-        if not os.path.isfile(config_file):
+        if not os.path.isfile(config_file) and not os.path.islink(config_file):
             raise ConfigError(f"{config_file}: no such configuration file")
-        found = read_config(config_file)
+        found = read_config(config_file, root)
         if found is None:
             raise ConfigError(f"{_rel(config_file)}: no [tool.swacheck] table")
     else:
-        found = find_config(cwd or os.getcwd()) if use_config else None
+        found = find_config(cwd or os.getcwd(), root) if use_config else None
     if found is not None:
         path, table, text = found
         settings.config_file = path

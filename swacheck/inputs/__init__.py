@@ -29,7 +29,7 @@ from ..model.records import InputError, InputProblem, Val
 from ..model.recordtype import record
 from ..model.text import one_line
 from ..model.tree import Document, Mapping, SourceFile, kind_name
-from ..paths import real, remember_real
+from ..paths import in_vcs_metadata, real, remember_real
 from . import gitignore, kinds
 from .deployment_file import is_deployment_file, load_deployment, load_pairs
 from .server_config import is_server_config, load_server_args
@@ -45,6 +45,10 @@ __all__ = [
 ]
 
 EXTENSIONS = (".yaml", ".yml", ".json")
+# a named or walked file in .git, or a link to one: never opened (the job's token is in .git/config)
+IN_VCS = (
+    "inside version-control metadata (.git, .hg, .svn), or a link to it; swacheck never reads it"
+)
 
 
 @record(unsafe_hash=True)
@@ -100,6 +104,10 @@ def discover(
 
     def add(path: str, explicit: bool, key: str | None = None) -> None:
         key = key or real(path)
+        if path != "-" and in_vcs_metadata(path):  # .git/config, or a link to it
+            if key not in seen:  # named and walked: one error
+                errors.append(InputError(path, None, None, IN_VCS))  # type: ignore[arg-type]
+            return seen.add(key)
         if lexical_root and path != "-" and not (key + os.sep).startswith(lexical_root):
             named = os.path.abspath(path)
             if (named + os.sep).startswith(lexical_root) or (
@@ -536,7 +544,8 @@ SNIFF_BYTES = 65536  # how much of a file that cannot be read whole is looked at
 _DEPLOYMENT_MARKS = re.compile(
     r"""(?:^|[{,\s-])["']?(?:swacheck|model[-_]path)["']?[ \t]*:"""
     r"|--model[-_]path\b|sglang[. ]launch_server|sglang[ \t]+serve\b|\bsglang_config\b"
-    r"|\bpython[0-9.]*[ \t]+-m[ \t]+sglang\b",
+    r"|\bpython[0-9.]*[ \t]+-m[ \t]+sglang\b"
+    r"|\b(?:lmsysorg/sglang|rocm/sgl-dev)\b",  # an SGLang image (a Compose service, a container)
     re.MULTILINE,
 )
 
@@ -544,9 +553,10 @@ _DEPLOYMENT_MARKS = re.compile(
 def could_be_deployment(path: str, files: FileCache) -> bool:
     """Whether a file that cannot be parsed or read whole (invalid YAML, over the size or node
     budget) may be a deployment: its text (its first ``SNIFF_BYTES`` when it is too large to
-    read) names a swacheck deployment, a model path or an SGLang launch. One that does not (a
-    tokenizer.json, a dataset, someone else's broken YAML) is skipped, not an input error.
-    A file that cannot be opened at all is assumed to be one: nothing says it is not."""
+    read) names a swacheck deployment, a model path, an SGLang launch or image. One that does
+    not (a tokenizer.json, a dataset, someone else's broken YAML) is skipped, not an input
+    error. A file that cannot be opened at all is assumed to be one: nothing says it is not.
+    A file read whole is searched whole (a launch after 64 KiB of aliased items is found)."""
     try:
         text = files.read(path)
     except InputProblem:
@@ -556,7 +566,7 @@ def could_be_deployment(path: str, files: FileCache) -> bool:
         except OSError:
             return True
     # NULs dropped: a UTF-16 deployment still shows its keys
-    head = text[:SNIFF_BYTES].replace("\x00", "").lstrip("\ufeff\ufffd")  # and its BOM
+    head = text.replace("\x00", "").lstrip("\ufeff\ufffd")  # and its BOM
     return _DEPLOYMENT_MARKS.search(head) is not None
 
 

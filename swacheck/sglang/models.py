@@ -167,8 +167,38 @@ _REVISION = re.compile(r"^(?!.*\.\.)[A-Za-z0-9_][\w.\-/]{0,199}$")
 _COMMIT = re.compile(r"^[0-9a-f]{4,64}$")  # a commit hash (full or abbreviated)
 
 
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _not_readable(path: str, root: str | None, cache_folder: str | None = None) -> str | None:
+    """Why the existing file ``path`` is not read (a note for "looked in"), or None. A file that
+    lies in the run's root as named but outside it once symbolic links are followed is a link a
+    pull request can commit (``hf/models--o--n/refs/main -> ~/.secret``, a ``config.json`` or a
+    model folder pointing anywhere): never read, and its target never named. Outside the root (a
+    shared disk, this machine's hub cache) a hub-cache file is read only when its real path stays
+    in its ``models--ORG--NAME`` folder (``cache_folder``): a snapshot's link to ``../../blobs``."""
+    if root is None:
+        return None
+    from ..paths import real
+
+    target = real(path)
+    if _within(target, root):
+        return None
+    named = os.path.abspath(path)
+    if _within(named, root) or _within(os.path.realpath(os.path.dirname(named)), root):
+        return "a symbolic link to outside the root: not read"
+    if cache_folder is not None and not _within(target, real(cache_folder)):
+        return "a symbolic link out of its hub-cache folder: not read"
+    return None
+
+
 def _hub_config(
-    model_id: str, revision: str | None, looked: list[str], server_env: dict[str, str] | None = None
+    model_id: str,
+    revision: str | None,
+    looked: list[str],
+    server_env: dict[str, str] | None = None,
+    root: str | None = None,
 ) -> str | None:
     org, name = model_id.split("/", 1)
     rev = revision or "main"
@@ -178,7 +208,10 @@ def _hub_config(
         repo = os.path.join(cache, f"models--{org}--{name}")
         ref_file = os.path.join(repo, "refs", rev)
         commit = rev
-        if os.path.isfile(ref_file) and os.path.getsize(ref_file) <= 100:
+        refused = os.path.isfile(ref_file) and _not_readable(ref_file, root, repo)
+        if refused:
+            looked.append(f"{ref_file} ({refused})")
+        elif os.path.isfile(ref_file) and os.path.getsize(ref_file) <= 100:
             try:
                 with open(ref_file, encoding="utf-8") as fh:
                     found = fh.read(200).strip()  # a commit hash; never more
@@ -187,10 +220,20 @@ def _hub_config(
             if _COMMIT.match(found):  # a refs file holds a commit hash, nothing else is used
                 commit = found
         candidate = os.path.join(repo, "snapshots", commit, "config.json")
-        looked.append(candidate)
-        if os.path.isfile(candidate):
+        if _found(candidate, looked, root, repo):
             return candidate
     return None
+
+
+def _found(path: str, looked: list[str], root: str | None, cache_folder: str | None = None) -> bool:
+    """Whether ``path`` is a file to read; it goes into ``looked`` either way (with why it is
+    not read, when it is there but not readable: ``_not_readable``)."""
+    if not os.path.isfile(path):
+        looked.append(path)
+        return False
+    refused = _not_readable(path, root, cache_folder)
+    looked.append(f"{path} ({refused})" if refused else path)
+    return not refused
 
 
 def locate(
@@ -199,25 +242,29 @@ def locate(
     mappings: dict[str, str],
     revision: str | None = None,
     server_env: dict[str, str] | None = None,
+    root: str | None = None,
 ) -> tuple[str | None, list[str]]:
     """Return (config.json path or None, every place looked). ``server_env``: the server's
-    ``HF_HUB_CACHE`` / ``HF_HOME``, looked in before this machine's hub cache."""
+    ``HF_HUB_CACHE`` / ``HF_HOME``, looked in before this machine's hub cache. ``root``: the
+    run's root; a link inside it that leads outside is never read (``_not_readable``)."""
     looked: list[str] = []
     mapped = mappings.get(model_path) or mappings.get(model_path.rstrip("/"))
     if mapped:
         # An explicit mapping is the user's answer: when it points nowhere, say so, never fall back.
         path = os.path.join(mapped, "config.json") if os.path.isdir(mapped) else mapped
-        looked.append(f"{path} (--model-config)")
-        return (path if os.path.isfile(path) else None), looked
+        refused = os.path.isfile(path) and _not_readable(path, root)
+        looked.append(
+            f"{path} ({refused}) (--model-config)" if refused else f"{path} (--model-config)"
+        )
+        return (path if os.path.isfile(path) and not refused else None), looked
     expanded = os.path.expanduser(model_path)
     bases = [expanded] if os.path.isabs(expanded) else [os.path.join(base_dir, expanded), expanded]
     for base in dict.fromkeys(os.path.normpath(b) for b in bases):
         path = base if base.lower().endswith(".json") else os.path.join(base, "config.json")
-        looked.append(path)
-        if os.path.isfile(path):
+        if _found(path, looked, root):
             return path, looked
     if _HUB_ID.match(model_path) and not os.path.isabs(model_path):
-        found = _hub_config(model_path, revision, looked, server_env)
+        found = _hub_config(model_path, revision, looked, server_env, root)
         if found:
             return found, looked
     return None, looked
@@ -264,7 +311,9 @@ class ModelStore:
         hub = tuple(sorted((k, v) for k, v in (server_env or {}).items() if k in HUB_ENV))
         key = (model_path, base_dir, revision, hub)  # locate() reads base_dir as given
         if key not in self._located:  # thousands of deployments share a handful of models
-            self._located[key] = locate(model_path, base_dir, self.mappings, revision, dict(hub))
+            self._located[key] = locate(
+                model_path, base_dir, self.mappings, revision, dict(hub), self.files.root
+            )
         path, looked = self._located[key]
         mapped = any(item.endswith("(--model-config)") for item in looked)
         if path is None and self.builtin and not mapped:
