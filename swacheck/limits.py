@@ -12,6 +12,7 @@ Each budget below, when exceeded, is ONE input error for the file that exceeded 
 | ``MAX_RUN_BYTES``       | 256 MiB            | bytes of every file read in one run                            | (fixed)                         |
 | ``MAX_NESTING``         | 200 levels         | YAML / JSON nesting of one document                            | (fixed)                         |
 | ``MAX_YAML_NODES``      | 250,000            | YAML nodes (scalars, lists, mappings) or JSON values of a file | (fixed)                         |
+|                         |                    | (an alias counts the nodes it stands for each time it is used) |                                 |
 | ``MAX_PLAIN_NODES``     | 100,000            | items a value swacheck reads expands to (YAML aliases)         | (fixed)                         |
 | ``MAX_WORD``            | 1 MiB (characters) | one shell word as written, or any word after variable          | (fixed)                         |
 |                         |                    | expansion (shell, Dockerfile, Kubernetes ``$(VAR)``, Compose)  |                                 |
@@ -37,6 +38,9 @@ Each budget below, when exceeded, is ONE input error for the file that exceeded 
 |                         |                    | enters (a deeper one is skipped, counted and listed with -v)   |                                 |
 | ``MAX_DEPLOYMENTS``     | 1,000              | deployments (launch commands, containers, services, documents) | (fixed)                         |
 |                         |                    | found in one file                                              |                                 |
+| ``MAX_KEY_FINDINGS``    | 64                 | keys argparse refuses (unknown, ambiguous, underscored) that   | (fixed)                         |
+|                         |                    | get a finding each in one deployment; the rest are one finding |                                 |
+|                         |                    | that counts them (no spelling search for them)                 |                                 |
 
 Real deployments stay far below every one of them: a launch script is a few KiB with a handful
 of variables, a manifest a few hundred nodes. A repository configuration may only *lower*
@@ -84,6 +88,7 @@ MAX_SOURCES = 100
 MAX_WORDS = 100_000
 MAX_RUN_WORDS = 5_000_000
 MAX_DEPLOYMENTS = 1_000
+MAX_KEY_FINDINGS = 64
 MAX_WALK_DEPTH = 100
 MAX_REFERENCES = 50_000
 MAX_STAGES = 100

@@ -104,6 +104,10 @@ class _YamlConverter:
         self.anchors: dict[str, tuple[Node, Any]] = {}  # anchor -> (node, its start mark)
         self.duplicates: list[Duplicate] = []
         self.nodes = 0  # in the whole file (every document)
+        # nodes that aliases stand for, each time one is used: ``*c`` of a 40,000-node anchor
+        # adds 40,000 (the node budget holds nodes plus this, before any reader expands them)
+        self.aliased = 0
+        self.sizes: dict[str, int] = {}  # anchor -> nodes of its value, aliases in it expanded
         self.max_nodes = limits.MAX_YAML_NODES
         if not text.isascii() and any(c in text for c in _ODD_CHARS):  # isascii: O(1)
             self.loc = self._loc_from_offsets  # type: ignore[method-assign]
@@ -132,6 +136,26 @@ class _YamlConverter:
                 f"more than {limits.MAX_YAML_NODES} YAML nodes in this file (the limit per file)",
                 self.loc(mark, mark),
             )
+        if self.nodes + self.aliased > limits.MAX_YAML_NODES:
+            raise InputProblem(
+                f"more than {limits.MAX_YAML_NODES} YAML nodes in this file once its aliases are "
+                "expanded (the limit per file; an alias counts each time it is used)",
+                self.loc(mark, mark),
+            )
+
+    def alias(self, event: Any) -> Node:
+        """The anchored node an alias names, shared, never copied; the nodes it stands for count
+        against the file's node budget each time it is used, before any reader expands it (1,000
+        aliases of a container whose args alias a 40,000-item list stand for 40 million nodes)."""
+        hit = self.anchors.get(event.anchor)
+        if hit is None:
+            raise yaml.composer.ComposerError(
+                None, None, f"found undefined alias {event.anchor!r}", event.start_mark
+            )
+        self.aliased += self.sizes.get(event.anchor, 1)  # 1: an alias inside its own anchor
+        if self.nodes + self.aliased > self.max_nodes:
+            self.count(event.start_mark)
+        return hit[0]
 
     def document(self) -> Node:
         """The next document's root (the DOCUMENT-START event is next)."""
@@ -140,6 +164,7 @@ class _YamlConverter:
         root = self.node(loader.get_event(), 0)
         loader.get_event()  # DOCUMENT-END
         self.anchors = {}
+        self.sizes = {}
         return root
 
     def _tag(self, event: Any, kind: Any) -> str:
@@ -165,12 +190,15 @@ class _YamlConverter:
     def node(self, event: Any, depth: int) -> Node:
         cls = type(event)
         if cls is _AliasEvent:  # share the anchored node, never expand it
-            hit = self.anchors.get(event.anchor)
-            if hit is None:
-                raise yaml.composer.ComposerError(
-                    None, None, f"found undefined alias {event.anchor!r}", event.start_mark
-                )
-            return hit[0]
+            return self.alias(event)
+        if event.anchor is not None:  # the size an alias of it stands for
+            before = self.nodes + self.aliased
+            node = self._node(event, cls, depth)
+            self.sizes[event.anchor] = self.nodes + self.aliased - before
+            return node
+        return self._node(event, cls, depth)
+
+    def _node(self, event: Any, cls: type, depth: int) -> Node:
         self.nodes += 1
         if self.nodes > self.max_nodes:
             self.count(event.start_mark)

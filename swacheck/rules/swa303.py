@@ -177,6 +177,12 @@ def _key(res: Resolution, event: Event) -> tuple[Fix, str]:
             fix,
             f"{event.message}: argparse refuses it (could match {', '.join('--' + c for c in cands[:5])})",
         )
+    if event.kind == Kind.UNKNOWN_KEY and event.data.get("more"):
+        fix = Fix(
+            "Remove the arguments SGLang does not know or correct their names "
+            "(see `python -m sglang.launch_server --help`); swacheck lists only the first ones."
+        )
+        return fix, f"{event.message}: error: unrecognized arguments"
     if event.kind == Kind.UNKNOWN_KEY:
         return _unknown(res, event, arg)
     if event.kind == Kind.UNDERSCORE_KEY:

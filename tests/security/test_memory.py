@@ -99,6 +99,28 @@ def kubernetes_pods() -> dict[str, str]:
     return {"pods.yaml": "".join(pod.format(i=i, args=args) for i in range(limits.MAX_DEPLOYMENTS))}
 
 
+def alias_fan_out() -> dict[str, str]:  # issue 23: 1,000 aliases of a 40,000-item container
+    from test_linear import _fan_out_pod
+
+    return {"pod.yaml": _fan_out_pod() + "\n"}
+
+
+def alias_fan_out_under_the_node_budget() -> dict[str, str]:  # 5 of them: 200,000 nodes
+    from test_linear import _fan_out_pod
+
+    return {"pod.yaml": _fan_out_pod(4) + "\n"}
+
+
+def unknown_flags() -> dict[str, str]:  # 45,000 distinct unknown flags: no spelling search each
+    args = ", ".join(f"--x{i}" for i in range(45_000))
+    return {
+        "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+        "    - name: s\n      image: lmsysorg/sglang:latest\n"
+        "      command: [python, -m, sglang.launch_server, --model-path, models/v4]\n"
+        f"      args: [{args}]\n"
+    }
+
+
 CASES = {
     "dense-yaml": dense_yaml,
     "nested-flow-yaml": nested_flow_yaml,
@@ -108,6 +130,9 @@ CASES = {
     "argv-script-over-the-budget": argv_script_over_the_budget,
     "dense-words": dense_words,
     "kubernetes-1000-pods": kubernetes_pods,
+    "alias-fan-out": alias_fan_out,
+    "alias-fan-out-under-the-node-budget": alias_fan_out_under_the_node_budget,
+    "unknown-flags": unknown_flags,
 }
 
 

@@ -12,6 +12,7 @@ import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ... import limits
 from ...model.deployment import Arg
 from ...model.tree import Mapping, Scalar, Sequence
 from .. import flags
@@ -67,9 +68,12 @@ def check_keys(r: ArgReader) -> None:
             "SGLang's --config accepts only .yaml/.yml files",
             location=server.mapping.loc,
         )  # type: ignore[union-attr]
+    refused: list[Arg] = []  # keys argparse does not take as written
     for arg in server.entries:
         if arg.how not in ("exact", "prefix"):  # argparse takes the usual key as it is
-            _check_key(r, arg)
+            refused.append(arg)
+            if len(refused) <= limits.MAX_KEY_FINDINGS:
+                _check_key(r, arg)
         if ":" not in arg.kind:  # neither valued-flag:ACTION nor refused:ACTION
             continue
         if arg.kind.startswith("valued-flag:") and arg.value is True:
@@ -86,6 +90,16 @@ def check_keys(r: ArgReader) -> None:
                 arg,
                 action=arg.kind.split(":", 1)[1],
             )
+    more = refused[limits.MAX_KEY_FINDINGS :]
+    if more:  # a launch of 80,000 unknown flags: one finding for the rest, no spelling search
+        r.event(
+            Kind.UNKNOWN_KEY,
+            f"{len(more)} more server arguments argparse does not take as written, from "
+            f"{more[0].written!r} on (not listed one by one: more than "
+            f"{limits.MAX_KEY_FINDINGS} in one deployment)",
+            more[0],
+            more=len(more),
+        )
 
 
 def _check_key(r: ArgReader, arg: Arg) -> None:
