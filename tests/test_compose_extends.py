@@ -100,3 +100,65 @@ def test_inherited_words_count_against_the_files_word_budget(tree):
     run = run_cli("c/docker-compose.yaml", cwd=root)
     assert run.exit_code == 2
     assert "shell words in" in run.stderr and "(the limit per file)" in run.stderr
+
+
+# ---------------------------------------------------------------- --fix of an inherited value
+
+INHERITED = BASE.replace("--speculative-eagle-topk 1", "--speculative-eagle-topk 1 --page-size 64")
+
+
+def _fix(root, *names: str):  # type: ignore[no-untyped-def]
+    """``swacheck --fix NAMES`` through the installed CLI (a subprocess)."""
+    import shutil
+    import subprocess
+    import sys
+
+    cmd = (
+        [shutil.which("swacheck")]
+        if shutil.which("swacheck")
+        else [sys.executable, "-m", "swacheck"]
+    )
+    return subprocess.run(
+        [*cmd, "--no-config", "--fix", *names],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_fix_never_edits_a_base_service_that_another_extends(tree):
+    """SWA201's safe fix deletes --page-size 64 from the command: written in the base service
+    ``decode``, which ``decode-2`` extends, the edit would change both services (and any other
+    that extends it). It is refused like a value shared by a YAML anchor: the advice stays, with
+    a line saying why, and the file's bytes are unchanged. A service of the same file that
+    extends nothing is still fixed."""
+    own = (
+        "  alone:\n    image: lmsysorg/sglang:v0.5.23-cu129\n"
+        "    command: python3 -m sglang.launch_server --model-path ../models/v4 --page-size 32\n"
+    )
+    compose = INHERITED + "  decode-2:\n    extends: decode\n" + own
+    root = tree({"c/docker-compose.yaml": compose})
+    done = _fix(root, "c/docker-compose.yaml")
+    after = (root / "c/docker-compose.yaml").read_text()
+    assert after == compose.replace("--page-size 32", "--page-size 256"), done.stderr  # `alone`
+    assert (
+        done.stderr.count(
+            "c/docker-compose.yaml:6:92: SWA201 not fixable automatically: the value is inherited "
+            "through Compose extends from service 'decode', and editing it there would change that "
+            "service and every service that extends it; edit by hand: Set page-size to 256"
+        )
+        == 1
+    ), done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_fix_never_edits_a_base_service_of_another_file(tree):
+    compose = "services:\n  prefill:\n    extends: {file: base.yaml, service: decode}\n"
+    root = tree({"c/docker-compose.yaml": compose, "c/base.yaml": INHERITED})
+    base_bytes = (root / "c/base.yaml").read_bytes()
+    done = _fix(root, "c/docker-compose.yaml")
+    assert (root / "c/base.yaml").read_bytes() == base_bytes
+    assert (root / "c/docker-compose.yaml").read_text() == compose
+    assert "inherited through Compose extends from service 'decode'" in done.stderr, done.stderr
+    assert done.returncode == 0  # SWA201 is a warning; the fix is advice only

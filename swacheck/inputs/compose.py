@@ -519,22 +519,15 @@ def load_compose(
             <= (d.again.line, d.again.column)
             <= (service.loc.end_line, service.loc.end_column)
         ]
+        inherited = [(layer.name, layer.service.loc) for layer in layers.layers[1:]]
         for launch, dep_name in zip(items, names_for(f"compose/{service_name}", len(items))):
             try:
-                found.deployments.append(
-                    build(
-                        launch,
-                        dep_name,
-                        path,
-                        base_dir,
-                        files,
-                        platform,
-                        env,
-                        hint,
-                        service.loc,
-                        dups,
-                    )
+                dep = build(
+                    launch, dep_name, path, base_dir, files, platform, env, hint, service.loc, dups
                 )
             except InputProblem as problem:
                 found.errors.append(problem.to_error())
+                continue
+            dep.inherited = inherited
+            found.deployments.append(dep)
     return found

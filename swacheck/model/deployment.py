@@ -102,6 +102,9 @@ class Deployment:
     # what a server printed (a log's server_args line, a /server_info answer): the arguments are
     # SGLang's resolution, evidence rather than files to edit (inputs/server_output.py)
     evidence: str = ""
+    # configuration the deployment shares with others: the base services a Compose service
+    # ``extends`` (name, where), which --fix never edits (it would change every service using them)
+    inherited: list[tuple[str, Location]] = field(default_factory=list)
 
 
 @record(repr=False, eq=False)
