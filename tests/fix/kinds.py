@@ -8,7 +8,8 @@ inline or anchored merge key; a Markdown doc with a yaml and a bash block; a lau
 its own functions, ``eval`` / ``sh -c`` nesting and calls past the limit; a Compose file with
 ``extends`` in the file and from another file, merge keys; a Kubernetes Deployment; a custom
 resource; a Dockerfile; a swacheck deployment file with copied geometry; an srt-slurm recipe; a
-SkyPilot task; a server log and a /server_info answer), sometimes a symbolic link that leads
+SkyPilot task; a server log and a /server_info answer; a dstack service, Helm values of an
+SGLang chart and a Python launch harness), sometimes a symbolic link that leads
 out of the tree (to ``../../../outside``), which no run may write through. The models live at
 the repository's top: ``models/v4``.
 """
@@ -220,8 +221,91 @@ def _server_info(rnd: random.Random) -> dict[str, str]:
     return {"server_info.json": json.dumps(info, indent=rnd.choice([None, 2])) + "\n"}
 
 
+def _words(args: list[tuple[str, str]]) -> list[str]:
+    return [w for k, v in args for w in ((f"--{k}",) if v == "true" else (f"--{k}", v))]
+
+
+def _dstack(rnd: random.Random) -> dict[str, str]:
+    """A dstack service: its ``commands`` a shell script (a list item, a block scalar), ``env``
+    as NAME=VALUE items; sometimes PD replica groups with their own commands."""
+    launch = "python3 -m sglang.launch_server " + _flags(_args(rnd))
+    text = "type: service\nname: sgl\nimage: lmsysorg/sglang:latest\nport: 30000\n"
+    if rnd.random() < 0.5:
+        text += "env:\n  - SGLANG_OPT_USE_ONLINE_COMPRESS=1\n" if rnd.random() < 0.3 else ""
+        if rnd.random() < 0.5:
+            text += "commands:\n  - " + json.dumps(launch) + "\n"
+        else:
+            text += "commands:\n  - |\n    set -e\n    " + launch + "\n"
+    else:
+        text += "router: {pd_disaggregation: true}\nreplicas:\n"
+        for role in ("prefill", "decode"):
+            cmd = launch + f" --disaggregation-mode {role}"
+            text += f"  - name: {role}\n    commands:\n      - {json.dumps(cmd)}\n"
+            text += "    resources: {gpu: H200:8}\n"
+    return {"service.dstack.yml": text}
+
+
+def _helm_values(rnd: random.Random) -> dict[str, str]:
+    """Helm values of an SGLang chart: ``extraArgs`` as argv items or one string of flags, next
+    to ``modelPath``; sometimes ``prefill:`` and ``decode:`` sections."""
+    args = [(k, v) for k, v in _args(rnd) if k != "model-path"] or [("tp-size", "1")]
+
+    def section(indent: str, role: str = "") -> str:
+        more = [("disaggregation-mode", role)] if role else []
+        body = f"{indent}modelPath: {MODELS}\n"
+        if rnd.random() < 0.5:
+            items = "".join(f"{indent}  - {json.dumps(w)}\n" for w in _words(args + more))
+            return body + f"{indent}extraArgs:\n" + items
+        return body + f"{indent}extraArgs: {json.dumps(_flags(args + more))}\n"
+
+    text = "image:\n  repository: lmsysorg/sglang\n  tag: v0.5.23-cu129\n"
+    if rnd.random() < 0.6:
+        text += section("")
+    else:
+        text += "prefill:\n" + section("  ", "prefill") + "decode:\n" + section("  ", "decode")
+    return {"values.yaml": text}
+
+
+def _python(rnd: random.Random) -> dict[str, str]:
+    """A Python launch harness read statically: a literal argv list given to subprocess (with
+    ``cmd += [...]`` later), a shell string, or SGLang's own ``popen_launch_server``."""
+    words = _words(_args(rnd))
+    shape = rnd.choice(["run", "extend", "system", "popen"])
+    head = "import os\nimport subprocess\nimport sys\n\n"
+    if shape == "run":
+        argv = [["sys.executable"], "-m", "sglang.launch_server", *words]
+        items = ", ".join(a[0] if isinstance(a, list) else json.dumps(a) for a in argv)
+        body = f"subprocess.run([{items}], check=True)\n"
+    elif shape == "extend":
+        cut = rnd.randint(0, len(words))
+        first = ", ".join(
+            json.dumps(w) for w in ["python3", "-m", "sglang.launch_server", *words[:cut]]
+        )
+        body = f"cmd = [{first}]\ncmd += [{', '.join(json.dumps(w) for w in words[cut:])}]\n"
+        body += "subprocess.Popen(cmd)\n"
+    elif shape == "system":
+        body = f"os.system({json.dumps('python3 -m sglang.launch_server ' + ' '.join(words))})\n"
+    else:
+        model = next((words[i + 1] for i, w in enumerate(words) if w == "--model-path"), MODELS)
+        rest = [
+            w
+            for i, w in enumerate(words)
+            if w != "--model-path" and words[i - 1 : i] != ["--model-path"]
+        ]
+        head = "from sglang.test.test_utils import popen_launch_server\n\n"
+        body = (
+            f"MODEL = {json.dumps(model)}\n"
+            f"process = popen_launch_server(MODEL, 'http://127.0.0.1:30000', timeout=600, "
+            f"other_args=[{', '.join(json.dumps(w) for w in rest)}])\n"
+        )
+    return {"launch.py": head + body}
+
+
 KINDS = {
     "server-config": _server_config,
+    "dstack": _dstack,
+    "helm-values": _helm_values,
+    "python": _python,
     "server-log": _server_log,
     "server-info": _server_info,
     "markdown": _markdown,

@@ -124,7 +124,9 @@ def test_the_readme_limits_table_matches_limits_py():
         "file size": f"{limits.MAX_FILE_SIZE // limits.MiB} MiB",
         "bytes read per run": f"{limits.MAX_RUN_BYTES // limits.MiB} MiB",
         "YAML / JSON nesting": f"{limits.MAX_NESTING} levels",
-        "YAML nodes / JSON values per file": f"{limits.MAX_YAML_NODES:,}",
+        "YAML nodes / JSON values per file (an alias counts its nodes each time it is used)": (
+            f"{limits.MAX_YAML_NODES:,}"
+        ),
         "items a value expands to (aliases)": f"{limits.MAX_PLAIN_NODES:,}",
         "digits of one YAML / JSON integer": f"{limits.MAX_NUMBER_DIGITS}",
         "one expanded word": f"{limits.MAX_WORD // limits.MiB} MiB characters",
@@ -137,6 +139,9 @@ def test_the_readme_limits_table_matches_limits_py():
         "source depth": f"{limits.MAX_SOURCE_DEPTH}",
         "files sourced per file": f"{limits.MAX_SOURCES}",
         "deployments per file": f"{limits.MAX_DEPLOYMENTS:,}",
+        "keys argparse refuses that get a finding each, per deployment (the rest: one finding that counts them)": (
+            f"{limits.MAX_KEY_FINDINGS}"
+        ),
         "folders a walk descends below a named folder (deeper: skipped, counted, listed with `-v`)": (
             f"{limits.MAX_WALK_DEPTH} levels"
         ),
