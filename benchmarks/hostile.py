@@ -281,7 +281,7 @@ def launch_key_line(root: Path) -> list[str]:
     return ["."]
 
 
-def alias_fan_out(root: Path) -> list[str]:
+def alias_fan_out(root: Path, aliases: int = 999) -> list[str]:
     items = "[" + ", ".join(["--x"] * 40_000) + "]"
     pod = [
         "apiVersion: v1",
@@ -295,8 +295,25 @@ def alias_fan_out(root: Path) -> list[str]:
         "      image: lmsysorg/sglang:latest",
         "      command: [python, -m, sglang.launch_server, --model-path, models/v4]",
         "      args: *args",
-    ] + ["    - *c"] * 999
+    ] + ["    - *c"] * aliases
     _w(root, "pod.yaml", "\n".join(pod) + "\n")
+    return ["pod.yaml"]
+
+
+def alias_fan_out_under_the_node_budget(root: Path) -> list[str]:
+    return alias_fan_out(root, 4)  # 200,000 nodes: the word budget stops the third container
+
+
+def unknown_flags(root: Path) -> list[str]:
+    args = ", ".join(f"--x{i}" for i in range(45_000))
+    _w(
+        root,
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+        "    - name: s\n      image: lmsysorg/sglang:latest\n"
+        "      command: [python, -m, sglang.launch_server, --model-path, models/v4]\n"
+        f"      args: [{args}]\n",
+    )
     return ["pod.yaml"]
 
 
@@ -351,6 +368,12 @@ ATTACKS: dict[str, tuple[str, Callable[[Path], list[str]], tuple[str, ...]]] = {
     ),
     "launch-key-line": ("one 325 KB line of 'xapiVersion: '", launch_key_line, ()),
     "alias-fan-out": ("1,000 containers aliasing 40,000 aliased args", alias_fan_out, ()),
+    "alias-fan-out-5": (
+        "5 containers aliasing 40,000 aliased args (under the node budget)",
+        alias_fan_out_under_the_node_budget,
+        (),
+    ),
+    "unknown-flags": ("45,000 distinct unknown flags in one container", unknown_flags, ()),
     "baseline-fifo": ("--baseline a FIFO", baseline_fifo, ("--baseline", "base.json")),
 }
 

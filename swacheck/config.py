@@ -158,7 +158,7 @@ def find_config(start: str, root: str | None = None) -> tuple[str, dict[str, Any
     while True:
         for name in ("swacheck.toml", "pyproject.toml"):
             path = os.path.join(folder, name)
-            if os.path.isfile(path) or os.path.islink(path):
+            if os.path.isfile(path):  # a link to a file outside the root too: refused
                 found = read_config(path, root)
                 if found is not None:
                     return found
@@ -315,7 +315,7 @@ def build_settings(
     settings = Settings()
     sources = dict.fromkeys(KEYS.values(), "default")
     if config_file is not None:
-        if not os.path.isfile(config_file) and not os.path.islink(config_file):
+        if not os.path.isfile(config_file):
             raise ConfigError(f"{config_file}: no such configuration file")
         found = read_config(config_file, root)
         if found is None:

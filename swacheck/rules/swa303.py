@@ -20,6 +20,10 @@ A key of an SGLang fork the release does not know -- SGLang-KT's `kt-*` flags be
 six (`kt-enable-dynamic-expert-update`, `kt-gpu-prefill-token-threshold`, ...) -- is left alone:
 one note per deployment lists them (the fork's own parser takes them).
 
+A deployment gets one finding for each of its first 64 such keys (`limits.MAX_KEY_FINDINGS`) and
+one more that counts the rest, from the first of them on: a launch of thousands of unknown flags
+is garbage, and listing (and spell-checking) each would cost time and memory without end.
+
 ## Why it matters
 
 SGLang refuses to start: argparse stops with `error: unrecognized arguments: --page_size 64`,
