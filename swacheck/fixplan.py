@@ -24,7 +24,6 @@ import bisect
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import field
 
 from . import fixes, fixverify, loading
@@ -133,27 +132,6 @@ def touches(spans: list[tuple[int, int, str]], shared: list[tuple[int, int]]) ->
             if max(start, a) < min(end, b) or (start == end and a <= start <= b):
                 return True
     return False
-
-
-def _inherited(result) -> dict[str, list[tuple[str, Location]]]:  # type: ignore[no-untyped-def]
-    """Real path -> the Compose base services (name, where) that a deployment of the run extends."""
-    out: dict[str, list[tuple[str, Location]]] = {}
-    for r in result.results:
-        for name, loc in getattr(r.deployment, "inherited", ()):
-            out.setdefault(real(loc.file), []).append((name, loc))
-    return out
-
-
-def _inherited_by(
-    mine: list[tuple[int, int, str]], fr: _FileRound, bases: Iterable[tuple[str, Location]]
-) -> str | None:
-    """The base service (extended by another) that an edit of ``mine`` falls in, or None."""
-    for name, loc in bases:
-        start = fixes.offset(fr.base, fr.starts, loc.line, loc.column)
-        end = fixes.offset(fr.base, fr.starts, loc.end_line, loc.end_column)
-        if touches(mine, [(start, end)]):
-            return name
-    return None
 
 
 def _is_yaml(state: FileState) -> bool:
@@ -441,7 +419,7 @@ class Fixer:
             if pool is not None and pool.model is not None and pool.model.file
         }
         candidates = self._candidates(result)
-        self.inherited = _inherited(result)
+        self.inherited = fixverify.inherited(result)
         for state in self.out.states.values():
             state.round_text, state.round_fixes = state.text, len(state.fixes)
             state.seen.add(state.text)
@@ -544,15 +522,14 @@ class Fixer:
                     f"by hand: {one_line(f.fix.description)}"
                 )
                 return None
-            base = _inherited_by(mine, fr, self.inherited.get(key, ()))
+            base = fixverify.inherited_by(mine, fr.base, fr.starts, self.inherited.get(key, ()))
             if base is not None:
                 self.out.refused[ident] = "extends"
-                where = one_line(str(f.location)) if f.location else one_line(fr.state.path)
                 line = (
-                    f"{where}: {f.code} not fixable automatically: the value is inherited through "
-                    f"Compose extends from service {one_line(base)!r}, and editing it there would "
-                    f"change that service and every service that extends it; edit by hand: "
-                    f"{one_line(f.fix.description)}"
+                    f"{one_line(str(f.location or fr.state.path))}: {f.code} not fixable "
+                    f"automatically: the value is inherited through Compose extends from service "
+                    f"{one_line(base)!r}, and editing it there would change that service and every "
+                    f"service that extends it; edit by hand: {one_line(f.fix.description)}"
                 )
                 if line not in self.out.messages:  # the base's finding and each extender's
                     self.out.messages.append(line)

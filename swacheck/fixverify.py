@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from .model.records import Location
 from .paths import real
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
@@ -157,3 +158,30 @@ def describe(deps: dict[str, list[str]]) -> str:
         if twice:
             parts.append(f"it would write {', '.join(twice)} twice in {dep} (one value ignored)")
     return "; ".join(parts)
+
+
+def inherited(result) -> dict[str, list[tuple[str, Location]]]:  # type: ignore[no-untyped-def]
+    """Real path -> the Compose base services (name, where) that a deployment of the run extends:
+    a fix never edits one (it would change every service extending it)."""
+    out: dict[str, list[tuple[str, Location]]] = {}
+    for r in result.results:
+        for name, loc in r.deployment.inherited:
+            out.setdefault(real(loc.file), []).append((name, loc))
+    return out
+
+
+def inherited_by(
+    spans: list[tuple[int, int, str]],
+    text: str,
+    starts: list[int],
+    bases: Iterable[tuple[str, Location]],
+) -> str | None:
+    """The base service (one another extends) that an edit's character span falls in, or None."""
+    from .fixes import offset
+
+    for name, loc in bases:
+        a = offset(text, starts, loc.line, loc.column)
+        b = offset(text, starts, loc.end_line, loc.end_column)
+        if any(max(s, a) < min(e, b) or (s == e and a <= s <= b) for s, e, _ in spans):
+            return name
+    return None

@@ -358,15 +358,31 @@ def test_yaml_undefined_alias_is_an_input_problem():
     assert problem.location.line == 1
 
 
-def test_yaml_alias_bomb_is_not_expanded():
+def _alias_bomb(levels: int) -> str:
     lines = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
-    for n in range(1, 9):
+    for n in range(1, levels):
         refs = ", ".join([f"*l{n - 1}"] * 9)
         lines.append(f"l{n}: &l{n} [{refs}]")
-    root = yaml_root("\n".join(lines) + "\n")  # 9**9 strings if it were expanded
-    top = root.get("l8").value
+    return "\n".join(lines) + "\n"
+
+
+def test_yaml_aliases_share_the_anchored_node():
+    root = yaml_root(_alias_bomb(4))  # 9**4 strings if it were expanded: within the budget
+    top = root.get("l3").value
     assert len(top.items) == 9
-    assert all(item is root.get("l7").value for item in top.items)
+    assert all(item is root.get("l2").value for item in top.items)
+
+
+def test_yaml_alias_bomb_is_refused_while_it_is_parsed():
+    """9**9 strings if it were expanded: each alias counts the nodes it stands for against the
+    file's node budget, so the file is refused at the alias that passes it, before any reader
+    could expand it (issue 23: totals, not only per-value bounds)."""
+    problem = yaml_problem(_alias_bomb(9))
+    assert problem.message == (
+        f"more than {limits.MAX_YAML_NODES} YAML nodes in this file once its aliases are expanded "
+        "(the limit per file; an alias counts each time it is used)"
+    )
+    assert (problem.location.line, problem.location.column) == (6, 20)  # l5: the third *l4
 
 
 # ---------------------------------------------------------------- depth
