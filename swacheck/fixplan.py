@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import field
 
 from . import fixes, fixverify, loading
-from .model.records import Finding, Fix, Location
+from .model.records import Finding, Fix
 from .model.recordtype import record
 from .model.text import one_line
 from .paths import in_vcs_metadata, inside, real
@@ -237,7 +237,6 @@ class Fixer:
         self.skip: set[tuple] = set()  # ... and wait in the next round
         self.checked_texts: dict[str, bytes] = {}  # loading.OVERLAY as the last check read it
         self.snapshots: dict = {}  # fixverify.snapshot's memo
-        self.inherited: dict[str, list[tuple[str, Location]]] = {}  # real path -> bases extended
 
     # ------------------------------------------------------------------ rounds
 
@@ -523,16 +522,10 @@ class Fixer:
                 )
                 return None
             base = fixverify.inherited_by(mine, fr.base, fr.starts, self.inherited.get(key, ()))
-            if base is not None:
+            if base is not None:  # one line for the base's finding and each extender's
                 self.out.refused[ident] = "extends"
-                line = (
-                    f"{one_line(str(f.location or fr.state.path))}: {f.code} not fixable "
-                    f"automatically: the value is inherited through Compose extends from service "
-                    f"{one_line(base)!r}, and editing it there would change that service and every "
-                    f"service that extends it; edit by hand: {one_line(f.fix.description)}"
-                )
-                if line not in self.out.messages:  # the base's finding and each extender's
-                    self.out.messages.append(line)
+                line = fixverify.inherited_line(f, fr.state.path, base)
+                self.out.messages += [line] if line not in self.out.messages else []
                 return None
             if fr.conflicts(mine):
                 return None

@@ -185,3 +185,15 @@ def inherited_by(
         if any(max(s, a) < min(e, b) or (s == e and a <= s <= b) for s, e, _ in spans):
             return name
     return None
+
+
+def inherited_line(f, path: str, base: str) -> str:  # type: ignore[no-untyped-def]
+    """Why the fix of finding ``f`` is refused: it edits the base service ``base``."""
+    from .model.text import one_line
+
+    return (
+        f"{one_line(str(f.location or path))}: {f.code} not fixable automatically: the value is "
+        f"inherited through Compose extends from service {one_line(base)!r}, and editing it "
+        f"there would change that service and every service that extends it; edit by hand: "
+        f"{one_line(f.fix.description)}"
+    )
