@@ -4,6 +4,7 @@ A case file (all keys but ``server`` optional)::
 
     description: what the case is about
     platform: cuda            # or rocm; the server's platform, given to both tools
+    gpu: B200                 # the GPU both tools are told (sglang_driver.GPUS; H200 / MI355X)
     env: {SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton}
     argv: [--enable-dp-attention]       # command-line arguments after --config
     models:                   # folders written next to server.yaml, each a config.json:
@@ -43,6 +44,7 @@ class Case:
     file: str
     description: str = ""
     platform: str = "cuda"
+    gpu: str | None = None  # the GPU both tools are told (run.HARNESS_GPU when None)
     env: dict = field(default_factory=dict)
     argv: list = field(default_factory=list)
     models: dict = field(default_factory=dict)
@@ -90,7 +92,16 @@ def _label(value) -> str:
 def expand(doc: dict, *, name: str, file: str) -> list[Case]:
     if not isinstance(doc, dict) or not isinstance(doc.get("server"), str):
         raise CaseError(f"{file}: a case is a mapping with a 'server' text block")
-    unknown = set(doc) - {"description", "platform", "env", "argv", "models", "server", "matrix"}
+    unknown = set(doc) - {
+        "description",
+        "platform",
+        "gpu",
+        "env",
+        "argv",
+        "models",
+        "server",
+        "matrix",
+    }
     if unknown:
         raise CaseError(f"{file}: unknown keys {sorted(unknown)}")
     matrix = doc.get("matrix") or {}
@@ -112,6 +123,7 @@ def expand(doc: dict, *, name: str, file: str) -> list[Case]:
                 file=file,
                 description=str(doc.get("description") or ""),
                 platform=_subst(str(doc.get("platform") or "cuda"), values),
+                gpu=_subst(str(doc["gpu"]), values) if doc.get("gpu") else None,
                 env=env,
                 argv=[_subst(str(a), values) for a in doc.get("argv") or []],
                 models=_subst_obj(copy.deepcopy(doc.get("models") or {"target": {}}), values),

@@ -56,6 +56,11 @@ CAUSES: dict[str, tuple[tuple[str, ...], str]] = {
         r"V4 main cache only pairs|trtllm uses uniform FP8",
     ),
     "SWA222": (("setup", "pools"), r"prefill_complete currently supports"),
+    "SWA230": (
+        ("resolve",),
+        r"enable-pd-role-switch|host.receive|Prefill server does not support 'fake'|"
+        r"decode-enable-radix-cache|SGLANG_DISAGG_STAGING_BUFFER",
+    ),
     "SWA303": (("parse",), r".*"),
     "SWA503": (
         ("pools",),

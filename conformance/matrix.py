@@ -80,12 +80,77 @@ ENV = (  # switches read from the environment
     ("layout-v41", 1, {"SGLANG_DSV4_KV_LAYOUT": "v41"}),
 )
 
+# --- dimensions added for issue 24 (drawn after the thirteen above, so those draws are unchanged)
+CUDA_GPU = (("g-", 6, None), ("g=H100", 1, "H100"), ("g=B200", 2, "B200"))
+ROCM_GPU = (("g-", 5, None), ("g=MI300X", 2, "MI300X"))
+CHECKPOINT = (  # the target checkpoint's odd, null or missing keys, or another layout
+    ("c-", 12, None),
+    ("c=nextn-null", 1, {"num_nextn_predict_layers": None}),
+    ("c=nextn-missing", 1, {"drop": ["num_nextn_predict_layers"]}),
+    ("c=window-null", 1, {"sliding_window": None}),
+    ("c=fp16", 1, {"torch_dtype": "float16"}),
+    ("c=dtype-odd", 1, {"torch_dtype": "float8"}),
+    ("c=extra-key", 1, {"x_unknown_key": [1, 2]}),
+    ("c=ctx4k", 1, {"max_position_embeddings": 4096}),
+    ("c=v41", 2, {"base": "v41-flash"}),
+)
+ENV2 = (  # more switches the raise inventory shows on the path (inventory/env-VERSION.tsv)
+    ("e2-", 14, {}),
+    ("state-bf16", 1, {"SGLANG_DSV4_COMPRESS_STATE_DTYPE": "bf16"}),
+    ("state-fp16", 1, {"SGLANG_DSV4_COMPRESS_STATE_DTYPE": "float16"}),
+    ("ckv-fp8", 1, {"SGLANG_DSV4_COMPRESSED_KV_LAYOUT": "fp8"}),
+    ("ckv-fp4", 1, {"SGLANG_DSV4_COMPRESSED_KV_LAYOUT": "fp4"}),
+    ("layout-auto", 1, {"SGLANG_DSV4_KV_LAYOUT": "auto"}),
+    ("layout-v41new", 1, {"SGLANG_DSV4_KV_LAYOUT": "v41_new"}),
+    ("staging", 1, {"SGLANG_DISAGG_STAGING_BUFFER": "1"}),
+    ("pp-spec", 1, {"SGLANG_ENABLE_PP_SPEC": "1"}),
+    ("c128-mtp", 1, {"SGLANG_EXPERIMENTAL_ONLINE_C128_MTP": "1"}),
+)
+PD_EXTRA = (  # the PD hook's switches (SWA207, SWA230) and the transfer backends
+    ("pd-", 12, []),
+    ("nixl", 1, ["disaggregation-transfer-backend: nixl"]),
+    ("mori", 1, ["disaggregation-transfer-backend: mori"]),
+    ("fake", 1, ["disaggregation-transfer-backend: fake"]),
+    ("mooncake-tcp", 1, ["disaggregation-transfer-backend: mooncake_tcp"]),
+    ("role-switch", 2, ["enable-pd-role-switch: true"]),
+    ("host-0.5", 1, ["disaggregation-decode-host-receive-threshold: 0.5"]),
+    ("host-2", 1, ["disaggregation-decode-host-receive-threshold: 2"]),
+    ("radix", 1, ["disaggregation-decode-enable-radix-cache: true"]),
+)
+SIZING = (
+    ("z-", 10, []),
+    ("ctx4k", 1, ["context-length: 4096"]),
+    ("ctx2m", 1, ["context-length: 2000000"]),
+    ("chunk4k", 1, ["chunked-prefill-size: 4096"]),
+    ("chunk1000", 1, ["chunked-prefill-size: 1000"]),
+)
+CLI = (("cli-", 6, 0), ("cli1", 2, 1), ("cli2", 1, 2))  # lines moved from --config to argv
+YAML_STYLE = (  # how max-running-requests is written (SGLang's loader is yaml.safe_load)
+    ("y-", 10, None),
+    ("y=quoted", 1, 'max-running-requests: "{}"'),
+    ("y=list", 1, "max-running-requests: [{}]"),
+)
+
 MODELS = {
     "target": {},
     "w256": {"sliding_window": 256},
     "w64": {"sliding_window": 64},
     "nowin": {"drop": ["sliding_window"]},
 }
+
+
+def _to_argv(line: str) -> list[str] | None:
+    """A ``key: value`` line as command-line arguments; None when it would not survive a shell
+    split (spaces, quotes, a YAML list or mapping) or means nothing on the command line."""
+    key, _, value = line.partition(":")
+    value = value.strip()
+    if not value or any(c in value for c in " '\"[]{}"):
+        return None
+    if value == "true":
+        return [f"--{key}"]
+    if value == "false":
+        return None
+    return [f"--{key}", value]
 
 
 def _pick(rng: random.Random, dim):
@@ -132,19 +197,47 @@ def draw(index: int, seed: int) -> Case:
         labels.append("nospec")
     lines += pick(EXTRA)
     env.update(pick(ENV))
+    # the dimensions added later: GPU, checkpoint, more switches, PD, sizing, CLI, YAML
+    gpu = pick(CUDA_GPU if platform == "cuda" else ROCM_GPU)
+    checkpoint = pick(CHECKPOINT)
+    env.update(pick(ENV2))
+    lines += pick(PD_EXTRA)
+    lines += pick(SIZING)
+    moved = pick(CLI)
+    style = pick(YAML_STYLE)
+    if style is not None:
+        i = next(i for i, ln in enumerate(lines) if ln.startswith("max-running-requests:"))
+        lines[i] = style.format(lines[i].split(":", 1)[1].strip())
+    argv: list[str] = []
+    for _ in range(moved):
+        movable = [i for i, ln in enumerate(lines) if _to_argv(ln) is not None]
+        if not movable:
+            break
+        i = rng.choice(movable)
+        argv += _to_argv(lines.pop(i)) or []
     used = {"target"} | {
         ln.split("models/")[1] for ln in lines if "models/" in ln and ln.split("models/")[1]
     }
+    used |= {a.split("models/")[1] for a in argv if a.startswith("models/")}
+    models = {name: dict(MODELS[name]) for name in sorted(used)}
+    if checkpoint is not None:  # a variation of the target's checkpoint
+        models[target] = {**models[target], **checkpoint}
     return Case(
         name=f"matrix-{seed}-{index:04d}[{','.join(labels)}]",
         file=f"matrix.py (seed {seed})",
         description="generated matrix case",
         platform=platform,
+        gpu=gpu,
         env=env,
-        argv=[],
-        models={name: dict(MODELS[name]) for name in sorted(used)},
+        argv=argv,
+        models=models,
         server="\n".join(lines) + "\n",
     )
+
+
+# Seeds from HELD_BACK on are held back: never run while rules are developed, run once at the end
+# and reported apart (whether the rules generalise past the cases they were fixed on).
+HELD_BACK = 1000
 
 
 def generate(count: int, seed: int = 0, *, select: str | None = None) -> list[Case]:

@@ -87,6 +87,69 @@ VARIANTS: dict[str, tuple[str, tuple[list, dict], tuple[list, dict]]] = {
     "rocm-unified-spec-decode-only": ("rocm", ([], UNIFIED), (EAGLE, UNIFIED)),
     "rocm-paged-spec-prefill-only": ("rocm", (EAGLE, {}), ([], {})),
 }
+# every transfer backend against every other one a prefill can use (a fake prefill is refused
+# on its own): nothing in SGLang compares them, the prefill's bootstrap loop reads the decode's
+# registration in its own framing
+BACKENDS = ("mooncake", "nixl", "mori", "mooncake_tcp", "fake")
+for _p in BACKENDS[:4]:
+    for _d in BACKENDS:
+        if (_p, _d) != ("mooncake", "mooncake"):
+            VARIANTS[f"backend-{_p}-{_d}"] = (
+                "rocm" if "mori" in (_p, _d) else "cuda",
+                (EAGLE + [f"disaggregation-transfer-backend: {_p}"], {}),
+                (EAGLE + [f"disaggregation-transfer-backend: {_d}"], {}),
+            )
+# a GPU, a checkpoint, or a dtype/environment switch on one side: (platform, side, side), a side
+# being (lines, env, GPU or None, the model folder's spec or None)
+SIDED: dict[str, tuple[str, tuple, tuple]] = {
+    "gpu-b200-h200-auto": (
+        "cuda",
+        (EAGLE, {"SGLANG_DSV4_KV_LAYOUT": "auto"}, "B200", None),
+        (EAGLE, {"SGLANG_DSV4_KV_LAYOUT": "auto"}, "H200", None),
+    ),
+    "gpu-h100-h200": ("cuda", (EAGLE, {}, "H100", None), (EAGLE, {}, "H200", None)),
+    "gpu-mi355x-mi300x-auto": (
+        "rocm",
+        (EAGLE, {"SGLANG_DSV4_KV_LAYOUT": "auto"}, "MI355X", None),
+        (EAGLE, {"SGLANG_DSV4_KV_LAYOUT": "auto"}, "MI300X", None),
+    ),
+    "gpu-mi355x-mi300x": ("rocm", (EAGLE, {}, "MI355X", None), (EAGLE, {}, "MI300X", None)),
+    "ckpt-w256-decode": (
+        "cuda",
+        (EAGLE, {}, None, None),
+        (EAGLE, {}, None, {"sliding_window": 256}),
+    ),
+    "ckpt-w256-decode-no-spec": (
+        "cuda",
+        ([], {}, None, None),
+        ([], {}, None, {"sliding_window": 256}),
+    ),
+    "ckpt-ratios-decode": (
+        "cuda",
+        (EAGLE, {}, None, None),
+        (
+            EAGLE,
+            {},
+            None,
+            {"compress_ratios": [0, 0] + [128, 4] * 20 + [128, 0]},
+        ),  # c4 and c128 swapped
+    ),
+    "env-state-bf16-decode": (
+        "cuda",
+        (EAGLE, {}, None, None),
+        (EAGLE, {"SGLANG_DSV4_COMPRESS_STATE_DTYPE": "bfloat16"}, None, None),
+    ),
+    "env-compressed-fp8-decode": (
+        "cuda",
+        (EAGLE, {}, None, None),
+        (EAGLE, {"SGLANG_DSV4_COMPRESSED_KV_LAYOUT": "fp8"}, None, None),
+    ),
+}
+VARIANTS["backend-fake-prefill"] = (
+    "cuda",
+    (EAGLE + ["disaggregation-transfer-backend: fake"], {}),
+    (EAGLE, {}),
+)
 
 
 @dataclass
@@ -102,21 +165,37 @@ def _server(lines: list[str], mode: str) -> str:
     return "\n".join(base + [f"disaggregation-mode: {mode}"] + lines) + "\n"
 
 
+def side_case(name: str, role: str, platform: str, side: tuple) -> Case:
+    """One server of a pair: (lines, env[, GPU, the model spec of its own checkpoint])."""
+    lines, env, gpu, model = (tuple(side) + (None, None))[:4]
+    lines = list(lines)
+    models: dict = {"target": {}}
+    if model is not None:  # this side serves a checkpoint of its own
+        models[f"{role}-model"] = {k: v for k, v in model.items() if v is not None}
+        models[f"{role}-model"]["drop"] = [k for k, v in model.items() if v is None]
+        lines = [f"model-path: models/{role}-model"] + lines
+    return Case(
+        name=f"pair-{name}-{role}",
+        file="pairs.py",
+        description=f"the {role} server of pair {name}",
+        platform=platform,
+        gpu=gpu,
+        env=dict(env),
+        models=models,
+        server=_server(lines, role),
+    )
+
+
 def generate(select: str | None = None) -> list[PairCase]:
     out = []
-    for name, (platform, (p_lines, p_env), (d_lines, d_env)) in VARIANTS.items():
-        sides = {}
-        for role, lines, env in (("prefill", p_lines, p_env), ("decode", d_lines, d_env)):
-            sides[role] = Case(
-                name=f"pair-{name}-{role}",
-                file="pairs.py",
-                description=f"the {role} server of pair {name}",
-                platform=platform,
-                env=dict(env),
-                models={"target": {}},
-                server=_server(lines, role),
+    for name, (platform, p_side, d_side) in {**VARIANTS, **SIDED}.items():
+        out.append(
+            PairCase(
+                f"pair-{name}",
+                side_case(name, "prefill", platform, p_side),
+                side_case(name, "decode", platform, d_side),
             )
-        out.append(PairCase(f"pair-{name}", sides["prefill"], sides["decode"]))
+        )
     if select:
         out = [p for p in out if select in p.name]
     return out
@@ -201,3 +280,95 @@ def compare_pair(name: str, result: dict | None, report: dict | None) -> dict:
         same = head in _norm(swa_why)
     row["agrees"] = same
     return row
+
+
+# --- the seeded pair matrix ---------------------------------------------------------------------
+# Each pair draws a shared server (platform, speculative decoding, parallelism), then for each
+# dimension below where it differs (nowhere, the prefill, the decode, or both alike) and a value:
+# every transfer backend, a GPU per side, a checkpoint per side, one-sided dtype/env switches.
+# Pair i of a seed never changes with the count; seeds from matrix.HELD_BACK on are held back.
+PAIR_GPU = {
+    "cuda": (("H200", 6), ("H100", 1), ("B200", 2)),
+    "rocm": (("MI355X", 4), ("MI300X", 2)),
+}
+PAIR_DIMS: dict[str, tuple] = {
+    # name: ((label, weight, (lines, env, model spec)), ...)
+    "backend": (
+        ("nixl", 2, ([("disaggregation-transfer-backend: nixl")], {}, None)),
+        ("mori", 1, (["disaggregation-transfer-backend: mori"], {}, None)),
+        ("tcp", 1, (["disaggregation-transfer-backend: mooncake_tcp"], {}, None)),
+        ("fake", 1, (["disaggregation-transfer-backend: fake"], {}, None)),
+    ),
+    "ckpt": (
+        ("w256", 2, ([], {}, {"sliding_window": 256})),
+        ("ratios", 1, ([], {}, {"compress_ratios": [0, 0] + [128, 4] * 20 + [128, 0]})),
+        ("fp16", 1, ([], {}, {"torch_dtype": "float16"})),
+    ),
+    "env": (
+        ("state-bf16", 1, ([], {"SGLANG_DSV4_COMPRESS_STATE_DTYPE": "bfloat16"}, None)),
+        ("ckv-fp8", 1, ([], {"SGLANG_DSV4_COMPRESSED_KV_LAYOUT": "fp8"}, None)),
+        ("online", 1, ([], {"SGLANG_OPT_USE_ONLINE_COMPRESS": "1"}, None)),
+        ("layout-auto", 2, ([], {"SGLANG_DSV4_KV_LAYOUT": "auto"}, None)),
+        ("sampling-mask", 1, ([], {"SGLANG_ENABLE_DISAGG_SAMPLING_MASK": "1"}, None)),
+    ),
+    "dtype": (
+        ("fp8", 1, (["kv-cache-dtype: fp8_e4m3"], {}, None)),
+        ("bf16", 1, (["kv-cache-dtype: bfloat16"], {}, None)),
+    ),
+    "size": (
+        ("tp4", 2, (["tp-size: 4"], {}, None)),
+        ("page64", 1, (["page-size: 64"], {}, None)),
+        ("mrr4", 1, (["max-running-requests: 4"], {}, None)),
+        ("pp2", 1, (["tp-size: 4", "pp-size: 2"], {}, None)),
+    ),
+}
+WHERE = (("-", 7), ("p", 1), ("d", 1), ("pd", 1))
+
+
+def _weighted(rng, options):
+    return rng.choices(options, weights=[o[-2] if len(o) == 3 else o[1] for o in options])[0]
+
+
+def draw_pair(index: int, seed: int) -> PairCase:
+    """Pair ``index`` of the pair matrix of ``seed``."""
+    import random
+
+    rng = random.Random(f"pair:{seed}:{index}")
+    platform = _weighted(rng, (("cuda", 6), ("rocm", 3)))[0]
+    env = dict(UNIFIED) if platform == "rocm" and rng.random() < 0.4 else {}
+    spec = rng.choice((EAGLE, EAGLE, [*EAGLE[:1], "speculative-num-steps: 1", *EAGLE[2:]], []))
+    labels = [platform + ("-unified" if env else ""), "eagle" if spec else "nospec"]
+    sides = {
+        "prefill": [list(spec), dict(env), None, None],
+        "decode": [list(spec), dict(env), None, None],
+    }
+    for role in sides:
+        sides[role][2] = _weighted(rng, PAIR_GPU[platform])[0]
+    labels.append(f"gpu={sides['prefill'][2]}+{sides['decode'][2]}")
+    for dim, options in PAIR_DIMS.items():
+        where = _weighted(rng, WHERE)[0]
+        label, _weight, (lines, env_more, model) = _weighted(rng, options)
+        if where == "-":
+            labels.append(f"{dim}-")
+            continue
+        labels.append(f"{dim}={label}@{where}")
+        for role in ("prefill", "decode"):
+            if role[0] not in where:
+                continue
+            side = sides[role]
+            keys = {ln.split(":", 1)[0] for ln in lines}
+            side[0] = [ln for ln in side[0] if ln.split(":", 1)[0] not in keys] + list(lines)
+            side[1].update(env_more)
+            if model is not None:
+                side[3] = {**(side[3] or {}), **model}
+    name = f"pm-{seed}-{index:04d}[{','.join(labels)}]"
+    return PairCase(
+        f"pair-{name}",
+        side_case(name, "prefill", platform, tuple(sides["prefill"])),
+        side_case(name, "decode", platform, tuple(sides["decode"])),
+    )
+
+
+def matrix(count: int, seed: int = 0, select: str | None = None) -> list[PairCase]:
+    out = [draw_pair(i, seed) for i in range(count)]
+    return [p for p in out if not select or select in p.name]

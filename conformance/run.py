@@ -2,6 +2,7 @@
 
     python conformance/run.py --sglang 0.5.23 [--select TEXT] [--fresh] [--keep DIR] [--json FILE]
     python conformance/run.py --sglang 0.5.23 --matrix 300 [--seed 0]   # the generated matrix
+    python conformance/run.py --sglang 0.5.23 --pair-matrix 60 [--seed 0]   # generated PD pairs
 
 Builds (once) the isolated environment of that release (see envs.py), writes every case of
 ``conformance/cases/*.yaml`` into a scratch folder, runs SGLang's own start-up code on it
@@ -39,6 +40,11 @@ import printed  # noqa: E402
 HARNESS_GPU = {"cuda": "H200", "rocm": "MI355X"}
 
 
+def gpu_of(case: case_mod.Case) -> str:
+    """The GPU the driver makes SGLang see for this case (sglang_driver.GPUS)."""
+    return case.gpu or HARNESS_GPU[case.platform]
+
+
 def swacheck_command() -> list[str]:
     exe = shutil.which("swacheck")
     return [exe] if exe else [sys.executable, "-m", "swacheck"]
@@ -67,7 +73,7 @@ def base_command(case: case_mod.Case, version: str) -> list[str]:
         case.platform,
         # the GPU the driver makes SGLang see (sglang_driver.install_platform)
         "--gpu",
-        HARNESS_GPU[case.platform],
+        gpu_of(case),
     ]
     for key, value in sorted(case.env.items()):
         cmd += ["--env", f"{key}={value}"]
@@ -98,7 +104,9 @@ def run_sglang(
 ) -> None:
     by_platform: dict[str, list[dict]] = {}
     for case, directory in jobs:
-        by_platform.setdefault(case.platform, []).append(
+        # one driver (one installed platform and GPU) per platform:GPU
+        key = case.platform if case.gpu is None else f"{case.platform}:{case.gpu}"
+        by_platform.setdefault(key, []).append(
             {"dir": str(directory), "env": case.env, "argv": case.argv}
         )
     for platform, items in sorted(by_platform.items()):
@@ -135,7 +143,10 @@ def _environment(args, log) -> Path | None:
 
 def run_pairs(args, log) -> int:
     """``--pairs``: each side a single-server case, then the pair step, then ``swacheck pair``."""
-    chosen = pairs.generate(args.select)
+    if args.pair_matrix is not None:
+        chosen = pairs.matrix(args.pair_matrix, args.seed, args.select)
+    else:
+        chosen = pairs.generate(args.select)
     if not chosen:
         log("conformance: no pair selected")
         return 2
@@ -206,9 +217,10 @@ def run_swacheck_pair(pc, directory: Path, version: str) -> dict | None:
     """``swacheck pair`` on the two sides written as swacheck deployment files."""
     if directory.exists():
         shutil.rmtree(directory)
-    case_mod.materialize(pc.prefill, directory)  # the model folders
+    case_mod.materialize(pc.prefill, directory)  # the model folders (each side's own too)
+    case_mod.materialize(pc.decode, directory)
     for role, case in (("prefill", pc.prefill), ("decode", pc.decode)):
-        text = pairs.deployment_file(case, HARNESS_GPU[case.platform])
+        text = pairs.deployment_file(case, gpu_of(case))
         (directory / f"{role}.yaml").write_text(text)
     cmd = [
         *swacheck_command(),
@@ -263,6 +275,12 @@ def main(argv=None) -> int:
         help="run the PD pair cases (pairs.py) through SGLang's handshake comparisons",
     )
     ap.add_argument(
+        "--pair-matrix",
+        type=int,
+        metavar="N",
+        help="run N generated PD pairs (pairs.matrix, seeded by --seed) through the pair step",
+    )
+    ap.add_argument(
         "--printed",
         action="store_true",
         help="also read what SGLang printed of each case's resolved arguments (its log line and "
@@ -274,7 +292,7 @@ def main(argv=None) -> int:
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
 
-    if args.pairs:
+    if args.pairs or args.pair_matrix is not None:
         return run_pairs(args, log)
     try:
         if args.matrix is not None:

@@ -181,33 +181,65 @@ def _version_tuple(v):
     return tuple(out)
 
 
-def install_platform(platform: str, sglang_version: str):
+# The GPUs a case may name (``Case.gpu``; the platform's first one by default): what the device
+# queries answer. An SM100 GPU also makes torch report CUDA (``torch.version.cuda``,
+# ``torch.cuda.is_available``): ``select_dsv4_kv_layout`` asks both before the capability.
+GPUS = {
+    "cuda": {
+        "H200": {"name": "NVIDIA H200", "memory_gib": 141, "capability": (9, 0), "sms": 132},
+        "H100": {
+            "name": "NVIDIA H100 80GB HBM3",
+            "memory_gib": 80,
+            "capability": (9, 0),
+            "sms": 132,
+        },
+        "B200": {"name": "NVIDIA B200", "memory_gib": 180, "capability": (10, 0), "sms": 148},
+    },
+    "rocm": {
+        "MI355X": {
+            "name": "AMD Instinct MI355X",
+            "memory_gib": 288,
+            "capability": (9, 5),
+            "gfx": "gfx950",
+        },
+        "MI300X": {
+            "name": "AMD Instinct MI300X",
+            "memory_gib": 192,
+            "capability": (9, 4),
+            "gfx": "gfx942",
+        },
+    },
+}
+
+
+def gpu_facts(platform: str, gpu: str | None) -> dict:
+    table = GPUS[platform]
+    return table.get(gpu or "", next(iter(table.values())))
+
+
+def install_platform(platform: str, sglang_version: str, gpu: str | None = None):
     """Make this CPU process look like one GPU of ``platform`` to SGLang's start-up code."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import torch
 
+    facts = gpu_facts(platform, gpu)
+    cap = facts["capability"]
+
+    class _Props:
+        name = facts["name"]
+        total_memory = facts["memory_gib"] * (1 << 30)
+        major, minor = cap
+        multi_processor_count = facts.get("sms", 256)
+        gcnArchName = facts.get("gfx", "")
+
     if platform == "rocm":
         torch.version.hip = "6.4.0"  # before any sglang import: is_hip() and _is_hip read it
-
-        class _Props:
-            gcnArchName = "gfx950"  # MI355X
-            name = "AMD Instinct MI355X"
-            total_memory = 288 * (1 << 30)
-            major, minor = 9, 5
-            multi_processor_count = 256
-
-        torch.cuda.get_device_properties = lambda *a, **k: _Props()
-    elif platform == "cuda":
-
-        class _Props:
-            name = "NVIDIA H200"
-            total_memory = 141 * (1 << 30)
-            major, minor = 9, 0
-            multi_processor_count = 132
-
-        torch.cuda.get_device_properties = lambda *a, **k: _Props()
-    torch.cuda.get_device_capability = lambda *a, **k: (9, 5) if platform == "rocm" else (9, 0)
+    elif cap[0] == 10:
+        torch.version.cuda = "12.9"
+        torch.cuda.is_available = lambda: True
+    torch.cuda.get_device_properties = lambda *a, **k: _Props()
+    torch.cuda.get_device_capability = lambda *a, **k: cap
 
     def _no_compile(*args, **kwargs):  # torch.compile needs triton; nothing here runs a kernel
         if args and callable(args[0]):
@@ -265,9 +297,19 @@ def install_platform(platform: str, sglang_version: str):
         "get_amdgpu_memory_capacity",
     ):
         _rebind(common, name, lambda *a, **k: None)
-    capability = (9, 5) if platform == "rocm" else (9, 0)
+    capability = cap
+    sm = cap[0] * 10 + cap[1] if platform == "cuda" else 0
     _rebind(common, "get_device_capability", lambda *a, **k: capability)
-    _rebind(common, "get_device_sm", lambda *a, **k: 90 if platform == "cuda" else 0)
+    _rebind(common, "get_device_sm", lambda *a, **k: sm)
+    if platform == "cuda":
+        for name, majors in (
+            ("is_sm100_supported", (10,)),
+            ("is_blackwell_supported", (10, 11, 12)),
+            ("is_blackwell", (10, 11, 12)),
+            ("is_sm90_supported", (9,)),
+        ):
+            with contextlib.suppress(Exception):
+                _rebind(common, name, (lambda v: lambda *a, **k: v)(cap[0] in majors))
     try:
         from sglang.srt.runtime_context import override_platform
     except ImportError:
@@ -278,16 +320,17 @@ def install_platform(platform: str, sglang_version: str):
                 "is_hip": True,
                 "is_cuda": False,
                 "device_sm": 0,
-                "device_capability": (9, 5),
-            }  # gfx950
+                "device_capability": cap,
+            }
             if platform == "rocm"
             else {
                 "is_cuda": True,
                 "is_hip": False,
-                "device_sm": 90,
-                "device_capability": (9, 0),
-                "is_sm90": True,
-                "is_hopper_with_cuda_12_3": True,
+                "device_sm": sm,
+                "device_capability": cap,
+                "is_sm90": cap[0] == 9,
+                "is_sm100": cap[0] == 10,
+                "is_hopper_with_cuda_12_3": cap[0] == 9,
             }
         )
         try:
@@ -860,6 +903,151 @@ class _FakeResponse:
         return dict(self._payload)
 
 
+class _Stop(BaseException):
+    """Ends a bootstrap loop the pair step runs (not an Exception: the loops catch those)."""
+
+
+class _OneMessageSocket:
+    """A prefill's ZMQ server socket that receives one message, then ends the loop."""
+
+    def __init__(self, owner, message):
+        self.owner, self.message, self.calls = owner, message, 0
+
+    def recv_multipart(self, *args, **kwargs):
+        self.calls += 1
+        if self.calls == 1:
+            return list(self.message)
+        self.owner._stopped = True
+        raise _Stop()
+
+
+class _InlineThread:
+    """``threading.Thread`` for the bootstrap loop: run in ``start()``, its exception kept."""
+
+    raised: list = []
+
+    def __init__(self, target=None, args=(), kwargs=None, daemon=None, name=None):
+        self.target, self.args, self.kwargs = target, args, kwargs or {}
+
+    def start(self):
+        try:
+            self.target(*self.args, **self.kwargs)
+        except _Stop:
+            pass
+        except Exception as exc:  # what kills the real thread
+            _InlineThread.raised.append(exc)
+
+    def join(self, *a, **k):
+        pass
+
+    def is_alive(self):
+        return False
+
+
+def _backend_class(name):
+    from sglang.srt.disaggregation.utils import KVClassType, TransferBackend, get_kv_class
+
+    return get_kv_class(TransferBackend(name), KVClassType.MANAGER)
+
+
+def _decode_registration(backend: str, side: dict) -> list:
+    """The registration message a decode on ``backend`` sends each prefill rank, built by that
+    backend's own ``build_receiver_registration_message`` on a manager made without __init__."""
+    cls = _backend_class(backend)
+    m = object.__new__(cls)
+    n_state = len(side["state_ptr_counts"])
+    kv_args = types.SimpleNamespace(
+        kv_data_ptrs=[4096, 8192],
+        kv_data_lens=[1 << 20, 1 << 20],
+        kv_item_lens=[656, 656],
+        kv_data_mem_kinds=["VRAM", "VRAM"],
+        kv_layer_ids=[0, 1],
+        aux_data_ptrs=[12288],
+        state_data_ptrs=[[100 + i] * c for i, c in enumerate(side["state_ptr_counts"])],
+        state_item_lens=side["state_item_lens"],
+        state_data_lens=[[1 << 16] * c for c in side["state_ptr_counts"]],
+        state_layer_ids=side["state_layer_ids"] or [[] for _ in range(n_state)],
+        state_dim_per_tensor=[],
+        gpu_id=0,
+        engine_rank=0,
+    )
+    m.__dict__.update(
+        kv_args=kv_args,
+        local_ip="127.0.0.1",
+        rank_port=17000,
+        attn_tp_size=side["attn_tp_size"],
+        dcp_size=1,
+        dcp_rank=0,
+        enable_staging=False,
+        _staging_ctx=None,
+        kv_buffer_tensors=None,
+        engine=types.SimpleNamespace(get_session_id=lambda: "127.0.0.1:17001"),
+        agent=types.SimpleNamespace(name="decode-agent", get_agent_metadata=lambda: b"agent"),
+        engine_desc=types.SimpleNamespace(pack=lambda: b"engine"),
+        kv_mem_descs=[],
+        aux_mem_descs=[],
+        state_mem_descs=[],
+    )
+    return m.build_receiver_registration_message()
+
+
+def _prefill_reads(backend: str, message: list) -> tuple[str, str] | None:
+    """Run the bootstrap loop of a prefill on ``backend`` (its own code: Mooncake's
+    ``start_prefill_thread``, NIXL's and Mori's ``_start_bootstrap_thread``) on one message with a
+    stand-in socket; (exception, message) when the loop dies or drops it, else None."""
+    import logging
+
+    cls = _backend_class(backend)
+    module = sys.modules[cls.__module__]
+    m = object.__new__(cls)
+    sock = _OneMessageSocket(m, message)
+    m.__dict__.update(
+        server_socket=sock,
+        deferred_bootstrap=None,
+        server_args=types.SimpleNamespace(enable_pd_role_switch=False),
+        _stopped=False,
+        _worker_threads=[],
+        _staging_ctx=None,
+        enable_staging=False,
+        transfer_infos={},
+        request_status={},
+        req_to_decode_prefix_len={},
+        enable_deferred_decode_kv_release=False,
+        kv_args=types.SimpleNamespace(engine_rank=0, kv_item_lens=[656], num_draft_entries=0),
+    )
+    warned = []
+
+    class _Catch(logging.Handler):
+        def emit(self, record):
+            if record.levelno >= logging.WARNING:
+                warned.append(record.getMessage())
+
+    logger = getattr(module, "logger", logging.getLogger(module.__name__))
+    handler = _Catch()
+    logger.addHandler(handler)
+    saved_disable = logging.root.manager.disable
+    logging.disable(logging.NOTSET)
+    real_threading = module.threading
+    module.threading = types.SimpleNamespace(
+        Thread=_InlineThread, Lock=real_threading.Lock, Event=real_threading.Event
+    )
+    _InlineThread.raised = []
+    starter = getattr(m, "start_prefill_thread", None) if backend == "mooncake" else None
+    try:
+        (starter or m._start_bootstrap_thread)()
+    finally:
+        module.threading = real_threading
+        logger.removeHandler(handler)
+        logging.disable(saved_disable)
+    if _InlineThread.raised:
+        exc = _InlineThread.raised[0]
+        return type(exc).__name__, " ".join(str(exc).split())
+    malformed = [w for w in warned if "malformed" in w.lower()]
+    if malformed:
+        return "dropped", malformed[0]
+    return None
+
+
 def pair_case(prefill: dict, decode: dict) -> dict:
     """Drive SGLang's two PD comparisons on what each server published (``_handshake``), with a
     fake transport: the decode's ``try_ensure_parallel_info`` (``disaggregation/common/conn.py``;
@@ -929,6 +1117,18 @@ def pair_case(prefill: dict, decode: dict) -> dict:
             prefill_end_layer=side.get("num_layers") or 43,
         )
 
+    backends = (p.get("transfer_backend") or "mooncake", d.get("transfer_backend") or "mooncake")
+    if backends[1] == "fake" and backends[0] != "fake":
+        # FakeKVReceiver (disaggregation/fake/conn.py) is no CommonKVReceiver: it neither asks the
+        # bootstrap server nor registers with the prefill, whose copy of each request waits
+        return dict(
+            out,
+            outcome="error",
+            when="every request",
+            side="prefill",
+            exception="no registration",
+            message="the fake decode receiver never registers with the prefill (FakeKVReceiver)",
+        )
     dec = manager(d, kv_args=kv_args(d))
     real_get = common_conn.requests.get
     common_conn.requests.get = lambda *a, **k: _FakeResponse(payload)
@@ -945,6 +1145,19 @@ def pair_case(prefill: dict, decode: dict) -> dict:
         )
     finally:
         common_conn.requests.get = real_get
+    if backends[0] != backends[1]:
+        # the decode registers with the prefill's rank port in its own backend's framing; the
+        # prefill's bootstrap loop reads it (nothing before compares the backends)
+        read = _prefill_reads(backends[0], _decode_registration(backends[1], d))
+        if read is not None:
+            return dict(
+                out,
+                outcome="error",
+                when="every request",
+                side="prefill",
+                exception=read[0],
+                message=read[1],
+            )
     validate = getattr(mc_conn.MooncakeKVManager, "_validate_peer_state_layout", None)
     if validate is None:
         out["note"] = "this release's Mooncake compares no state layout at registration"
@@ -983,7 +1196,13 @@ def pair_case(prefill: dict, decode: dict) -> dict:
 def pair_main(argv):
     """``sglang_driver.py --pairs PLATFORM VERSION PAIRS.json``: PAIRS.json lists
     ``{"prefill": DIR, "decode": DIR, "out": FILE}``; each DIR holds a single-server result."""
-    platform, version, jobs = argv[0], argv[1], json.load(open(argv[2]))
+    platform, version, jobs = argv[0].partition(":")[0], argv[1], json.load(open(argv[2]))
+    import importlib.util
+
+    if (
+        importlib.util.find_spec("mori") is None
+    ):  # the Mori transfer library: import-time names only
+        sys.meta_path.insert(0, _StubFinder(["mori"]))
     install_platform(platform, version)
     import logging
 
@@ -1027,7 +1246,7 @@ def pair_main(argv):
             json.dump(res, fh)
 
 
-def _child(job, platform, version, fresh):
+def _child(job, platform, version, fresh, gpu=None):
     """Run one case with its environment and write its result next to it."""
     out_path = os.path.join(job["dir"], "sglang-result.json")
     log = os.open(
@@ -1037,7 +1256,7 @@ def _child(job, platform, version, fresh):
     os.dup2(log, 2)
     os.environ.update(job.get("env") or {})
     if fresh:
-        install_platform(platform, version)
+        install_platform(platform, version, gpu)
     result = run_case(job["dir"], platform, version, job.get("argv") or [])
     with open(out_path, "w") as fh:
         json.dump(result, fh)
@@ -1052,7 +1271,8 @@ def main(argv):
     imported or any cached gate is read. ``--fresh`` runs each case in a new interpreter
     instead (slower; the reference mode the fork mode is checked against).
     """
-    platform, version, jobs_path = argv[1], argv[2], argv[3]
+    spec, version, jobs_path = argv[1], argv[2], argv[3]
+    platform, _, gpu = spec.partition(":")  # "cuda" or "cuda:B200" (GPUS)
     fresh = "--fresh" in argv[4:]
     jobs = json.load(open(jobs_path))
     timeout = float(os.environ.get("SWACHECK_CONFORMANCE_TIMEOUT", "600"))
@@ -1065,14 +1285,14 @@ def main(argv):
                 json.dump(job, fh)
             try:
                 subprocess.run(
-                    [sys.executable, os.path.abspath(__file__), "--one", platform, version, single],
+                    [sys.executable, os.path.abspath(__file__), "--one", spec, version, single],
                     timeout=timeout,
                     check=False,
                 )
             except subprocess.TimeoutExpired:
                 pass
         return
-    install_platform(platform, version)
+    install_platform(platform, version, gpu or None)
     import signal
     import time
 
@@ -1084,7 +1304,7 @@ def main(argv):
         pid = os.fork()
         if pid == 0:
             try:
-                _child(job, platform, version, False)
+                _child(job, platform, version, False, gpu or None)
             finally:
                 os._exit(0)
         deadline = time.monotonic() + timeout
@@ -1103,6 +1323,7 @@ if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--pairs":
         pair_main(sys.argv[2:])
     elif len(sys.argv) > 1 and sys.argv[1] == "--one":
-        _child(json.load(open(sys.argv[4])), sys.argv[2], sys.argv[3], True)
+        _platform, _, _gpu = sys.argv[2].partition(":")
+        _child(json.load(open(sys.argv[4])), _platform, sys.argv[3], True, _gpu or None)
     else:
         main(sys.argv)

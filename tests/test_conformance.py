@@ -294,13 +294,56 @@ def test_matrix_covers_every_value_of_every_dimension_in_300_cases():
         matrix.PARALLEL,
         matrix.EXTRA,
         matrix.ENV,
+        matrix.CUDA_GPU,
+        matrix.ROCM_GPU,
+        matrix.CHECKPOINT,
+        matrix.ENV2,
+        matrix.PD_EXTRA,
+        matrix.SIZING,
+        matrix.CLI,
+        matrix.YAML_STYLE,
     ):
         for label, _weight, _value in dim:
             assert label in seen, label
+
     # small max-running-requests only: SGLang really allocates the pools
-    assert all(
-        int(re.search(r"max-running-requests: (\d+)", c.server).group(1)) <= 16 for c in cases
+    def mrr(c):  # in the file (plain, quoted or a one-item list) or moved to the command line
+        found = re.search(r"max-running-requests: [\"\[]?(\d+)", c.server)
+        return int(found.group(1) if found else c.argv[c.argv.index("--max-running-requests") + 1])
+
+    assert all(mrr(c) <= 16 for c in cases)
+
+
+def test_matrix_moves_lines_to_the_command_line_and_writes_values_other_ways():
+    cases = matrix.generate(300, seed=0)
+    moved = [c for c in cases if c.argv]
+    assert moved and all(a.startswith("--") for c in moved for a in c.argv[:1])
+    for c in moved:  # a moved line is gone from the file
+        keys = {ln.split(":", 1)[0] for ln in c.server.splitlines()}
+        assert not {a[2:] for a in c.argv if a.startswith("--")} & keys, c.name
+    assert any('max-running-requests: "' in c.server for c in cases)
+    assert any("max-running-requests: [" in c.server for c in cases)
+    assert any(c.gpu == "B200" for c in cases) and any(c.gpu == "MI300X" for c in cases)
+    assert matrix._to_argv("enable-pd-role-switch: true") == ["--enable-pd-role-switch"]
+    assert matrix._to_argv("tp-size: 8") == ["--tp-size", "8"]
+    assert matrix._to_argv("json-model-override-args: '{\"a\": 1}'") is None
+    assert matrix.HELD_BACK == 1000
+
+
+def test_pair_matrix_is_seeded_and_varies_each_side():
+    first = pairs.matrix(120, seed=0)
+    assert [p.name for p in first[:30]] == [p.name for p in pairs.matrix(30, seed=0)]
+    assert [p.name for p in pairs.matrix(30, seed=1)] != [p.name for p in first[:30]]
+    assert len({p.name for p in first}) == 120
+    names = " ".join(p.name for p in first)
+    for dim, options in pairs.PAIR_DIMS.items():
+        for label, _w, _v in options:
+            assert f"{dim}={label}@" in names, (dim, label)
+    assert any(p.prefill.gpu != p.decode.gpu for p in first)
+    assert any(
+        "decode-model" in p.decode.models and "prefill-model" not in p.prefill.models for p in first
     )
+    assert any(p.prefill.env != p.decode.env for p in first)
 
 
 def test_matrix_cases_are_valid_config_files_with_their_models(tmp_path):
@@ -310,10 +353,17 @@ def test_matrix_cases_are_valid_config_files_with_their_models(tmp_path):
         directory = tmp_path / re.sub(r"[^A-Za-z0-9]+", "_", case.name)
         server = case_mod.materialize(case, directory)
         config = yaml.safe_load(server.read_text())
-        assert isinstance(config, dict) and config["model-path"].startswith("models/")
+        given = {  # --key value moved to the command line (a flag has no value)
+            a: case.argv[i + 1]
+            for i, a in enumerate(case.argv[:-1])
+            if not case.argv[i + 1].startswith("--")
+        }
+        path = config.get("model-path") or given.get("--model-path")
+        assert isinstance(config, dict) and path.startswith("models/")
         for key in ("model-path", "speculative-draft-model-path"):
-            if key in config:
-                assert (directory / config[key] / "config.json").is_file(), (case.name, key)
+            value = config.get(key) or given.get(f"--{key}")
+            if value:
+                assert (directory / value / "config.json").is_file(), (case.name, key)
         assert case.platform in ("cuda", "rocm")
 
 

@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..model.records import Val
+from .gpus import Gpu, lookup
 from .resolve import Resolution
 from .version import release_key
 
@@ -82,8 +83,54 @@ def kv_cache_dtype(res: Resolution) -> Val:
     )
 
 
+def _known_gpu(res: Resolution) -> Gpu | None:
+    val = res.deployment.gpu
+    return None if val is None else lookup(str(val.value))
+
+
+def _v41_gpu(res: Resolution) -> bool | None:
+    """Whether this server's GPU holds the V4.1 layouts when ``SGLANG_DSV4_KV_LAYOUT`` is
+    ``auto`` (``select_dsv4_kv_layout``: CUDA compute capability 10.x; HIP gfx950 with the
+    ``aiter_sparse`` FlashMLA backend); None when the deployment names no GPU swacheck knows."""
+    known = _known_gpu(res)
+    if known is None:
+        return None
+    if res.values["platform"].value == "rocm":
+        backend = res.deployment.env.get("SGLANG_HACK_FLASHMLA_BACKEND")
+        name = (
+            str(backend.value).strip() if backend is not None else res.profile.env_backend_default
+        )
+        gfx95 = (known.gfx or "").startswith("gfx95")
+        return gfx95 and (name == "aiter_sparse" or (name == "auto" and gfx95))
+    return known.sm is not None and known.sm // 10 == 10
+
+
+def _default_attn_backend(res: Resolution, mode: Val) -> str:
+    """``--dsv4-attn-backend auto`` on a PD server: ``flashmla_mega`` for a DeepSeek-V4.1
+    checkpoint on an SM100 CUDA GPU with an explicit ``fp8_e4m3`` KV cache (a V4.1 checkpoint's
+    ``auto`` is not resolved to fp8) and no other layout asked, else ``flashmla``
+    (``_default_dsv4_attention_backend``, ``arg_groups/deepseek_v4_hook.py`` 0.5.23:45-59;
+    0.5.22 has no ``flashmla_mega``). A GPU swacheck does not know: ``flashmla``."""
+    model = res.target.model if res.target is not None else None
+    if (
+        release_key(res.profile.version) < (0, 5, 23)
+        or model is None
+        or getattr(model, "model_type", None) != "deepseek_v41"
+        or res.values["platform"].value != "cuda"
+        or not _v41_gpu(res)
+        or _arg(res, "kv-cache-dtype", "auto", "").value != "fp8_e4m3"
+        or (
+            res.deployment.env.get("SGLANG_DSV4_KV_LAYOUT") is not None
+            and str(mode.value).lower() not in ("auto", "v41", "v41_new")
+        )
+    ):
+        return "flashmla"
+    return "flashmla_mega"
+
+
 def kv_layout(res: Resolution) -> Val:
-    """(main layout, compressed layout) as select_dsv4_kv_layout would choose them."""
+    """(main layout, compressed layout) as select_dsv4_kv_layout would choose them; ``auto``
+    resolved for the GPU the deployment names (kept ``auto`` when it names none swacheck knows)."""
     backend = _arg(res, "dsv4-attn-backend", "auto", "--dsv4-attn-backend auto")
     mode = env(res, "SGLANG_DSV4_KV_LAYOUT")
     option = env(res, "SGLANG_DSV4_COMPRESSED_KV_LAYOUT")
@@ -99,11 +146,18 @@ def kv_layout(res: Resolution) -> Val:
             backend.location,
             inputs,
         )
+    chosen = str(backend.value)
+    if chosen == "auto":
+        chosen = _default_attn_backend(res, mode)
     main = str(mode.value).lower()
-    if backend.value == "flashmla_mega" and main != "v41_new":
+    if chosen == "flashmla_mega" and main != "v41_new":
         main = "v41"
+    how = ""
+    if main == "auto" and (v41 := _v41_gpu(res)) is not None:
+        main = "v41" if v41 else "v4"
+        how = f" (auto on {res.deployment.gpu.value})"  # type: ignore[union-attr]
     text = f"{main}/{str(option.value).lower()}"
-    return Val(text, f"layout {main}, compressed {str(option.value).lower()}", None, inputs)
+    return Val(text, f"layout {main}{how}, compressed {str(option.value).lower()}", None, inputs)
 
 
 def _attn_tp(res: Resolution) -> Val:

@@ -143,3 +143,82 @@ def test_trtllm_under_pd_fails_alone_not_as_a_pair(tree):
     assert run.findings("SWA403") == []
     assert len(run.findings("SWA205")) == 1
     assert layout(run) == ("v4/auto", "uniform_fp8", True)
+
+
+def gpu_deployment(role: str, env: str, gpu: str, platform: str = "cuda", extra: str = "") -> str:
+    return (
+        "swacheck: 1\n"
+        f"platform: {platform}\n"
+        f"gpu: {gpu}\n"
+        f"env: {{{env}}}\n"
+        "server:\n"
+        "  model-path: ../models/v4\n"
+        f"  disaggregation-mode: {role}\n" + extra
+    )
+
+
+def test_auto_is_resolved_for_the_gpu_each_side_names(tree):
+    # select_dsv4_kv_layout (mem_cache/deepseek_v4_memory_pool.py 0.5.23:231, 0.5.22:195): auto on
+    # a GPU below SM100 is the V4 layout, which equals an explicit v4: nothing to report
+    run = check(
+        tree,
+        gpu_deployment("prefill", "", "H200"),
+        gpu_deployment("decode", "SGLANG_DSV4_KV_LAYOUT: auto", "H200"),
+    )
+    assert run.findings("SWA403") == []
+    assert layout(run) == ("v4/auto", "v4/auto", False)
+
+
+def test_auto_on_gpus_that_choose_differently_is_an_error(tree):
+    # HIP: gfx950 with aiter_sparse (the MI355X default) holds V4.1, gfx942 does not (0.5.23:220-224)
+    env = "SGLANG_DSV4_KV_LAYOUT: auto"
+    run = check(
+        tree,
+        gpu_deployment("prefill", env, "MI355X", "rocm"),
+        gpu_deployment("decode", env, "MI300X", "rocm"),
+    )
+    f = only(run)
+    assert f["severity"] == "error"
+    assert f["message"].startswith(
+        "KV layout mismatch: prefill v41/auto, decode v4/auto: the decode"
+    )
+    assert layout(run) == ("v41/auto", "v4/auto", True)
+
+
+def test_auto_on_a_gpu_swacheck_does_not_know_stays_a_warning(tree):
+    env = "SGLANG_DSV4_KV_LAYOUT: auto"
+    run = check(
+        tree,
+        gpu_deployment("prefill", "", "H200"),
+        gpu_deployment("decode", env, "NoSuchGPU-9000"),
+    )
+    assert only(run)["severity"] == "warning"
+    assert layout(run) == ("v4/auto", "auto/auto", True)
+
+
+def test_a_v41_checkpoint_picks_flashmla_mega_on_sm100_only(tree):
+    # _default_dsv4_attention_backend (arg_groups/deepseek_v4_hook.py 0.5.23:45-59): DeepSeek-V4.1,
+    # CUDA SM100, an fp8_e4m3 KV cache -> flashmla_mega, whose pools use the V4.1 layout; on an
+    # H200 the default is flashmla (V4): the pair's layouts differ
+    import json
+
+    from test_v41 import V41
+
+    fp8 = "  kv-cache-dtype: fp8_e4m3\n"
+    prefill = gpu_deployment("prefill", "", "B200", extra=fp8).replace("models/v4", "models/v41")
+    decode = gpu_deployment("decode", "", "H200", extra=fp8).replace("models/v4", "models/v41")
+    root = tree(
+        {
+            "d/prefill.yaml": prefill,
+            "d/decode.yaml": decode,
+            "models/v41/config.json": json.dumps(V41),
+        }
+    )
+    from conftest import run_cli
+
+    run = run_cli("--format", "json", "d", cwd=root)
+    assert layout(run) == ("v41/auto", "v4/auto", True)
+    assert only(run)["severity"] == "error"
+    same = tree({"d/prefill.yaml": prefill, "d/decode.yaml": decode.replace("H200", "B200")})
+    run = run_cli("--format", "json", "d", cwd=same)
+    assert layout(run) == ("v41/auto", "v41/auto", False)
