@@ -14,6 +14,9 @@ prefill bootstrap / decode pre-allocation queues refuse when the scheduler start
 - `--disaggregation-decode-host-receive-threshold` outside 0..1 (0.5.23:64-67); host receive on
   (a threshold below 1 from 0.5.22, above 0 in 0.5.21, whose default is 0) with HiSparse or
   role switching, or with `disaggregation-decode-retraction-backup: cpu_tensor` (0.5.23:68-75);
+  the `host_pool` retraction it sets (or one written) on a server that is not a PD decode
+  server, or with `dcp-size` > 1 (`arg_groups/kv_cache_hook.py` `handle_cache_compatibility`,
+  0.5.23:352-365);
 - a prefill server on the `fake` transfer backend (`AssertionError`, 0.5.23:150-152);
 - `--disaggregation-decode-enable-radix-cache` on a decode server with `--enable-hisparse`, the
   `fake` backend, or (0.5.21-0.5.22) speculative decoding other than DSPARK (0.5.22:99-116);
@@ -165,6 +168,37 @@ def _radix_cache(res: Resolution, key: tuple[int, ...]) -> str | None:
     return None
 
 
+def _host_pool(
+    res: Resolution, key: tuple[int, ...], mode: str
+) -> Iterator[tuple[Arg | None, str, str]]:
+    """``host_pool`` retraction (written, or what host receive sets) off a decode server or
+    with ``dcp-size`` > 1: ``handle_cache_compatibility`` (``arg_groups/kv_cache_hook.py``
+    0.5.23:352-365, the same in 0.5.21-0.5.22), later in the pipeline than the PD hook."""
+    backup = arg(res, "disaggregation-decode-retraction-backup")
+    value = text(res, "disaggregation-decode-retraction-backup")
+    threshold = number(res, "disaggregation-decode-host-receive-threshold")
+    if threshold is not None and 0 <= threshold <= 1:
+        if (threshold > 0 if key < (0, 5, 22) else threshold < 1) and value != "cpu_tensor":
+            value, backup = "host_pool", arg(res, "disaggregation-decode-host-receive-threshold")
+    if value != "host_pool":
+        return
+    at = "arg_groups/kv_cache_hook.py handle_cache_compatibility"
+    if mode != "decode":
+        yield (
+            backup,
+            "ValueError: --disaggregation-decode-retraction-backup=host_pool is only supported on "
+            "a PD decode server.",
+            at,
+        )
+    elif integer(res, "dcp-size", 1) > 1:
+        yield (
+            backup,
+            "ValueError: --disaggregation-decode-retraction-backup=host_pool does not support "
+            "--dcp-size > 1.",
+            at,
+        )
+
+
 def refusals(res: Resolution) -> Iterator[tuple[Arg | None, str, str]]:
     """(the argument, SGLang's exception and message, where) in SGLang's order."""
     key = release_key(res.profile.version)
@@ -180,6 +214,7 @@ def refusals(res: Resolution) -> Iterator[tuple[Arg | None, str, str]]:
             HOOK,
         )
     if mode not in ("prefill", "decode"):
+        yield from _host_pool(res, key, mode)
         return
     backend = _backend(res)
     if env_true(res, STAGING) and backend not in ("mooncake", "nixl"):
@@ -197,6 +232,7 @@ def refusals(res: Resolution) -> Iterator[tuple[Arg | None, str, str]]:
             "--enable-pd-role-switch.",
             HOOK,
         )
+    yield from _host_pool(res, key, mode)
     if env_true(res, STAGING):
         queue = (
             "disaggregation/prefill.py PrefillBootstrapQueue.__init__"

@@ -211,3 +211,34 @@ def test_nothing_without_pd_or_on_an_old_release(lint):
     )
     text = "model-path: models/v4\ndisaggregation-mode: prefill\ndisaggregation-transfer-backend: fake\n"
     assert lint_server(lint, text, "0.5.20").findings("SWA230") == []
+
+
+@pytest.mark.parametrize(
+    ("mode", "extra", "said"),
+    [
+        # kv_cache_hook.py handle_cache_compatibility 0.5.23:352-365: host receive sets host_pool
+        (
+            "prefill",
+            "disaggregation-decode-host-receive-threshold: 0.5\n",
+            "host_pool is only supported on a PD decode server",
+        ),
+        (
+            "'null'",
+            "disaggregation-decode-retraction-backup: host_pool\n",
+            "host_pool is only supported on a PD decode server",
+        ),
+        (
+            "decode",
+            "disaggregation-decode-retraction-backup: host_pool\ndcp-size: 2\n",
+            "does not support --dcp-size > 1",
+        ),
+    ],
+)
+def test_host_pool_retraction_off_a_decode_server(lint, mode, extra, said):
+    text = f"model-path: models/v4\ndisaggregation-mode: {mode}\n{extra}"
+    assert said in message(lint_server(lint, text))
+
+
+def test_host_pool_retraction_on_a_decode_server_is_accepted(lint):
+    text = "model-path: models/v4\ndisaggregation-mode: decode\ndisaggregation-decode-retraction-backup: host_pool\n"
+    assert lint_server(lint, text).findings("SWA230") == []

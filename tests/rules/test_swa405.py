@@ -143,12 +143,12 @@ def test_mori_same_component_count_is_silent(tree):
 def test_unmodelled_backend_is_a_warning(tree):
     run = check(
         tree,
-        with_backend(deployment("prefill"), "fake"),
-        with_backend(deployment("decode", '"1"'), "fake"),
+        with_backend(deployment("prefill"), "ascend"),  # (a fake prefill is refused alone, SWA230)
+        with_backend(deployment("decode", '"1"'), "ascend"),
     )
     f = only(run)
     assert f["severity"] == "warning"
-    assert "what the fake transfer backend does with it is not modelled" in f["message"]
+    assert "what the ascend transfer backend does with it is not modelled" in f["message"]
 
 
 def test_0_5_20_refuses_fp8_on_a_pd_server_alone_not_as_a_pair(tree):
