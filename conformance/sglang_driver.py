@@ -212,6 +212,9 @@ GPUS = {
 }
 
 
+CAPABILITY = (9, 0)  # the installed GPU's compute capability
+
+
 def gpu_facts(platform: str, gpu: str | None) -> dict:
     table = GPUS[platform]
     return table.get(gpu or "", next(iter(table.values())))
@@ -233,11 +236,12 @@ def install_platform(platform: str, sglang_version: str, gpu: str | None = None)
         multi_processor_count = facts.get("sms", 256)
         gcnArchName = facts.get("gfx", "")
 
+    global CAPABILITY
+    CAPABILITY = cap
     if platform == "rocm":
         torch.version.hip = "6.4.0"  # before any sglang import: is_hip() and _is_hip read it
     elif cap[0] == 10:
-        torch.version.cuda = "12.9"
-        torch.cuda.is_available = lambda: True
+        torch.version.cuda = "12.9"  # torch.cuda.is_available: only when the pools are built
     torch.cuda.get_device_properties = lambda *a, **k: _Props()
     torch.cuda.get_device_capability = lambda *a, **k: cap
 
@@ -655,6 +659,11 @@ def _attn_dp_size(get):
 
 def build_pools(sa, get, models, platform, result):
     import torch
+
+    if platform == "cuda" and CAPABILITY[0] == 10:
+        # select_dsv4_kv_layout asks torch.cuda.is_available() before the capability; answered
+        # only now, so that no import took a CUDA-only path (sgl_kernel) on the way here
+        torch.cuda.is_available = lambda: True
 
     _publish(sa)
     from sglang.srt.mem_cache import kv_cache_configurator as kvc

@@ -23,7 +23,7 @@ prefill bootstrap / decode pre-allocation queues refuse when the scheduler start
 - `SGLANG_DISAGG_STAGING_BUFFER` with a transfer backend other than Mooncake or NIXL
   (0.5.23:158-166), and on any DeepSeek-V4 PD server: its pool is MLA-like
   (`disaggregation/utils.py` `is_mla_backend` 0.5.23:865-869), which the prefill bootstrap queue
-  (`disaggregation/prefill.py` 0.5.23:217-221) and the decode pre-allocation queue
+  (`disaggregation/prefill.py` 0.5.23:219-223) and the decode pre-allocation queue
   (`disaggregation/decode.py` 0.5.23:451-456) refuse with a `RuntimeError` at scheduler start.
 
 `mooncake_tcp` is Mooncake for every check (the hook rewrites it first, 0.5.23:30-45).
