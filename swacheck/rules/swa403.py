@@ -61,8 +61,8 @@ def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
             pair,
             "kv_layout",
             (
-                f"KV layout mismatch: prefill {p}, decode {d}: the decode server dies at the first "
-                "request"
+                f"KV layout mismatch: prefill server has kv_layout={p}, but decode server has "
+                f"kv_layout={d}: the decode server dies at the first request"
                 if release_key(pair.prefill.resolution.profile.version) >= (0, 5, 23)
                 else f"KV layout differs (prefill {p}, decode {d}): SGLang "
                 f"{pair.prefill.resolution.profile.version} does not compare it (the check came in "

@@ -156,8 +156,30 @@ def kv_layout(res: Resolution) -> Val:
     if main == "auto" and (v41 := _v41_gpu(res)) is not None:
         main = "v41" if v41 else "v4"
         how = f" (auto on {res.deployment.gpu.value})"  # type: ignore[union-attr]
-    text = f"{main}/{str(option.value).lower()}"
-    return Val(text, f"layout {main}{how}, compressed {str(option.value).lower()}", None, inputs)
+    shown = _compressed_option(res, main, str(option.value).lower())
+    text = f"{main}/{shown}"
+    return Val(text, f"layout {main}{how}, compressed {shown}", None, inputs)
+
+
+def _compressed_option(res: Resolution, main: str, option: str) -> str:
+    """The compressed option as it shows in ``pd_kv_layout``: ``auto`` when it gives the same
+    per-ratio layouts as ``auto`` (``resolve_compressed_kv_layout``,
+    ``mem_cache/deepseek_v4_memory_pool.py`` 0.5.23:174-195: a V4 main cache keeps every
+    compressed cache V4; with V4.1, ``auto`` is fp4 for ratios 1 and 2 and fp8 for the others)."""
+    if main == "v4" and option in ("auto", "fp8"):
+        return "auto"
+    if main not in ("v41", "v41_new") or option not in ("fp8", "fp4"):
+        return option
+    model = res.target.model if res.target is not None else None
+    ratios_val = model.get("compress_ratios") if model is not None else None
+    ratios = ratios_val.value if ratios_val is not None else None
+    if not isinstance(ratios, list) or not all(isinstance(r, int) for r in ratios):
+        return option
+    used = set(ratios) - {0}
+    small = {r for r in used if r in (1, 2)}
+    if (option == "fp8" and not small) or (option == "fp4" and used and small == used):
+        return "auto"
+    return option
 
 
 def _attn_tp(res: Resolution) -> Val:

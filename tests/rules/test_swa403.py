@@ -62,7 +62,7 @@ def test_v41_env_on_the_decode_only_is_an_error_at_its_value(tree):
     assert f["severity"] == "error"
     assert (
         f["message"]
-        == f"KV layout mismatch: prefill v4/auto, decode v41/auto: the decode server dies at the first request {TAG}"
+        == f"KV layout mismatch: prefill server has kv_layout=v4/auto, but decode server has kv_layout=v41/auto: the decode server dies at the first request {TAG}"
     )
     assert loc(f) == (D, 2, 30)
     assert related(f) == []  # the prefill's layout is all defaults
@@ -73,7 +73,9 @@ def test_v41_env_on_the_prefill_only_relates_the_prefill_value(tree):
     run = check(tree, deployment("prefill", "SGLANG_DSV4_KV_LAYOUT: v41"), deployment("decode", ""))
     assert run.exit_code == 1
     f = only(run)
-    assert f["message"].startswith("KV layout mismatch: prefill v41/auto, decode v4/auto")
+    assert f["message"].startswith(
+        "KV layout mismatch: prefill server has kv_layout=v41/auto, but decode server has kv_layout=v4/auto"
+    )
     assert loc(f) == (D, 1, 1)
     assert related(f)[0] == (P, 2, 30, "prefill kv_layout v41/auto comes from here")
 
@@ -114,7 +116,9 @@ def test_env_layout_auto_on_one_side_is_a_warning_not_an_error(tree):
     f = only(run)
     assert f["severity"] == "warning"
     assert (
-        f["message"] == f"KV layout mismatch: prefill v4/auto, decode auto/auto: the decode server "
+        f["message"]
+        == "KV layout mismatch: prefill server has kv_layout=v4/auto, but decode server "
+        f"has kv_layout=auto/auto: the decode server "
         f"dies at the first request{AUTO_NOTE} {TAG}"
     )
     assert loc(f) == (D, 2, 30)  # the env value
@@ -180,7 +184,7 @@ def test_auto_on_gpus_that_choose_differently_is_an_error(tree):
     f = only(run)
     assert f["severity"] == "error"
     assert f["message"].startswith(
-        "KV layout mismatch: prefill v41/auto, decode v4/auto: the decode"
+        "KV layout mismatch: prefill server has kv_layout=v41/auto, but decode server has kv_layout=v4/auto: the decode"
     )
     assert layout(run) == ("v41/auto", "v4/auto", True)
 
@@ -222,3 +226,15 @@ def test_a_v41_checkpoint_picks_flashmla_mega_on_sm100_only(tree):
     same = tree({"d/prefill.yaml": prefill, "d/decode.yaml": decode.replace("H200", "B200")})
     run = run_cli("--format", "json", "d", cwd=same)
     assert layout(run) == ("v41/auto", "v41/auto", False)
+
+
+def test_a_compressed_option_that_changes_no_layout_is_the_same_layout(tree):
+    # resolve_compressed_kv_layout (0.5.23:189-191): a V4 main cache keeps its compressed caches V4,
+    # fp8 or auto: pd_kv_layout is v4,c4:v4,c128:v4 on both servers, and SGLang starts them
+    run = check(
+        tree,
+        deployment("prefill", ""),
+        deployment("decode", "SGLANG_DSV4_COMPRESSED_KV_LAYOUT: fp8"),
+    )
+    assert run.findings("SWA403") == []
+    assert layout(run) == ("v4/auto", "v4/auto", False)
