@@ -48,8 +48,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..results import ServerPair
 from ..model.records import Finding
+from ..results import ServerPair
 from ..sglang.pd import transfer_backend
 from ._pair import fails_alone, pair_finding
 from .base import RuleContext

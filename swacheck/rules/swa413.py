@@ -41,8 +41,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from ..pairing import ServerPair
-from ..records import Finding, Val
+from ..model.records import Finding, Val
+from ..results import ServerPair
 from ._pair import fails_alone, pair_finding, state_outcome
 from .base import RuleContext
 

@@ -62,7 +62,8 @@ def test_v41_env_on_the_decode_only_is_an_error_at_its_value(tree):
     assert f["severity"] == "error"
     assert (
         f["message"]
-        == f"KV layout mismatch: prefill server has kv_layout=v4/auto, but decode server has kv_layout=v41/auto: the decode server dies at the first request {TAG}"
+        == "KV layout mismatch: prefill server has kv_layout=v4/auto, but decode server has "
+        f"kv_layout=v41/auto: the decode server dies at the first request {TAG}"
     )
     assert loc(f) == (D, 2, 30)
     assert related(f) == []  # the prefill's layout is all defaults
