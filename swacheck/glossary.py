@@ -49,7 +49,7 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     (
         "pair",
         "a PD prefill server and the decode server it sends KV to; swacheck "
-        "compares the values they must share (SWA401-SWA411).",
+        "compares the values they must share (SWA401-SWA415).",
     ),
     (
         "deployment",

@@ -5,8 +5,12 @@
 Compares `--disaggregation-transfer-backend` (`mooncake` by default) between the prefill and the
 decode server. Nothing in SGLang compares the two: the bootstrap server's registration
 (`PrefillServerInfo`, `disaggregation/common/conn.py`) carries no backend, so the decode's
-first-request handshake (`try_ensure_parallel_info`) passes. What fails is the prefill reading
-the decode's registration message, which each backend frames its own way:
+first-request handshake (`try_ensure_parallel_info`) passes.
+
+## Why it matters
+
+What fails is the prefill reading the decode's registration message, which each backend frames
+its own way:
 
 - a **Mooncake** prefill (also `mooncake_tcp`, which the PD hook rewrites to `mooncake`) takes a
   NIXL or Mori registration (first frame `NixlMsgGuard` / `MoriMsgGuard`) for a transfer request
