@@ -15,7 +15,8 @@ layout.
   prefill rejects the decode session when it registers (Mooncake `_validate_peer_state_layout`,
   `disaggregation/mooncake/conn.py` 0.5.23:938, 0.5.22:911; NIXL from 0.5.23) and every request
   to that decode fails; other backends and older releases write the state by position, silently
-  wrong (as SWA406 says per backend).
+  wrong (as SWA406 says per backend). With unified KV (ROCm `unified_kv_triton`) the
+  registration check defers the state to the send path: a warning, not modelled further.
 - Any other key (`sliding_window`, `torch_dtype`, the vocabulary, the weights' quantisation):
   the handshake passes and the decode server continues each request from KV another model
   computed: its answers are silently wrong (a warning).
@@ -95,7 +96,20 @@ def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     key = (state or differ)[0]
     pv = p.get(key) or Val(None, f"no {key} in the prefill's config.json")
     dv = d.get(key) or Val(None, f"no {key} in the decode's config.json")
-    if state:
+    unified = any(
+        r.target is not None and bool(r.target.unified.value)
+        for r in (pair.prefill.resolution, pair.decode.resolution)
+    )
+    if state and unified:
+        # a unified-KV pool publishes its SWA state whole: the registration check defers it to
+        # the send path (mooncake/conn.py _validate_peer_state_layout, "fully_checked" False)
+        severity = "warning"
+        message = (
+            f"The two servers serve different checkpoints ({shown}): the unified-KV state they "
+            "register differs, which the registration check leaves to the send path: what each "
+            "transfer does is not modelled"
+        )
+    elif state:
         when, what = state_outcome(pair, False)
         severity = None if when == "every request" else "warning"
         message = (

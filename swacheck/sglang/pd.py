@@ -101,7 +101,7 @@ def _v41_gpu(res: Resolution) -> bool | None:
             str(backend.value).strip() if backend is not None else res.profile.env_backend_default
         )
         gfx95 = (known.gfx or "").startswith("gfx95")
-        return gfx95 and (name == "aiter_sparse" or (name == "auto" and gfx95))
+        return gfx95 and name in ("aiter_sparse", "auto")  # auto is aiter_sparse on gfx95
     return known.sm is not None and known.sm // 10 == 10
 
 

@@ -239,3 +239,22 @@ def test_a_compressed_option_that_changes_no_layout_is_the_same_layout(tree):
     )
     assert run.findings("SWA403") == []
     assert layout(run) == ("v4/auto", "v4/auto", False)
+
+
+def test_a_v41_main_cache_with_fp4_compressed_caches_differs_from_auto(tree):
+    # resolve_compressed_kv_layout (0.5.23:193-195): with V4.1, fp4 makes the c4/c128 caches
+    # v41_fp4 where auto keeps them v41 (a V4 checkpoint has no ratio 1 or 2); fp8 equals auto
+    v41 = "SGLANG_DSV4_KV_LAYOUT: v41"
+    run = check(
+        tree,
+        gpu_deployment("prefill", v41, "B200"),
+        gpu_deployment("decode", v41 + ", SGLANG_DSV4_COMPRESSED_KV_LAYOUT: fp4", "B200"),
+    )
+    assert layout(run) == ("v41/auto", "v41/fp4", True)
+    assert only(run)["severity"] == "error"
+    run = check(
+        tree,
+        gpu_deployment("prefill", v41, "B200"),
+        gpu_deployment("decode", v41 + ", SGLANG_DSV4_COMPRESSED_KV_LAYOUT: fp8", "B200"),
+    )
+    assert layout(run) == ("v41/auto", "v41/auto", False)

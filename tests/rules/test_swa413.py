@@ -62,3 +62,30 @@ def test_any_other_key_is_silently_wrong_a_warning(tree, changes):
     assert f["severity"] == "warning"
     key, value = next(iter(changes.items()))
     assert f"({key} " in f["message"] and "silently wrong" in f["message"]
+
+
+def test_unified_kv_state_is_left_to_the_send_path_a_warning(tree):
+    # the conformance pair pair-pm-1000-0009: with unified KV the prefill's registration check
+    # defers the state components (fully_checked False), so SGLang starts and the send path decides
+    ratios = json.loads(V4_FLASH)["compress_ratios"]
+    swapped = [{4: 128, 128: 4}.get(r, r) for r in ratios]
+
+    def side(role, model):
+        return (
+            "swacheck: 1\nplatform: rocm\nenv: {SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton}\n"
+            f"server:\n  model-path: ../models/{model}\n  disaggregation-mode: {role}\n"
+        )
+
+    from conftest import run_cli
+
+    root = tree(
+        {
+            P: side("prefill", "v4"),
+            D: side("decode", "other"),
+            "models/other/config.json": other(compress_ratios=swapped),
+        }
+    )
+    run = run_cli("pair", "--format", "json", P, D, cwd=root)
+    f = only_on_decode(run, "SWA413")
+    assert f["severity"] == "warning"
+    assert "leaves to the send path" in f["message"]
