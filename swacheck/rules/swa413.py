@@ -78,6 +78,37 @@ def _value(v: Val | None) -> object:
     return None if v is None else v.value
 
 
+def _shown(p: dict, d: dict, keys: list[str]) -> str:
+    text = ", ".join(f"{k} {_value(p.get(k))!r} vs {_value(d.get(k))!r}" for k in keys[:3])
+    return text + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+
+
+def _outcome(pair: ServerPair, shown: str, state: bool) -> tuple[str | None, str]:
+    """(severity, message): None is the rule's own (error)."""
+    unified = any(
+        r.target is not None and bool(r.target.unified.value)
+        for r in (pair.prefill.resolution, pair.decode.resolution)
+    )
+    head = f"The two servers serve different checkpoints ({shown}): "
+    if state and unified:
+        # a unified-KV pool publishes its SWA state whole: the registration check defers it to
+        # the send path (mooncake/conn.py _validate_peer_state_layout, "fully_checked" False)
+        return "warning", head + (
+            "the unified-KV state they register differs, which the registration check leaves to "
+            "the send path: what each transfer does is not modelled"
+        )
+    if state:
+        when, what = state_outcome(pair, False)
+        return None if when == "every request" else "warning", head + (
+            "the DSV4 state they register differs in item length, which nothing compares at "
+            f"start-up; {what}"
+        )
+    return "warning", head + (
+        "nothing in SGLang compares them; the decode continues each request from KV another "
+        "model computed, silently wrong"
+    )
+
+
 def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     if fails_alone(pair):
         return  # a server that fails on its own never reaches the handshake
@@ -88,40 +119,9 @@ def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     if not differ:
         return
     state = [k for k in differ if k in STATE_KEYS]
-    shown = ", ".join(
-        f"{k} {_value(p.get(k))!r} vs {_value(d.get(k))!r}" for k in (state or differ)[:3]
-    )
-    if len(state or differ) > 3:
-        shown += f" and {len(state or differ) - 3} more"
-    key = (state or differ)[0]
-    pv = p.get(key) or Val(None, f"no {key} in the prefill's config.json")
-    dv = d.get(key) or Val(None, f"no {key} in the decode's config.json")
-    unified = any(
-        r.target is not None and bool(r.target.unified.value)
-        for r in (pair.prefill.resolution, pair.decode.resolution)
-    )
-    if state and unified:
-        # a unified-KV pool publishes its SWA state whole: the registration check defers it to
-        # the send path (mooncake/conn.py _validate_peer_state_layout, "fully_checked" False)
-        severity = "warning"
-        message = (
-            f"The two servers serve different checkpoints ({shown}): the unified-KV state they "
-            "register differs, which the registration check leaves to the send path: what each "
-            "transfer does is not modelled"
-        )
-    elif state:
-        when, what = state_outcome(pair, False)
-        severity = None if when == "every request" else "warning"
-        message = (
-            f"The two servers serve different checkpoints ({shown}): the DSV4 state they register "
-            f"differs in item length, which nothing compares at start-up; {what}"
-        )
-    else:
-        severity = "warning"
-        message = (
-            f"The two servers serve different checkpoints ({shown}): nothing in SGLang compares "
-            "them; the decode continues each request from KV another model computed, silently wrong"
-        )
+    keys = state or differ
+    severity, message = _outcome(pair, _shown(p, d, keys), bool(state))
+    key = keys[0]
     yield pair_finding(
         sys.modules[__name__],
         pair,
@@ -129,6 +129,9 @@ def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
         message,
         "Serve the same checkpoint on both servers.",
         severity=severity,
-        values=(pv, dv),
+        values=(
+            p.get(key) or Val(None, f"no {key} in the prefill's config.json"),
+            d.get(key) or Val(None, f"no {key} in the decode's config.json"),
+        ),
         fix_value=None,
     )
