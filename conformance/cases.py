@@ -11,6 +11,8 @@ A case file (all keys but ``server`` optional)::
       target: {}              #   conformance/models/v4-flash.json with these keys replaced
       w256: {sliding_window: 256}
       odd: {base: v4-flash, drop: [sliding_window]}
+    files:                    # other files written next to server.yaml (an adaptive config)
+      adaptive.json: '{"1": {"candidate_steps": [1, 3, 7]}}'
     server: |                 # the SGLang --config file, written verbatim
       model-path: models/target
       speculative-algorithm: EAGLE
@@ -49,6 +51,7 @@ class Case:
     argv: list = field(default_factory=list)
     models: dict = field(default_factory=dict)
     server: str = ""
+    files: dict = field(default_factory=dict)  # other files next to server.yaml: name -> text
 
 
 class CaseError(ValueError):
@@ -101,6 +104,7 @@ def expand(doc: dict, *, name: str, file: str) -> list[Case]:
         "models",
         "server",
         "matrix",
+        "files",
     }
     if unknown:
         raise CaseError(f"{file}: unknown keys {sorted(unknown)}")
@@ -128,6 +132,7 @@ def expand(doc: dict, *, name: str, file: str) -> list[Case]:
                 argv=[_subst(str(a), values) for a in doc.get("argv") or []],
                 models=_subst_obj(copy.deepcopy(doc.get("models") or {"target": {}}), values),
                 server=_subst(doc["server"], values),
+                files={str(k): _subst(str(v), values) for k, v in (doc.get("files") or {}).items()},
             )
         )
     return out
@@ -168,6 +173,10 @@ def materialize(case: Case, directory: Path) -> Path:
         (folder / "config.json").write_text(
             json.dumps(model_config(spec), indent=2) + "\n", encoding="utf-8"
         )
+    for name, text in case.files.items():
+        if "/" in name or name in ("server.yaml", "models", "..", "."):
+            raise CaseError(f"{case.file}: files: {name!r} must be a plain file name")
+        (directory / name).write_text(text, encoding="utf-8")
     server = directory / "server.yaml"
     server.write_text(case.server, encoding="utf-8")
     return server

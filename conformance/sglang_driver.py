@@ -602,20 +602,28 @@ def _fail(result, stage, exc):
 def build_model_configs(sa, get):
     from sglang.srt.configs.model_config import ModelConfig
 
-    def make(path, is_draft):
+    def make(path, is_draft, context_length=None):
         sig = inspect.signature(ModelConfig.from_server_args).parameters
         kwargs = {}
         if "model_path" in sig:
             kwargs["model_path"] = path
         if "is_draft_model" in sig:
             kwargs["is_draft_model"] = is_draft
+        if context_length is not None and "context_length" in sig:
+            kwargs["context_length"] = context_length
         return ModelConfig.from_server_args(sa, **kwargs)
 
     target = make(get("model_path"), False)
     draft = None
     algo = get("speculative_algorithm")
     if algo not in (None, "", "NONE") and str(algo).upper() not in ("NGRAM",):
-        draft = make(get("speculative_draft_model_path") or get("model_path"), True)
+        # the draft workers build the draft's ModelConfig with the target's context length
+        # (speculative/eagle_worker_v2.py 0.5.23:229, 0.5.22:209; draft_worker_common.py:100)
+        draft = make(
+            get("speculative_draft_model_path") or get("model_path"),
+            True,
+            getattr(target, "context_len", None),
+        )
     return target, draft
 
 
@@ -657,6 +665,30 @@ def _attn_dp_size(get):
     return 1
 
 
+def _ring_serves_draft_tokens(target_cfg, get):
+    """SGLang's own ``DSV4PoolConfigurator._assert_ring_serves_draft_tokens`` (0.5.22+), which
+    ``DSV4PoolConfigurator.__init__`` runs for a speculative server with the largest draft-token
+    count (adaptive tiers included, ``max_speculative_num_draft_tokens``), on a stand-in holding
+    what it reads: the compress-state ring per ratio (SGLang's
+    ``resolve_compress_state_ring_size``) and the layers of each ratio (PP rank 0: all)."""
+    try:
+        from sglang.srt.mem_cache.deepseek_v4_memory_pool import resolve_compress_state_ring_size
+        from sglang.srt.model_executor.pool_configurator import DSV4PoolConfigurator
+        from sglang.srt.runtime_context import max_speculative_num_draft_tokens
+    except ImportError:
+        return
+    check = getattr(DSV4PoolConfigurator, "_assert_ring_serves_draft_tokens", None)
+    if check is None or get("speculative_algorithm") in (None, "", "NONE"):
+        return
+    ratios = list(getattr(target_cfg.hf_config, "compress_ratios", None) or [])
+    counts = {r: ratios.count(r) for r in (4, 128)}
+    stand_in = types.SimpleNamespace(
+        num_layers=lambda ratio: counts.get(ratio, 0),
+        ring_sizes={r: resolve_compress_state_ring_size(r) for r in counts if counts[r]},
+    )
+    check(stand_in, max_speculative_num_draft_tokens() or 0)
+
+
 def build_pools(sa, get, models, platform, result):
     import torch
 
@@ -670,6 +702,7 @@ def build_pools(sa, get, models, platform, result):
     from sglang.srt.mem_cache.memory_pool import ReqToTokenPool
 
     target_cfg, draft_cfg = models
+    _ring_serves_draft_tokens(target_cfg, get)
     attn_dp = _attn_dp_size(get)
     result["resolved"]["attn_dp_size"] = attn_dp
     big = 1 << 40  # token capacity: memory never caps max_running_requests
@@ -679,7 +712,19 @@ def build_pools(sa, get, models, platform, result):
         mambaish_config=None,
         ps=types.SimpleNamespace(attn_dp_size=attn_dp),
     )
-    per_worker = kvc.KVCacheConfigurator.resolve_max_num_reqs(ns, big)
+    capacity = big
+    if get("max_total_tokens") is not None:
+        # --max-total-tokens caps the capacity (SGLang's own _apply_token_constraints; its PP
+        # all-reduce is a MIN over equal values here) and the DSV4 configurator floors it to whole
+        # pages (_compute_dsv4_sizes: full_token // page_size * page_size)
+        if int(get("pp_size") or 1) == 1:
+            capacity = kvc.KVCacheConfigurator._apply_token_constraints(ns, big)
+        else:
+            capacity = min(big, int(get("max_total_tokens")))
+        pool_page = int(get("page_size") or 256)
+        capacity = capacity // pool_page * pool_page
+        result["resolved"]["token_capacity"] = capacity
+    per_worker = kvc.KVCacheConfigurator.resolve_max_num_reqs(ns, capacity)
     result["resolved"]["max_num_reqs_per_worker"] = per_worker
     context_len = 4096
     mode = get("disaggregation_mode")

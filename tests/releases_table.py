@@ -218,7 +218,12 @@ SCENARIOS = {
         _unified(U_DECODE_16),
     ),
     "4 rocm decode dp attention": (
-        server("disaggregation-mode: decode", "attn-dp-size: 2", "max-running-requests: 64"),
+        server(
+            "disaggregation-mode: decode",
+            "attn-dp-size: 2",
+            "max-running-requests: 64",
+            "tp-size: 8",
+        ),
         ROCM,
         [
             ("0.5.12", [("SWA303:error", NO_ATTN_DP)], P2, P2),

@@ -477,7 +477,7 @@ def test_command_line_enable_dp_attention_is_accepted(lint):
     run = lint(
         {
             "s.sh": f"{LAUNCH} --enable-dp-attention --dp-size 2 --disaggregation-mode decode "
-            f"--max-running-requests 64\n"
+            f"--max-running-requests 64 --tp-size 8\n"
         },
         "--platform",
         "rocm",

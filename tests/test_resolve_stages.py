@@ -139,7 +139,13 @@ CASES = {
     ),
     "decode dp 2 dp-attention mrr 64": (
         {},
-        [*DECODE, "dp-size: 2", "enable-dp-attention: true", "max-running-requests: 64"],
+        [
+            *DECODE,
+            "dp-size: 2",
+            "enable-dp-attention: true",
+            "max-running-requests: 64",
+            "tp-size: 8",
+        ],
         ROCM,
         {
             "0.5.12-0.5.13": ("paged", (256, 128), (256, 128), (), False),
@@ -150,7 +156,7 @@ CASES = {
     ),
     "decode attn-dp 2 mrr 64": (
         {},
-        [*DECODE, "attn-dp-size: 2", "max-running-requests: 64"],
+        [*DECODE, "attn-dp-size: 2", "max-running-requests: 64", "tp-size: 8"],
         ROCM,
         {
             "0.5.12-0.5.13": ("paged", (256, 128), (256, 128), ("SWA303",), False),
@@ -167,7 +173,7 @@ CASES = {
     ),
     "decode attn-dp 2 mrr 1": (
         {},
-        [*DECODE, "attn-dp-size: 2", "max-running-requests: 1"],
+        [*DECODE, "attn-dp-size: 2", "max-running-requests: 1", "tp-size: 8"],
         ROCM,
         {
             "0.5.12-0.5.13": ("paged", (256, 128), (256, 128), ("SWA303",), False),
@@ -185,7 +191,7 @@ CASES = {
     ),
     "decode attn-dp 2 mrr 3": (
         {},
-        [*DECODE, "attn-dp-size: 2", "max-running-requests: 3"],
+        [*DECODE, "attn-dp-size: 2", "max-running-requests: 3", "tp-size: 8"],
         ROCM,
         {
             "0.5.12-0.5.13": ("paged", (256, 128), (256, 128), ("SWA303",), False),
@@ -202,7 +208,7 @@ CASES = {
     ),
     "decode dp 2 attn-dp 2 mrr 64": (
         {},
-        [*DECODE, "dp-size: 2", "attn-dp-size: 2", "max-running-requests: 64"],
+        [*DECODE, "dp-size: 2", "attn-dp-size: 2", "max-running-requests: 64", "tp-size: 8"],
         ROCM,
         {
             "0.5.12-0.5.13": ("paged", (256, 128), (256, 128), ("SWA303",), False),
@@ -225,6 +231,46 @@ CASES = {
             "0.5.12-0.5.13": ("paged", (256, 128), (256, 128), ("SWA303",), False),
             "0.5.14-0.5.15.post1": ("unified", (128, 131, 34322), (128, 131, 34322), (), False),
             "0.5.16-0.5.23": ("unified", (128, 131, 34322), (128, 131, 34322), (), True),
+        },
+    ),
+    # --max-total-tokens caps the request table (0.5.22+: min(mrr // attn-dp, capacity // 2), the
+    # capacity floored to pages): 300 tokens -> 256 -> 128 requests, not 200 (conformance
+    # cases/max-total-tokens.yaml, SGLang 0.5.23 and 0.5.22 build 131 request slots)
+    "decode max-total-tokens caps requests": (
+        {},
+        [
+            *DECODE,
+            "max-running-requests: 200",
+            "disaggregation-decode-extra-slots: 2",
+            "max-total-tokens: 300",
+        ],
+        ROCM,
+        {
+            "0.5.12-0.5.13": ("paged", (256, 128), (256, 128), ("SWA303",), False),
+            "0.5.14-0.5.15.post1": ("unified", (128, 131, 26593), (128, 131, 26593), (), False),
+            "0.5.16-0.5.21": ("unified", (128, 131, 26593), (128, 131, 26593), (), True),
+            "0.5.22-0.5.23": ("unified", (128, 131, 17161), (128, 131, 17161), (), True),
+        },
+    ),
+    "decode max-total-tokens 1k does not cap 200 requests": (
+        {},
+        [*DECODE, "max-running-requests: 200", "max-total-tokens: 1k"],
+        ROCM,
+        {
+            "0.5.12-0.5.13": ("paged", (256, 128), (256, 128), (), False),
+            "0.5.14-0.5.15.post1": ("unified", (128, 131, 26331), (128, 131, 26331), (), False),
+            "0.5.16-0.5.23": ("unified", (128, 131, 26331), (128, 131, 26331), (), True),
+        },
+    ),
+    "decode max-total-tokens below a page": (
+        {},
+        [*DECODE, "max-running-requests: 8", "max-total-tokens: 200"],
+        ROCM,
+        {
+            "0.5.12-0.5.13": ("paged", (256, 128), (256, 128), (), False),
+            "0.5.14-0.5.15.post1": ("unified", (128, 131, 3275), (128, 131, 3275), (), False),
+            "0.5.16-0.5.21": ("unified", (128, 131, 3275), (128, 131, 3275), (), True),
+            "0.5.22-0.5.23": ("unified", (128, 131, 2227), (128, 131, 2227), ("SWA304",), True),
         },
     ),
     "prefill mrr 16": (
@@ -793,7 +839,8 @@ PROVENANCE = {
         "ring_size = 131: window 128 + draft tokens 4 - 1",
         "  window = 128: None",
         "  draft tokens = 4: speculative-num-steps 3 + 1 (top-k 1)",
-        "    speculative-num-steps = 3: adaptive speculative default: middle of steps [0, 1, 3, 5, 7]",
+        "    speculative-num-steps = 3: adaptive speculative: the middle of candidate steps [0, 1, 3, 5, 7]"
+        " (SGLang's default adaptive config)",
     ],
     ("dspark gamma default", "0.5.23", "ring_size"): [
         "ring_size = 135: window 128 + draft tokens 8 - 1",

@@ -45,7 +45,12 @@ SCENARIOS = [
     ),
     (
         "4 rocm decode dp attention",
-        ["disaggregation-mode: decode", "attn-dp-size: 2", "max-running-requests: 64"],
+        [
+            "disaggregation-mode: decode",
+            "attn-dp-size: 2",
+            "max-running-requests: 64",
+            "tp-size: 8",
+        ],
         ROCM,
         [128, 131, 12707],
         [128, 131, 12707],

@@ -74,7 +74,8 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             rule,
             event,
             Fix(
-                "Set max-running-requests to at least attn-dp-size (requests are split across attention-DP workers)."
+                event.data.get("fix")
+                or "Set max-running-requests to at least attn-dp-size (requests are split across attention-DP workers)."
             ),
         )
     for event in res.events_of(Kind.REQUESTS_CLAMPED):

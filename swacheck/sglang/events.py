@@ -57,6 +57,9 @@ class Kind(StrEnum):
     ZERO_REQUESTS = "zero-requests"
     REQUESTS_CLAMPED = "requests-clamped"
     ONLINE_COMPRESS_MTP = "online-compress-mtp"
+    ADAPTIVE_CONFIG_REFUSED = "adaptive-config-refused"
+    ADAPTIVE_CONFIG_UNREAD = "adaptive-config-unread"
+    RING_OVERFLOW = "compress-ring-overflow"
     # the unified-KV gate (stages/unified_gate.py)
     UNIFIED_FP8_PD = "unified-fp8-pd"
 

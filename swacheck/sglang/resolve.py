@@ -99,7 +99,7 @@ def _run(r: ArgReader) -> Resolution:
     if r.dep.server.mapping is not None:
         validation.pipeline_speculative(r, dsv4.algo, pd.mode, par.attn_dp)
         pd_disaggregation.prefill_complete(r, pd.mode, par.attn_dp)
-    slots = memory_pool.request_slots(r, dsv4.mrr, par.attn_dp, pd.extra_slots)
+    slots = memory_pool.request_slots(r, dsv4.mrr, par.attn_dp, pd.extra_slots, dsv4.page)
     shared = memory_pool.PoolInputs(
         unified_gate.unified_gate(r, pd.mode), slots.slots, model_config.overrides(r)
     )
@@ -108,6 +108,7 @@ def _run(r: ArgReader) -> Resolution:
     if draft_tokens is not None:
         r.values["speculative_num_draft_tokens"] = draft_tokens
     memory_pool.online_compress_mtp(r, target.model, draft_pool, r.dep.platform)
+    memory_pool.ring_serves_draft_tokens(r, target.model, draft_pool, draft_tokens)
     return _resolution(r, pd.pd, target_pool, draft_pool)
 
 

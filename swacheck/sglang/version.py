@@ -53,6 +53,17 @@ class SGLangProfile:
     # srt/mem_cache/kv_cache_configurator.py resolve_max_num_reqs: max(1, mrr // attn_dp) in
     # 0.5.23 (3128), mrr // attn_dp before
     per_worker_floor_one: bool
+    # same function: min(that, token capacity // 2), the capacity capped by --max-total-tokens
+    # (_apply_token_constraints, 0.5.23:3096-3105, 0.5.22:2777-2786) and floored to pages
+    # (pool_configurator.py _compute_dsv4_sizes, 0.5.23:1464, 0.5.22:1385). Read in 0.5.22 and
+    # 0.5.23 only; older releases keep "memory and --max-total-tokens never cap the requests".
+    max_total_tokens_caps_requests: bool
+    # --speculative-adaptive-config: its candidate steps read, steps outside them refused, the
+    # largest tier served by the compress-state rings (speculative_hook.py
+    # _init_adaptive_speculative_params 0.5.23:1392-1427, 0.5.22:1302-1337;
+    # pool_configurator.py _assert_ring_serves_draft_tokens 0.5.23:1291-1308, 0.5.22:1252-1269).
+    # Read in 0.5.22 and 0.5.23 only.
+    adaptive_config_read: bool
     # the attention-DP divisor: dp-size when --enable-dp-attention (<= 0.5.21, ModelRunner.dp_size),
     # --attn-dp-size from 0.5.22 (srt/arg_groups/parallel_hook.py handle_deprecated_dp_attention)
     attn_dp_from: str  # "enable-dp-attention" | "attn-dp-size"
@@ -181,6 +192,8 @@ _V0_5_23 = SGLangProfile(
     extra_slots_divisor="dp*attn_dp",
     extra_slots_floor_one=True,
     per_worker_floor_one=True,
+    max_total_tokens_caps_requests=True,
+    adaptive_config_read=True,
     attn_dp_from="attn-dp-size",
     env_backend_default="auto",
     fp8_pd="pp-hisparse",
@@ -208,6 +221,8 @@ _V0_5_22 = replace(
 _V0_5_21 = replace(
     _V0_5_22,
     version="0.5.21",
+    max_total_tokens_caps_requests=False,
+    adaptive_config_read=False,
     extra_slots_divisor="dp",
     attn_dp_from="enable-dp-attention",
     env_backend_default="tilelang",

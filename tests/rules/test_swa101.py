@@ -39,7 +39,10 @@ def test_decode_with_16_requests_gets_extra_slots_on_both_pools(lint):
 
 
 def test_decode_with_attention_dp_2_and_64_requests_matches(lint):
-    server = EAGLE + "disaggregation-mode: decode\nmax-running-requests: 64\nattn-dp-size: 2\n"
+    server = (
+        EAGLE
+        + "disaggregation-mode: decode\nmax-running-requests: 64\nattn-dp-size: 2\ntp-size: 8\n"
+    )
     run = lint({"server.yaml": server}, *UNIFIED)
     assert run.exit_code == 0
     assert run.codes() == []

@@ -123,6 +123,7 @@ def test_enable_dp_attention_is_resolved_as_attention_dp(lint):
     server = (
         EAGLE
         + "dp-size: 2\nenable-dp-attention: true\ndisaggregation-mode: decode\nmax-running-requests: 64\n"
+        + "tp-size: 8\n"
     )
     run = lint(
         {"server.yaml": server},

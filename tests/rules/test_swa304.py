@@ -20,7 +20,7 @@ def only(run, code="SWA304"):
         "disaggregation-mode: 'null'",
         "disaggregation-mode: decode",
         "dp-size: 2",
-        "attn-dp-size: 2",
+        "attn-dp-size: 2\ntp-size: 2",  # tp-size a multiple of it (SWA240)
     ],
 )
 def test_values_argparse_accepts_pass(lint, line):

@@ -11,7 +11,9 @@ DIES = "the decode server dies at the first request"
 
 def server(role: str, extra: str = "") -> str:
     # line 1 model-path, line 2 disaggregation-mode, extras from line 3
-    return f"model-path: ../models/v4\ndisaggregation-mode: {role}\n{extra}"
+    # tp-size last: a multiple of any attn-cp-size the tests give (SWA240)
+    tp = "" if "tp-size" in extra else "tp-size: 8\n"
+    return f"model-path: ../models/v4\ndisaggregation-mode: {role}\n{extra}{tp}"
 
 
 check = check_pair

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from ...model.records import Val
 from ...model.recordtype import record
 from ..events import Kind
+from . import adaptive
 from .model_config import load_model
 from .reader import default
 
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 EAGLE_AUTO_STEPS = (
     3  # _auto_choose_speculative_params for DeepSeek-V4: (steps, top-k, draft tokens) = (3, 1, 4)
 )
-ADAPTIVE_STEPS = 3  # --speculative-adaptive: the middle of the candidate steps [0, 1, 3, 5, 7]
 DEFAULT_DSPARK_GAMMA = 7  # speculative/dspark_components/dspark_config.py
 
 
@@ -92,13 +92,18 @@ def speculative(
 
 
 def _eagle_steps(r: ArgReader, dsv4: DSV4, steps: Val | None, attn_dp: Val) -> Val:
-    adaptive = r.flag_arg("speculative-adaptive")
-    if steps is None and adaptive is not None and adaptive.value and attn_dp.value <= 1:
-        steps = Val(
-            ADAPTIVE_STEPS,
-            "adaptive speculative default: middle of steps [0, 1, 3, 5, 7]",
-            adaptive.location,
-        )
+    on = r.flag_arg("speculative-adaptive")
+    if on is not None and adaptive.applies(r, attn_dp):
+        ad = adaptive.read(r)
+        if ad is not None:
+            steps = adaptive.steps(r, ad, steps, on)
+            r.values["max_speculative_num_draft_tokens"] = adaptive.max_draft_tokens(ad, on)
+        elif steps is None:  # refused or unread (SWA242): SGLang never gets to the steps
+            steps = Val(
+                EAGLE_AUTO_STEPS,
+                "assumed: the adaptive config's candidate steps are not known",
+                on.location,
+            )
     if steps is not None:
         return steps
     # SGLang stops at the DSV4 top-k assertion first; the fixes for a missing top-k or a
