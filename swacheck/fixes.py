@@ -212,6 +212,46 @@ def plan(edits: list[Edit], read) -> list[FileEdits]:  # type: ignore[no-untyped
     return list(by_file.values())
 
 
+def anchored_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of YAML that is shared through anchors: every alias, and every anchored
+    node that some alias refers to. An edit there would change (or break) other places too."""
+    import yaml
+
+    from .loading import _SafeLoader
+
+    anchored: list[tuple[str, int, int]] = []
+    used: set[str] = set()
+    aliases: list[tuple[int, int]] = []
+    stack: list[tuple[str | None, int]] = []
+    try:
+        for event in yaml.parse(text, Loader=_SafeLoader):
+            kind = type(event)
+            if kind is yaml.AliasEvent:
+                used.add(event.anchor)
+                aliases.append((event.start_mark.index, event.end_mark.index))
+            elif kind is yaml.ScalarEvent:
+                if event.anchor:
+                    anchored.append((event.anchor, event.start_mark.index, event.end_mark.index))
+            elif kind in (yaml.MappingStartEvent, yaml.SequenceStartEvent):
+                stack.append((event.anchor, event.start_mark.index))
+            elif kind in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
+                anchor, start = stack.pop()
+                if anchor:
+                    anchored.append((anchor, start, event.end_mark.index))
+    except yaml.YAMLError:
+        return [(0, len(text))]  # cannot tell: treat everything as shared
+    return aliases + [(s, e) for name, s, e in anchored if name in used]
+
+
+def touches(spans: list[tuple[int, int, str]], shared: list[tuple[int, int]]) -> bool:
+    """Whether an edit's character spans reach into YAML shared through anchors (``shared``)."""
+    for start, end, _ in spans:
+        for a, b in shared:
+            if max(start, a) < min(end, b) or (start == end and a <= start <= b):
+                return True
+    return False
+
+
 _DIFF_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 
 

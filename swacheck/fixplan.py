@@ -12,7 +12,8 @@ A run goes in rounds:
    key become one edit). Each file's result is parsed once; when it would not parse or would
    hold a key twice (a typo renamed and the same key inserted), its fixes are tried one at a
    time and the ones that do that wait;
-4. repeat until no fixable finding is left (at most ``MAX_ROUNDS``).
+4. repeat until no fixable finding is left (at most ``MAX_ROUNDS`` rounds that apply fixes, and
+   at most ``MAX_TAKE_BACKS`` that are taken back).
 
 Only then is anything written (:meth:`Fixer.write_all`, one file at a time by
 ``safewrite.write_verified``). The commands are ``fixer.py``'s.
@@ -34,6 +35,10 @@ from .paths import in_vcs_metadata, inside, real
 from .safewrite import write_verified
 
 MAX_ROUNDS = 8  # real configs converge in 2-3; each round re-checks what it changed (recheck.py)
+# A round taken back (in any file of the run) refuses, defers or serialises at least one fix and
+# applies none: it does not count as one of the MAX_ROUNDS, or the files of a large tree would
+# share them out (one file's refused fixes took the rounds another file's fixes needed).
+MAX_TAKE_BACKS = 32
 
 
 @record(repr=False, eq=False)
@@ -97,43 +102,6 @@ def identity(result, finding: Finding) -> tuple:  # type: ignore[no-untyped-def]
     )
 
 
-def anchored_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of YAML that is shared through anchors: every alias, and every anchored
-    node that some alias refers to. An edit there would change (or break) other places too."""
-    import yaml
-
-    anchored: list[tuple[str, int, int]] = []
-    used: set[str] = set()
-    aliases: list[tuple[int, int]] = []
-    stack: list[tuple[str | None, int]] = []
-    try:
-        for event in yaml.parse(text, Loader=loading._SafeLoader):
-            kind = type(event)
-            if kind is yaml.AliasEvent:
-                used.add(event.anchor)
-                aliases.append((event.start_mark.index, event.end_mark.index))
-            elif kind is yaml.ScalarEvent:
-                if event.anchor:
-                    anchored.append((event.anchor, event.start_mark.index, event.end_mark.index))
-            elif kind in (yaml.MappingStartEvent, yaml.SequenceStartEvent):
-                stack.append((event.anchor, event.start_mark.index))
-            elif kind in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
-                anchor, start = stack.pop()
-                if anchor:
-                    anchored.append((anchor, start, event.end_mark.index))
-    except yaml.YAMLError:
-        return [(0, len(text))]  # cannot tell: treat everything as shared
-    return aliases + [(s, e) for name, s, e in anchored if name in used]
-
-
-def touches(spans: list[tuple[int, int, str]], shared: list[tuple[int, int]]) -> bool:
-    for start, end, _ in spans:
-        for a, b in shared:
-            if max(start, a) < min(end, b) or (start == end and a <= start <= b):
-                return True
-    return False
-
-
 def _is_yaml(state: FileState) -> bool:
     """Whether a file is read as YAML (not JSON, a launch script, a Dockerfile or a doc -- the
     file kinds of inputs/kinds.py): where anchors and aliases exist. A script's or a doc's fixes
@@ -187,7 +155,7 @@ class _FileRound:
     def shared(self) -> list[tuple[int, int]]:
         if self._shared is None:
             self._shared = (
-                anchored_spans(self.base) if ("&" in self.base or "*" in self.base) else []
+                fixes.anchored_spans(self.base) if ("&" in self.base or "*" in self.base) else []
             )
         return self._shared
 
@@ -249,17 +217,22 @@ class Fixer:
             pending: list[Applied] = []
             before: Counter = Counter()
             args: fixverify.Snapshot = {}
-            for _round in range(MAX_ROUNDS + 1):
+            rounds = take_backs = 0
+            while True:
                 result = self._check(checks)
                 self.out.result = result
                 counts = Counter(identity(r, f) for r in result.results for f in r.findings)
                 now = fixverify.snapshot(result, self.snapshots)
                 if pending and self._take_back(pending, before, counts, result, (args, now)):
                     pending = []
+                    take_backs += 1
+                    if take_backs > MAX_TAKE_BACKS:
+                        break
                     continue  # check again without the taken-back files' round
                 self.out.applied.extend(pending)
-                if _round == MAX_ROUNDS:
+                if rounds == MAX_ROUNDS:
                     break
+                rounds += 1
                 pending = self._round(result)
                 pending = self._stop_cycles(pending)
                 before, args = counts, now
@@ -512,7 +485,7 @@ class Fixer:
             if key in self.serial and fr.taken:
                 return None  # one fix a round in this file: the next round takes the next one
             mine = fixes.spans(fr.base, [e for e in f.fix.edits if real(e.file) == key], fr.starts)
-            if fr.yaml and touches(mine, fr.shared()):
+            if fr.yaml and fixes.touches(mine, fr.shared()):
                 self.out.refused[ident] = "anchor"
                 where = one_line(str(f.location)) if f.location else one_line(fr.state.path)
                 self.out.messages.append(

@@ -119,10 +119,33 @@ def _changed(old: dict, new: dict | None) -> dict[str, frozenset[str]]:
     return out
 
 
+def aligned(before: Snapshot, after: Snapshot) -> Snapshot:
+    """``after`` with each file's deployments under their names in ``before``, when a round
+    only renamed them: a deployment named by its line (a Markdown block, a script's launch:
+    ``README.md:12``) is renamed by an edit above it that adds or removes a line. The
+    deployments of a file are matched in reading order when the file holds as many as before;
+    what they hand SGLang is still compared entry by entry."""
+    by_file: dict[str, tuple[list, list]] = {}
+    for key in before:
+        by_file.setdefault(key[0], ([], []))[0].append(key)
+    for key in after:
+        by_file.setdefault(key[0], ([], []))[1].append(key)
+    renamed = {
+        new: old
+        for old_keys, new_keys in by_file.values()
+        if len(old_keys) == len(new_keys) and old_keys != new_keys
+        for old, new in zip(old_keys, new_keys)
+    }
+    if not renamed:
+        return after
+    return {renamed.get(key, key): entries for key, entries in after.items()}
+
+
 def violations(before: Snapshot, after: Snapshot, pending: list) -> dict[str, tuple[Any, str]]:
     """Real path -> (the applied fix to blame, or None when several edited it; what changed) for
     every file where an entry changed that no applied fix of that file names. ``pending``: the
     round's ``fixplan.Applied`` fixes (with ``names``)."""
+    after = aligned(before, after)
     edited: dict[str, list] = {}
     for a in pending:
         for f in a.files:

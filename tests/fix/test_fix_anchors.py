@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from conftest import run_cli
 
-from swacheck.fixplan import anchored_spans
+from swacheck.fixes import anchored_spans
 
 HEAD = "model-path: models/v4\nspeculative-algorithm: EAGLE\n"
 

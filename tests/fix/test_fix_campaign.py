@@ -140,3 +140,11 @@ def test_the_generator_covers_every_input_kind():
     names = {k.name for k in (*kinds.FILE_KINDS, *kinds.DOCUMENT_KINDS)}
     assert names <= set(KINDS), names - set(KINDS)
     assert {"server-config", "deployment-file", "custom-resource"} <= set(KINDS)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symbolic links")
+def test_a_large_tree_does_not_share_out_the_rounds(tmp_path):
+    # seed 4 at 60 cases: a Markdown file whose fixes were refused one per round used up the
+    # rounds (a round taken back counted as one), and a second --fix still changed it
+    broken = campaign(tmp_path, 4, 60)
+    assert broken["second --fix changed it"] == []

@@ -200,3 +200,37 @@ def test_fixes_that_undo_each_other_leave_the_file_and_say_why(tree):
         ) in run.stderr.splitlines()
     assert (root / "configs/decode.yaml").read_text() == config
     assert "swacheck: 0 fixed, 1 remaining" in run.stderr
+
+
+# The fuzz campaign's case (seed 4, the Markdown kind): a YAML block whose fixes change what the
+# other block reads, so the file's fixes are tried one per round, and refused ones take a round
+# each to be taken back; the rename of the last typo came after the eighth round, so only a
+# second --fix made it.
+README = """\
+# Deploy
+
+```yaml
+x-base: &base {tp-size: 8, speculative-algorithm: NEXTN}
+<<: *base
+page-size: 32
+tp-size: 8
+model-path: models/v4
+```
+
+```bash
+python3 -m sglang.launch_server --speculative-algorithm EAGLE --speculative-draft-model-path \
+models/mtp256 --speculative-num-steps 5 --model-path models/v4 --tp-size 1 \
+--speculative-num-draft-tokens 9 --page-size 32 --mem-fraction-statc 0.8
+```
+"""
+
+
+def test_a_file_whose_fixes_go_one_per_round_converges_in_one_run(tree):
+    root = tree({"README.md": README})
+    first = run_cli("--fix", "README.md", cwd=root)
+    after_first = (root / "README.md").read_bytes()
+    assert b"--mem-fraction-static 0.8" in after_first, first.stderr
+    assert b"--speculative-num-draft-tokens 6" in after_first
+    again = run_cli("--fix", "README.md", cwd=root)
+    assert (root / "README.md").read_bytes() == after_first, again.stderr
+    assert "swacheck: 0 fixed" in again.stderr
