@@ -108,7 +108,7 @@ def walked_regular(path: str) -> None:
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _read_regular(path: str, max_size: int) -> bytes:
+def _read_regular(path: str, max_size: int, charge: bool = True) -> bytes:
     """The bytes of a regular file of at most ``max_size`` bytes (one more if it grows while it
     is read); a file that is not regular is refused before it is opened and again once it is."""
     if _walked.pop(path, None) is None:  # each listed file is read once: its entry goes
@@ -127,7 +127,8 @@ def _read_regular(path: str, max_size: int) -> bytes:
                 f"file is {size} bytes, above the {max_size}-byte limit (--max-file-size)",
                 file=path,
             )
-        limits.charge_read(size, path)
+        if charge:  # a file read again (FileCache.AHEAD_CHARS) is counted once
+            limits.charge_read(size, path)
         # a regular file's size is known: never allocate more than one byte beyond it (that
         # byte tells a file that grew); a file system that gives less than asked is read on
         data = os.read(fd, size + 1)
@@ -148,7 +149,7 @@ def read_bytes(path: str, max_size: int) -> bytes:
     return data
 
 
-def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
+def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE, charge: bool = True) -> str:
     """Read a regular file as UTF-8 text (a BOM is accepted), refusing binary and oversized files.
 
     Only regular files are opened: a FIFO, a device or a socket (``/dev/zero``, ``/dev/stdin``,
@@ -164,7 +165,7 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
             "no such file: the name holds a NUL byte, which no file name can", file=path
         )
     try:
-        data = _read_regular(path, max_size)
+        data = _read_regular(path, max_size, charge)
     except InputProblem:
         raise
     except IsADirectoryError:
@@ -261,10 +262,16 @@ def _unwrap(hit: Any) -> Any:
 class FileCache:
     """Loads each file once per run, however many deployments share it (model configs).
 
+    Texts read ahead of their unit are kept up to ``AHEAD_CHARS`` characters in all; past
+    that a file is read again when its unit loads it (its bytes counted once against the run's
+    budget), so that a run of many files does not hold every text from start to end.
+
     A run checked in units (``engine``) reads files ahead with :meth:`read` and drops a unit's
     files with :meth:`evict` once the unit is reported; a file that is still wanted is kept
     with :meth:`keep` (model configs, shared by every unit).
     """
+
+    AHEAD_CHARS = 1 << 21
 
     def __init__(self, max_size: int = DEFAULT_MAX_FILE_SIZE, root: str | None = None):
         self.max_size = max_size
@@ -279,6 +286,8 @@ class FileCache:
         # of every file it did not change; ``touched`` collects the real paths asked for
         self.persistent = False
         self.touched: set[str] | None = None
+        self._ahead_chars = 0  # of the texts kept in _ahead
+        self._again: set[str] = set()  # read ahead, not kept: read again, not charged again
 
     def read(self, path: str) -> str:
         """A file's text, read now and kept until :meth:`load` parses it. Raises :class:`InputProblem`."""
@@ -290,7 +299,12 @@ class FileCache:
             loaded = self._files.get(key)
             if isinstance(loaded, SourceFile):
                 return loaded.text
-            hit = self._ahead[key] = _attempt(lambda: read_text(path, self.max_size))
+            hit = _attempt(lambda: read_text(path, self.max_size))
+            if isinstance(hit, str) and self._ahead_chars + len(hit) > self.AHEAD_CHARS:
+                self._again.add(key)
+                return hit
+            self._ahead[key] = hit
+            self._ahead_chars += len(hit) if isinstance(hit, str) else 0
         hit = _unwrap(hit)
         return hit if isinstance(hit, str) else hit.text
 
@@ -311,6 +325,11 @@ class FileCache:
         hit = self._files.get(key)
         if hit is None:
             ahead = self._ahead.pop(key, None)
+            if isinstance(ahead, str):
+                self._ahead_chars -= len(ahead)
+            elif ahead is None and text is None and key in self._again:
+                self._again.discard(key)
+                ahead = _attempt(lambda: read_text(path, self.max_size, charge=False))
             if isinstance(ahead, (InputProblem, SourceFile)):
                 hit = ahead
             else:

@@ -262,3 +262,23 @@ def test_a_weight_index_with_a_huge_or_broken_total_is_not_used(tmp_path):
         run = run_child(["--format", "json", "--gpu", "H200", GOOD], root, timeout=60)
         assert run.exit_code == 0, (total[:8], run.stderr)
         assert "internal error" not in run.stderr
+
+
+def test_a_text_not_kept_ahead_is_read_again_and_counted_once(tmp_path, monkeypatch):
+    """Past FileCache.AHEAD_CHARS a text read ahead of its unit (grouping.plan) is not kept, so
+    that a large run does not hold every text from start to end: its unit reads it again, and
+    its bytes count once against the run's budget. The report is the same."""
+    import json
+
+    from swacheck.loading import FileCache
+
+    files = {f"{d}/s.yaml": SERVER.replace("models/", "../models/") for d in "abc"}
+    root = write_tree(tmp_path, files)
+    kept = run_cli("--format", "json", "a", "b", "c", cwd=root)
+    monkeypatch.setattr(FileCache, "AHEAD_CHARS", 10)  # no text is kept ahead
+    config = (root / "models/v4/config.json").stat().st_size
+    monkeypatch.setattr(limits, "MAX_RUN_BYTES", 3 * len(SERVER) + config + 10)
+    again = run_cli("--format", "json", "a", "b", "c", cwd=root)
+    assert again.stderr == kept.stderr == ""
+    assert json.loads(again.stdout) == json.loads(kept.stdout)
+    assert again.exit_code == kept.exit_code == 0
