@@ -749,27 +749,7 @@ def _deploy(args, sizes, python, env, sw, yl, base: Path, checks: list) -> tuple
 
     # ------------------------------------------------------------------ targets
     for n in sizes:
-        g = groups[n]
-        for key in ("json", "human"):
-            ratio = g[key].median / g["floor"].median
-            checks.append(
-                (
-                    f"{n:,}: {key} vs libyaml floor",
-                    f"{ratio:.2f}x",
-                    f"<= {FLOOR_FACTOR:g}x",
-                    ratio <= FLOOR_FACTOR,
-                )
-            )
-            if "yamllint" in g:
-                speed = g["yamllint"].median / g[key].median
-                checks.append(
-                    (
-                        f"{n:,}: {key} speed-up over yamllint",
-                        f"{speed:.1f}x",
-                        f">= {YAMLLINT_FACTOR:g}x",
-                        speed >= YAMLLINT_FACTOR,
-                    )
-                )
+        _peer_checks(f"{n:,}", groups[n], ("json", "human"), checks)
     if len(sizes) > 1:
         lo, hi = sizes[0], sizes[-1]
         limit = LINEAR_SLACK * hi / lo
@@ -944,28 +924,33 @@ def verify_fixed(out_json: Path, t, pristine: dict) -> str:  # type: ignore[no-u
     return f"{len(changed):,} files fixed as planned; " + verify_tiny(out_json, t, after_fix=True)
 
 
-def _tiny_checks(groups: dict[int, dict[str, Runs]], checks: list) -> None:
-    for n, g in groups.items():
-        for key in ("human", "json"):
-            ratio = g[key].median / g["floor"].median
+def _peer_checks(label: str, g: dict[str, Runs], keys: tuple[str, ...], checks: list) -> None:
+    """Each format against the libyaml floor and, when it ran, yamllint against each format."""
+    for key in keys:
+        ratio = g[key].median / g["floor"].median
+        checks.append(
+            (
+                f"{label}: {key} vs libyaml floor",
+                f"{ratio:.2f}x",
+                f"<= {FLOOR_FACTOR:g}x",
+                ratio <= FLOOR_FACTOR,
+            )
+        )
+        if "yamllint" in g:
+            speed = g["yamllint"].median / g[key].median
             checks.append(
                 (
-                    f"tiny {n:,}: {key} vs libyaml floor",
-                    f"{ratio:.2f}x",
-                    f"<= {FLOOR_FACTOR:g}x",
-                    ratio <= FLOOR_FACTOR,
+                    f"{label}: {key} speed-up over yamllint",
+                    f"{speed:.1f}x",
+                    f">= {YAMLLINT_FACTOR:g}x",
+                    speed >= YAMLLINT_FACTOR,
                 )
             )
-            if "yamllint" in g:
-                speed = g["yamllint"].median / g[key].median
-                checks.append(
-                    (
-                        f"tiny {n:,}: {key} speed-up over yamllint",
-                        f"{speed:.1f}x",
-                        f">= {YAMLLINT_FACTOR:g}x",
-                        speed >= YAMLLINT_FACTOR,
-                    )
-                )
+
+
+def _tiny_checks(groups: dict[int, dict[str, Runs]], checks: list) -> None:
+    for n, g in groups.items():
+        _peer_checks(f"tiny {n:,}", g, ("human", "json"), checks)
         ratio = g["fix"].median / g["human"].median
         checks.append(
             (
