@@ -282,21 +282,11 @@ def launch_key_line(root: Path) -> list[str]:
 
 
 def alias_fan_out(root: Path, aliases: int = 999) -> list[str]:
-    items = "[" + ", ".join(["--x"] * 40_000) + "]"
-    pod = [
-        "apiVersion: v1",
-        "kind: Pod",
-        "metadata: {name: p}",
-        f"x-args: &args {items}",
-        "spec:",
-        "  containers:",
-        "    - &c",
-        "      name: s",
-        "      image: lmsysorg/sglang:latest",
-        "      command: [python, -m, sglang.launch_server, --model-path, models/v4]",
-        "      args: *args",
-    ] + ["    - *c"] * aliases
-    _w(root, "pod.yaml", "\n".join(pod) + "\n")
+    # the pod tests/security/test_linear.py reproduces the attack with
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "security"))
+    from attacks import fan_out_pod
+
+    _w(root, "pod.yaml", fan_out_pod(aliases) + "\n")
     return ["pod.yaml"]
 
 

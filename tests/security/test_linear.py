@@ -5,6 +5,7 @@ wall-clock timeout far above the time it takes) and check what it reports."""
 
 from __future__ import annotations
 
+from attacks import ITEMS, fan_out_pod
 from budgets_common import GOOD, run_child, write_tree
 
 from swacheck import grouping
@@ -34,28 +35,6 @@ def test_the_launch_key_test_is_the_regular_expression_it_replaces():
             assert grouping._has_launch_key(text) == bool(grouping._LAUNCH_KEYS.search(text)), text
 
 
-ITEMS = "[" + ", ".join(["--x"] * 40_000) + "]"
-
-
-def _fan_out_pod(aliases: int = 999) -> str:
-    return "\n".join(
-        [
-            "apiVersion: v1",
-            "kind: Pod",
-            "metadata: {name: p}",
-            f"x-args: &args {ITEMS}",
-            "spec:",
-            "  containers:",
-            "    - &c",
-            "      name: s",
-            "      image: lmsysorg/sglang:latest",
-            "      command: [python, -m, sglang.launch_server, --model-path, models/v4]",
-            "      args: *args",
-        ]
-        + ["    - *c"] * aliases
-    )
-
-
 def _fan_out_compose() -> str:
     return "\n".join(
         [f"x-args: &args {ITEMS}", "services:", "  a: &svc", "    image: lmsysorg/sglang:latest"]
@@ -74,7 +53,7 @@ def test_yaml_aliases_fan_out_against_the_files_node_budget(tmp_path):
     from swacheck import limits
 
     root = write_tree(
-        tmp_path, {"pod.yaml": _fan_out_pod() + "\n", "compose.yaml": _fan_out_compose() + "\n"}
+        tmp_path, {"pod.yaml": fan_out_pod() + "\n", "compose.yaml": _fan_out_compose() + "\n"}
     )
     why = (
         f"more than {limits.MAX_YAML_NODES} YAML nodes in this file once its aliases are "
@@ -96,7 +75,7 @@ def test_an_alias_fan_out_under_the_node_budget_stops_at_the_word_budget(tmp_pat
     one that counts the rest (limits.MAX_KEY_FINDINGS), not 80,000 findings."""
     from swacheck import limits
 
-    root = write_tree(tmp_path, {"pod.yaml": _fan_out_pod(4) + "\n"})
+    root = write_tree(tmp_path, {"pod.yaml": fan_out_pod(4) + "\n"})
     run = run_child(["--format", "json", "pod.yaml", GOOD], root, timeout=60)
     errors = run.stderr.splitlines()
     assert len(errors) == 1 and errors[0].startswith("pod.yaml:4:"), errors

@@ -100,15 +100,15 @@ def kubernetes_pods() -> dict[str, str]:
 
 
 def alias_fan_out() -> dict[str, str]:  # issue 23: 1,000 aliases of a 40,000-item container
-    from test_linear import _fan_out_pod
+    from attacks import fan_out_pod
 
-    return {"pod.yaml": _fan_out_pod() + "\n"}
+    return {"pod.yaml": fan_out_pod() + "\n"}
 
 
 def alias_fan_out_under_the_node_budget() -> dict[str, str]:  # 5 of them: 200,000 nodes
-    from test_linear import _fan_out_pod
+    from attacks import fan_out_pod
 
-    return {"pod.yaml": _fan_out_pod(4) + "\n"}
+    return {"pod.yaml": fan_out_pod(4) + "\n"}
 
 
 def unknown_flags() -> dict[str, str]:  # 45,000 distinct unknown flags: no spelling search each
