@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import EAGLE, V4_FLASH, edits, loc
+from conftest import EAGLE, V4_FLASH, edits, loc, related
 from conftest import only as the_only
 
 UNIFIED = ("--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton")
@@ -163,6 +163,11 @@ def test_explicit_draft_pages_copied_from_a_prefill_log_mismatch_a_decode_server
     )
     assert loc(f) == ("deploy.yaml", 13, 12)
     assert edits(f) == []  # numbers copied from a log are evidence, never "fixed"
+    # the target's pages are derived (slots x ring): the related note points at the slots' input
+    assert related(f) == [
+        ("deploy.yaml", 10, 25, "target pages 6419 comes from here"),
+        ("deploy.yaml", 13, 12, "draft pages 33667 comes from here"),
+    ]
     assert "not the copied numbers" in f["fix"]["description"]
 
 

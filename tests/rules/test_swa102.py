@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from conftest import EAGLE, edits, loc
+import json
+
+from conftest import EAGLE, V4_FLASH, edits, loc, related
 from conftest import only as the_only
 
 W256_DRAFT = "speculative-draft-model-path: models/mtp256\n"  # line 5 after EAGLE
@@ -109,6 +111,51 @@ def test_dcp_size_2_scales_the_draft_page_size(lint):
     )
     assert "page_size 256 vs 512" in f["message"]
     assert loc(f)[:2] == ("server.yaml", 6)  # dcp-size
+    assert f["fix"]["description"].startswith("The draft pool's page is page size x dcp-size (512)")
+    assert edits(f) == [("server.yaml", 6, 11, 6, 12, "1")]
+
+
+def test_explicit_draft_page_size_with_dcp_size_is_evidence_not_a_dcp_edit(lint):
+    deploy = (
+        "swacheck: 1\n"
+        "server:\n"
+        "  model-path: models/v4\n"
+        "  speculative-algorithm: EAGLE\n"
+        "  speculative-num-steps: 3\n"
+        "  speculative-eagle-topk: 1\n"
+        "  disaggregation-mode: prefill\n"
+        "  dcp-size: 2\n"
+        "draft:\n"
+        "  geometry: {page_size: 64}\n"
+    )
+    run = lint({"deploy.yaml": deploy})
+    f = only(run)
+    assert "draft=(64, 128, None)" in f["message"]
+    assert edits(f) == []  # the copied page size is the evidence; dcp-size is not what made it
+    assert "dcp-size" not in f["fix"]["description"].split(":")[0]
+
+
+def test_target_page_size_from_a_log_without_dcp_size_has_no_edit(lint):
+    deploy = (
+        "swacheck: 1\n"
+        "server:\n"
+        "  model-path: models/v4\n"
+        "  speculative-algorithm: EAGLE\n"
+        "  speculative-num-steps: 3\n"
+        "  speculative-eagle-topk: 1\n"
+        "  disaggregation-mode: prefill\n"
+        "target:\n"
+        "  geometry: {page_size: 64}\n"
+    )
+    run = lint({"deploy.yaml": deploy})
+    assert run.exit_code == 1
+    f = only(run)
+    assert "target=(64, 128, None), draft=(256, 128, None)" in f["message"]
+    assert edits(f) == []
+    # the draft's page size is SGLang's default (no position): the finding names the deployment,
+    # and its related note the copied target number
+    assert loc(f) == ("deploy.yaml", 1, 1)
+    assert related(f) == [("deploy.yaml", 9, 25, "target page_size 64 comes from here")]
 
 
 def test_explicit_draft_page_size_is_evidence_not_fixed(lint):
@@ -128,6 +175,19 @@ def test_explicit_draft_page_size_is_evidence_not_fixed(lint):
     assert "target=(256, 128, None), draft=(64, 128, None)" in f["message"]
     assert loc(f) == ("deploy.yaml", 9, 25)
     assert edits(f) == []
+
+
+def test_dspark_bundled_target_fixes_the_draft_window_instead_of_dropping_the_draft(lint):
+    bundled = json.loads(V4_FLASH)
+    bundled["dspark_block_size"] = 16  # SGLang's checkpoint_bundles_dspark_draft: may lack a NextN head
+    files = {
+        "models/v4/config.json": json.dumps(bundled, indent=2) + "\n",
+        "server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: decode\n",
+    }
+    run = lint(files)
+    f = only(run)
+    assert f["fix"]["description"].startswith("Set the draft model's sliding_window to 128")
+    assert edits(f) == [("models/mtp256/config.json", 14, 21, 14, 24, "128")]
 
 
 def test_draft_path_equal_to_the_target_checkpoint_passes(lint):
