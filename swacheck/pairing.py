@@ -74,6 +74,18 @@ def _role_error(r: DeploymentResult, named: str, wanted: str) -> InputError:
     return InputError(named, None, None, message)
 
 
+def _unchecked_error(r: DeploymentResult, named: str, wanted: str) -> InputError:
+    """An explicit pair's server that is not checked itself (no model config, no DeepSeek-V4)."""
+    loc = r.deployment.location
+    message = (
+        f"named as the {wanted} server of a PD pair, but it is not checked itself (its own "
+        "report says why); the pair is not checked"
+    )
+    if loc is not None:
+        return InputError(loc.file, loc.line, loc.column, message)
+    return InputError(named, None, None, message)
+
+
 Alone = list[tuple[DeploymentResult, str]]  # (a PD server left without a partner, why)
 
 
@@ -140,6 +152,14 @@ def _pair_named(
     problems: list[InputError],
 ) -> None:
     """One explicit pair: paired as named, the right way round (with a note), or an error."""
+    unchecked = [
+        _unchecked_error(r, path, wanted)
+        for r, path, wanted in ((p, p_path, "prefill"), (d, d_path, "decode"))
+        if r.resolution.target is None
+    ]
+    if unchecked:  # no DeepSeek-V4 pool on that side (its own note says why): nothing to compare
+        problems.extend(unchecked)
+        return
     if role(p) == "prefill" and role(d) == "decode":
         pairs.append(make_pair(p, d, f"named as a pair ({p_path} + {d_path})"))
     elif role(p) == "decode" and role(d) == "prefill":

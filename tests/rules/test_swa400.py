@@ -161,6 +161,24 @@ def test_pair_with_a_server_without_a_pd_role_is_an_input_error(tree):
     assert both.exit_code == 2
 
 
+def test_pair_with_a_server_that_is_not_checked_is_an_input_error_not_a_crash(tree):
+    root = tree(
+        {
+            "d/prefill.yaml": server("prefill"),
+            "d/decode.yaml": "model-path: /mnt/models/unknown\ndisaggregation-mode: decode\n",
+        }
+    )
+    run = run_cli("pair", "d/prefill.yaml", "d/decode.yaml", "--format", "json", cwd=root)
+    assert run.exit_code == 2
+    assert run.stderr == (
+        "d/decode.yaml:1:1: named as the decode server of a PD pair, but it is not checked "
+        "itself (its own report says why); the pair is not checked\n"
+    )
+    (skipped,) = [d for d in run.deployments if d["file"] == "d/decode.yaml"]
+    assert "config.json for model '/mnt/models/unknown' not found" in skipped["skip_reason"]
+    assert run.data["pairs"] == []
+
+
 def test_pair_of_two_prefill_servers_points_at_the_mode(tree):
     root = tree({"d/a.yaml": server("prefill"), "d/b.yaml": server("prefill")})
     run = run_cli("pair", "d/a.yaml", "d/b.yaml", cwd=root)

@@ -126,3 +126,17 @@ def test_bundled_example(tree):
             "prefill unified_kv False comes from here",
         )
     ]
+
+
+def test_unified_on_one_side_under_mori_fails_every_request_on_the_component_count(tree):
+    mori = "  disaggregation-transfer-backend: mori\n"
+    run = check(
+        tree,
+        deployment("prefill") + mori,
+        deployment("decode", env=UNIFIED_ENV) + mori,
+    )
+    f = only(run)
+    assert f["message"].endswith(
+        'every request fails ("PD state transfer failed: state component count mismatch", Mori) '
+        + TAG
+    )

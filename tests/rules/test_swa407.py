@@ -86,3 +86,19 @@ def test_env_from_the_command_line_on_both_sides_passes(tree):
         "SGLANG_OPT_USE_ONLINE_COMPRESS=1",
     )
     assert run.findings("SWA407") == []
+
+
+def test_a_rocm_prefill_with_a_cuda_decode_is_not_a_cuda_pair(tree):
+    run = check(tree, deployment("prefill", "rocm"), deployment("decode", online='"1"'))
+    assert run.findings("SWA407") == []
+
+
+def test_under_mori_only_the_component_count_is_compared_so_it_is_silently_wrong(tree):
+    mori = "  disaggregation-transfer-backend: mori\n"
+    run = check(tree, deployment("prefill") + mori, deployment("decode", online='"1"') + mori)
+    f = only(run)
+    assert f["message"] == (
+        "SGLANG_OPT_USE_ONLINE_COMPRESS differs (prefill False, decode True): the request-state "
+        "item lengths differ; mori compares only the number of state components: the state is "
+        f"written with the prefill's item lengths, silently wrong {TAG}"
+    )

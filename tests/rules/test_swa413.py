@@ -89,3 +89,43 @@ def test_unified_kv_state_is_left_to_the_send_path_a_warning(tree):
     f = only_on_decode(run, "SWA413")
     assert f["severity"] == "warning"
     assert "leaves to the send path" in f["message"]
+
+
+def test_more_than_three_differing_keys_are_counted_not_listed(tree):
+    run = pair_on(tree, other(sliding_window=256, torch_dtype="float16", vocab_size=1, rope_theta=1))
+    f = only_on_decode(run, "SWA413")
+    assert f["message"].split(" [prefill ")[0].count(" vs ") == 3 and " and 1 more" in f["message"]
+    three = pair_on(tree, other(sliding_window=256, torch_dtype="float16", vocab_size=1))
+    assert " more" not in only_on_decode(three, "SWA413")["message"]
+
+
+def test_a_state_key_under_mori_is_silently_wrong_a_warning(tree):
+    # mori compares the number of state components only (sglang.pd.state_layout_outcome):
+    # a different item length is written silently
+    run = pair_on(tree, other(num_hidden_layers=42), "--sglang-version", "0.5.23")
+    assert only_on_decode(run, "SWA413")["severity"] == "error"
+    files = {
+        P: pd_server("prefill", "disaggregation-transfer-backend: mori\n"),
+        D: pd_server("decode", "disaggregation-transfer-backend: mori\n").replace(
+            "../models/v4", "../models/other"
+        ),
+        "models/other/config.json": other(num_hidden_layers=42),
+    }
+    from conftest import run_cli
+
+    mori = run_cli("pair", "--format", "json", P, D, cwd=tree(files))
+    f = only_on_decode(mori, "SWA413")
+    assert f["severity"] == "warning"
+    assert "mori compares only the number of state components" in f["message"]
+
+
+def test_a_key_only_one_checkpoint_writes_is_named_as_missing_on_the_other(tree):
+    run = pair_on(tree, other(extra_key=1))
+    f = only_on_decode(run, "SWA413")
+    assert "(extra_key None vs 1)" in f["message"]
+    assert f["location"]["file"] == "models/other/config.json"  # the decode's key
+    dropped = json.loads(V4_FLASH)
+    vocab = dropped.pop("vocab_size")
+    run = pair_on(tree, json.dumps(dropped, indent=1))
+    f = only_on_decode(run, "SWA413")
+    assert f"(vocab_size {vocab} vs None)" in f["message"]

@@ -61,3 +61,28 @@ def test_a_release_before_the_switch_or_a_refused_value_is_not_a_pair_finding(tr
         deployment("decode", "SGLANG_DSV4_COMPRESS_STATE_DTYPE: fp16"),
     )
     assert run.findings("SWA414") == [] and len(run.findings("SWA221")) == 1
+
+
+def test_the_switch_came_in_0_5_22_where_mooncake_already_rejects_the_session(tree):
+    env = "SGLANG_DSV4_COMPRESS_STATE_DTYPE: bfloat16"
+    run = check_pair(
+        tree, deployment("prefill", ""), deployment("decode", env), "--sglang-version", "0.5.22"
+    )
+    f = only_on_decode(run, "SWA414")
+    assert f["severity"] == "error" and "every request to that decode fails" in f["message"]
+
+
+def test_under_mori_a_different_item_length_is_silently_wrong_a_warning(tree):
+    def mori(role, env):
+        return deployment(role, env) + "  disaggregation-transfer-backend: mori\n"
+
+    run = check_pair(
+        tree, mori("prefill", ""), mori("decode", "SGLANG_DSV4_COMPRESS_STATE_DTYPE: bfloat16")
+    )
+    assert run.exit_code == 0
+    f = only_on_decode(run, "SWA414")
+    assert f["severity"] == "warning"
+    assert f["message"].endswith(
+        "mori compares only the number of state components: the state is written with the "
+        "prefill's item lengths, silently wrong [prefill d/prefill.yaml vs decode d/decode.yaml]"
+    )

@@ -79,3 +79,14 @@ def test_an_older_release_is_not_checked(tree):
     ]
     newer = run_cli("--format", "json", "--sglang-version", "0.5.22", "d", cwd=root)
     assert [f for p in newer.data["pairs"] for f in p["findings"] if f["code"] == "SWA415"]
+
+
+def test_draft_token_counts_that_differ_are_a_layout_mismatch(tree):
+    run = pair(
+        tree,
+        server("prefill", DSPARK),
+        server("decode", DSPARK + "speculative-dspark-block-size: 3\n"),  # gamma 3: 4 tokens
+    )
+    found = findings(run)
+    assert len(found) == 1
+    assert found[0]["message"].startswith("DeepSeek-V4.1 DSpark PD layout mismatch (num_draft_tokens): ")
