@@ -131,9 +131,10 @@ def main(argv=None) -> int:
     if base.returncode != 0:
         print("the focused tests fail without any mutation:\n" + base.stdout[-2000:])
         return 2
+    # the modules as copied: editing the working tree while this runs changes nothing here
+    sources = {module: (scratch / module).read_text() for module in args.modules}
     todo = []
-    for module in args.modules:
-        source = (ROOT / module).read_text()
+    for module, source in sources.items():
         todo += [(module, line, what, key) for line, what, key in mutants(source)]
     total = len(todo)
     budget = max(1, int(args.minutes * 60 / max(per_run, 1.0)))
@@ -148,7 +149,7 @@ def main(argv=None) -> int:
     killed = survived = 0
     survivors = []
     for module, line, what, key in chosen:
-        original = (ROOT / module).read_text()
+        original = sources[module]
         target = scratch / module
         target.write_text(apply(original, key))
         try:
