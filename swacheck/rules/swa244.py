@@ -126,7 +126,11 @@ def _chunk(res: Resolution) -> Iterator[R.Refused]:
     per_rank = size // attn_dp if attn_dp > 1 else size
     if per_rank <= 0 or per_rank % page_size == 0:
         return
-    said = f"chunked-prefill-size {size}" if written else f"SGLang's default chunked-prefill size {size}"
+    said = (
+        f"chunked-prefill-size {size}"
+        if written
+        else f"SGLang's default chunked-prefill size {size}"
+    )
     how = f"{said} / attn-dp-size {attn_dp} = {per_rank}" if attn_dp > 1 else said
     step = page_size * attn_dp
     better = max(step, (size + step - 1) // step * step)

@@ -242,8 +242,12 @@ def _attention(res: Resolution, new: bool, prefill_cp: bool, attn_cp: int) -> It
         return
     if backend == "dsa" and new:
         interleave = text(res, "cp-strategy") == "interleave"
-        if platform(res) != "cuda" or not prefill_cp or attn_cp <= 1 or not interleave or (
-            R.as_int(res, "pp-size", 1) != 1
+        if (
+            platform(res) != "cuda"
+            or not prefill_cp
+            or attn_cp <= 1
+            or not interleave
+            or (R.as_int(res, "pp-size", 1) != 1)
         ):
             message = "DSA KV sharding requires CUDA interleave prefill CP > 1 and PP1."
             site = _backend_site(42, None)

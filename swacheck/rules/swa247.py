@@ -103,7 +103,10 @@ def refusals(res: Resolution) -> Iterator[R.Refused]:
     cp = tp // attn_dp if flag(res, "enable-prefill-cp") else R.as_int(res, "attn-cp-size", 1)
     fix = "Drop --enable-tp-lm-head-all-to-all (SGLang turns it on where it applies)."
     if attn_dp <= 1:
-        message, line = "--enable-tp-lm-head-all-to-all requires attention DP (--attn-dp-size).", 1429
+        message, line = (
+            "--enable-tp-lm-head-all-to-all requires attention DP (--attn-dp-size).",
+            1429,
+        )
     elif dp_head:
         message, line = (
             "--enable-tp-lm-head-all-to-all uses a TP-sharded LM head and is incompatible with "
