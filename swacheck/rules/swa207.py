@@ -9,7 +9,9 @@ Checks two argument validations SGLang runs on one server, per release:
   (`server_args.py` 0.5.17:8723, `arg_groups/validation_hook.py` 0.5.19:54); 0.5.20 too, except
   EAGLE on an NPU PD prefill server (`validation_hook.py` 0.5.20:62-85); from 0.5.21 EAGLE runs
   with pipeline parallelism only on a PD prefill server, or with `SGLANG_ENABLE_PP_SPEC=1`
-  only without PD (`check_pipeline_parallel_compat`, 0.5.23:119-166, 0.5.22:118-165). DSPARK's
+  only without PD, without `speculative-adaptive` and without attention DP
+  (`check_pipeline_parallel_compat`, 0.5.23:119-166, 0.5.22:118-165); a DSPARK PD prefill server
+  refuses `SGLANG_ENABLE_PP_SPEC` (0.5.23:128, 0.5.22:127). DSPARK's
   own check comes first (`speculative_hook.py`): `pp-size` 1 only (0.5.17-0.5.20), a PD
   prefill server only (0.5.21+).
 - `disaggregation-decode-allocation-policy: prefill_complete` (0.5.22+) with aggregated serving,
