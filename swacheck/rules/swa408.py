@@ -9,6 +9,10 @@ same attention TP size (tp-size / attn-dp-size) on both servers (that assertion 
 `disaggregation/common/conn.py` 0.5.23:1445; the CP and PP ones are in every supported release,
 0.5.17:606-630).
 
+A DeepSeek-V4 prefill server refuses KV sharding on its own in 0.5.22-0.5.23 (SWA246: the
+KV-sharding hook, else the pool configurator), so for it the sharding check speaks only with SWA246
+ignored.
+
 Pipeline parallelism with speculative decoding on a decode server is refused by that server at
 start-up ("PP + speculative decoding (MTP) is only supported on prefill nodes", SWA207): that is
 reported on the server, not as a pair finding.

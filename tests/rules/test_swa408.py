@@ -105,10 +105,31 @@ def test_cp_and_pp_are_two_findings(tree):
 
 
 # --- prefill KV cache sharding ------------------------------------------------------------
+# A DeepSeek-V4 prefill server refuses KV sharding on its own (SWA246: the KV-sharding hook, else
+# the pool configurator), so with SWA246 on the pair never reaches the handshake. The tests of
+# the handshake's check below ignore SWA246 (``shard_check``).
+
+
+def shard_check(tree, prefill, decode):
+    return check(tree, prefill, decode, "--ignore", "SWA246")
+
+
+def test_a_dsv4_sharded_prefill_fails_alone_so_no_pair_finding(tree):
+    run = check(
+        tree,
+        server("prefill", "enable-kv-cache-sharding: true\ntp-size: 8\n"),
+        server("decode", "tp-size: 4\n"),
+    )
+    assert run.exit_code == 1
+    assert [f["file"] for f in run.deployments if f["findings"]] == [P]
+    assert [f["code"] for f in run.deployments[0]["findings"] + run.deployments[1]["findings"]] == [
+        "SWA246"
+    ]
+    assert run.findings("SWA408") == []
 
 
 def test_kv_sharding_with_different_tp_is_an_error(tree):
-    run = check(
+    run = shard_check(
         tree,
         server("prefill", "enable-kv-cache-sharding: true\ntp-size: 8\n"),
         server("decode", "tp-size: 4\n"),
@@ -126,7 +147,7 @@ def test_kv_sharding_with_different_tp_is_an_error(tree):
 
 
 def test_kv_sharding_with_equal_tp_passes(tree):
-    run = check(
+    run = shard_check(
         tree,
         server("prefill", "enable-kv-cache-sharding: true\ntp-size: 8\n"),
         server("decode", "tp-size: 8\n"),
@@ -149,7 +170,7 @@ def test_kv_sharding_on_the_decode_only_does_not_matter(tree):
 
 
 def test_kv_sharding_tp_difference_is_not_also_called_tolerated(tree):
-    run = check(
+    run = shard_check(
         tree,
         server("prefill", "enable-kv-cache-sharding: true\ntp-size: 8\n"),
         server("decode", "tp-size: 4\n"),
@@ -159,7 +180,7 @@ def test_kv_sharding_tp_difference_is_not_also_called_tolerated(tree):
 
 
 def test_kv_sharding_compares_attention_tp_not_tp_size(tree):
-    run = check(
+    run = shard_check(
         tree,
         server("prefill", "enable-kv-cache-sharding: true\ntp-size: 8\nattn-dp-size: 8\n"),
         server("decode", "tp-size: 8\n"),
@@ -170,6 +191,8 @@ def test_kv_sharding_compares_attention_tp_not_tp_size(tree):
 def test_sharding_attention_tp_one_against_two(tree):
     # attention TP is tp-size / attn-dp-size, at least 1: 2 against 1 differs
     shard = "enable-kv-cache-sharding: true\ntp-size: 2\n"
-    run = check_pair(tree, pd_server("prefill", shard), pd_server("decode", "tp-size: 1\n"))
+    run = check_pair(
+        tree, pd_server("prefill", shard), pd_server("decode", "tp-size: 1\n"), "--ignore", "SWA246"
+    )
     f = only_on_decode(run, "SWA408")
     assert "(prefill 2, decode 1;" in f["message"]
