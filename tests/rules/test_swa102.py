@@ -179,7 +179,9 @@ def test_explicit_draft_page_size_is_evidence_not_fixed(lint):
 
 def test_dspark_bundled_target_fixes_the_draft_window_instead_of_dropping_the_draft(lint):
     bundled = json.loads(V4_FLASH)
-    bundled["dspark_block_size"] = 16  # SGLang's checkpoint_bundles_dspark_draft: may lack a NextN head
+    bundled["dspark_block_size"] = (
+        16  # SGLang's checkpoint_bundles_dspark_draft: may lack a NextN head
+    )
     files = {
         "models/v4/config.json": json.dumps(bundled, indent=2) + "\n",
         "server.yaml": EAGLE + W256_DRAFT + "disaggregation-mode: decode\n",

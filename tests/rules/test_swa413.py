@@ -92,7 +92,9 @@ def test_unified_kv_state_is_left_to_the_send_path_a_warning(tree):
 
 
 def test_more_than_three_differing_keys_are_counted_not_listed(tree):
-    run = pair_on(tree, other(sliding_window=256, torch_dtype="float16", vocab_size=1, rope_theta=1))
+    run = pair_on(
+        tree, other(sliding_window=256, torch_dtype="float16", vocab_size=1, rope_theta=1)
+    )
     f = only_on_decode(run, "SWA413")
     assert f["message"].split(" [prefill ")[0].count(" vs ") == 3 and " and 1 more" in f["message"]
     three = pair_on(tree, other(sliding_window=256, torch_dtype="float16", vocab_size=1))

@@ -89,4 +89,6 @@ def test_draft_token_counts_that_differ_are_a_layout_mismatch(tree):
     )
     found = findings(run)
     assert len(found) == 1
-    assert found[0]["message"].startswith("DeepSeek-V4.1 DSpark PD layout mismatch (num_draft_tokens): ")
+    assert found[0]["message"].startswith(
+        "DeepSeek-V4.1 DSpark PD layout mismatch (num_draft_tokens): "
+    )
