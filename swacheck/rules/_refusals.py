@@ -1,4 +1,4 @@
-"""What the start-up refusal rules (SWA240-SWA249) share: a refusal SGLang raises, quoted.
+"""What the start-up refusal rules (SWA215-SWA223, SWA240-SWA249) share: a refusal SGLang raises, quoted.
 
 Each of these rules checks a family of ``raise``/``assert`` sites of SGLang's DeepSeek-V4
 start-up path (the raise inventory, ``conformance/inventory/``) that depend only on what the
@@ -59,6 +59,19 @@ def as_int(res: Resolution, name: str, default: int) -> int:
         return int(t)
     except ValueError:
         return default
+
+
+def env_on(res: Resolution, name: str) -> bool:
+    """An ``EnvBool`` SGLang reads as true (``environ.py`` ``EnvBool.parse``: ``true``, ``1``,
+    ``yes``, ``y``, any case)."""
+    v = res.deployment.env.get(name)
+    return v is not None and str(v.value).strip().lower() in ("true", "1", "yes", "y")
+
+
+def algorithm(res: Resolution) -> str | None:
+    """The speculative algorithm as the DSV4 hook leaves it (EAGLE, DSPARK or None)."""
+    val = res.values.get("speculative_algorithm")
+    return None if val is None or val.value is None else str(val.value)
 
 
 def findings(rule, res: Resolution, refusals: Iterable[Refused]) -> Iterator[Finding]:

@@ -10,7 +10,9 @@ It also checks DeepSeek-V4's own kernel choice, `dsv4-attn-backend`, against the
 `trtllm` needs a Blackwell SM100/SM103 GPU (`AssertionError: --dsv4-attn-backend trtllm requires
 an SM100/SM103 (Blackwell) GPU.`, `srt/arg_groups/deepseek_v4_hook.py` 0.5.20:141, 0.5.22:55,
 0.5.23:105), and `flashmla_mega` (0.5.23) needs DeepSeek-V4.1 on SM100/SM103 (0.5.23:96-99) --
-with a DeepSeek-V4 (not V4.1) checkpoint it fails on every GPU.
+with a DeepSeek-V4 (not V4.1) checkpoint it fails on every GPU. On ROCm both fail on every GPU
+(`is_sm100_supported()` is false on HIP; measured on real 0.5.23 and 0.5.22,
+`conformance/cases/dsv4-attn-backend.yaml`).
 
 ## Why it matters
 
@@ -63,6 +65,10 @@ SUMMARY = (
 )
 
 OK = ("dsv4", "compressed")
+_TEXT = {
+    "trtllm": "--dsv4-attn-backend trtllm requires an SM100/SM103 (Blackwell) GPU.",
+    "flashmla_mega": "--dsv4-attn-backend flashmla_mega requires DeepSeek-V4.1 on SM100/SM103.",
+}
 
 
 def _fix(res: Resolution, a) -> Fix:
@@ -116,7 +122,11 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
 def _kernels(res: Resolution) -> Iterator[Finding]:
     a = pf.arg(res, "dsv4-attn-backend")
     value = pf.text(res, "dsv4-attn-backend")
-    if a is None or value not in ("trtllm", "flashmla_mega") or pf.platform(res) != "cuda":
+    if (
+        a is None
+        or value not in ("trtllm", "flashmla_mega")
+        or pf.platform(res) not in ("cuda", "rocm")
+    ):
         return
     gpu_val, gpu = pf.gpu(res)
     fix = Fix(
@@ -124,6 +134,16 @@ def _kernels(res: Resolution) -> Iterator[Finding]:
         (fixes.replace(a.value_loc, "auto"),),
         safe=False,
     )
+    if pf.platform(res) == "rocm":  # is_sm100_supported() is False on every HIP GPU
+        yield Finding(
+            CODE,
+            SEVERITY,
+            f"dsv4-attn-backend {value} on ROCm: AssertionError: {_TEXT[value]}",
+            a.value_loc,
+            fix,
+            field="dsv4-attn-backend",
+        )
+        return
     model = res.target.model if res.target is not None else None
     if (
         value == "flashmla_mega"
@@ -148,11 +168,7 @@ def _kernels(res: Resolution) -> Iterator[Finding]:
         if gpu_val is not None and gpu_val.location
         else ()
     )
-    text = (
-        "--dsv4-attn-backend trtllm requires an SM100/SM103 (Blackwell) GPU."
-        if value == "trtllm"
-        else "--dsv4-attn-backend flashmla_mega requires DeepSeek-V4.1 on SM100/SM103."
-    )
+    text = _TEXT[value]
     yield Finding(
         CODE,
         SEVERITY,

@@ -14,7 +14,16 @@ checks what SGLang's argument resolution asserts:
   `zigzag`, on NPU only: `DeepSeekV4 zigzag CP requires the NPU backend`);
 - no data-parallel attention with it off NPU: `For round-robin split mode, dp attention is not
   supported.` (0.5.16:84, 0.5.20:228, 0.5.23:224);
-- one machine: `tp-size <= 8` off NPU (0.5.16:86, 0.5.20:230, 0.5.23:226).
+- one machine: `tp-size <= 8` off NPU (0.5.16:86, 0.5.20:230, 0.5.23:226);
+- 0.5.22 and later: `moe-a2a-backend` other than `none`, `deepep`, `megamoe` or `mori`
+  (`ValueError: DeepSeekV4 CP supports moe_a2a_backend in ('none', 'deepep', 'megamoe',
+  'mori'), got 'flashinfer'.`, 0.5.23:229-234, 0.5.22:183-188);
+- 0.5.22 and later, on ROCm (HIP): a per-phase attention backend other than `dsv4`
+  (`prefill-attention-backend` / `decode-attention-backend`; `DeepSeekV4 prefill CP on HIP
+  requires the dsv4 attention backend for both phases`, 0.5.23:177-186, 0.5.22:131-140), then
+  `nnodes` > 1, a DeepSeek-V4.1 target, `enable-decoder-swa-bounded-replay` or
+  `enable-two-batch-overlap` (`DeepSeekV4 prefill CP on HIP does not support {feature} yet.`,
+  0.5.23:187-203, 0.5.22:141-157).
 
 ## Why it matters
 
@@ -31,7 +40,9 @@ enable-prefill-cp: true
 
 ## Fix
 
-Add `cp-strategy: interleave`; run prefill CP without attention DP, on at most 8 GPUs.
+Add `cp-strategy: interleave`; run prefill CP without attention DP, on at most 8 GPUs, with a
+MoE all-to-all backend it takes; on ROCm on one node, with `dsv4` for both phases, a DeepSeek-V4
+(not V4.1) target and neither bounded replay nor two-batch overlap.
 
 Fix safety: unsafe — it changes the context-parallel layout.
 """
@@ -43,6 +54,7 @@ from collections.abc import Iterator
 from .. import fixes
 from ..model.records import Finding, Fix
 from ..sglang.resolve import Resolution
+from ..sglang.version import release_key
 from . import _preflight as pf
 from .base import RuleContext, arg_mapping
 
@@ -51,7 +63,11 @@ NAME = "dsv4-prefill-cp-refused"
 SEVERITY = "error"
 SCOPE = "deployment"  # what it checks: deployment | pair | unpaired | suppressions
 FIX_SAFETY = "unsafe"  # safe | unsafe | mixed (the doc says which) | none: no edits
-SUMMARY = "enable-prefill-cp without cp-strategy interleave, with attention DP, or beyond tp-size 8, for DeepSeek-V4"
+SUMMARY = (
+    "enable-prefill-cp without cp-strategy interleave, with attention DP, beyond tp-size 8, "
+    "with a MoE a2a backend it does not take, or on ROCm with what HIP CP does not support, "
+    "for DeepSeek-V4"
+)
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
@@ -98,6 +114,8 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
         )
     if npu:
         return
+    if release_key(v) >= (0, 5, 22):
+        yield from _hip(res)
     attn_dp = res.values.get("attn_dp_size")
     if attn_dp is not None and attn_dp.value > 1:
         yield Finding(
@@ -116,10 +134,92 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(
             CODE,
             SEVERITY,
-            f"enable-prefill-cp with tp-size {tp}: AssertionError: RuleContext parallel "
+            f"enable-prefill-cp with tp-size {tp}: AssertionError: Context parallel "
             f"only supports single machine (tp_size <= 8). "
             "Cross-machine CP has precision issues.",
             pf.where(res, a),
             Fix("Use prefill CP within one machine: tp-size 8 or less."),
             field="tp-size",
         )
+    if release_key(v) >= (0, 5, 22):
+        yield from _a2a(res)
+
+
+A2A = ("none", "deepep", "megamoe", "mori")
+
+
+def _a2a(res: Resolution) -> Iterator[Finding]:
+    a2a = pf.text(res, "moe-a2a-backend", "none") or "none"
+    if a2a in A2A:
+        return
+    yield Finding(
+        CODE,
+        SEVERITY,
+        f"enable-prefill-cp with moe-a2a-backend {a2a}: ValueError: DeepSeekV4 CP supports "
+        f"moe_a2a_backend in {A2A}, got {a2a!r}. (arg_groups/deepseek_v4_hook.py "
+        "validate_deepseek_v4_cp)",
+        pf.where(res, pf.arg(res, "moe-a2a-backend")),
+        Fix("Use moe-a2a-backend none, deepep, megamoe or mori with DeepSeek-V4 prefill CP."),
+        field="moe-a2a-backend",
+    )
+
+
+def _hip_feature(res: Resolution, version: tuple[int, ...]) -> tuple[str, str] | None:
+    model = res.target.model if res.target is not None else None
+    replay = (
+        "decoder SWA bounded replay"
+        if version >= (0, 5, 23)
+        else ("--enable-decoder-swa-bounded-replay")
+    )
+    for name, feature, on in (
+        ("nnodes", "multiple nodes", pf.integer(res, "nnodes", 1) > 1),
+        ("model-path", "DeepSeek-V4.1", model is not None and model.model_type == "deepseek_v41"),
+        (
+            "enable-decoder-swa-bounded-replay",
+            replay,
+            pf.flag(res, "enable-decoder-swa-bounded-replay"),
+        ),
+        (
+            "enable-two-batch-overlap",
+            "--enable-two-batch-overlap",
+            pf.flag(res, "enable-two-batch-overlap"),
+        ),
+    ):
+        if on:
+            return name, feature
+    return None
+
+
+def _hip(res: Resolution) -> Iterator[Finding]:
+    """validate_deepseek_v4_cp on HIP: the per-phase backends, then what HIP CP lacks."""
+    if pf.platform(res) != "rocm":
+        return
+    at = "(arg_groups/deepseek_v4_hook.py validate_deepseek_v4_cp, on HIP)"
+    phases = {n: pf.text(res, f"{n}-attention-backend") or "dsv4" for n in ("prefill", "decode")}
+    odd = [n for n, b in phases.items() if b not in ("dsv4", "compressed")]
+    if odd:
+        name = f"{odd[0]}-attention-backend"
+        yield Finding(
+            CODE,
+            SEVERITY,
+            f"enable-prefill-cp on ROCm with {name} {phases[odd[0]]}: ValueError: DeepSeekV4 "
+            "prefill CP on HIP requires the dsv4 attention backend for both phases, got "
+            f"prefill={phases['prefill']!r}, decode={phases['decode']!r}. {at}",
+            pf.where(res, pf.arg(res, name)),
+            Fix("Remove the per-phase attention backend (or set it to dsv4)."),
+            field=name,
+        )
+        return
+    found = _hip_feature(res, release_key(res.profile.version))
+    if found is None:
+        return
+    name, feature = found
+    yield Finding(
+        CODE,
+        SEVERITY,
+        f"enable-prefill-cp on ROCm: ValueError: DeepSeekV4 prefill CP on HIP does not support "
+        f"{feature} yet. {at}",
+        pf.where(res, pf.arg(res, name)),
+        Fix(f"Run DeepSeek-V4 prefill CP on ROCm without {feature}, or without prefill CP."),
+        field=name,
+    )
