@@ -85,3 +85,27 @@ def test_dsv4_trtllm_without_gpu_is_not_guessed(lint):
 def test_flashmla_mega_needs_deepseek_v4_1(lint):
     run = lint({"server.yaml": "model-path: models/v4\ndsv4-attn-backend: flashmla_mega\n"})
     assert "requires DeepSeek-V4.1" in only(run, "SWA502")["message"]
+
+
+@pytest.mark.parametrize(
+    ("backend", "text"),
+    [
+        ("trtllm", "--dsv4-attn-backend trtllm requires an SM100/SM103 (Blackwell) GPU."),
+        (
+            "flashmla_mega",
+            "--dsv4-attn-backend flashmla_mega requires DeepSeek-V4.1 on SM100/SM103.",
+        ),
+    ],
+)
+def test_trtllm_and_flashmla_mega_fail_on_every_rocm_gpu(lint, backend, text):
+    # conformance/cases/dsv4-attn-backend-rocm.yaml: refused on real 0.5.23 on an MI355X
+    run = lint(
+        {"server.yaml": f"model-path: models/v4\ndsv4-attn-backend: {backend}\n"},
+        "--platform",
+        "rocm",
+    )
+    found = [f for f in run.findings("SWA502") if "on ROCm" in f["message"]]
+    assert (
+        found
+        and found[0]["message"] == f"dsv4-attn-backend {backend} on ROCm: AssertionError: {text}"
+    )
