@@ -20,9 +20,9 @@ A draft config read from outside the run's root is not judged (its values are ne
 ## Why it matters
 
 While the arguments are resolved the speculative hook catches the error and only logs it
-(`_handle_dspark`, `arg_groups/speculative_hook.py` 0.5.23:796-804: gamma then falls back to the
+(`_handle_dspark`, `arg_groups/speculative_hook.py` 0.5.23:796-804, 0.5.22:722-730: gamma then falls back to the
 block size, the draft tokens or 7); the server stops when the draft model is built
-(`models/deepseek_v4_dspark.py` 0.5.23:727 calls the same parser), after loading the target's
+(`models/deepseek_v4_dspark.py` 0.5.23:727, 0.5.22:764 call the same parser), after loading the target's
 weights, e.g. `ValueError: Unsupported DSpark markov_head_type='lstm'. Supported: ('vanilla',
 'gated', 'rnn').` The conformance harness builds no model, so real SGLang passes these cases
 there (conformance/expected-disagreements.tsv).
