@@ -17,7 +17,10 @@ SM100/SM103 GPU, SWA502) -- SGLang 0.5.22 and 0.5.23, where the code was read:
 - a DeepSeek-V4.1 target (`model_type` `deepseek_v41`) with `cuda-graph-backend-prefill` other
   than `disabled` or `breakable` (0.5.23:282-290; 0.5.22:216-222 takes only `disabled`):
   `validate_deepseek_v41_features`, called from `arg_groups/model_hook.py`. The prefill CUDA
-  graph is `disabled` unless written.
+  graph is `disabled` unless written;
+- a DeepSeek-V4.1 target with `enable-encoder-swa-bounded-replay` (0.5.22: or
+  `enable-decoder-swa-bounded-replay`): `DeepSeek-V4.1 does not support TRT-LLM with encoder SWA
+  bounded replay yet` (0.5.23:340-353, 0.5.22:271-284; the rest of that list is SWA213's).
 
 The uniform-FP8 pool's own asserts (`DeepSeekV4TokenToKVPool.__init__` and
 `_init_compressed_pools`, `mem_cache/deepseek_v4_memory_pool.py` 0.5.23:1035/1228/1576,
@@ -150,7 +153,25 @@ def refusals(res: Resolution) -> Iterator[R.Refused]:
         )
 
 
+def _v41_replay(res: Resolution, new: bool) -> Iterator[R.Refused]:
+    """validate_deepseek_v41_features' unsupported list: TRT-LLM with bounded replay."""
+    encoder = flag(res, "enable-encoder-swa-bounded-replay")
+    decoder = flag(res, "enable-decoder-swa-bounded-replay")
+    if not _v41(res) or not (encoder or (decoder and not new)):
+        return
+    what = "TRT-LLM with encoder SWA bounded replay" if new else "TRT-LLM with SWA bounded replay"
+    yield R.Refused(
+        "enable-encoder-swa-bounded-replay" if encoder else "enable-decoder-swa-bounded-replay",
+        "ValueError",
+        f"DeepSeek-V4.1 does not support {what} yet; disable it to serve this model.",
+        R.Site(_HOOK, "validate_deepseek_v41_features", (("0.5.23", 350), ("0.5.22", 281))),
+        "Turn the bounded replay off with dsv4-attn-backend trtllm.",
+    )
+
+
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     if not is_dsv4(res) or platform(res) != "cuda" or R.raw(res, "dsv4-attn-backend") != "trtllm":
         return
-    yield from R.findings(sys.modules[__name__], res, refusals(res))
+    new = release_key(res.profile.version) >= (0, 5, 23)
+    found = [*refusals(res), *_v41_replay(res, new)]
+    yield from R.findings(sys.modules[__name__], res, found)

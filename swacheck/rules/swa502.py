@@ -50,6 +50,7 @@ from collections.abc import Iterator
 from .. import fixes
 from ..model.records import Finding, Fix, Related
 from ..sglang.resolve import Resolution
+from ..sglang.version import release_key
 from . import _preflight as pf
 from .base import RuleContext, arg_mapping
 
@@ -128,6 +129,8 @@ def _kernels(res: Resolution) -> Iterator[Finding]:
         or pf.platform(res) not in ("cuda", "rocm")
     ):
         return
+    if value == "flashmla_mega" and release_key(res.profile.version) < (0, 5, 23):
+        return  # not a choice before 0.5.23: SWA304 reports it
     gpu_val, gpu = pf.gpu(res)
     fix = Fix(
         "Use dsv4-attn-backend: auto (SGLang picks flashmla).",

@@ -106,3 +106,22 @@ def test_human_output_names_the_line(lint):
     run = lint({"server.yaml": BASE + "enable-hisparse: true\n"}, "--format", "concise")
     assert "SWA215" in run.stdout
     assert "deepseek_v4_hook.py:112 apply_deepseek_v4_defaults" in run.stdout
+
+
+@pytest.mark.parametrize(
+    ("version", "flag", "text"),
+    [
+        ("0.5.23", "enable-encoder-swa-bounded-replay", "TRT-LLM with encoder SWA bounded replay"),
+        ("0.5.22", "enable-encoder-swa-bounded-replay", "TRT-LLM with SWA bounded replay"),
+        ("0.5.22", "enable-decoder-swa-bounded-replay", "TRT-LLM with SWA bounded replay"),
+    ],
+)
+def test_v41_trtllm_with_bounded_replay(lint, version, flag, text):
+    files = {
+        "models/v41/config.json": V41,
+        "server.yaml": f"model-path: models/v41\ndsv4-attn-backend: trtllm\n{flag}: true\n",
+    }
+    run = lint(files, "--sglang-version", version, target="server.yaml")
+    assert any(
+        f"DeepSeek-V4.1 does not support {text} yet" in f["message"] for f in run.findings("SWA215")
+    )
