@@ -1,4 +1,4 @@
-"""What the start-up refusal rules (SWA215-SWA223, SWA240-SWA249) share: a refusal SGLang raises, quoted.
+"""What the start-up refusal rules (SWA215-SWA224, SWA240-SWA249) share: a refusal SGLang raises, quoted.
 
 Each of these rules checks a family of ``raise``/``assert`` sites of SGLang's DeepSeek-V4
 start-up path (the raise inventory, ``conformance/inventory/``) that depend only on what the
