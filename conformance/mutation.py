@@ -1,6 +1,6 @@
 """A tiny mutation tester: how many small changes to a module do its tests notice?
 
-    python conformance/mutation.py [--minutes 15] [--sample N] [--seed 0] [--tests T ...] MODULE.py ...
+    python conformance/mutation.py [--minutes 15] [--sample N] [--seed 0] [--at MODULE:LINE ...] [--tests T ...] MODULE.py ...
 
 Copies the repository's tracked files to a scratch folder, and for each mutant of the given
 modules (one operator applied at one place: ``==``/``!=``, ``<``/``>=``, ``>``/``<=``, ``in``/
@@ -111,6 +111,12 @@ def main(argv=None) -> int:
     ap.add_argument("--minutes", type=float, default=15.0)
     ap.add_argument("--sample", type=int, help="run this many mutants (a seeded random sample)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--at",
+        nargs="+",
+        metavar="MODULE:LINE",
+        help="only the mutants on these lines (e.g. the survivors of an earlier run, against more tests)",
+    )
     args = ap.parse_args(argv)
 
     scratch = Path(tempfile.mkdtemp(prefix="swacheck-mutation-"))
@@ -136,6 +142,9 @@ def main(argv=None) -> int:
     todo = []
     for module, source in sources.items():
         todo += [(module, line, what, key) for line, what, key in mutants(source)]
+    if args.at:
+        wanted = set(args.at)
+        todo = [m for m in todo if f"{m[0]}:{m[1]}" in wanted]
     total = len(todo)
     budget = max(1, int(args.minutes * 60 / max(per_run, 1.0)))
     count = min(args.sample or total, budget, total)
