@@ -1,6 +1,7 @@
 """A tiny mutation tester: how many small changes to a module do its tests notice?
 
-    python conformance/mutation.py [--minutes 15] [--sample N] [--seed 0] [--at MODULE:LINE ...] [--tests T ...] MODULE.py ...
+    python conformance/mutation.py [--minutes 15] [--sample N] [--seed 0] [--at MODULE:LINE ...]
+        [--tests T ...] MODULE.py ...
 
 Copies the repository's tracked files to a scratch folder, and for each mutant of the given
 modules (one operator applied at one place: ``==``/``!=``, ``<``/``>=``, ``>``/``<=``, ``in``/
