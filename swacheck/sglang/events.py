@@ -36,6 +36,9 @@ class Kind(StrEnum):
     NOT_CHECKED = "not-checked"
     MODEL_NOT_FOUND = "model-not-found"
     MODEL_CONFIG_REFUSED = "model-config-refused"
+    # a checkpoint key the config classes, ModelConfig or the DSV4 pools stop on (hfconfig.py)
+    CHECKPOINT_REFUSED = "checkpoint-refused"
+    CHECKPOINT_POOL_REFUSED = "checkpoint-pool-refused"
     V41_FEATURE_REFUSED = "v41-feature-refused"
     # the DSV4 model hook (stages/deepseek_v4.py)
     PAGE_SIZE_REPLACED = "page-size-replaced"

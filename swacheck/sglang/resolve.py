@@ -85,6 +85,7 @@ def _run(r: ArgReader) -> Resolution:
     if r.profile is not DEFAULT:
         config_merge.rematch(r)
     r.values["platform"] = r.dep.platform
+    config_merge.as_merged(r)
     config_merge.check_keys(r)
     config_merge.check_values(r)
     par = parallel.parallel(r)

@@ -29,6 +29,56 @@ _PAGED_C = "DSV4 target and draft pools must share SWA geometry: target={target}
 
 
 @record(unsafe_hash=True)
+class CheckpointSites:
+    """Where a release stops on an odd DeepSeek-V4 config.json (sglang/hfconfig.py), for the
+    releases whose pinned transformers is the one ``data/dsv4-config-fields.json`` was read from."""
+
+    transformers: str  # the wheel's pin (METADATA Requires-Dist)
+    load: str  # AutoConfig.from_pretrained: transformers' DeepseekV4Config
+    reload: str  # _CONFIG_REGISTRY["deepseek_v4"].from_pretrained: SGLang's alias class
+    index_head_dim: str  # ModelConfig's DSV4 branch
+    compress_ratios: str
+    kv_sources: str  # list(hf_config.kv_source_layer_ids)
+    ratios: str  # set(compression_ratios)
+    row: str  # create_buffer's V4 row-size assert
+    row_v41: str  # get_bytes_per_token's assert for the V4.1 layouts
+    row_fp8: str  # DeepSeekV4UniformFP8KVPool.create_buffer's (--dsv4-attn-backend trtllm)
+    context: str  # resolve_max_num_reqs: token capacity / context_len
+
+    @property
+    def model_attr(self) -> dict[str, str]:
+        return {"index_head_dim": self.index_head_dim, "compress_ratios": self.compress_ratios}
+
+
+_SITES_0_5_23 = CheckpointSites(
+    "5.19.0",  # sglang-0.5.23.dist-info/METADATA:287
+    "utils/hf_transformers/config.py:228",
+    "utils/hf_transformers/config.py:293",
+    "configs/model_config.py:1428",
+    "configs/model_config.py:1429",
+    "mem_cache/kv_cache_configurator.py:2083",
+    "mem_cache/deepseek_v4_memory_pool.py:1056",
+    "mem_cache/deepseek_v4_memory_pool.py:313",
+    "mem_cache/deepseek_v4_memory_pool.py:297",
+    "mem_cache/deepseek_v4_memory_pool.py:392",
+    "mem_cache/kv_cache_configurator.py:3123",
+)
+_SITES_0_5_22 = CheckpointSites(
+    "5.19.0",  # sglang-0.5.22.dist-info/METADATA:285
+    "utils/hf_transformers/config.py:223",
+    "utils/hf_transformers/config.py:288",
+    "configs/model_config.py:1319",
+    "configs/model_config.py:1320",
+    "mem_cache/kv_cache_configurator.py:1782",
+    "mem_cache/deepseek_v4_memory_pool.py:1014",
+    "mem_cache/deepseek_v4_memory_pool.py:277",
+    "mem_cache/deepseek_v4_memory_pool.py:261",
+    "mem_cache/deepseek_v4_memory_pool.py:356",
+    "mem_cache/kv_cache_configurator.py:2804",
+)
+
+
+@record(unsafe_hash=True)
 class SGLangProfile:
     """What one SGLang release does, field by field, with the file and line each comes from."""
 
@@ -162,6 +212,9 @@ class SGLangProfile:
     # utils/hf_transformers/common.py 0.5.21:97,222, 0.5.22:97,222, 0.5.23:99,226); absent
     # from 0.5.20 (no configs/deepseek_v41.py), where transformers refuses the model type
     v41_config: bool = True
+    # where an odd DeepSeek-V4 config.json stops the launch (sglang/hfconfig.py); None for the
+    # releases whose transformers pin was not read (0.5.21 and older): not checked there
+    checkpoint_sites: CheckpointSites | None = None
     # a release older than DeepSeek-V4 support (FIRST_DSV4): checked only for that (SWA600), with
     # the oldest profile's flag table
     before_dsv4: bool = False
@@ -204,6 +257,7 @@ _V0_5_23 = SGLangProfile(
     dspark_subfolder=True,
     message_lines=(1786, 1790, 1806, 1819, 1836),
     cp_zigzag_npu=True,
+    checkpoint_sites=_SITES_0_5_23,
 )
 _V0_5_22 = replace(
     _V0_5_23,
@@ -217,10 +271,12 @@ _V0_5_22 = replace(
     message_lines=(1720, 1724, 1740, 1753, 1765),
     cp_zigzag_npu=False,
     dspark_subfolder=False,
+    checkpoint_sites=_SITES_0_5_22,
 )
 _V0_5_21 = replace(
     _V0_5_22,
     version="0.5.21",
+    checkpoint_sites=None,
     max_total_tokens_caps_requests=False,
     adaptive_config_read=False,
     extra_slots_divisor="dp",

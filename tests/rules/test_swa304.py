@@ -61,9 +61,55 @@ def test_null_for_an_int_flag_is_refused(lint):
     )
 
 
-def test_list_for_a_single_value_flag_is_refused(lint):
-    run = lint({"server.yaml": EAGLE + "max-running-requests: [16]\n"})
-    assert only(run)["message"].endswith("rejects a list; expected a single value")
+@pytest.mark.parametrize("value", ["[16]", "\n  - 16", "['16']"])
+def test_one_item_list_for_a_single_value_flag_is_its_item(lint, value):
+    # SGLang's --config merger emits --max-running-requests 16 for a one-item list
+    # (_add_list_arg, utils/server_args_config_parser.py 0.5.23:199-203)
+    unified = ("--platform", "rocm", "--env", "SGLANG_HACK_FLASHMLA_BACKEND=unified_kv_triton")
+    run = lint({"server.yaml": EAGLE + f"max-running-requests: {value}\n"}, *unified)
+    assert run.exit_code == 0
+    assert "SWA304" not in run.codes()
+    # the unified tuple's pages are request slots x ring: 16 requests + 1 padding row, ring 131
+    assert run.deployments[0]["target"]["tuple"] == [128, 131, 17 * 131]
+
+
+def test_one_item_list_value_keeps_its_position(lint):
+    run = lint({"server.yaml": EAGLE + "page-size: [128.5]\n"})
+    f = only(run)
+    assert f["message"] == (
+        "page-size: SGLang's argument parser rejects the number 128.5; expected an integer "
+        "(SGLang's --config loader passes the list on as --page-size 128.5: argparse: error: "
+        "argument --page-size: invalid int value: '128.5')"
+    )
+    assert loc(f) == ("server.yaml", 5, 13)  # the item, inside the brackets
+
+
+def test_one_item_list_of_a_boolean_is_its_python_text(lint):
+    run = lint({"server.yaml": EAGLE + "max-running-requests: [true]\n"})
+    assert only(run)["message"] == (
+        "max-running-requests: SGLang's argument parser rejects the string 'True'; expected an "
+        "integer (SGLang's --config loader passes the list on as --max-running-requests True: "
+        "argparse: error: argument --max-running-requests: invalid int value: 'True')"
+    )
+
+
+def test_several_items_for_a_single_value_flag_are_refused(lint):
+    run = lint({"server.yaml": EAGLE + "max-running-requests: [8, 16]\n"})
+    f = only(run)
+    assert f["message"] == (
+        "max-running-requests: SGLang's argument parser rejects a list; expected a single value "
+        "(SGLang's --config loader passes it on as --max-running-requests 8 16: error: "
+        "unrecognized arguments: 16)"
+    )
+    assert loc(f) == ("server.yaml", 5, 23)
+
+
+@pytest.mark.parametrize("key", ["max-running-requests", "enable-mixed-chunk", "no-such-flag"])
+def test_empty_list_is_never_passed_on(lint, key):
+    # _add_list_arg emits nothing for []: argparse never sees the key
+    run = lint({"server.yaml": EAGLE + f"{key}: []\n"})
+    assert run.exit_code == 0
+    assert run.codes() == []
 
 
 def test_choice_is_case_sensitive(lint):

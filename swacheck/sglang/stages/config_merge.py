@@ -29,13 +29,48 @@ _NULL_HINT = " (quote 'null': an unquoted YAML null reaches SGLang as the text N
 
 def merger_text(node: Any, item: bool = False) -> str:
     """The text SGLang's --config merger hands argparse for one value: ``str(value)``, JSON for a
-    mapping, ``true``/``false`` for a boolean (a list item: ``str(item)``, so ``True``)."""
+    mapping, ``true``/``false`` for a boolean (a list item: ``str(item)``, so ``True``, and a
+    mapping or list inside a list its Python ``str``)."""
+    if item and isinstance(node, (Mapping, Sequence)):
+        return str(node.plain())
     if isinstance(node, Mapping):
         return json.dumps(node.plain())
     value = node.value if isinstance(node, Scalar) else node
     if isinstance(value, bool) and not item:
         return "true" if value else "false"
     return str(value)
+
+
+def as_merged(r: ArgReader) -> None:
+    """A list under a one-value key, as the --config merger passes it on (``_add_list_arg``,
+    ``srt/utils/server_args_config_parser.py`` 0.5.23:199-203, 0.5.22:171-175): an empty list
+    emits nothing (the key is as good as absent: SGLang's default), a one-item list emits
+    ``--KEY str(item)``, the item's text as if the key held it (``[8]`` is 8, ``[true]`` the text
+    ``True``); several items emit ``--KEY a b ...``, which argparse refuses (``check_values``).
+    A refused action's key is refused first, whatever its value; a command-line argument never
+    meets the merger."""
+    server = r.dep.server
+    changed = False
+    entries = []
+    for arg in server.entries:
+        node = arg.pair.value
+        if arg.cli or not isinstance(node, Sequence) or arg.kind.startswith("refused:"):
+            entries.append(arg)
+            continue
+        if not node.items:
+            changed = True  # nothing reaches argparse
+            continue
+        if len(node.items) == 1 and arg.kind == "store":
+            item = node.items[0]
+            if not isinstance(item, Scalar) or isinstance(item.value, bool):
+                item = Scalar(str(item.plain()), item.loc, True)
+            r.from_list[id(item)] = node
+            arg = replace(arg, pair=replace(arg.pair, value=item))
+            changed = True
+        entries.append(arg)
+    if changed:
+        args = {a.name: a for a in entries}
+        r.dep = replace(r.dep, server=replace(server, args=args, entries=entries))
 
 
 def rematch(r: ArgReader) -> None:
@@ -193,18 +228,24 @@ def _check_stored_value(r: ArgReader, arg: Arg, option: Any) -> None:
     """Each value of a valued key, as argparse's type and choices see the merger's text."""
     node = arg.node
     if isinstance(node, Sequence):
-        if arg.kind != "store-list":
-            return  # a list for a one-value option: the resolver's "a single value"
         items = list(node.items)
     else:
         items = [node]
-    for item in items:
-        if not isinstance(item, (Scalar, Mapping)):
-            continue
+    for item in items[:1] if arg.kind == "store" else items:
+        # a one-value option takes the first item (argparse checks it before it finds the rest)
         refusal = flags.value_refusal(option, merger_text(item, item is not node))
         if refusal is not None:
             _refuse(r, arg, option, item, refusal)
-            break
+            return
+    if arg.kind == "store" and isinstance(node, Sequence):  # two or more items (as_merged)
+        emitted = [merger_text(i, True) for i in items]
+        extra = " ".join(emitted[1:])
+        r.bad(
+            arg,
+            "a single value",
+            f"SGLang's --config loader passes it on as --{arg.written} {' '.join(emitted)}: "
+            f"error: unrecognized arguments: {extra}",
+        )
 
 
 def _refuse(r: ArgReader, arg: Arg, option: Any, item: Any, refusal: tuple[str, str]) -> None:
@@ -212,4 +253,8 @@ def _refuse(r: ArgReader, arg: Arg, option: Any, item: Any, refusal: tuple[str, 
     expected = refusal[0]
     if option.choices and isinstance(item, Scalar) and item.value is None and not arg.cli:
         expected += _NULL_HINT
-    r.bad(arg, expected, f"argparse: error: {refusal[1]}", item)
+    said = f"argparse: error: {refusal[1]}"
+    written = r.from_list.get(id(item))
+    if written is not None:  # a one-item list: the merger passed its item on as text
+        said = f"SGLang's --config loader passes the list on as --{arg.written} {item.value}: {said}"
+    r.bad(arg, expected, said, item)

@@ -15,6 +15,7 @@ from ...model.records import InputProblem, Val
 from ...model.recordtype import record
 from ...model.text import one_line
 from ...model.tree import Mapping, Scalar
+from .. import hfconfig
 from ..applicable import not_applicable
 from ..events import Kind
 from ..models import HUB_ENV, ModelNotFound, ModelStore
@@ -57,10 +58,12 @@ class ModelConfigRefused(Exception):
         reason: str = "no sliding_window",
         field: str = "sliding_window",
         fix: str | None = None,
+        refusal: hfconfig.Refusal | None = None,
     ):
         super().__init__(role)
         self.role, self.model, self.message = role, model, message
         self.reason, self.field, self.fix = reason, field, fix
+        self.refusal = refusal  # a key the config classes or ModelConfig stop on (SWA260)
 
 
 V41_TYPES = ("deepseek_v41", "deepseek_v41_text")  # SGLang's DeepseekV41Config classes
@@ -120,9 +123,25 @@ def as_sglang_reads(r: ArgReader, model: ModelConfig, role: str) -> ModelConfig:
                 "architectures",
                 "Use the checkpoint's current config.json (architectures DeepseekV41ForCausalLM).",
             )
+    if mtype == "deepseek_v4" and model.file is not None and model.catalogue is None:
+        _checkpoint_keys(r, model, role)
     if archs and archs[0] in DSV4_ARCHS:
         _compress_rates(r, model, role)
     return model
+
+
+def _checkpoint_keys(r: ArgReader, model: ModelConfig, role: str) -> None:
+    """A key transformers' and SGLang's config classes refuse while SGLang loads the file, or one
+    ModelConfig's DeepSeek-V4 branch reads and the alias class lacks (sglang/hfconfig.py): the
+    launch stops there, in the releases whose transformers pin is known."""
+    sites = r.profile.checkpoint_sites
+    if sites is None:
+        return
+    found = hfconfig.load_refusal(model, sites) or hfconfig.attribute_refusal(model, role, sites)
+    if found is not None:
+        raise ModelConfigRefused(
+            role, model, None, found.reason, found.key, found.fix, refusal=found
+        )
 
 
 V41_MESSAGE = (
@@ -381,6 +400,8 @@ def refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
     ModelConfig's DSV4 branch reads it (configs/model_config.py 0.5.23:1425, 0.5.22:1316,
     0.5.20:1149, 0.5.17:880): the launch stops with an AttributeError, no pool is built."""
     model = exc.model
+    if exc.refusal is not None:
+        return _checkpoint_refused(r, exc)
     message = exc.message or (
         f"{model.label} ({exc.role}) has no 'sliding_window': SGLang's ModelConfig fails: "
         "AttributeError: '_DeepseekV4ConfigAlias' object has no attribute 'sliding_window'"
@@ -399,6 +420,46 @@ def refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
     return r.skipped(
         f"SGLang cannot load the {exc.role} model config ({exc.reason}): no pools to compare",
         is_pd,
+    )
+
+
+def _checkpoint_refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
+    """SWA260's event: where SGLang stops on the checkpoint, and with what."""
+    found, model = exc.refusal, exc.model
+    assert found is not None
+    r.event(
+        Kind.CHECKPOINT_REFUSED,
+        checkpoint_message(model.label, exc.role, found, r.profile.version),
+        location=hfconfig.location(model, found.key),
+        role=exc.role,
+        field=found.key,
+        fix=found.fix,
+        stage=found.stage,
+        exception=found.exception,
+        site=found.site,
+    )
+    pd = r.values.get("disaggregation_mode")
+    is_pd = (pd is not None and pd.value in ("prefill", "decode")) or r.dep.assume_pd
+    return r.skipped(
+        f"SGLang cannot load the {exc.role} model config ({found.reason}): no pools to compare",
+        is_pd,
+    )
+
+
+STAGE_WORDS = {
+    "resolve": "while it resolves the server arguments (it loads the config.json there)",
+    "model": "building the {role}'s ModelConfig",
+    "pools": "building the {role}'s KV pool",
+}
+
+
+def checkpoint_message(label: str, role: str, found: hfconfig.Refusal, version: str) -> str:
+    """The finding's text: the key, where SGLang stops (stage and file:line), the exception."""
+    said = f"{found.exception}: {found.message}" if found.message else found.exception
+    where = STAGE_WORDS[found.stage].format(role=role)
+    return (
+        f"{label} ({role}): {found.reason}: SGLang {version} stops {where}, "
+        f"sglang/srt/{found.site}: {said}"
     )
 
 

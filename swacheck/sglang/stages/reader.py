@@ -37,6 +37,8 @@ class ArgReader:
         self.events: list[Event] = []
         self.values: dict[str, Val] = {}
         self._bad_seen: set[int] = set()
+        # a one-item list's value node -> the list (config_merge.as_merged): what was written
+        self.from_list: dict[int, Any] = {}
 
     def has_event(self, kind: Kind) -> bool:
         return any(e.kind == kind for e in self.events)
