@@ -133,6 +133,21 @@ def _type_words(spec: str) -> str:
     return arms[0] if len(arms) == 1 else " | ".join(arms)
 
 
+_WORDS = {"int": "an integer", "float": "a float", "bool": "true or false", "str": "a string"}
+
+
+def _expected(spec: str) -> str:
+    """``int|None`` as words: "an integer or null"."""
+    words = []
+    for arm in _arms(spec):
+        word = "null" if arm == "None" else _WORDS.get(arm)
+        if word is None:
+            word = "a list" if arm.startswith("list") else "a mapping" if "dict" in arm else arm
+        if word not in words:
+            words.append(word)
+    return " or ".join(words)
+
+
 def _pytype(value: Any) -> str:
     return type(value).__name__
 
@@ -168,9 +183,9 @@ def _strict_fields(plain: dict, klass: str, site: str, private: bool) -> Refusal
                 _field_message(name, spec, value, private),
                 name,
                 site,
-                f"{name} is {_what(value, private)}, not {_type_words(spec).replace('None', 'null')}",
-                f"Give {name} {_type_words(spec).replace('None', 'null')} as the checkpoint has it "
-                "(an integer without quotes), or drop the key when the class default is right.",
+                f"{name} is {_what(value, private)}, not {_expected(spec)}",
+                f"Give {name} {_expected(spec)}, as the checkpoint was published with it (a number "
+                "without quotes), or drop the key when the class default is right.",
             )
     return None
 

@@ -256,5 +256,7 @@ def _refuse(r: ArgReader, arg: Arg, option: Any, item: Any, refusal: tuple[str, 
     said = f"argparse: error: {refusal[1]}"
     written = r.from_list.get(id(item))
     if written is not None:  # a one-item list: the merger passed its item on as text
-        said = f"SGLang's --config loader passes the list on as --{arg.written} {item.value}: {said}"
+        said = (
+            f"SGLang's --config loader passes the list on as --{arg.written} {item.value}: {said}"
+        )
     r.bad(arg, expected, said, item)
