@@ -207,7 +207,9 @@ FP4_MODEL = {
 
 def pro_checkpoint(total_gib: float) -> dict[str, str]:
     cfg = json.loads(V4_FLASH)
-    cfg.update({"hidden_size": 7168, "num_hidden_layers": 61})
+    # one compress ratio per layer and the NextN layer (fewer: SWA260, validate_layer_type)
+    ratios = [128, 128] + [4, 128] * 29 + [4, 0]
+    cfg.update({"hidden_size": 7168, "num_hidden_layers": 61, "compress_ratios": ratios})
     return {
         "models/pro/config.json": json.dumps(cfg),
         "models/pro/model.safetensors.index.json": json.dumps(

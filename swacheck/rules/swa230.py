@@ -60,6 +60,7 @@ from collections.abc import Iterator
 
 from ..model.deployment import Arg
 from ..model.records import Finding, Fix
+from ..sglang.events import Kind
 from ..sglang.resolve import Resolution
 from ..sglang.version import release_key
 from ._preflight import arg, env_true, flag, integer, is_dsv4, number, text, where
@@ -248,7 +249,10 @@ def refusals(res: Resolution) -> Iterator[tuple[Arg | None, str, str]]:
 
 
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    if not is_dsv4(res) or release_key(res.profile.version) < (0, 5, 21):
+    # a DeepSeek-V4 checkpoint SGLang refuses (SWA260) is checked too: 0.5.22 loads it after the
+    # PD hook (arg_groups/pipeline.py 0.5.22:138 vs 175), so the hook's refusal comes first there
+    refused = bool(res.events_of(Kind.CHECKPOINT_REFUSED))
+    if not (is_dsv4(res) or refused) or release_key(res.profile.version) < (0, 5, 21):
         return
     for a, message, place in refusals(res):  # SGLang stops at the first
         loc = where(res, a)

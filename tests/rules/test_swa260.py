@@ -184,3 +184,14 @@ def test_a_private_config_is_named_by_type(lint, tmp_path_factory):
     f = only(run, "SWA260")
     assert "secret" not in f["message"]
     assert "sliding_window is a str, not an integer" in f["message"]
+
+
+@pytest.mark.parametrize("version", ["0.5.22", "0.5.23"])
+def test_the_pd_hook_refusal_is_still_said(lint, version):
+    # 0.5.22 runs handle_pd_disaggregation (arg_groups/pipeline.py 0.5.22:138) before it first
+    # loads the config (0.5.22:175): the PD hook's refusal is what it stops on there
+    text = files(config(num_nextn_predict_layers=None))
+    text["server.yaml"] += "disaggregation-mode: prefill\ndisaggregation-transfer-backend: fake\n"
+    run = lint(text, "--sglang-version", version)
+    assert len(run.findings("SWA260")) == 1
+    assert "Prefill server does not support 'fake'" in only(run, "SWA230")["message"]

@@ -12,7 +12,10 @@ GIB = 1 << 30
 def pro(total_gib: float = 125.65 * 8) -> dict[str, str]:
     """A DeepSeek-V4-Pro-shaped checkpoint folder with a safetensors index (61 + 1 NextN layers)."""
     cfg = json.loads(V4_FLASH)
-    cfg.update({"hidden_size": 7168, "num_hidden_layers": 61})
+    # one compress ratio per layer and the NextN layer, as DeepSeek-V4-Pro's config.json has
+    # (transformers' validate_layer_type refuses fewer: SWA260)
+    ratios = [128, 128] + [4, 128] * 29 + [4, 0]
+    cfg.update({"hidden_size": 7168, "num_hidden_layers": 61, "compress_ratios": ratios})
     index = {"metadata": {"total_size": int(total_gib * GIB)}, "weight_map": {}}
     return {
         "models/pro/config.json": json.dumps(cfg, indent=1),
