@@ -62,22 +62,24 @@ MESSAGE = (
 )
 
 
-def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
-    lines = LINES.get(res.profile.version)
-    if lines is None or role(res) is None or backend(res) != "nixl":
-        return
+def _names(res: Resolution) -> list[str] | None:
+    """The HCA names NIXL's UCX backend gets from the option, when SGLang reads them."""
+    if role(res) is None or backend(res) != "nixl":
+        return None
     if (raw(res, "SGLANG_DISAGGREGATION_NIXL_BACKEND") or "UCX") != "UCX" or raw(
         res, "UCX_NET_DEVICES"
     ):
-        return
-    value = text(res, OPTION)
-    if value is None or not value.strip():
-        return
-    value = value.strip()
-    if value.endswith(".json") or value.startswith("{"):
-        return  # a per-GPU mapping: each rank reads its own entry
-    names = [name.strip() for name in value.split(",")]
-    if all(name and ":" not in name for name in names):
+        return None  # another NIXL backend, or UCX_NET_DEVICES wins (only a warning)
+    value = (text(res, OPTION) or "").strip()
+    if not value or value.endswith(".json") or value.startswith("{"):
+        return None  # unset, or a per-GPU mapping: each rank reads its own entry
+    return [name.strip() for name in value.split(",")]
+
+
+def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
+    lines = LINES.get(res.profile.version)
+    names = _names(res) if lines is not None else None
+    if names is None or all(name and ":" not in name for name in names):
         return
     a = arg(res, OPTION)
     cleaned = ",".join(re.sub(r":.*$", "", n) for n in names if n)
