@@ -162,8 +162,13 @@ def test_v41_catalogue_launch_gets_what_is_confirmed(tmp_path):
 
 @pytest.mark.parametrize("version", ["0.5.23", "0.5.22", "0.5.20", "0.5.17"])
 def test_compress_rates_is_sglangs_attribute_error_with_the_rename(tmp_path, version):
-    config = V4_FLASH.replace('"compress_ratios"', '"compress_rates"')
-    assert config != V4_FLASH
+    # re-saved by transformers: compress_rates is its mapping of layer type -> rate, and
+    # compress_ratios is gone (a list under compress_rates: transformers 5.19 refuses its type
+    # first, SWA260, tests/rules/test_swa260.py)
+    data = json.loads(V4_FLASH)
+    data.pop("compress_ratios")
+    data["compress_rates"] = {"compressed_sparse_attention": 4, "heavily_compressed_attention": 128}
+    config = json.dumps(data, indent=1)
     root = _write(tmp_path, config, algo="EAGLE")
     (root / "server.yaml").write_text(SERVER.format(algo="EAGLE"))
     run = run_cli("--format", "json", "--sglang-version", version, "server.yaml", cwd=root)
@@ -178,12 +183,11 @@ def test_compress_rates_is_sglangs_attribute_error_with_the_rename(tmp_path, ver
 
 def test_compress_rates_beside_compress_ratios_or_overridden_is_fine(tmp_path):
     data = json.loads(V4_FLASH)
-    data["compress_rates"] = data["compress_ratios"]
+    data["compress_rates"] = {"compressed_sparse_attention": 4, "heavily_compressed_attention": 128}
     root = _write(tmp_path, data, algo="EAGLE")
     assert run_cli("server.yaml", cwd=root).exit_code == 0
-    data.pop("compress_ratios")
+    ratios = json.dumps({"compress_ratios": data.pop("compress_ratios")})
     root = _write(tmp_path, data, algo="EAGLE")
-    ratios = json.dumps({"compress_ratios": data["compress_rates"]})
     (root / "server.yaml").write_text(
         SERVER.format(algo="EAGLE") + f"json-model-override-args: '{ratios}'\n"
     )

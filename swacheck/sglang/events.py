@@ -36,9 +36,8 @@ class Kind(StrEnum):
     NOT_CHECKED = "not-checked"
     MODEL_NOT_FOUND = "model-not-found"
     MODEL_CONFIG_REFUSED = "model-config-refused"
-    # a checkpoint key the config classes, ModelConfig or the DSV4 pools stop on (hfconfig.py)
+    # a checkpoint key the config classes or ModelConfig stop on (hfconfig.py; the pools': SWA261)
     CHECKPOINT_REFUSED = "checkpoint-refused"
-    CHECKPOINT_POOL_REFUSED = "checkpoint-pool-refused"
     V41_FEATURE_REFUSED = "v41-feature-refused"
     # the DSV4 model hook (stages/deepseek_v4.py)
     PAGE_SIZE_REPLACED = "page-size-replaced"

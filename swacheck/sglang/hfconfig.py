@@ -326,14 +326,19 @@ def _post_fix(key: str) -> str:
     }.get(key, f"Correct {key} in the checkpoint's config.json.")
 
 
-def attribute_refusal(model: ModelConfig, role: str, sites: CheckpointSites) -> Refusal | None:
+def attribute_refusal(
+    model: ModelConfig, role: str, sites: CheckpointSites, overridden: frozenset = frozenset()
+) -> Refusal | None:
     """``ModelConfig``'s DeepSeek-V4 branch reads ``index_head_dim`` and ``compress_ratios``
-    after ``sliding_window`` (SWA208's): the alias class has neither by default."""
-    if not model.has("sliding_window"):
+    after ``sliding_window`` (SWA208's): the alias class has neither by default. A key
+    ``--json-model-override-args`` gives (``overridden``) is there by then."""
+    if not model.has("sliding_window") and "sliding_window" not in overridden:
         return None  # SWA208: the first of the three
     for key in ("index_head_dim", "compress_ratios"):
-        if model.has(key) or (key == "compress_ratios" and model.has("compress_rates")):
+        if model.has(key) or key in overridden:
             continue
+        if key == "compress_ratios" and model.has("compress_rates"):
+            continue  # SWA208's rename
         return Refusal(
             "model" if role == "draft" else "resolve",
             "AttributeError",

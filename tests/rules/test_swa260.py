@@ -195,3 +195,21 @@ def test_the_pd_hook_refusal_is_still_said(lint, version):
     run = lint(text, "--sglang-version", version)
     assert len(run.findings("SWA260")) == 1
     assert "Prefill server does not support 'fake'" in only(run, "SWA230")["message"]
+
+
+def test_a_list_under_compress_rates_is_transformers_type_refusal(lint):
+    # compress_rates is DeepseekV4Config's mapping of layer type -> rate (dict | None)
+    data = config(compress_ratios=KeyError)
+    data = data.replace('"num_hidden_layers"', '"compress_rates": [4, 128],\n "num_hidden_layers"')
+    f = only(lint(files(data)), "SWA260")
+    assert f["message"].endswith(
+        "Validation error for field 'compress_rates': TypeError: Field 'compress_rates' with a "
+        "list doesn't match any type in dict | None"
+    )
+
+
+def test_an_override_gives_index_head_dim(lint):
+    text = files(config(index_head_dim=KeyError))
+    text["server.yaml"] += "json-model-override-args: '{\"index_head_dim\": 128}'\n"
+    run = lint(text)
+    assert run.findings("SWA260") == []

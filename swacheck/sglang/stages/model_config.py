@@ -137,7 +137,10 @@ def _checkpoint_keys(r: ArgReader, model: ModelConfig, role: str) -> None:
     sites = r.profile.checkpoint_sites
     if sites is None:
         return
-    found = hfconfig.load_refusal(model, sites) or hfconfig.attribute_refusal(model, role, sites)
+    given = frozenset(overrides(r))
+    found = hfconfig.load_refusal(model, sites) or hfconfig.attribute_refusal(
+        model, role, sites, given
+    )
     if found is not None:
         raise ModelConfigRefused(
             role, model, None, found.reason, found.key, found.fix, refusal=found
