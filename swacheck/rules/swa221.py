@@ -18,6 +18,11 @@ and later; found by the raise inventory, `conformance/inventory/`), as SGLang re
   (`resolve_compressed_kv_layout`, 0.5.23:182-186, 0.5.22:147-151), `trtllm` takes only `auto`
   and `fp8`, and `fp4` needs a V4.1 main cache: with `SGLANG_DSV4_KV_LAYOUT` `v4` (the default)
   SGLang asserts `the V4 main cache only pairs with V4 caches` (0.5.23:190, 0.5.22:155).
+  With unified KV rings (ROCm `unified_kv_triton`) no compressed pool is built, so only a PD
+  server of 0.5.23 resolves the option, when it publishes its KV layout to its peer
+  (`DeepSeekV4TokenToKVPool.pd_kv_layout`, 0.5.23:1690-1698, from `disaggregation/decode.py`
+  0.5.23:620 and `prefill.py` 0.5.23:271); a unified server without PD, or of 0.5.22, never
+  reads it.
 
 ## Why it matters
 
@@ -90,6 +95,18 @@ def _compressed_refusal(option: str, mode: str, backend: str, version: tuple) ->
     return None
 
 
+def _resolves_compressed(res: Resolution, version: tuple) -> bool:
+    """Whether SGLang resolves the compressed-cache option: it builds the compressed pools
+    (``_init_compressed_pools``), or, with unified KV rings (which build none), a 0.5.23 PD
+    server publishes its layout (``get_pd_kv_layout`` -> ``pd_kv_layout``,
+    ``disaggregation/decode.py`` 0.5.23:620, ``prefill.py`` 0.5.23:271; 0.5.22 publishes none)."""
+    if res.target is None or not res.target.unified.value:
+        return True
+    mode = res.values.get("disaggregation_mode")
+    pd = mode is not None and str(mode.value) in ("prefill", "decode")
+    return pd and version >= (0, 5, 23)
+
+
 def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     if not is_dsv4(res) or platform(res) not in ("cuda", "rocm"):
         return
@@ -115,7 +132,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
             )
             found.append((dtype, refusal, "SGLANG_DSV4_COMPRESS_STATE_DTYPE", DTYPE_AT))
     option = env.get("SGLANG_DSV4_COMPRESSED_KV_LAYOUT")
-    if option is not None and not found:
+    if option is not None and not found and _resolves_compressed(res, version):
         refusal = _compressed_refusal(str(option.value).lower(), mode, backend, version)
         if refusal:
             found.append((option, refusal, "SGLANG_DSV4_COMPRESSED_KV_LAYOUT", COMPRESSED_AT))

@@ -118,3 +118,28 @@ def test_the_values_sglang_takes_and_older_releases(lint):
         == []
     )
     assert lint({"deploy.yaml": deployment(bad, platform="rocm")}).findings("SWA221") != []
+
+
+@pytest.mark.parametrize(
+    ("version", "mode", "refused"),
+    [
+        ("0.5.23", "decode", True),  # the PD layout it publishes resolves the option
+        ("0.5.23", None, False),  # unified rings build no compressed pool
+        ("0.5.22", "decode", False),  # 0.5.22 publishes no PD layout
+    ],
+)
+def test_unified_rings_resolve_the_compressed_layout_only_to_publish_a_pd_layout(
+    lint, version, mode, refused
+):
+    # conformance matrix-1001-0016: a unified decode server with fp4 builds its pools
+    env = "SGLANG_HACK_FLASHMLA_BACKEND: unified_kv_triton, SGLANG_DSV4_COMPRESSED_KV_LAYOUT: fp4"
+    extra = f"  disaggregation-mode: {mode}\n" if mode else ""
+    run = lint(
+        {"deploy.yaml": deployment(env, extra, platform="rocm")}, "--sglang-version", version
+    )
+    assert run.deployments[0]["target"]["unified"] is True
+    found = [f["message"] for f in run.findings("SWA221")]
+    if refused:
+        assert len(found) == 1 and "the V4 main cache only pairs with V4 caches" in found[0]
+    else:
+        assert found == []
