@@ -44,7 +44,7 @@ from .stages import (
 )
 from .stages.reader import ArgReader
 from .stages.unified_gate import ENV_BACKEND, ENV_FP8
-from .version import DEFAULT, SGLangProfile
+from .version import DEFAULT, SGLangProfile, release_key
 
 if TYPE_CHECKING:
     from ..model.deployment import Deployment
@@ -72,6 +72,11 @@ def resolve(dep: Deployment, models: ModelStore, profile: SGLangProfile = DEFAUL
     try:
         return _run(r)
     except model_config.ModelConfigRefused as refused:
+        if _pd_hook_ran(r, refused):
+            mode = r.values.get("disaggregation_mode")
+            attn_dp = r.values.get("attn_dp_size")
+            if mode is not None and attn_dp is not None:
+                pd_disaggregation.prefill_complete(r, str(mode.value), attn_dp)
         return model_config.refused(r, refused)
     except ModelNotFound as missing:
         if missing.mapped:  # --model-config pointing nowhere: the user's path, an input error
@@ -79,6 +84,17 @@ def resolve(dep: Deployment, models: ModelStore, profile: SGLangProfile = DEFAUL
         mode = r.values.get("disaggregation_mode")
         pd = (mode is not None and mode.value in ("prefill", "decode")) or dep.assume_pd
         return model_config.not_found(r, missing, pd)
+
+
+def _pd_hook_ran(r: ArgReader, refused: model_config.ModelConfigRefused) -> bool:
+    """Whether SGLang's PD hook (its prefill_complete refusal) runs before the checkpoint stops
+    the launch: always when ``ModelConfig`` stops it (after the arguments are resolved); when
+    loading the config.json stops it, only in 0.5.22, which runs the PD hook first
+    (``arg_groups/pipeline.py`` 0.5.22:138 vs 175; 0.5.23 loads the config before)."""
+    if r.dep.server.mapping is None:
+        return False
+    loading = refused.refusal is not None and refused.refusal.stage == "resolve"
+    return not loading or release_key(r.profile.version) < (0, 5, 23)
 
 
 def _run(r: ArgReader) -> Resolution:

@@ -181,3 +181,36 @@ def test_before_0_5_22_the_policy_is_an_unknown_key(lint, version):
     run = lint_server(lint, EAGLE + "disaggregation-mode: decode\ntp-size: 8\n" + PC, version)
     assert run.findings("SWA207") == []
     assert "unknown server argument" in only(run, "SWA303")["message"]
+
+
+@pytest.mark.parametrize(("version", "pd_hook_first"), [("0.5.22", True), ("0.5.23", False)])
+def test_prefill_complete_before_a_refused_checkpoint_in_sglangs_order(
+    lint, version, pd_hook_first
+):
+    # conformance matrix-1001-0026: 0.5.22 runs the PD hook before it loads the config.json
+    # (arg_groups/pipeline.py 0.5.22:138 vs 175) and stops on prefill_complete; 0.5.23 loads the
+    # config first and stops on the null key (SWA260)
+    import json
+
+    from conftest import V4_FLASH
+
+    config = json.loads(V4_FLASH)
+    config["num_nextn_predict_layers"] = None
+    server = (
+        "model-path: models/odd\ntp-size: 8\ndisaggregation-mode: prefill\n"
+        "disaggregation-decode-allocation-policy: prefill_complete\n"
+    )
+    run = lint(
+        {"server.yaml": server, "models/odd/config.json": json.dumps(config)},
+        "--sglang-version",
+        version,
+    )
+    assert len(run.findings("SWA260")) == 1
+    found = [f["message"] for f in run.findings("SWA207")]
+    if pd_hook_first:
+        assert found == [
+            "ValueError: --disaggregation-decode-allocation-policy prefill_complete does not yet "
+            "support attention tensor parallelism greater than one"
+        ]
+    else:
+        assert found == []
