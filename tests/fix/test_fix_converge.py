@@ -234,3 +234,29 @@ def test_a_file_whose_fixes_go_one_per_round_converges_in_one_run(tree):
     again = run_cli("--fix", "README.md", cwd=root)
     assert (root / "README.md").read_bytes() == after_first, again.stderr
     assert "swacheck: 0 fixed" in again.stderr
+
+
+def test_twelve_separate_fixes_in_one_file_are_all_made_in_one_run(tree):
+    # each underscored key is its own edit on its own line: they do not overlap, so one round
+    # takes them all (the run has at most 8 rounds: taking one per round would leave four)
+    keys = (
+        "max_running_requests: 8",
+        "mem_fraction_static: 0.8",
+        "tp_size: 8",
+        "chunked_prefill_size: 4096",
+        "served_model_name: x",
+        "trust_remote_code: true",
+        "log_level: info",
+        "enable_metrics: true",
+        "context_length: 4096",
+        "kv_cache_dtype: auto",
+        "schedule_policy: fcfs",
+        "stream_interval: 1",
+    )
+    run, text = _fix(tree, "model-path: models/v4\n" + "".join(k + "\n" for k in keys))
+    expected = "".join(
+        k.split(":")[0].replace("_", "-") + ":" + k.split(":", 1)[1] + "\n" for k in keys
+    )
+    assert text == "model-path: models/v4\n" + expected
+    assert "swacheck: 12 fixed, 0 remaining" in run.stderr
+    assert run.exit_code == 0
