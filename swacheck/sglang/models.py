@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import field
+from typing import Any
 
 from ..loading import FileCache
 from ..model.records import InputProblem, Location, Val
@@ -50,6 +51,9 @@ class ModelConfig:
     # is named as the catalogue's, with no position
     catalogue: _catalogue.Entry | None = None
     flattened: bool = False  # a DeepSeek-V4.1 config read as SGLang normalises it
+    # each key's plain data, made once: thousands of deployments share a config, and rules
+    # read its 60-number ``compress_ratios`` for each (the values are never mutated)
+    plains: dict = field(default_factory=dict)
 
     @property
     def bundles_dspark(self) -> bool:
@@ -68,20 +72,28 @@ class ModelConfig:
         making the value (a list of 60 numbers is walked for its plain data)."""
         return self.root.get(key) is not None
 
+    def plain(self, key: str) -> Any:
+        """The plain data of ``key``'s value (the key must be there), made once per config."""
+        plains = self.plains
+        if key in plains:
+            return plains[key]
+        value = plains[key] = self.root.pairs[key].value.plain()
+        return value
+
     def get(self, key: str) -> Val | None:
         pair = self.root.get(key)
         if pair is None:
             return None
         if self.catalogue is not None:
-            return Val(pair.value.plain(), f"{key} from {self.catalogue.label}")
+            return Val(self.plain(key), f"{key} from {self.catalogue.label}")
         return Val(
-            pair.value.plain(), f"config.json key {key!r}" if self.file else key, pair.value.loc
+            self.plain(key), f"config.json key {key!r}" if self.file else key, pair.value.loc
         )
 
     @property
     def architectures(self) -> list[str]:
         pair = self.root.get("architectures")
-        value = pair.value.plain() if pair else None
+        value = self.plain("architectures") if pair else None
         return [a for a in value if isinstance(a, str)] if isinstance(value, list) else []
 
     @property
