@@ -8,7 +8,7 @@ rescanned them over and over (about 5% of a one-file run). A check already runs 
 free of this so that importing it (the tests, the API) changes nothing. For the same reason the
 process ends with ``os._exit`` once the command is done (:func:`leave`).
 
-The commonest runs, ``swacheck PATH...`` with at most ``--format`` and ``--output``, are checked
+The commonest runs, ``swacheck PATH...`` with at most ``--format``, ``--output`` and ``--fix``, are checked
 without typer: importing typer and building its command took about a third of a one-file run,
 and these few words need no parser. The settings are the check command's defaults
 (``clisettings.CHECK_DEFAULTS``, held equal to ``cli.check``'s by tests/test_entry.py) with the
@@ -34,11 +34,14 @@ FAST_OPTIONS = {
     "--output": "output",
     "-o": "output",
 }
+# the switches (no value) a run without typer may carry: ``--fix`` is a check run too, and typer's
+# import and command tree were about a twentieth of it
+FAST_FLAGS = {"--fix": "fix"}
 
 
-def fast_values(args: list[str]) -> dict[str, str | list[str]] | None:
-    """``{"paths": [...], "format": ..., "output": ...}`` (the last two when given; the last of
-    each, as typer takes it) for ``args`` that ``runner.check_paths`` runs without typer, else
+def fast_values(args: list[str]) -> dict[str, str | bool | list[str]] | None:
+    """``{"paths": [...], "format": ..., "output": ..., "fix": True}`` (the last three when given;
+    the last of each, as typer takes it) for ``args`` that ``runner.check_paths`` runs without typer, else
     None."""
     if (
         not args
@@ -48,12 +51,15 @@ def fast_values(args: list[str]) -> dict[str, str | list[str]] | None:
         or (not args[0].startswith("-") and not os.path.lexists(args[0]))
     ):
         return None
-    values: dict[str, str | list[str]] = {}
+    values: dict[str, str | bool | list[str]] = {}
     paths: list[str] = []
     words = iter(args)
     for word in words:
         if not word.startswith("-"):
             paths.append(word)
+            continue
+        if word in FAST_FLAGS:
+            values[FAST_FLAGS[word]] = True
             continue
         name, eq, value = word.partition("=")
         if name not in FAST_OPTIONS or (eq and not name.startswith("--")):

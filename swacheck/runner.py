@@ -14,7 +14,7 @@ SKIP_NOTE = "skipped, not a deployment"  # inputs._skip_note: counted, listed wi
 
 
 def check_paths(given: dict) -> int | None:  # type: ignore[type-arg]
-    """``swacheck PATH...`` (with ``--format``, ``--output`` at most), run without typer
+    """``swacheck PATH...`` (with ``--format``, ``--output``, ``--fix`` at most), run without typer
     (``entry.py``): ``cli.check`` with every other option at its default, and what typer and
     ``cli.main`` do around a command: exit 130 on Ctrl-C, 1 when standard output is a closed
     pipe, one line for an internal error (2). None when a value is wrong: nothing has run, and

@@ -1,4 +1,4 @@
-"""``swacheck PATH...`` (with ``--format`` and ``--output`` at most) without typer (entry.py): the
+"""``swacheck PATH...`` (with ``--format``, ``--output``, ``--fix`` at most) without typer (entry.py): the
 same option values, output and exit code as the check command parsed by typer, and everything
 else still goes through typer."""
 
@@ -289,3 +289,40 @@ def test_a_full_disk_is_one_line_and_exit_2(tmp_path, args):
     assert done.returncode == 2
     assert done.stderr.endswith("swacheck: cannot write the report: No space left on device\n")
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "fast"),
+    [
+        (["--fix", "server.yaml"], True),
+        (["server.yaml", "--fix", "--fix"], True),
+        (["server.yaml", "--fix", "-f", "json"], True),
+        (["server.yaml", "--fix=yes"], False),  # click refuses a value for a switch
+        (["server.yaml", "--fix", "--diff"], False),
+        (["--fix"], False),  # no path
+    ],
+)
+def test_fix_runs_without_typer_with_typers_values(tmp_path, monkeypatch, args, fast):
+    (tmp_path / "server.yaml").write_text(PASSING, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("_SWACHECK_COMPLETE", raising=False)
+    values = entry.fast_values(args)
+    assert (values is not None) is fast
+    if values is not None:
+        ours = {
+            k: list(v) if isinstance(v, tuple) else v for k, v in clisettings.CHECK_DEFAULTS.items()
+        }
+        assert {**ours, **values} == _typer_values(args, monkeypatch)
+
+
+def test_fix_without_typer_writes_and_reports_as_typer(tmp_path):
+    # the same files written, the same report and exit code, with and without typer
+    runs = []
+    for name in ("fast", "typer"):
+        (tmp_path / name).mkdir()
+        cwd = _tree(tmp_path / name)
+        (cwd / "nextn.yaml").write_text(PASSING.replace("EAGLE", "NEXTN"), encoding="utf-8")
+        args = ["--fix", "."] if name == "fast" else ["check", "--fix", "."]
+        runs.append((_run(args, cwd), (cwd / "nextn.yaml").read_text(encoding="utf-8")))
+    assert runs[0] == runs[1]
+    assert "EAGLE" in runs[0][1] and runs[0][0][0] == 1
