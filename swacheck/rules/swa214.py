@@ -59,9 +59,10 @@ def _entry(res: Resolution) -> catalogue.Entry | None:
         return None
     path = text(res, "model-path")
     entry = published(model, path)
-    if entry is None and model.file is not None:  # a local folder of that name, DSpark-bundled
+    if entry is None and model.file is not None and model.bundles_dspark:
+        # a local folder of that name, DSpark-bundled (the cheap test first: most are not)
         folder = os.path.basename(os.path.dirname(os.path.abspath(model.file)))
-        entry = catalogue.by_name(folder) if model.bundles_dspark else None
+        entry = catalogue.by_name(folder)
     return entry if entry is not None and entry.no_nextn_head else None
 
 

@@ -66,9 +66,13 @@ STATE_KEYS = (
 IGNORED = ("_name_or_path", "transformers_version")
 
 
-def _config(pair_side) -> dict | None:  # type: ignore[no-untyped-def]
+def _model(pair_side):  # type: ignore[no-untyped-def]
     target = pair_side.resolution.target
-    model = target.model if target is not None else None
+    return target.model if target is not None else None
+
+
+def _config(pair_side) -> dict | None:  # type: ignore[no-untyped-def]
+    model = _model(pair_side)
     if model is None:
         return None
     return {k: model.get(k) for k in model.root.pairs if k not in IGNORED}
@@ -112,6 +116,8 @@ def _outcome(pair: ServerPair, shown: str, state: bool) -> tuple[str | None, str
 def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     if fails_alone(pair):
         return  # a server that fails on its own never reaches the handshake
+    if _model(pair.prefill) is _model(pair.decode):
+        return  # one config.json (or none) for both: nothing differs
     p, d = _config(pair.prefill), _config(pair.decode)
     if p is None or d is None:
         return
