@@ -365,7 +365,7 @@ def check_unit(
         r.findings = list(own) if own is not None else check(r.resolution, job.ctx, settings)
     if memo is not None:
         memo.keep(unit.results)
-    check_pairs(unit, job.ctx)
+    check_pairs(unit, job.ctx, memo)
     suppressed = _suppress(unit, job.files)
     _evidence_not_edited(unit)
     for r in unit.results:
@@ -455,17 +455,19 @@ def pair_up(result: RunResult, explicit: list[tuple[str, str]]) -> None:
     )
 
 
-def check_pairs(result: RunResult, ctx: RuleContext) -> None:
+def check_pairs(result: RunResult, ctx: RuleContext, memo: Any = None) -> None:
     """Run the pair rules on the pairs; findings go to the decode side. A PD server left without
-    a partner gets the findings of the ``unpaired`` rules."""
+    a partner gets the findings of the ``unpaired`` rules. ``memo`` (``recheck.py``): a pair of
+    the same two resolutions as in the last check has the findings it had (the same inputs)."""
     settings = result.settings
+    rules = [rule for rule in PAIR_RULES if settings.rule_enabled(rule.CODE)]
     for pair in result.pairs:
-        pair.findings = [
-            f
-            for rule in PAIR_RULES
-            if settings.rule_enabled(rule.CODE)
-            for f in rule.check_pair(pair, ctx)
-        ]
+        hit = memo.pair_findings(pair) if memo is not None else None
+        pair.findings = (
+            hit if hit is not None else [f for r in rules for f in r.check_pair(pair, ctx)]
+        )
+        if memo is not None:
+            memo.keep_pair(pair)
         pair.decode.findings.extend(pair.findings)
     for rule in UNPAIRED_RULES:
         if settings.rule_enabled(rule.CODE):
@@ -476,12 +478,8 @@ def check_pairs(result: RunResult, ctx: RuleContext) -> None:
 def apply_baseline(unit: RunResult, totals: RunResult) -> None:
     """``--baseline``: drop the findings whose fingerprint (SARIF's: file, rule, logical location)
     the baseline holds; ``--write-baseline``: collect every fingerprint into ``totals``."""
-    from .fingerprints import (
-        base_dir,
-        fingerprinted,
-        repo_path,
-        with_severity,
-    )  # only with a baseline
+    # only with a baseline
+    from .fingerprints import base_dir, fingerprinted, repo_path, with_severity
 
     settings = unit.settings
     base = base_dir(settings)

@@ -47,14 +47,32 @@ class Memo:
     path of its file and its place among that file's deployments; only the deployments none of
     whose files changed are offered (:meth:`take`)."""
 
-    def __init__(self, kept: dict[tuple[str, int], Checked] | None = None) -> None:
+    def __init__(
+        self, kept: dict[tuple[str, int], Checked] | None = None, pairs: dict | None = None
+    ) -> None:
         self.kept = kept or {}
         self.keys: dict[int, tuple[str, int]] = {}  # id of a deployment -> its key
         self.ordinal: dict[str, int] = {}
+        # (ids of the two resolutions, how) -> (the two, the pair rules' findings): the last
+        # check's pairs (offered) and this check's (kept); the resolutions are held, so their ids
+        # stay theirs
+        self.pairs: dict[tuple[int, int, str], tuple[Any, Any, list]] = pairs or {}
+        self.pairs_now: dict[tuple[int, int, str], tuple[Any, Any, list]] = {}
 
     def valid(self, changed: set[str]) -> Memo:
-        """A memo of the deployments none of whose files is in ``changed``."""
-        return Memo({k: c for k, c in self.kept.items() if not c.files & changed})
+        """A memo of the deployments none of whose files is in ``changed`` (a pair of two of them
+        is of unchanged resolutions: its findings are offered too)."""
+        return Memo({k: c for k, c in self.kept.items() if not c.files & changed}, self.pairs_now)
+
+    def pair_findings(self, pair: Any) -> list | None:
+        """The pair rules' findings of a pair of the same two resolutions last time, or None."""
+        p, d = pair.prefill.resolution, pair.decode.resolution
+        hit = self.pairs.get((id(p), id(d), pair.how))
+        return list(hit[2]) if hit is not None and hit[0] is p and hit[1] is d else None
+
+    def keep_pair(self, pair: Any) -> None:
+        p, d = pair.prefill.resolution, pair.decode.resolution
+        self.pairs_now[(id(p), id(d), pair.how)] = (p, d, list(pair.findings))
 
     def take(self, dep: Any) -> Checked | None:
         """What ``dep`` gave last time, if its files did not change (called for every

@@ -120,3 +120,41 @@ def test_a_round_that_changes_a_model_config_is_checked_in_full(tree, watched):
     assert run_cli("--fix", *args, cwd=root).exit_code == 0
     (session,) = sessions
     assert (session.full_checks, session.partial_checks) == (2, 0)
+
+
+def test_a_pair_that_did_not_change_keeps_its_pair_findings(tree, watched, monkeypatch):
+    # folder d: an unchanged PD pair with speculative decoding on one side only (SWA406, a pair
+    # finding) beside a file fixed in two rounds: the pair rules run on the pair once (the full
+    # check), and what --fix reports is still what a fresh check of the fixed files says
+    files = {
+        "d/q-prefill.yaml": "model-path: ../models/v4\ndisaggregation-mode: prefill\n"
+        "speculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\nspeculative-num-steps: 2\n",
+        "d/q-decode.yaml": "model-path: ../models/v4\ndisaggregation-mode: decode\n",
+        "d/one.yaml": FILES["b/one.yaml"],
+    }
+    import swacheck.rules.swa401 as rule
+
+    seen: list[str] = []
+    check_pair = rule.check_pair
+
+    def counting(pair, ctx):  # type: ignore[no-untyped-def]
+        seen.append(pair.prefill.deployment.file.replace("\\", "/"))
+        return check_pair(pair, ctx)
+
+    monkeypatch.setattr(rule, "check_pair", counting)
+    root = tree(files)
+    out = root / "report.json"
+    run_cli("--fix", "--format", "json", "--output", str(out), "d", cwd=root)
+    after_fix = json.loads(out.read_text())
+    (session,) = watched[1]
+    assert session.partial_checks >= 2 and seen == ["d/q-prefill.yaml"]
+    assert (root / "d/one.yaml").read_text() == (
+        "model-path: ../models/v4\nspeculative-algorithm: EAGLE\n"
+        "speculative-eagle-topk: 1\nspeculative-num-steps: 3\n"
+    )
+    out.unlink()
+    run_cli("--format", "json", "--output", str(out), "d", cwd=root)
+    fresh = json.loads(out.read_text())
+    after_fix.pop("tool", None), fresh.pop("tool", None)
+    assert after_fix == fresh
+    assert [f["code"] for p in fresh["pairs"] for f in p["findings"]] == ["SWA406"]
