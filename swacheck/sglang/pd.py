@@ -195,7 +195,14 @@ def _attn_tp(res: Resolution) -> Val:
 
 
 def compared_values(res: Resolution) -> dict[str, Val]:
-    """The values of one server that its PD peer must match (or that SGLang tolerates differing)."""
+    """The values of one server that its PD peer must match (or that SGLang tolerates differing),
+    made once per resolution (the same dictionary each time: never changed by its readers)."""
+    if res.compared is None:
+        res.compared = _compared_values(res)
+    return res.compared
+
+
+def _compared_values(res: Resolution) -> dict[str, Val]:
     v = res.values
     target = res.target
     unified = target.unified if target is not None else Val(False, "no DSV4 pool")

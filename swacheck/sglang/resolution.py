@@ -63,6 +63,8 @@ class Resolution:
     # Not swacheck's business (sglang/applicable.py): "other" -- another model, no finding at
     # all; "no-pools" / "unknown" -- only what the reader saw in the text (SWA306, SWA307).
     quiet: str = ""
+    # pd.compared_values, made once: a --fix round pairs again the resolutions it kept
+    compared: dict[str, Val] | None = None
 
     def events_of(self, *kinds: Kind) -> list[Event]:
         """The events of these kinds, in the order they were recorded (a string that names no
