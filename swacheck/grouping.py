@@ -180,9 +180,12 @@ class _Planner:
         self.single = commands or any(c.path == "-" for c in candidates)
         self.candidates = list(candidates)
         self.folder_of: dict[str, str] = {}  # real path -> folder (the unit key)
+        folders: dict[str, str] = {}  # one string per folder, not per file
         for c in candidates:
             if c.path != "-":
-                self.folder_of[real(c.path)] = os.path.dirname(real(c.path))
+                key = real(c.path)
+                folder = os.path.dirname(key)
+                self.folder_of[key] = folders.setdefault(folder, folder)
         self.parent: dict[str, str] = {}
         # server config -> folder of the first deployment file naming it
         self.first_claim: dict[str, str] = {}

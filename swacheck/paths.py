@@ -85,8 +85,12 @@ def inside(path: str, root: str) -> bool:
     return target == root or target.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def in_vcs_metadata(path: str) -> bool:
-    """Whether ``path`` (as named, or its real path) lies in a ``.git``, ``.hg`` or ``.svn`` folder."""
+def in_vcs_metadata(path: str, walked: bool = False) -> bool:
+    """Whether ``path`` (as named, or its real path) lies in a ``.git``, ``.hg`` or ``.svn`` folder.
+    ``walked``: a file the folder walk found, asked once: the answer is not kept (a run of 20,000
+    files held 20,000 of them)."""
+    if walked:
+        return _in_vcs_metadata(path)
     found = _in_vcs.get(path)
     if found is None:
         found = _in_vcs[path] = _in_vcs_metadata(path)

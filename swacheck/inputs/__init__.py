@@ -103,8 +103,8 @@ def discover(
     lexical_root = root.rstrip(os.sep) + os.sep if root else None
 
     def add(path: str, explicit: bool, key: str | None = None) -> None:
-        key = key or real(path)
-        if path != "-" and in_vcs_metadata(path):  # .git/config, or a link to it
+        walked, key = key is not None, key or real(path)
+        if path != "-" and in_vcs_metadata(path, walked):  # .git/config, or a link to it
             if key not in seen:  # named and walked: one error
                 errors.append(InputError(path, None, None, IN_VCS))  # type: ignore[arg-type]
             return seen.add(key)

@@ -115,6 +115,8 @@ def _read_regular(path: str, max_size: int, charge: bool = True) -> bytes:
         kind = special_kind(os.stat(path).st_mode)
         if kind is not None:
             raise not_regular(path, kind)
+    elif not _walked:  # the last one: a dictionary keeps its table when emptied by pops
+        _walked.clear()
     fd = os.open(path, _OPEN_FLAGS)
     try:
         st = os.fstat(fd)
