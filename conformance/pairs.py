@@ -233,18 +233,30 @@ def swacheck_outcome(report: dict | None) -> tuple[str, str]:
         for f in (deps.get(role) or {}).get("findings") or []:
             if f["severity"] == "error" and (f["code"], f["message"]) not in pair_ids:
                 return f"start-up:{role}", f"{f['code']} {f['message']}"
-    for pair in report.get("pairs") or []:
-        for f in pair.get("findings") or []:
-            if f["severity"] != "error":
-                continue
-            if "silently" in f["message"]:
-                return "silently", f"{f['code']} {f['message']}"
-            if "every request" in f["message"]:
-                return "every request", f"{f['code']} {f['message']}"
-            if f["code"] in FIRST_REQUEST or "first request" in f["message"]:
-                return "first request", f"{f['code']} {f['message']}"
-            return "error", f"{f['code']} {f['message']}"
+    found = [
+        (_pair_outcome(f), f"{f['code']} {f['message']}")
+        for pair in report.get("pairs") or []
+        for f in pair.get("findings") or []
+        if f["severity"] == "error"
+    ]
+    # SGLang's order: the decode compares the prefill's parallel info first (the first request's
+    # handshake), then registers, which the prefill may reject (every request); what nothing in
+    # SGLang notices comes last
+    for outcome in ("first request", "every request", "error", "silently"):
+        for got, text in found:
+            if got == outcome:
+                return got, text
     return "ok", ""
+
+
+def _pair_outcome(f: dict) -> str:
+    if "silently" in f["message"]:
+        return "silently"
+    if "every request" in f["message"]:
+        return "every request"
+    if f["code"] in FIRST_REQUEST or "first request" in f["message"]:
+        return "first request"
+    return "error"
 
 
 def sglang_outcome(result: dict | None) -> tuple[str, str]:
