@@ -15,6 +15,23 @@ def only(run, code="SWA102"):
     return the_only(run, code)
 
 
+def copied_page_size(side: str, server_extra: str = "") -> str:
+    """A PD prefill deployment file whose ``side`` pool has a page size of 64 copied from a log
+    (line 8 or 9 ``SIDE:``, the geometry one line below)."""
+    return (
+        "swacheck: 1\n"
+        "server:\n"
+        "  model-path: models/v4\n"
+        "  speculative-algorithm: EAGLE\n"
+        "  speculative-num-steps: 3\n"
+        "  speculative-eagle-topk: 1\n"
+        "  disaggregation-mode: prefill\n"
+        f"{server_extra}"
+        f"{side}:\n"
+        "  geometry: {page_size: 64}\n"
+    )
+
+
 def test_cuda_prefill_with_own_nextn_draft_passes(lint):
     run = lint({"server.yaml": EAGLE + "disaggregation-mode: prefill\n"})
     assert run.exit_code == 0
@@ -116,18 +133,7 @@ def test_dcp_size_2_scales_the_draft_page_size(lint):
 
 
 def test_explicit_draft_page_size_with_dcp_size_is_evidence_not_a_dcp_edit(lint):
-    deploy = (
-        "swacheck: 1\n"
-        "server:\n"
-        "  model-path: models/v4\n"
-        "  speculative-algorithm: EAGLE\n"
-        "  speculative-num-steps: 3\n"
-        "  speculative-eagle-topk: 1\n"
-        "  disaggregation-mode: prefill\n"
-        "  dcp-size: 2\n"
-        "draft:\n"
-        "  geometry: {page_size: 64}\n"
-    )
+    deploy = copied_page_size("draft", "  dcp-size: 2\n")
     run = lint({"deploy.yaml": deploy})
     f = only(run)
     assert "draft=(64, 128, None)" in f["message"]
@@ -136,17 +142,7 @@ def test_explicit_draft_page_size_with_dcp_size_is_evidence_not_a_dcp_edit(lint)
 
 
 def test_target_page_size_from_a_log_without_dcp_size_has_no_edit(lint):
-    deploy = (
-        "swacheck: 1\n"
-        "server:\n"
-        "  model-path: models/v4\n"
-        "  speculative-algorithm: EAGLE\n"
-        "  speculative-num-steps: 3\n"
-        "  speculative-eagle-topk: 1\n"
-        "  disaggregation-mode: prefill\n"
-        "target:\n"
-        "  geometry: {page_size: 64}\n"
-    )
+    deploy = copied_page_size("target")
     run = lint({"deploy.yaml": deploy})
     assert run.exit_code == 1
     f = only(run)
@@ -159,17 +155,7 @@ def test_target_page_size_from_a_log_without_dcp_size_has_no_edit(lint):
 
 
 def test_explicit_draft_page_size_is_evidence_not_fixed(lint):
-    deploy = (
-        "swacheck: 1\n"
-        "server:\n"
-        "  model-path: models/v4\n"
-        "  speculative-algorithm: EAGLE\n"
-        "  speculative-num-steps: 3\n"
-        "  speculative-eagle-topk: 1\n"
-        "  disaggregation-mode: prefill\n"
-        "draft:\n"
-        "  geometry: {page_size: 64}\n"
-    )
+    deploy = copied_page_size("draft")
     run = lint({"deploy.yaml": deploy})
     f = only(run)
     assert "target=(256, 128, None), draft=(64, 128, None)" in f["message"]
