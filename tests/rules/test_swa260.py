@@ -213,3 +213,19 @@ def test_an_override_gives_index_head_dim(lint):
     text["server.yaml"] += "json-model-override-args: '{\"index_head_dim\": 128}'\n"
     run = lint(text)
     assert run.findings("SWA260") == []
+
+
+@pytest.mark.parametrize(
+    ("changes", "mode", "pd"),
+    [
+        ({"sliding_window": None}, "prefill", True),  # refused where the config is loaded
+        ({"sliding_window": None}, None, False),
+        ({"sliding_window": KeyError}, "decode", True),  # refused when ModelConfig reads it
+        ({"sliding_window": KeyError}, None, False),
+    ],
+)
+def test_a_refused_checkpoint_still_says_whether_the_server_is_pd(lint, changes, mode, pd):
+    server = EAGLE + (f"disaggregation-mode: {mode}\n" if mode else "")
+    run = lint({**files(target=config(**changes)), "server.yaml": server})
+    (dep,) = run.deployments
+    assert dep["mode"] == "skipped" and dep["pd"] is pd

@@ -397,6 +397,12 @@ def _at(r: ArgReader, source: Val | None):
     return source.location if source is not None and source.location else r.dep.location
 
 
+def _is_pd(r: ArgReader) -> bool:
+    """A PD server (or a deployment checked as one): what a skipped resolution reports."""
+    pd = r.values.get("disaggregation_mode")
+    return (pd is not None and pd.value in ("prefill", "decode")) or r.dep.assume_pd
+
+
 def refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
     """A model_type deepseek_v4 config.json without sliding_window: SGLang's config class
     (utils/hf_transformers/common.py _DeepseekV4ConfigAlias) has no default for it and
@@ -418,11 +424,9 @@ def refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
         field=exc.field,
         fix=exc.fix,
     )
-    pd = r.values.get("disaggregation_mode")
-    is_pd = (pd is not None and pd.value in ("prefill", "decode")) or r.dep.assume_pd
     return r.skipped(
         f"SGLang cannot load the {exc.role} model config ({exc.reason}): no pools to compare",
-        is_pd,
+        _is_pd(r),
     )
 
 
@@ -441,11 +445,9 @@ def _checkpoint_refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
         exception=found.exception,
         site=found.site,
     )
-    pd = r.values.get("disaggregation_mode")
-    is_pd = (pd is not None and pd.value in ("prefill", "decode")) or r.dep.assume_pd
     return r.skipped(
         f"SGLang cannot load the {exc.role} model config ({found.reason}): no pools to compare",
-        is_pd,
+        _is_pd(r),
     )
 
 
