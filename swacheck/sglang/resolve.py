@@ -72,7 +72,8 @@ def resolve(dep: Deployment, models: ModelStore, profile: SGLangProfile = DEFAUL
     try:
         return _run(r)
     except model_config.ModelConfigRefused as refused:
-        if _pd_hook_ran(r, refused):
+        # a draft is loaded after the PD checks ran (_run): never report them twice
+        if _pd_hook_ran(r, refused) and not r.has_event(Kind.PREFILL_COMPLETE_REFUSED):
             mode = r.values.get("disaggregation_mode")
             attn_dp = r.values.get("attn_dp_size")
             if mode is not None and attn_dp is not None:

@@ -214,3 +214,25 @@ def test_prefill_complete_before_a_refused_checkpoint_in_sglangs_order(
         ]
     else:
         assert found == []
+
+
+@pytest.mark.parametrize("version", ["0.5.22", "0.5.23"])
+def test_a_refused_draft_checkpoint_reports_prefill_complete_once(lint, version):
+    import json
+
+    from conftest import V4_FLASH
+
+    draft = json.loads(V4_FLASH)
+    draft.pop("index_head_dim")  # ModelConfig stops on the draft, after the arguments resolved
+    server = (
+        EAGLE + "tp-size: 8\ndisaggregation-mode: prefill\n"
+        "disaggregation-decode-allocation-policy: prefill_complete\n"
+        "speculative-draft-model-path: models/draft\n"
+    )
+    run = lint(
+        {"server.yaml": server, "models/draft/config.json": json.dumps(draft)},
+        "--sglang-version",
+        version,
+    )
+    assert len(run.findings("SWA260")) == 1
+    assert len(run.findings("SWA207")) == 1
