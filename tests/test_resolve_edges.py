@@ -109,3 +109,16 @@ def test_a_dspark_block_size_of_one_is_the_smallest_sglang_takes(tree, block, re
         ]
     else:
         assert got == [] and run.exit_code == 0
+
+
+def test_an_adaptive_config_written_as_a_mapping_is_refused_not_read(tree):
+    # the adaptive stage reads no steps from it: SWA304 says what argparse gets, and the
+    # default candidate steps stand
+    server = EAGLE + (
+        "speculative-num-steps: 3\nspeculative-adaptive: true\nspeculative-adaptive-config: {a: 1}\n"
+    )
+    run = check(tree, server)
+    (f,) = findings(run, "SWA304")
+    assert f["message"].startswith("speculative-adaptive-config: ")
+    assert (f["location"]["line"], f["location"]["column"]) == (6, 30)
+    assert findings(run, "SWA242") == []
