@@ -267,3 +267,17 @@ def test_fix_property_only_edited_lines_change_and_second_run_is_a_no_op(tree, c
 
 def test_v4_flash_fixture_is_the_example_config():
     assert '"sliding_window": 128' in V4_FLASH and EAGLE.startswith("model-path: models/v4")
+
+
+def test_fix_of_a_command_line_text_writes_no_file(tree):
+    # a --command text has no file behind it: its fix is reported, never written anywhere
+    root = tree({})
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    command = (
+        "python -m sglang.launch_server --model-path models/v4 "
+        "--speculative-algorithm NEXTN --speculative-num-steps 3"
+    )
+    run = run_cli("--fix", "--command", command, cwd=root)
+    assert run.exit_code == 1
+    assert "swacheck: 0 fixed, 1 remaining" in run.stderr
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
