@@ -290,8 +290,16 @@ def _logged(plain: dict) -> tuple[str, str, str] | None:
 
 def load_refusal(model: ModelConfig, sites: CheckpointSites) -> Refusal | None:
     """Where loading ``model`` (a ``model_type`` ``deepseek_v4`` config.json) stops: the first
-    refusal of transformers' class, then of SGLang's alias class, in their order."""
-    plain = {k: p.value.plain() for k, p in model.root.pairs.items()}
+    refusal of transformers' class, then of SGLang's alias class, in their order. Asked once per
+    config and release: thousands of deployments share a config."""
+    known = model.load_refusals
+    if sites not in known:
+        known[sites] = _load_refusal(model, sites)
+    return known[sites]
+
+
+def _load_refusal(model: ModelConfig, sites: CheckpointSites) -> Refusal | None:
+    plain = {k: model.plain(k) for k in model.root.pairs}
     private = model.private
     found = _strict_fields(plain, "native", sites.load, private)
     if found is not None:
