@@ -69,18 +69,20 @@ def _role_error(r: DeploymentResult, named: str, wanted: str) -> InputError:
     )
     loc = mode.location if mode is not None and mode.location is not None else None
     message = f"named as the {wanted} server of a PD pair, but its disaggregation-mode {has}; the pair is not checked"
-    if loc is not None:
-        return InputError(loc.file, loc.line, loc.column, message)
-    return InputError(named, None, None, message)
+    return _pair_error(loc, named, message)
 
 
 def _unchecked_error(r: DeploymentResult, named: str, wanted: str) -> InputError:
     """An explicit pair's server that is not checked itself (no model config, no DeepSeek-V4)."""
-    loc = r.deployment.location
     message = (
         f"named as the {wanted} server of a PD pair, but it is not checked itself (its own "
         "report says why); the pair is not checked"
     )
+    return _pair_error(r.deployment.location, named, message)
+
+
+def _pair_error(loc, named: str, message: str) -> InputError:  # type: ignore[no-untyped-def]
+    """At the server's position when known, else at the path it was named by."""
     if loc is not None:
         return InputError(loc.file, loc.line, loc.column, message)
     return InputError(named, None, None, message)

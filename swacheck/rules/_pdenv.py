@@ -4,8 +4,6 @@ warned about and the default used: ``EnvField.get``)."""
 
 from __future__ import annotations
 
-import math
-
 from ..model.records import Location
 from ..sglang.resolve import Resolution
 from ._preflight import text, where
@@ -67,7 +65,3 @@ def env_loc(res: Resolution, *names: str) -> Location | None:
         if v is not None and v.location is not None:
             return v.location
     return where(res, None)
-
-
-def finite(x: float) -> bool:
-    return math.isfinite(x)
