@@ -292,10 +292,10 @@ def load_refusal(model: ModelConfig, sites: CheckpointSites) -> Refusal | None:
     """Where loading ``model`` (a ``model_type`` ``deepseek_v4`` config.json) stops: the first
     refusal of transformers' class, then of SGLang's alias class, in their order. Asked once per
     config and release: thousands of deployments share a config."""
-    known = model.load_refusals
-    if sites not in known:
-        known[sites] = _load_refusal(model, sites)
-    return known[sites]
+    known, key = model.refusals, ("load", sites)
+    if key not in known:
+        known[key] = _load_refusal(model, sites)
+    return known[key]
 
 
 def _load_refusal(model: ModelConfig, sites: CheckpointSites) -> Refusal | None:
@@ -385,7 +385,17 @@ def pool_refusal(
 ) -> Refusal | None:
     """What building this pool stops on, in SGLang's order: the target's
     ``kv_source_layer_ids`` and ``compress_ratios``, then the row size of each pool
-    (``layout``: the main KV layout, ``v4``, ``v41``/``v41_new`` or ``uniform_fp8``)."""
+    (``layout``: the main KV layout, ``v4``, ``v41``/``v41_new`` or ``uniform_fp8``). Asked
+    once per config, role, release and layout."""
+    known, key = model.refusals, ("pool", role, sites, layout)
+    if key not in known:
+        known[key] = _pool_refusal(model, role, sites, layout)
+    return known[key]
+
+
+def _pool_refusal(
+    model: ModelConfig, role: str, sites: CheckpointSites, layout: str
+) -> Refusal | None:
     if role == "target":
         found = _target_lists(model, sites)
         if found is not None:

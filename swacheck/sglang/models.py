@@ -54,8 +54,9 @@ class ModelConfig:
     # each key's plain data, made once: thousands of deployments share a config, and rules
     # read its 60-number ``compress_ratios`` for each (the values are never mutated)
     plains: dict = field(default_factory=dict)
-    # sglang/hfconfig.load_refusal's answer per release's CheckpointSites, made once per config
-    load_refusals: dict = field(default_factory=dict)
+    # sglang/hfconfig's load_refusal and pool_refusal answers (per release's CheckpointSites,
+    # pool role and KV layout), made once per config
+    refusals: dict = field(default_factory=dict)
 
     @property
     def bundles_dspark(self) -> bool:
