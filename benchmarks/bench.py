@@ -852,6 +852,14 @@ def tiny_bench(args, python, env, sw, yl, base: Path, checks: list) -> dict[int,
                 ok_codes=(1,),
                 prepare=put_back,
             ),
+            # the same check in one process (workers.py: a run this size uses one per processor)
+            "human1": Runs(
+                "SWACHECK_JOBS=1 swacheck (human)",
+                ["env", "SWACHECK_JOBS=1", *sw, "configs"],
+                root,
+                ok_codes=(1,),
+                prepare=put_back,
+            ),
             "fix": Runs(
                 "swacheck --fix > /dev/null",
                 [*sw, "--fix", "configs"],
@@ -982,12 +990,20 @@ def tiny_ratios(groups: dict[int, dict[str, Runs]]) -> None:
         rows = [
             (f"{n:,}: human / libyaml floor", g["human"], g["floor"], f"<= {FLOOR_FACTOR:g}x"),
             (f"{n:,}: json / libyaml floor", g["json"], g["floor"], f"<= {FLOOR_FACTOR:g}x"),
+            (f"{n:,}: human, one process / floor", g["human1"], g["floor"], "(workers off)"),
             (f"{n:,}: --fix / check (human)", g["fix"], g["human"], f"<= {FIX_FACTOR:g}x"),
+            (f"{n:,}: --fix / check in one process", g["fix"], g["human1"], "(workers off)"),
         ]
         if "yamllint" in g:
             rows += [
                 (f"{n:,}: yamllint / human", g["yamllint"], g["human"], f">= {YAMLLINT_FACTOR:g}x"),
                 (f"{n:,}: yamllint / json", g["yamllint"], g["json"], f">= {YAMLLINT_FACTOR:g}x"),
+                (
+                    f"{n:,}: yamllint / human, one process",
+                    g["yamllint"],
+                    g["human1"],
+                    "(workers off)",
+                ),
             ]
         for name, a, b, target in rows:
             print(
@@ -996,7 +1012,7 @@ def tiny_ratios(groups: dict[int, dict[str, Runs]]) -> None:
         print(
             f"  {n:,}: peak RSS human / json / --fix / floor: "
             + " / ".join(f"{g[k].rss_mb:.0f}" for k in ("human", "json", "fix", "floor"))
-            + " MB"
+            + f" MB (human in one process: {g['human1'].rss_mb:.0f} MB)"
         )
 
 

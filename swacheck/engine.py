@@ -167,8 +167,7 @@ def without_cyclic_gc() -> Iterator[None]:
 
 
 def run(settings: Settings) -> RunResult:
-    """Check everything and keep it all: for fixes, diffs, ``explain``, ``why`` and the formats
-    that need the whole report at once. The result is the units of :func:`run_units`, in order."""
+    """Check everything and keep it all (fixes, diffs, explain, why, whole-report formats)."""
     result = RunResult(settings)
     for unit in run_units(settings, result):
         absorb(result, unit)
@@ -188,15 +187,18 @@ def absorb(result: RunResult, unit: RunResult) -> None:
 
 def run_units(settings: Settings, totals: RunResult) -> Iterator[RunResult]:
     """Check the run unit by unit (``grouping.py``), yielding each unit's result once it is final.
-
     ``totals`` receives the discovery errors at the start and the summary and exit code at the
     end; a caller that keeps nothing else holds one unit in memory at a time. Files read for a
-    unit are dropped from the file cache once the next unit is asked for.
-    """
+    unit are dropped from the file cache once the next unit is asked for."""
     job, units = start(settings, totals)
+    yield from check_units(job, units, totals)
+
+
+def check_units(job: _Job, units: list[list[Candidate]], totals: RunResult) -> Iterator[RunResult]:
+    """``run_units`` once the run is planned (``start``): each unit checked, counted, yielded."""
     suppressed = 0
     for n, unit_candidates in enumerate(units):
-        commands = settings.commands if n == len(units) - 1 else None
+        commands = job.settings.commands if n == len(units) - 1 else None
         unit, filtered = check_unit(job, unit_candidates, commands, totals)
         suppressed += filtered
         count(totals.summary, unit)

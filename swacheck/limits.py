@@ -107,6 +107,11 @@ def start_run() -> None:
     _run_words[0] = 0
 
 
+def run_bytes() -> int:
+    """The bytes this run has read so far."""
+    return _run_bytes[0]
+
+
 def charge_read(size: int, path: str) -> None:
     """Count ``size`` bytes read from ``path``; an :class:`InputProblem` once the run is over budget."""
     if _run_bytes[0] + size > MAX_RUN_BYTES:

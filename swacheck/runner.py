@@ -43,8 +43,10 @@ def _drop_stdout() -> None:
 
 
 def internal_error(exc: Exception) -> int:
-    """A bug in swacheck: one line, never a traceback for the user; exit 2."""
-    print_error(f"swacheck: internal error: {type(exc).__name__}: {exc} (please report it; exit 2)")
+    """A bug in swacheck: one line, never a traceback for the user; exit 2. An error in a worker
+    process (``workers.WorkerFailed``) is said as the worker met it."""
+    shown = getattr(exc, "shown", None) or f"{type(exc).__name__}: {exc}"
+    print_error(f"swacheck: internal error: {shown} (please report it; exit 2)")
     return 2
 
 
@@ -113,25 +115,42 @@ def _write_baseline_only(settings: Settings) -> int:
 
 def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyped-def]
     """Check and report unit by unit, holding one unit in memory at a time (``engine.run_units``)."""
-    from .engine import RunResult, run_units
+    from .engine import RunResult, check_units, start
 
     totals = RunResult(settings)
 
     def report(out) -> None:  # type: ignore[no-untyped-def]
         stream = renderer.Stream(settings, out)
-        printed = 0
-        for unit in run_units(settings, totals):
-            totals.errors.extend(unit.errors)
-            totals.skipped.extend(unit.skipped)
-            totals.notes.extend(unit.notes)
-            print_notes(settings, unit.notes)
-            for error in totals.errors[printed:]:
+        job, units = start(settings, totals)
+        printed = [0]
+
+        def said(notes) -> None:  # type: ignore[no-untyped-def]
+            print_notes(settings, notes)
+            for error in totals.errors[printed[0] :]:
                 print(error, file=sys.stderr)
-            printed = len(totals.errors)
-            stream.unit(unit)
-            trim()
-        for error in totals.errors[printed:]:
-            print(error, file=sys.stderr)
+            printed[0] = len(totals.errors)
+
+        n = jobs(settings, units, stream)
+        if n > 1:
+            from .workers import check_units as in_workers
+
+            flush = getattr(getattr(stream, "w", None), "flush", None)
+            if flush is not None:
+                flush()  # nothing buffered is copied into a worker
+            out.flush()
+            for part, _, notes in in_workers(job, units, totals, n, stream):
+                said(notes)
+                stream.take(part)
+                trim()
+        else:
+            for unit in check_units(job, units, totals):
+                totals.errors.extend(unit.errors)
+                totals.skipped.extend(unit.skipped)
+                totals.notes.extend(unit.notes)
+                said(unit.notes)
+                stream.unit(unit)
+                trim()
+        said([])
         stream.finish(totals)
 
     if not _deliver(settings, report, totals):
@@ -141,6 +160,35 @@ def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyp
 
         return write_baseline(settings, totals, totals.exit_code)
     return totals.exit_code
+
+
+JOBS_ENV = "SWACHECK_JOBS"
+MIN_FILES = 400  # below it forking and sending the parts cost about what a second process saves
+MAX_WORKERS = 4
+
+
+def jobs(settings: Settings, units, stream) -> int:  # type: ignore[no-untyped-def]
+    """How many processes check the run's units (``workers.py``; 1: this one, in order)."""
+    if len(units) < 2 or not getattr(stream, "parts", False) or not hasattr(os, "fork"):
+        return 1
+    if sys.platform != "linux" or settings.fix or settings.commands:
+        return 1
+    if settings.baseline is not None or settings.write_baseline:
+        return 1
+    if any(c.path == "-" for unit in units for c in unit):
+        return 1
+    from .limits import MAX_RUN_BYTES, run_bytes
+
+    if run_bytes() * 4 > MAX_RUN_BYTES:  # reading ahead used a quarter of the run's budget
+        return 1
+    wanted = os.environ.get(JOBS_ENV, "").strip()
+    if wanted:
+        n = int(wanted) if wanted.isdigit() else 1
+    elif sum(len(unit) for unit in units) >= MIN_FILES:
+        n = len(os.sched_getaffinity(0))
+    else:
+        return 1
+    return max(1, min(n, MAX_WORKERS, len(units)))
 
 
 def print_notes(settings: Settings, notes) -> None:  # type: ignore[no-untyped-def]

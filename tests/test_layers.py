@@ -59,6 +59,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "swacheck.options",
             "swacheck.clisettings",
             "swacheck.runner",
+            "swacheck.workers",
             "swacheck.baseline",
             "swacheck.api",
             "swacheck.config",

@@ -37,10 +37,18 @@ class Stream:
         self.out = out
 
     def unit(self, unit: RunResult) -> None:
+        self.take(self.part(unit))
+
+    parts = True  # checked in a worker process (workers.py): part() stands for unit()
+
+    def part(self, unit: RunResult) -> str:
         found = [(f, r.deployment.file) for r in unit.results for f in r.findings]
         found.sort(key=lambda pair: _order(*pair))
-        if found:
-            self.out.write("".join(line(file, f) + "\n" for f, file in found))
+        return "".join(line(file, f) + "\n" for f, file in found)
+
+    def take(self, part: str) -> None:
+        if part:
+            self.out.write(part)
 
     def finish(self, totals: RunResult) -> None:
         if not self.settings.quiet:

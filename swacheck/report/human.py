@@ -425,6 +425,10 @@ class Stream:
         self.pairs: list[str] = []
 
     def unit(self, unit: RunResult) -> None:
+        self._deployments(unit)
+        self.pairs.extend(self._pairs(unit))
+
+    def _deployments(self, unit: RunResult) -> None:
         w, quiet = self.w, self.settings.quiet
         verbose = self.settings.verbose
         for r in unit.results:
@@ -434,12 +438,34 @@ class Stream:
             if not r.findings and not verbose:
                 continue  # quiet by default, like ruff: a pass is counted in the summary line
             _deployment(w, r)
-        if not quiet:
-            self.pairs.extend(
-                w.capture(lambda pair=pair: _pair(w, pair, verbose))
-                for pair in unit.pairs
-                if verbose or pair.findings
-            )
+
+    def _pairs(self, unit: RunResult) -> list[str]:
+        if self.settings.quiet:
+            return []
+        w, verbose = self.w, self.settings.verbose
+        return [
+            w.capture(lambda pair=pair: _pair(w, pair, verbose))
+            for pair in unit.pairs
+            if verbose or pair.findings
+        ]
+
+    # checked in a worker process (workers.py): what unit() would write and keep, as text
+    @property
+    def parts(self) -> bool:
+        """Whether :meth:`part` can stand for :meth:`unit`: plain lines (rich wraps to the
+        terminal the parent writes to)."""
+        return isinstance(self.w, PlainWriter)
+
+    def part(self, unit: RunResult) -> tuple[str, list[str]]:
+        """What :meth:`unit` writes, and the pair texts it keeps for the end; nothing written."""
+        return self.w.capture(lambda: self._deployments(unit)), self._pairs(unit)  # type: ignore[union-attr]
+
+    def take(self, part: tuple[str, list[str]]) -> None:
+        """Write a :meth:`part` made in a worker, as :meth:`unit` would have."""
+        text, pairs = part
+        if text:
+            self.w.raw(text)
+        self.pairs.extend(pairs)
 
     def finish(self, totals: RunResult) -> None:
         w = self.w

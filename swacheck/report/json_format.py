@@ -293,16 +293,29 @@ class Stream:
         dump(value, self.out, 1)
 
     def unit(self, unit: RunResult) -> None:
-        text = _Chunks()  # the unit's deployments, written at once
-        for r in unit.results:
-            text.write(",\n    " if self.deployments else "\n    ")
-            dump(deployment_json(r), text, 2)
+        self.take(self.part(unit))
+
+    parts = True  # checked in a worker process (workers.py): part() stands for unit()
+
+    def part(self, unit: RunResult) -> tuple[list[str], list[str]]:
+        """The unit's deployments and pairs as JSON texts, without the commas between them."""
+        return [_text(deployment_json(r)) for r in unit.results], [
+            _text(pair_json(pair)) for pair in unit.pairs
+        ]
+
+    def take(self, part: tuple[list[str], list[str]]) -> None:
+        """Write the deployments (one write) and keep the pairs (one piece) of a :meth:`part`."""
+        deployments, pairs = part
+        text: list[str] = []
+        for body in deployments:
+            text.append(",\n    " if self.deployments else "\n    ")
+            text.append(body)
             self.deployments += 1
         self.out.write("".join(text))
-        text.clear()  # the unit's pairs: one write (a piece kept, or a write to the file)
-        for pair in unit.pairs:
-            text.write(",\n    " if self.pairs else "\n    ")
-            dump(pair_json(pair), text, 2)
+        text.clear()
+        for body in pairs:
+            text.append(",\n    " if self.pairs else "\n    ")
+            text.append(body)
             self.pairs += 1
         self.pair_text.write("".join(text))
 
@@ -315,6 +328,13 @@ class Stream:
         for key, value in tail(totals).items():
             self._member(key, value)
         out.write("\n}\n")
+
+
+def _text(value: Any) -> str:
+    """One deployment or pair as :func:`dump` lays it out inside the list."""
+    chunks = _Chunks()
+    dump(value, chunks, 2)
+    return "".join(chunks)
 
 
 def render(result: RunResult, out: TextIO) -> None:

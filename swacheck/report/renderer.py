@@ -12,7 +12,11 @@ format name, and satisfies :class:`Renderer`:
 * ``STREAMS`` is True when ``Stream`` writes each piece as it comes and keeps none of them (so
   ``check`` holds one unit in memory at a time, ``engine.run_units``), False for a format that
   needs every piece before it writes anything (one JSON document, SARIF, JUnit XML): its
-  ``Stream`` keeps the pieces (:class:`Kept`, :class:`WholeRun`) and writes at ``finish``.
+  ``Stream`` keeps the pieces (:class:`Kept`, :class:`WholeRun`) and writes at ``finish``;
+* optionally, a ``check`` stream whose ``parts`` is true can have its units checked in worker
+  processes (``workers.py``): ``part(unit)`` returns, as plain picklable text, what
+  ``unit(unit)`` would write and keep, writing nothing, and ``take(part)`` writes it as
+  ``unit`` would have; ``unit(u)`` is ``take(part(u))``.
 
 ``tests/test_renderers.py`` checks every registered renderer against this contract.
 """

@@ -1,0 +1,178 @@
+"""A run's units checked in worker processes, the report written by the parent in the run's order.
+
+Once a run is planned (``engine.start``: discovered, read ahead and grouped into units), the
+units are independent: each is read, resolved, paired and checked on its own. On Linux with
+more than one processor a large run is split between worker processes forked from the
+planned run (nothing is imported or read twice): worker ``k`` of ``n`` checks units ``k``,
+``k + n``, ... and sends back, unit by unit, what the report needs of each -- its text as the
+format writes it (``Stream.part``), its counts, its input errors, notes and skipped files --
+and the parent writes them in the run's order (``Stream.take``), as a run in one process
+would, byte for byte. A worker that fails is an internal error, as it would be in one process.
+
+Workers are used only when nothing crosses units but the report: a plain check (no ``--fix``,
+baseline, standard input or ``--command``), a format whose stream makes parts (human without
+a terminal, concise, json), two units or more, and a run whose reading ahead used
+at most a quarter of the per-run read budget (``limits.MAX_RUN_BYTES``): each worker has the
+run's budgets, so that a run within them reads the same files either way; one that goes past
+them is stopped in each worker at the limit (at most ``MAX_WORKERS`` times the budget in all).
+
+``runner.jobs`` decides how many: ``SWACHECK_JOBS`` sets the number of processes (``1``: one
+process; ``N``: up to N whenever the run qualifies, however small); unset, a run of
+``MIN_FILES`` files or more uses one per processor (``os.sched_getaffinity``), at most
+``MAX_WORKERS``. This module is imported only by a run that uses workers.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from .engine import check_unit, count
+from .model.records import SEVERITY_RANK, Summary
+from .model.text import trim
+from .results import RunResult
+
+
+class WorkerFailed(Exception):
+    """A worker process stopped on an error or without a word. ``shown``: the error as an
+    internal error of one process says it (``runner.internal_error``)."""
+
+    def __init__(self, shown: str):
+        super().__init__(shown)
+        self.shown = shown
+
+
+def check_units(
+    job: Any, units: list[list[Any]], totals: RunResult, n: int, stream: Any
+) -> Iterator[tuple[Any, list[Any], list[Any]]]:
+    """Each unit's ``Stream.part``, in the run's order, checked by ``n`` workers; the units'
+    counts, errors, notes and skipped files go to ``totals`` as ``engine.check_units`` puts
+    them, and its end (``engine.finish``) once every unit is in. Yields (part, the unit's input
+    errors, its notes)."""
+    from .engine import finish
+
+    sys.stdout.flush()  # nothing buffered is copied into a worker (a worker writes nothing)
+    sys.stderr.flush()
+    readers = [_start(job, units, k, n, stream) for k in range(n)]
+    suppressed = 0
+    done = False
+    try:
+        for i in range(len(units)):
+            part, summary, filtered, errors, skipped, notes = _receive(readers[i % n])
+            suppressed += filtered
+            add(totals.summary, summary)
+            totals.errors.extend(errors)
+            totals.skipped.extend(skipped)
+            totals.notes.extend(notes)
+            yield part, errors, notes
+        done = True
+    finally:
+        for reader, pid in readers:
+            if not done:  # stopped early (an error, Ctrl-C, a closed pipe): no more is wanted
+                _kill(pid)
+            reader.close()
+            _reap(pid)
+    totals.summary.suppressed = suppressed
+    finish(totals)
+
+
+def _start(job: Any, units: list[list[Any]], k: int, n: int, stream: Any) -> tuple[Any, int]:
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker
+        os.close(r)
+        _work(job, units, range(k, len(units), n), stream, os.fdopen(w, "wb"))
+    os.close(w)
+    return os.fdopen(r, "rb"), pid
+
+
+def _work(job: Any, units: list[list[Any]], mine: range, stream: Any, out: Any) -> None:
+    """Check the units ``mine`` and send each one's part; never returns."""
+    status = 0
+    try:
+        for i in mine:
+            unit, filtered = check_unit(job, units[i], None, RunResult(job.settings))
+            summary = Summary()
+            count(summary, unit)
+            _send(
+                out,
+                (stream.part(unit), summary, filtered, unit.errors, unit.skipped, unit.notes),
+            )
+            job.files.evict()
+            trim()
+    except KeyboardInterrupt:  # the parent has its own
+        os._exit(130)
+    except BaseException as exc:  # said to the parent, which reports it
+        status = 1
+        try:
+            _send(out, WorkerFailed(f"{type(exc).__name__}: {exc}"))  # pickled: (shown,)
+        except BaseException:  # the parent sees the pipe end
+            pass
+    try:
+        out.close()
+    except OSError:
+        status = 1
+    os._exit(status)
+
+
+def _send(out: Any, message: Any) -> None:
+    import pickle  # imported by a run that uses workers only (about 3 ms with signal)
+
+    data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
+    out.write(len(data).to_bytes(8, "little"))
+    out.write(data)
+
+
+def _receive(worker: tuple[Any, int]) -> Any:
+    reader, _ = worker
+    head = reader.read(8)
+    if len(head) < 8:
+        raise WorkerFailed("a worker process stopped before sending its units")
+    import pickle
+
+    message = pickle.loads(reader.read(int.from_bytes(head, "little")))
+    if isinstance(message, WorkerFailed):
+        raise message
+    return message
+
+
+def _kill(pid: int) -> None:
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def add(into: Summary, unit: Summary) -> None:
+    """Add a unit's counts (``engine.count`` of that unit alone) to the run's, as ``count`` of
+    the unit on the run's summary would have: the same numbers, each rule's highest severity,
+    and the codes and releases in the order they first appear."""
+    into.files += unit.files
+    into.deployments += unit.deployments
+    into.skipped_files += unit.skipped_files
+    into.skipped_deployments += unit.skipped_deployments
+    into.input_errors += unit.input_errors
+    into.fixable += unit.fixable
+    into.unsafe_fixable += unit.unsafe_fixable
+    into.failing = into.failing or unit.failing
+    for severity, n in unit.counts.items():
+        into.counts[severity] = into.counts.get(severity, 0) + n
+    for code, n in unit.by_code.items():
+        into.by_code[code] = into.by_code.get(code, 0) + n
+    for said, n in unit.releases.items():
+        into.releases[said] = into.releases.get(said, 0) + n
+    rank = SEVERITY_RANK
+    for code, severity in unit.severity_of.items():
+        if code not in into.severity_of or rank[severity] > rank[into.severity_of[code]]:
+            into.severity_of[code] = severity
