@@ -61,6 +61,7 @@ def show_diff(settings) -> int:  # type: ignore[no-untyped-def]
     sys.stdout.flush()
     for message in out.messages:
         print_error(message)
+    _say_unwritable(out)
     n = len(chunks)
     _, unsafe = _count_remaining(result, settings)
     more = f"; {unsafe} more with --unsafe-fixes" if unsafe else ""
@@ -92,6 +93,7 @@ def apply_fixes(settings):  # type: ignore[no-untyped-def]
         print_error(message)
     for state in written:
         print_error(f"swacheck: fixed {one_line(state.path)}")
+    _say_unwritable(out)
     for path in sorted(out.held):
         print_error(
             f"swacheck: not fixing {one_line(path)}: it belongs to a model checkpoint (add --fix-model-configs)"
@@ -99,6 +101,17 @@ def apply_fixes(settings):  # type: ignore[no-untyped-def]
     done = {s.real for s in written}
     fixed = sum(1 for a in out.applied if a.files <= done)
     return bool(written), failed, fixed, as_written
+
+
+def _say_unwritable(out) -> None:  # type: ignore[no-untyped-def]
+    """Why a fix of standard input or a ``--command`` text is left out: they are not files."""
+    for path in sorted(out.unwritable):
+        what, instead = (
+            ("standard input", "name the file instead of -")
+            if path == "-"
+            else (f"the --command text {one_line(path)}", "put the command in a script and name it")
+        )
+        print_error(f"swacheck: not fixing {what}: --fix and --diff edit files only ({instead})")
 
 
 def summary(result, settings, fixed: int) -> str:  # type: ignore[no-untyped-def]

@@ -86,6 +86,8 @@ class Outcome:
     held: set[str] = field(
         default_factory=set
     )  # model-config files not written without --fix-model-configs
+    # standard input and --command texts that fixes would edit: checked, never written
+    unwritable: set[str] = field(default_factory=set)
     result: object = None  # the last check's RunResult
     final: bool = False  # ``result`` is the check of the texts proposed (the rounds ended)
 
@@ -419,7 +421,9 @@ class Fixer:
     def _usable(self, path: str, broken: set[str], model_files: set[str]) -> str | None:
         """The real path of a file a fix may edit, or None."""
         if path == "-" or not os.path.isfile(path):
-            return None  # standard input, a --command text
+            if path == "-" or self.settings.commands:
+                self.out.unwritable.add(path)  # standard input, a --command text
+            return None
         key = real(path)
         if key in broken or key in self.unusable:
             return None
