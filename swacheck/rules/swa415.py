@@ -40,7 +40,7 @@ from ..model.records import Finding, Val
 from ..results import ServerPair
 from ..sglang.pd import compared_values, env_flag
 from ..sglang.version import release_key
-from ._pair import fails_alone, pair_finding
+from ._pair import fails_alone, pair_finding, root_location
 from .base import RuleContext
 from .swa414 import state_dtype
 
@@ -84,6 +84,33 @@ def _layout(res) -> dict:  # type: ignore[no-untyped-def]
     }
 
 
+def _source(res, field: str) -> Val | None:  # type: ignore[no-untyped-def]
+    """Where a DSpark layout field of ``res`` comes from (what the finding points at)."""
+    model = res.target.model
+    if field == "num_draft_tokens":
+        return res.values.get("speculative_num_draft_tokens")
+    if field == "compression_ratios":
+        return model.get("compress_ratios")
+    if field == "kv_layer_ids":
+        return model.get("num_hidden_layers")
+    if field == "kv_item_lens":
+        values = compared_values(res)
+        return values["kv_layout"] if values["kv_layout"].location else values["kv_cache_dtype"]
+    return state_dtype(res)
+
+
+def _places(pair: ServerPair, fields: list[str], both: bool) -> tuple:  # type: ignore[type-arg]
+    """(decode, prefill) places of the first field that differs; with DSpark on one side, each
+    side's speculative algorithm."""
+    sides = (pair.decode.resolution, pair.prefill.resolution)
+    vals = (
+        [_source(res, fields[0]) for res in sides]
+        if both
+        else [res.values.get("speculative_algorithm") for res in sides]
+    )
+    return tuple(root_location(v) if v is not None else None for v in vals)
+
+
 def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     if fails_alone(pair) or release_key(pair.prefill.resolution.profile.version) < (0, 5, 22):
         return
@@ -94,6 +121,7 @@ def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
     rule = sys.modules[__name__]
     if p != d:
         fields = sorted(k for k in p.keys() | d.keys() if p.get(k) != d.get(k))
+        at, prefill_at = _places(pair, fields, bool(p and d))
         if not p or not d:
             fields = ["DSpark on one server only: " + ", ".join(sorted(p.keys() | d.keys()))]
         yield pair_finding(
@@ -109,6 +137,8 @@ def check_pair(pair: ServerPair, ctx: RuleContext) -> Iterator[Finding]:
                 Val(bool(d), "DSpark layout published" if d else "no DSpark layout"),
             ),
             fix_value=None,
+            location=at,
+            prefill_location=prefill_at,
         )
         return
     pv, dv = pair.prefill_values["attn_tp_size"], pair.decode_values["attn_tp_size"]

@@ -38,6 +38,8 @@ def test_dspark_on_one_server_only_is_a_layout_mismatch_at_the_first_request(tre
         "DeepSeek-V4.1 DSpark PD layout mismatch (DSpark on one server only"
     )
     assert "dies at the first request" in found[0]["message"]
+    # the prefill's speculative-algorithm: DSPARK is related: the one side that publishes a layout
+    assert [(r["file"], r["line"]) for r in found[0]["related"]][0] == ("d/prefill.yaml", 4)
 
 
 def test_a_compress_state_dtype_on_one_side_changes_the_state_item_lengths(tree):
@@ -48,6 +50,8 @@ def test_a_compress_state_dtype_on_one_side_changes_the_state_item_lengths(tree)
     assert [f["message"][:60] for f in findings(run)] == [
         "DeepSeek-V4.1 DSpark PD layout mismatch (state_item_lens): b"
     ]
+    loc = findings(run)[0]["location"]  # at the decode's SGLANG_DSV4_COMPRESS_STATE_DTYPE
+    assert (loc["file"], loc["line"], loc["column"]) == ("d/decode.yaml", 2, 41)
 
 
 def test_attention_tp_sizes_differ(tree):
@@ -92,3 +96,6 @@ def test_draft_token_counts_that_differ_are_a_layout_mismatch(tree):
     assert found[0]["message"].startswith(
         "DeepSeek-V4.1 DSpark PD layout mismatch (num_draft_tokens): "
     )
+    # at the decode's block size (the draft tokens are gamma + 1), not at the file's start
+    loc = found[0]["location"]
+    assert (loc["file"], loc["line"], loc["column"]) == ("d/decode.yaml", 5, 32)
