@@ -52,7 +52,8 @@ SUMMARY = "a DeepSeek-V4.1 DSpark PD pair whose DSpark layouts or attention TP s
 FIX_SAFETY = "none"  # safe | unsafe | mixed (the doc says which) | none: no edits
 
 
-def _dspark_v41(res) -> bool:  # type: ignore[no-untyped-def]
+def dspark_v41(res) -> bool:  # type: ignore[no-untyped-def]
+    """A DeepSeek-V4.1 checkpoint served with DSPARK: its server publishes a DSpark layout."""
     model = res.target.model if res.target is not None else None
     ratios = model.get("compress_ratios") if model is not None else None
     algo = res.values.get("speculative_algorithm")
@@ -67,7 +68,7 @@ def _dspark_v41(res) -> bool:  # type: ignore[no-untyped-def]
 
 def _layout(res) -> dict:  # type: ignore[no-untyped-def]
     """What the DSpark layout's fields are made of, by the field SGLang names."""
-    if not _dspark_v41(res):
+    if not dspark_v41(res):
         return {}
     model = res.target.model
     tokens = res.values.get("speculative_num_draft_tokens")

@@ -99,3 +99,22 @@ def test_draft_token_counts_that_differ_are_a_layout_mismatch(tree):
     # at the decode's block size (the draft tokens are gamma + 1), not at the file's start
     loc = found[0]["location"]
     assert (loc["file"], loc["line"], loc["column"]) == ("d/decode.yaml", 5, 32)
+
+
+def test_what_the_dspark_layout_compares_is_not_called_tolerated(tree):
+    """SWA410 lists draft-token and TP differences as tolerated for DeepSeek-V4; a V4.1 DSpark
+    pair compares them at the first request, so there they are SWA415's error only."""
+    tokens = pair(
+        tree,
+        server("prefill", DSPARK),
+        server("decode", DSPARK + "speculative-dspark-block-size: 3\n"),
+    )
+    codes = [f["code"] for f in tokens.data["pairs"][0]["findings"]]
+    assert "SWA415" in codes and "SWA410" not in codes
+    tp = pair(
+        tree,
+        server("prefill", DSPARK),
+        server("decode", DSPARK).replace("tp-size: 8", "tp-size: 4"),
+    )
+    codes = [f["code"] for f in tp.data["pairs"][0]["findings"]]
+    assert codes.count("SWA415") == 1 and "SWA410" not in codes
