@@ -689,6 +689,30 @@ def _ring_serves_draft_tokens(target_cfg, get):
     check(stand_in, max_speculative_num_draft_tokens() or 0)
 
 
+def _unified_fp8_pd(get):
+    """SGLang's own ``check_dsv4_unified_fp8_pd_supported`` (0.5.22+), which
+    ``DSV4PoolConfigurator.__init__`` runs before anything is sized (pool_configurator.py
+    0.5.23:1187, 0.5.22:1160): the unified FP8 pool refuses PD with PP or HiSparse."""
+    try:
+        from sglang.srt.model_executor.pool_configurator import (
+            check_dsv4_unified_fp8_pd_supported,
+        )
+    except ImportError:
+        return
+    try:  # where DSV4PoolConfigurator.__init__ takes it from: 0.5.23, then 0.5.22
+        from sglang.srt.layers.attention.dsv4.unified_kv_gate import is_unified_kv_fp8
+    except ImportError:
+        from sglang.kernels.ops.attention.dsv4.unified_kv_kernels.env_gate import (
+            is_unified_kv_fp8,
+        )
+    check_dsv4_unified_fp8_pd_supported(
+        unified_fp8=is_unified_kv_fp8(),
+        disaggregation_mode=get("disaggregation_mode") or "null",
+        pp_size=int(get("pp_size") or 1),
+        enable_hisparse=bool(get("enable_hisparse")),
+    )
+
+
 def build_pools(sa, get, models, platform, result):
     import torch
 
@@ -702,6 +726,7 @@ def build_pools(sa, get, models, platform, result):
     from sglang.srt.mem_cache.memory_pool import ReqToTokenPool
 
     target_cfg, draft_cfg = models
+    _unified_fp8_pd(get)
     _ring_serves_draft_tokens(target_cfg, get)
     attn_dp = _attn_dp_size(get)
     result["resolved"]["attn_dp_size"] = attn_dp
