@@ -28,6 +28,9 @@ prefill bootstrap / decode pre-allocation queues refuse when the scheduler start
 
 `mooncake_tcp` is Mooncake for every check (the hook rewrites it first, 0.5.23:30-45).
 
+A draft `config.json` SGLang's `ModelConfig` cannot load (SWA208) fails later, when the draft
+worker is built: the hook's refusals, which come first, are reported beside it.
+
 ## Why it matters
 
 The server stops before it serves, e.g. `ValueError: --enable-pd-role-switch does not rebuild
@@ -252,9 +255,15 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     # a DeepSeek-V4 checkpoint SGLang refuses (SWA260) is checked too: 0.5.22 loads it after the
     # PD hook (arg_groups/pipeline.py 0.5.22:138 vs 175), so the hook's refusal comes first there
     refused = bool(res.events_of(Kind.CHECKPOINT_REFUSED))
-    if not (is_dsv4(res) or refused) or release_key(res.profile.version) < (0, 5, 21):
+    # a draft config.json SGLang's ModelConfig refuses (SWA208) fails when the draft worker is
+    # built, after the argument hooks: their refusals come first, the scheduler's never come
+    draft = any(e.data.get("role") == "draft" for e in res.events_of(Kind.MODEL_CONFIG_REFUSED))
+    dsv4 = is_dsv4(res) or refused
+    if not (dsv4 or draft) or release_key(res.profile.version) < (0, 5, 21):
         return
     for a, message, place in refusals(res):  # SGLang stops at the first
+        if not dsv4 and place != HOOK:
+            return
         loc = where(res, a)
         if a is None:
             env = res.deployment.env.get(STAGING)

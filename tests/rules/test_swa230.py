@@ -242,3 +242,51 @@ def test_host_pool_retraction_off_a_decode_server(lint, mode, extra, said):
 def test_host_pool_retraction_on_a_decode_server_is_accepted(lint):
     text = "model-path: models/v4\ndisaggregation-mode: decode\ndisaggregation-decode-retraction-backup: host_pool\n"
     assert lint_server(lint, text).findings("SWA230") == []
+
+
+def _nowin_draft() -> str:
+    import json
+
+    from conftest import V4_FLASH
+
+    config = json.loads(V4_FLASH)
+    config.pop("sliding_window")
+    return json.dumps(config)
+
+
+@pytest.mark.parametrize("version", ["0.5.22", "0.5.23"])
+def test_the_hook_refuses_before_a_draft_config_sglang_cannot_load(lint, version):
+    """A draft config.json without sliding_window fails when the draft worker builds its
+    ModelConfig (SWA208); the PD hook runs in argument resolution before it
+    (arg_groups/pipeline.py 0.5.23:147 vs the speculative hook at :306; 0.5.22:138, :294), so
+    its refusal is SGLang's first and is reported too (conformance matrix seed 2002 case 48)."""
+    text = (
+        "model-path: models/v4\ndisaggregation-mode: decode\nenable-pd-role-switch: true\n"
+        + EAGLE.split("\n", 1)[1]
+        + "speculative-draft-model-path: models/nowin\n"
+    )
+    run = lint(
+        {"server.yaml": text, "models/nowin/config.json": _nowin_draft()},
+        "--sglang-version",
+        version,
+    )
+    assert only(run, "SWA208")
+    assert only(run, "SWA230")["message"].startswith(
+        f"SGLang {version} refuses this PD server: ValueError: --enable-pd-role-switch"
+    )
+
+
+def test_a_scheduler_refusal_never_comes_after_a_draft_config_sglang_cannot_load(lint):
+    """The staging-buffer refusal is raised at scheduler start, after the draft worker failed."""
+    text = (
+        "model-path: models/v4\ndisaggregation-mode: decode\n"
+        + EAGLE.split("\n", 1)[1]
+        + "speculative-draft-model-path: models/nowin\n"
+    )
+    run = lint(
+        {"server.yaml": text, "models/nowin/config.json": _nowin_draft()},
+        "--env",
+        "SGLANG_DISAGG_STAGING_BUFFER=1",
+    )
+    assert only(run, "SWA208")
+    assert run.findings("SWA230") == []
