@@ -130,15 +130,11 @@ def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyp
                 print(error, file=sys.stderr)
             printed[0] = len(totals.errors)
 
-        n = jobs(settings, units, stream)
-        if n > 1:
+        workers = _workers(job, units, stream, out, jobs(settings, units, stream))
+        if workers is not None:
             from .workers import check_units as in_workers
 
-            flush = getattr(getattr(stream, "w", None), "flush", None)
-            if flush is not None:
-                flush()  # nothing buffered is copied into a worker
-            out.flush()
-            for part, _, notes in in_workers(job, units, totals, n, stream):
+            for part, notes in in_workers(workers, units, totals):
                 said(notes)
                 stream.take(part)
                 trim()
@@ -189,6 +185,19 @@ def jobs(settings: Settings, units, stream) -> int:  # type: ignore[no-untyped-d
     else:
         return 1
     return max(1, min(n, MAX_WORKERS, len(units)))
+
+
+def _workers(job, units, stream, out, n: int):  # type: ignore[no-untyped-def]
+    """The worker processes of a run split ``n`` ways (``workers.start``), else None."""
+    if n < 2:
+        return None
+    from .workers import start as start_workers
+
+    flush = getattr(getattr(stream, "w", None), "flush", None)
+    if flush is not None:
+        flush()  # nothing buffered is copied into a worker
+    out.flush()
+    return start_workers(job, units, n, stream)
 
 
 def print_notes(settings: Settings, notes) -> None:  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ baseline, standard input or ``--command``), a format whose stream makes parts (h
 a terminal, concise, json), two units or more, and a run whose reading ahead used
 at most a quarter of the per-run read budget (``limits.MAX_RUN_BYTES``): each worker has the
 run's budgets, so that a run within them reads the same files either way; one that goes past
-them is stopped in each worker at the limit (at most ``MAX_WORKERS`` times the budget in all).
+them is stopped in each worker at the limit (at most ``runner.MAX_WORKERS`` times the budget in all).
 
 ``runner.jobs`` decides how many: ``SWACHECK_JOBS`` sets the number of processes (``1``: one
 process; ``N``: up to N whenever the run qualifies, however small); unset, a run of
@@ -44,18 +44,30 @@ class WorkerFailed(Exception):
         self.shown = shown
 
 
-def check_units(
-    job: Any, units: list[list[Any]], totals: RunResult, n: int, stream: Any
-) -> Iterator[tuple[Any, list[Any], list[Any]]]:
-    """Each unit's ``Stream.part``, in the run's order, checked by ``n`` workers; the units'
-    counts, errors, notes and skipped files go to ``totals`` as ``engine.check_units`` puts
-    them, and its end (``engine.finish``) once every unit is in. Yields (part, the unit's input
-    errors, its notes)."""
-    from .engine import finish
-
+def start(job: Any, units: list[list[Any]], n: int, stream: Any) -> list[tuple[Any, int]] | None:
+    """Fork ``n`` workers for the units; None when the system cannot start them all (a
+    process limit): the ones started are stopped, and the run is checked in this process."""
     sys.stdout.flush()  # nothing buffered is copied into a worker (a worker writes nothing)
     sys.stderr.flush()
-    readers = [_start(job, units, k, n, stream) for k in range(n)]
+    readers: list[tuple[Any, int]] = []
+    try:
+        for k in range(n):
+            readers.append(_start(job, units, k, n, stream))
+    except OSError:
+        _stop(readers)
+        return None
+    return readers
+
+
+def check_units(
+    readers: list[tuple[Any, int]], units: list[list[Any]], totals: RunResult
+) -> Iterator[tuple[Any, list[Any]]]:
+    """Each unit's ``Stream.part``, in the run's order, from the workers ``start`` forked; the
+    units' counts, errors, notes and skipped files go to ``totals`` as ``engine.check_units``
+    puts them, and its end (``engine.finish``) once every unit is in. Yields (part, notes)."""
+    from .engine import finish
+
+    n = len(readers)
     suppressed = 0
     done = False
     try:
@@ -66,16 +78,20 @@ def check_units(
             totals.errors.extend(errors)
             totals.skipped.extend(skipped)
             totals.notes.extend(notes)
-            yield part, errors, notes
+            yield part, notes
         done = True
     finally:
-        for reader, pid in readers:
-            if not done:  # stopped early (an error, Ctrl-C, a closed pipe): no more is wanted
-                _kill(pid)
-            reader.close()
-            _reap(pid)
+        _stop(readers, kill=not done)  # stopped early (an error, Ctrl-C, a closed pipe)
     totals.summary.suppressed = suppressed
     finish(totals)
+
+
+def _stop(readers: list[tuple[Any, int]], kill: bool = True) -> None:
+    for reader, pid in readers:
+        if kill:
+            _kill(pid)
+        reader.close()
+        _reap(pid)
 
 
 def _start(job: Any, units: list[list[Any]], k: int, n: int, stream: Any) -> tuple[Any, int]:

@@ -215,3 +215,28 @@ def test_a_split_run_forks_one_worker_per_process_asked(repo, monkeypatch, capsy
     assert len(forks) == 3
     assert outputs[0] == outputs[1]
     assert "Checked 67 deployments in 67 files" in outputs[0][1].out
+
+
+def test_a_system_that_cannot_fork_checks_in_one_process(repo, monkeypatch, capsys):
+    """A process limit (fork raises) after one worker started: that one is stopped, and the run
+    is checked here, with the report one process writes."""
+    real_fork = os.fork
+    started = []
+
+    def fork():
+        if started:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        pid = real_fork()
+        if pid:
+            started.append(pid)
+        return pid
+
+    monkeypatch.setenv("SWACHECK_JOBS", "1")
+    one = runner.check_paths({"paths": [str(repo / "configs")]}), capsys.readouterr()
+    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setenv("SWACHECK_JOBS", "3")
+    limited = runner.check_paths({"paths": [str(repo / "configs")]}), capsys.readouterr()
+    assert len(started) == 1
+    assert limited == one
+    with pytest.raises(ChildProcessError):
+        os.waitpid(started[0], os.WNOHANG)  # reaped
