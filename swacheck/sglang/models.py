@@ -54,6 +54,7 @@ class ModelConfig:
     # each key's plain data, made once: thousands of deployments share a config, and rules
     # read its 60-number ``compress_ratios`` for each (the values are never mutated)
     plains: dict = field(default_factory=dict)
+    vals: dict = field(default_factory=dict)  # each key's Val (get), made once
     # sglang/hfconfig's load_refusal and pool_refusal answers (per release's CheckpointSites,
     # pool role and KV layout), made once per config
     refusals: dict = field(default_factory=dict)
@@ -84,14 +85,22 @@ class ModelConfig:
         return value
 
     def get(self, key: str) -> Val | None:
+        """A key's value with where it is, made once per config (``vals``): the rules and the
+        resolver ask some twenty of them per deployment (a Val is never changed once made)."""
+        vals = self.vals
+        if key in vals:
+            return vals[key]
         pair = self.root.get(key)
         if pair is None:
-            return None
-        if self.catalogue is not None:
-            return Val(self.plain(key), f"{key} from {self.catalogue.label}")
-        return Val(
-            self.plain(key), f"config.json key {key!r}" if self.file else key, pair.value.loc
-        )
+            found = None
+        elif self.catalogue is not None:
+            found = Val(self.plain(key), f"{key} from {self.catalogue.label}")
+        else:
+            found = Val(
+                self.plain(key), f"config.json key {key!r}" if self.file else key, pair.value.loc
+            )
+        vals[key] = found
+        return found
 
     @property
     def architectures(self) -> list[str]:
