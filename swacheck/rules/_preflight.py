@@ -55,10 +55,13 @@ def kt_experts(res: Resolution) -> bool:
 
 def text(res: Resolution, name: str, default: str | None = None) -> str | None:
     """A scalar argument as the text argparse would get; ``default`` when absent or not a scalar."""
-    a = arg(res, name)
-    if a is None or not isinstance(a.node, Scalar) or a.node.value is None:
+    a = res.deployment.server.args.get(name)  # arg(), inline: some forty calls a deployment
+    if a is None or a.how in ("unknown", "ambiguous"):
         return default
-    v = a.node.value
+    node = a.pair.value
+    if not isinstance(node, Scalar) or node.value is None:
+        return default
+    v = node.value
     return ("true" if v else "false") if isinstance(v, bool) else str(v).strip()
 
 
