@@ -72,7 +72,8 @@ class Resolution:
         wanted = _WANTED.get(kinds)
         if wanted is None:  # checked once per selection: rules ask the same ones every time
             wanted = _WANTED[kinds] = frozenset(Kind(k) for k in kinds)
-        return [e for e in self.events if e.kind in wanted]
+        events = self.events
+        return [e for e in events if e.kind in wanted] if events else []  # most have none
 
 
 _WANTED: dict[tuple[Kind, ...], frozenset[Kind]] = {}  # a selection of kinds -> its set
