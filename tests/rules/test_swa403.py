@@ -81,7 +81,11 @@ def test_v41_env_on_the_prefill_only_relates_the_prefill_value(tree):
     assert related(f)[0] == (P, 2, 30, "prefill kv_layout v41/auto comes from here")
 
 
-def test_before_0_5_23_the_layout_is_not_compared_and_silently_wrong(tree):
+def test_before_0_5_23_the_layout_is_not_compared_but_the_swa_state_lengths_are(tree):
+    """0.5.22 compares no layout, but a V4 row and a V4.1 row make SWA state entries of other
+    lengths, which Mooncake's _validate_peer_state_layout compares when the decode registers
+    (mooncake/conn.py 0.5.22:883; "Rejecting state transfers", :2933): every request fails
+    (conformance pair matrix seed 2002, pair 13: prefill=149760 decode=135168)."""
     run = check(
         tree,
         deployment("prefill", ""),
@@ -91,11 +95,26 @@ def test_before_0_5_23_the_layout_is_not_compared_and_silently_wrong(tree):
     )
     assert run.exit_code == 1
     f = only(run)
-    assert f["message"] == (
+    assert f["severity"] == "error"
+    assert f["message"].startswith(
         "KV layout differs (prefill v4/auto, decode v41/auto): SGLang 0.5.22 does not compare it "
-        "(the check came in 0.5.23): the KV is transferred with the prefill's layout, silently "
-        f"wrong {TAG}"
+        "(the check came in 0.5.23), but the SWA state entries it sizes differ in item length: "
+        "the prefill rejects the decode session when it registers"
     )
+    assert f["message"].endswith(f"every request to that decode fails {TAG}")
+
+
+def test_before_0_5_22_nothing_compares_the_state_either(tree):
+    run = check(
+        tree,
+        deployment("prefill", ""),
+        deployment("decode", "SGLANG_DSV4_KV_LAYOUT: v41"),
+        "--sglang-version",
+        "0.5.21",
+    )
+    f = only(run)
+    assert "compares no state layout" in f["message"] and "silently wrong" in f["message"]
+    assert f["severity"] == "error"
 
 
 def test_flashmla_mega_on_a_v4_checkpoint_fails_alone_not_as_a_pair(tree):
