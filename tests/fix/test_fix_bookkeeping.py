@@ -1,0 +1,153 @@
+"""The planner's bookkeeping, seen from outside: which fixes share a round (the number of checks
+a run makes), what ``--diff`` says each file's fixes are after a round was taken back, which
+files a fix may not touch (a ``--command`` text, a file that did not read cleanly, a file
+outside the root), and a Markdown deployment renamed by an edit above it. Each test is one
+survivor of the mutation run on the fix modules (conformance/README.md)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import V4_FLASH, run_cli
+
+import swacheck.recheck
+
+EAGLE_TOPK = "speculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\n"
+
+
+@pytest.fixture
+def checks(monkeypatch):
+    """The Recheck sessions a run in this process made: (full checks, partial checks) each."""
+    sessions: list[swacheck.recheck.Recheck] = []
+    init = swacheck.recheck.Recheck.__init__
+
+    def recording(self, settings):  # type: ignore[no-untyped-def]
+        init(self, settings)
+        sessions.append(self)
+
+    monkeypatch.setattr(swacheck.recheck.Recheck, "__init__", recording)
+
+    def counts() -> list[tuple[int, int]]:
+        return [(s.full_checks, s.partial_checks) for s in sessions]
+
+    return counts
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the page-size line SWA201 deletes starts where SWA202 inserts the top-k line
+        "model-path: models/v4\nspeculative-algorithm: NEXTN\npage-size: 64\n"
+        "speculative-num-steps: 3\n",
+        # SWA201's deletion ends before the insertion point, in the line before it
+        "page-size: 64\nmodel-path: models/v4\nspeculative-algorithm: NEXTN\n"
+        "speculative-num-steps: 3\n",
+    ],
+    ids=["deletion-at-the-insertion-point", "deletion-before-it"],
+)
+def test_a_deletion_next_to_an_insertion_is_applied_in_the_same_round(tree, checks, text):
+    # the two edits touch no common character: one round, checked once after the first check
+    root = tree({"s.yaml": text})
+    run = run_cli("--fix", "s.yaml", cwd=root)
+    assert (root / "s.yaml").read_text() == (
+        "model-path: models/v4\n" + EAGLE_TOPK + "speculative-num-steps: 3\n"
+    )
+    assert "swacheck: 2 fixed, 0 remaining" in run.stderr
+    assert checks() == [(1, 1)]
+
+
+def test_diff_names_each_fix_once_after_a_round_was_taken_back(tree, checks):
+    # SWA203's first fix (tokens 4, while the steps key is misspelt) is still reported after
+    # round 1 and waits; round 1 is put back in the file: its fixes must leave the header too
+    text = (
+        "model-path: models/v4\nspeculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\n"
+        "speculative-num-draft-tokens: 9\nspeculative-num-stesp: 5\n"
+    )
+    root = tree({"s.yaml": text})
+    run = run_cli("--diff", "s.yaml", cwd=root)
+    assert run.exit_code == 1
+    assert run.stdout == (
+        "swacheck: SWA303 safe fix: Rename 'speculative-num-stesp' to 'speculative-num-steps'.\n"
+        "swacheck: SWA203 safe fix: Set speculative-num-draft-tokens to 6 "
+        "(speculative-num-steps + 1).\n"
+        "--- a/s.yaml\n+++ b/s.yaml\n@@ -1,5 +1,5 @@\n"
+        " model-path: models/v4\n speculative-algorithm: EAGLE\n speculative-eagle-topk: 1\n"
+        "-speculative-num-draft-tokens: 9\n-speculative-num-stesp: 5\n"
+        "+speculative-num-draft-tokens: 6\n+speculative-num-steps: 5\n"
+    )
+    assert run.stderr == "swacheck: 1 file would change (2 fixes)\n"
+    assert (root / "s.yaml").read_text() == text
+    # round 1 (both, put back), round 2 (the rename), round 3 (SWA203 derived again)
+    assert checks() == [(1, 4)]
+
+
+@pytest.mark.parametrize("flag", ["--fix", "--diff"])
+def test_a_command_text_is_not_looked_for_on_disk(tree, flag):
+    # its findings are at <command>: no file, nothing to read again and nothing to say about it
+    root = tree({})
+    command = (
+        "python -m sglang.launch_server --model-path models/v4 "
+        "--speculative-algorithm NEXTN --speculative-num-steps 3"
+    )
+    run = run_cli(flag, "--command", command, cwd=root)
+    assert run.stderr == (
+        "swacheck: 0 fixed, 1 remaining\n"
+        if flag == "--fix"
+        else "swacheck: 0 files would change (0 fixes)\n"
+    )
+    assert not (root / "<command>").exists()
+
+
+COMPOSE = (
+    "services:\n  a:\n    image: lmsysorg/sglang\n    command: python -m sglang.launch_server "
+    "--model-path models/v4 --speculative-algorithm NEXTN --speculative-num-steps 3\n"
+    "  b:\n    image: lmsysorg/sglang\n"
+    '    command: python -m sglang.launch_server --model-path "models/v4\n'
+)
+
+
+@pytest.mark.parametrize("flag", ["--fix", "--diff"])
+def test_a_file_with_an_input_error_is_not_fixed(tree, flag):
+    # service b's command does not read: service a's fix would be the only edit of a file the
+    # check could not read whole, so nothing is written or shown for it
+    root = tree({"compose.yaml": COMPOSE})
+    run = run_cli(flag, "compose.yaml", cwd=root)
+    assert run.exit_code == 2
+    assert (root / "compose.yaml").read_text() == COMPOSE
+    said = "compose.yaml:7:14: command: unterminated double quote\n"
+    if flag == "--diff":
+        assert run.stdout == ""
+        assert run.stderr == said + "swacheck: 0 files would change (0 fixes)\n"
+    else:  # no fix tried (and taken back: "the fixed file would not parse")
+        assert run.stderr == said + "swacheck: 0 fixed, 1 remaining\n"
+
+
+def test_diff_shows_no_patch_for_a_file_named_outside_the_root(tmp_path):
+    # a file named on the command line is read wherever it is; only the root is ever edited,
+    # and --diff shows what --fix would write
+    server = "model-path: models/v4\n" + EAGLE_TOPK + "speculative-num-steps: 3\npage-size: 64\n"
+    (tmp_path / "o/models/v4").mkdir(parents=True)
+    (tmp_path / "o/models/v4/config.json").write_text(V4_FLASH)
+    (tmp_path / "o/server.yaml").write_text(server)
+    (tmp_path / "r").mkdir()
+    root = tmp_path / "r"
+    said = f"../o/server.yaml: not fixed: it is outside the root {root} (--root)\n"
+    diff = run_cli("--diff", "--root", str(root), "../o/server.yaml", cwd=root)
+    assert (diff.exit_code, diff.stdout) == (0, "")
+    assert diff.stderr == said + "swacheck: 0 files would change (0 fixes)\n"
+    fix = run_cli("--fix", "--root", str(root), "../o/server.yaml", cwd=root)
+    assert fix.stderr == said + "swacheck: 0 fixed, 1 remaining\n"
+    assert (tmp_path / "o/server.yaml").read_text() == server
+
+
+def test_a_markdown_deployment_renamed_by_a_deleted_line_above_it_is_still_itself(tree):
+    # the second block's deployment is named by its line (d.md:11); deleting page-size in the
+    # first block makes it d.md:10: the same deployment, not one "no longer read"
+    doc = (
+        "# Deploy\n\n```yaml\nmodel-path: models/v4\npage-size: 64\n```\n\nthen\n\n```yaml\n"
+        "model-path: models/v4\n" + EAGLE_TOPK + "speculative-num-steps: 3\n```\n"
+    )
+    root = tree({"d.md": doc})
+    run = run_cli("--fix", "d.md", cwd=root)
+    assert (root / "d.md").read_text() == doc.replace("page-size: 64\n", "")
+    assert run.exit_code == 0
+    assert run.stderr == "swacheck: fixed d.md\nswacheck: 1 fixed, 0 remaining\n"
