@@ -232,7 +232,7 @@ class Fixer:
                         break
                     continue  # check again without the taken-back files' round
                 self.out.applied.extend(pending)
-                if rounds == MAX_ROUNDS:
+                if rounds - take_backs == MAX_ROUNDS:  # the rounds planned and kept
                     break
                 rounds += 1
                 pending = self._round(result)

@@ -151,3 +151,60 @@ def test_a_markdown_deployment_renamed_by_a_deleted_line_above_it_is_still_itsel
     assert (root / "d.md").read_text() == doc.replace("page-size: 64\n", "")
     assert run.exit_code == 0
     assert run.stderr == "swacheck: fixed d.md\nswacheck: 1 fixed, 0 remaining\n"
+
+
+# SWA201's line deletion inside an inline merge, given back (as test_fix_plan.py does to test
+# the verification on its own): the fix changes arguments its finding does not name
+CULPRIT = "<<: {page-size: 64, speculative-algorithm: EAGLE, disaggregation-mode: decode}\n"
+TYPOS = [  # (as written, as SWA303 renames it), in the order the rounds take them
+    ("tp-szie: 8\n", "tp-size: 8\n"),
+    ("mem-fraction-statc: 0.8\n", "mem-fraction-static: 0.8\n"),
+    ("context-lenght: 4096\n", "context-length: 4096\n"),
+    ("max-running-requets: 8\n", "max-running-requests: 8\n"),
+    ("chunked-prefil-size: 4096\n", "chunked-prefill-size: 4096\n"),
+    ("schedule-polcy: lpm\n", "schedule-policy: lpm\n"),
+    ("trust-remot-code: true\n", "trust-remote-code: true\n"),
+    ("kv-cache-dtpe: auto\n", "kv-cache-dtype: auto\n"),
+    ("max-total-tokns: 8192\n", "max-total-tokens: 8192\n"),
+]
+
+
+@pytest.fixture
+def culprit(monkeypatch):
+    from swacheck import fixes
+
+    monkeypatch.setattr(fixes, "_block", lambda pair, mapping: not mapping.flow)
+
+
+@pytest.mark.parametrize("typos,fixed", [(8, 8), (9, 8)])
+def test_rounds_taken_back_are_not_among_the_eight_that_apply_fixes(tree, culprit, typos, fixed):
+    # round 1 (all nine fixes) and round 2 (SWA201 alone, refused) are taken back; the typos
+    # are then renamed one per round: eight rounds that apply fixes (docs/fixes.md) rename
+    # eight of them, and a ninth waits for the next run. Counting the two rounds taken back
+    # among the eight renamed six.
+    text = "model-path: models/v4\n" + CULPRIT + EAGLE_TOPK + "speculative-num-steps: 3\n"
+    root = tree({"s.yaml": text + "".join(wrong for wrong, _ in TYPOS[:typos])})
+    run = run_cli("--fix", "s.yaml", cwd=root)
+    assert f"swacheck: {fixed} fixed, {1 + typos - fixed} remaining" in run.stderr
+    assert (root / "s.yaml").read_text() == text + "".join(
+        right if n < fixed else wrong for n, (wrong, right) in enumerate(TYPOS[:typos])
+    )
+
+
+@pytest.mark.parametrize("blocks,fixed", [(31, 1), (32, 0)])
+def test_at_most_32_rounds_are_taken_back(tree, culprit, blocks, fixed):
+    # a Markdown file of `blocks` deployments, each with the culprit, and one with a typo: round
+    # 1 is taken back, then each culprit is refused alone (one round each); the typo's round
+    # comes after 32 rounds taken back; the 33rd ends the run
+    block = (
+        "```yaml\nmodel-path: models/v4\n"
+        + CULPRIT
+        + EAGLE_TOPK
+        + "speculative-num-steps: 3\n```\n\n"
+    )
+    doc = block * blocks + "```yaml\nmodel-path: models/v4\ntp-szie: 8\n```\n"
+    root = tree({"d.md": doc})
+    run = run_cli("--fix", "d.md", cwd=root)
+    assert f"swacheck: {fixed} fixed, {blocks + 1 - fixed} remaining" in run.stderr
+    assert (root / "d.md").read_text() == (doc.replace("tp-szie", "tp-size") if fixed else doc)
+    assert run.stderr.count("SWA201's fix (Remove page-size") == blocks  # each refused
