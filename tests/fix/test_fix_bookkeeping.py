@@ -55,6 +55,36 @@ def test_a_deletion_next_to_an_insertion_is_applied_in_the_same_round(tree, chec
     assert checks() == [(1, 1)]
 
 
+PAGE_SIZE_UNDERSCORED = (
+    "model-path: models/v4\n" + EAGLE_TOPK + "speculative-num-steps: 3\npage_size: 64\n"
+)
+DELETED = (
+    "swacheck: SWA201 safe fix: Remove page_size: SGLang uses 256 for DeepSeek-V4 whatever is "
+    "configured.\n"
+    "--- a/{0}\n+++ b/{0}\n@@ -2,4 +2,3 @@\n speculative-algorithm: EAGLE\n"
+    " speculative-eagle-topk: 1\n speculative-num-steps: 3\n-page_size: 64\n"
+)
+
+
+def test_an_edit_overlapping_one_already_taken_waits_and_is_not_needed(tree, checks):
+    # SWA201 deletes page_size's line, SWA303 would rename its key in it: the rename overlaps
+    # the deletion and waits for the next round, where nothing is left to rename. Taken
+    # together, the deletion would be lost (the rename wins the overlap), SWA201 be put back
+    # and tried again, and --diff name both fixes for one deleted line
+    root = tree({"s.yaml": PAGE_SIZE_UNDERSCORED})
+    run = run_cli("--diff", "s.yaml", cwd=root)
+    assert run.stdout == DELETED.format("s.yaml")
+    assert run.stderr == "swacheck: 1 file would change (1 fix)\n"
+    assert checks() == [(1, 1)]
+
+
+def test_diff_paths_are_relative_to_the_root_not_the_working_directory(tree):
+    root = tree({"sub/s.yaml": PAGE_SIZE_UNDERSCORED})
+    (root / "sub/models").symlink_to(root / "models")
+    run = run_cli("--diff", "--root", str(root), "s.yaml", cwd=root / "sub")
+    assert run.stdout == DELETED.format("sub/s.yaml")
+
+
 def test_diff_names_each_fix_once_after_a_round_was_taken_back(tree, checks):
     # SWA203's first fix (tokens 4, while the steps key is misspelt) is still reported after
     # round 1 and waits; round 1 is put back in the file: its fixes must leave the header too
