@@ -238,3 +238,45 @@ def test_at_most_32_rounds_are_taken_back(tree, culprit, blocks, fixed):
     assert f"swacheck: {fixed} fixed, {blocks + 1 - fixed} remaining" in run.stderr
     assert (root / "d.md").read_text() == (doc.replace("tp-szie", "tp-size") if fixed else doc)
     assert run.stderr.count("SWA201's fix (Remove page-size") == blocks  # each refused
+
+
+def test_the_fixes_of_a_file_are_tried_one_at_a_time_before_one_is_blamed(tree, culprit):
+    # the culprit (SWA102's unsafe line deletion inside an inline merge) sorts after the safe
+    # rename: the round of both cannot say which changed the merge's other key, so neither is
+    # blamed; one at a time, the rename is kept and SWA102 is refused
+    merge = "<<: {speculative-draft-model-path: models/mtp256, disaggregation-mode: decode}\n"
+    text = "model-path: models/v4\n" + merge + EAGLE_TOPK + "speculative-num-steps: 3\ntp-szie: 8\n"
+    root = tree({"s.yaml": text})
+    run = run_cli("--fix", "--unsafe-fixes", "s.yaml", cwd=root)
+    assert (root / "s.yaml").read_text() == text.replace("tp-szie", "tp-size")
+    changed = "disaggregation-mode, speculative-draft-model-path of s"
+    assert run.stderr.splitlines() == [
+        f"s.yaml: not fixed: it would also change {changed}, which no fix of this round names "
+        "(its fixes are tried one at a time); nothing is written for this round of fixes",
+        "s.yaml: not fixed: SWA102's fix (Remove speculative-draft-model-path: DeepSeek-V4's MTP "
+        "draft is the target checkpoint's own NextN layer, and SGLang loads it from model-path "
+        f"when no draft path is set.) is refused: it would also change {changed}, which its "
+        "finding does not name; edit by hand; nothing is written for this round of fixes",
+        "swacheck: fixed s.yaml",
+        "swacheck: 1 fixed, 1 remaining",
+    ]
+
+
+def test_a_fix_that_makes_a_markdown_block_unreadable_is_refused(tree, culprit):
+    # deleting the first line of a flow mapping written on two lines leaves a block that does
+    # not read: its deployment is gone, and the next block's moved up a line. The file then
+    # holds fewer deployments than before, so none is matched by its place: both are named
+    doc = (
+        "```yaml\nmodel-path: models/v4\n<<: {page-size: 64,\n  disaggregation-mode: decode}\n"
+        "```\n\n```yaml\nmodel-path: models/v4\n" + EAGLE_TOPK + "speculative-num-steps: 3\n```\n"
+    )
+    root = tree({"d.md": doc})
+    run = run_cli("--fix", "d.md", cwd=root)
+    assert (root / "d.md").read_text() == doc
+    assert run.stderr.splitlines() == [
+        "d.md: not fixed: SWA201's fix (Remove page-size: SGLang uses 256 for DeepSeek-V4 "
+        "whatever is configured.) is refused: d.md:2 would no longer be read as a deployment; "
+        "d.md:8 would no longer be read as a deployment, which its finding does not name; edit "
+        "by hand; nothing is written for this round of fixes",
+        "swacheck: 0 fixed, 1 remaining",
+    ]
