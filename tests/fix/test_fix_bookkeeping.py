@@ -112,7 +112,7 @@ def test_diff_names_each_fix_once_after_a_round_was_taken_back(tree, checks):
 
 @pytest.mark.parametrize("flag", ["--fix", "--diff"])
 def test_a_command_text_is_not_looked_for_on_disk(tree, flag):
-    # its findings are at <command>: no file, nothing to read again and nothing to say about it
+    # its findings are at <command>: no file to read again, only a line saying it is not one
     root = tree({})
     command = (
         "python -m sglang.launch_server --model-path models/v4 "
@@ -120,6 +120,9 @@ def test_a_command_text_is_not_looked_for_on_disk(tree, flag):
     )
     run = run_cli(flag, "--command", command, cwd=root)
     assert run.stderr == (
+        "swacheck: not fixing the --command text <command>: --fix and --diff edit files only "
+        "(put the command in a script and name it)\n"
+    ) + (
         "swacheck: 0 fixed, 1 remaining\n"
         if flag == "--fix"
         else "swacheck: 0 files would change (0 fixes)\n"
