@@ -254,22 +254,23 @@ def _nowin_draft() -> str:
     return json.dumps(config)
 
 
+def _with_nowin_draft(lint, extra: str, *args: str):
+    """An EAGLE PD decode server whose draft config.json has no sliding_window."""
+    text = (
+        f"model-path: models/v4\ndisaggregation-mode: decode\n{extra}"
+        + EAGLE.split("\n", 1)[1]
+        + "speculative-draft-model-path: models/nowin\n"
+    )
+    return lint({"server.yaml": text, "models/nowin/config.json": _nowin_draft()}, *args)
+
+
 @pytest.mark.parametrize("version", ["0.5.22", "0.5.23"])
 def test_the_hook_refuses_before_a_draft_config_sglang_cannot_load(lint, version):
     """A draft config.json without sliding_window fails when the draft worker builds its
     ModelConfig (SWA208); the PD hook runs in argument resolution before it
     (arg_groups/pipeline.py 0.5.23:147 vs the speculative hook at :306; 0.5.22:138, :294), so
     its refusal is SGLang's first and is reported too (conformance matrix seed 2002 case 48)."""
-    text = (
-        "model-path: models/v4\ndisaggregation-mode: decode\nenable-pd-role-switch: true\n"
-        + EAGLE.split("\n", 1)[1]
-        + "speculative-draft-model-path: models/nowin\n"
-    )
-    run = lint(
-        {"server.yaml": text, "models/nowin/config.json": _nowin_draft()},
-        "--sglang-version",
-        version,
-    )
+    run = _with_nowin_draft(lint, "enable-pd-role-switch: true\n", "--sglang-version", version)
     assert only(run, "SWA208")
     assert only(run, "SWA230")["message"].startswith(
         f"SGLang {version} refuses this PD server: ValueError: --enable-pd-role-switch"
@@ -278,15 +279,6 @@ def test_the_hook_refuses_before_a_draft_config_sglang_cannot_load(lint, version
 
 def test_a_scheduler_refusal_never_comes_after_a_draft_config_sglang_cannot_load(lint):
     """The staging-buffer refusal is raised at scheduler start, after the draft worker failed."""
-    text = (
-        "model-path: models/v4\ndisaggregation-mode: decode\n"
-        + EAGLE.split("\n", 1)[1]
-        + "speculative-draft-model-path: models/nowin\n"
-    )
-    run = lint(
-        {"server.yaml": text, "models/nowin/config.json": _nowin_draft()},
-        "--env",
-        "SGLANG_DISAGG_STAGING_BUFFER=1",
-    )
+    run = _with_nowin_draft(lint, "", "--env", "SGLANG_DISAGG_STAGING_BUFFER=1")
     assert only(run, "SWA208")
     assert run.findings("SWA230") == []
