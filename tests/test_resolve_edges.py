@@ -122,3 +122,158 @@ def test_an_adaptive_config_written_as_a_mapping_is_refused_not_read(tree):
     assert f["message"].startswith("speculative-adaptive-config: ")
     assert (f["location"]["line"], f["location"]["column"]) == (6, 30)
     assert findings(run, "SWA242") == []
+
+
+# --- the --config merger's keys and values (stages/config_merge.py), SGLang 0.5.23 ---------
+
+
+def codes_at(run) -> list[tuple[str, int, int, str]]:
+    return [
+        (f["code"], f["location"]["line"], f["location"]["column"], f["message"])
+        for dep in json.loads(run.stdout)["deployments"]
+        for f in dep["findings"]
+    ]
+
+
+def merged(tree, server: str, *args: str, name: str = "server.yaml", **files: str):
+    root = tree({name: server, **files})
+    return run_cli("--format", "json", "--sglang-version", "0.5.23", *args, name, cwd=root)
+
+
+NOT_YAML = (
+    "SGLang's --config accepts only .yaml/.yml files: ValueError: Config file must be YAML "
+    "format, got: .json"
+)
+
+
+def test_a_json_server_config_is_refused_where_sglang_would_read_it(tree):
+    """server_args_config_parser.py _validate_yaml_file (0.5.23:155-159): the suffix decides."""
+    alone = merged(tree, '{"model-path": "models/v4"}\n', name="server.json")
+    assert codes_at(alone) == [("SWA303", 1, 1, NOT_YAML)] and alone.exit_code == 1
+    named = merged(
+        tree,
+        "swacheck: 1\nserver: s.json\n",
+        name="d.yaml",
+        **{"s.json": '{"model-path": "models/v4"}'},
+    )
+    assert [(c, line, col) for c, line, col, _ in codes_at(named)] == [("SWA303", 1, 1)]
+    assert named.findings("SWA303")[0]["location"]["file"].endswith("s.json")
+
+
+def test_a_json_deployment_file_with_an_inline_server_is_no_config_file(tree):
+    run = merged(tree, '{"swacheck": 1, "server": {"model-path": "models/v4"}}', name="d.json")
+    assert codes_at(run) == [] and run.exit_code == 0
+
+
+def test_a_fork_key_is_a_note_not_an_unknown_argument(tree):
+    run = merged(tree, "model-path: models/v4\nkt-foo: 1\n")
+    assert codes_at(run) == [
+        (
+            "SWA303",
+            2,
+            1,
+            "SGLang-KT flags, not options of SGLang 0.5.23: kt-foo; swacheck leaves them unchecked",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("max_running_requests: 8", "'max_running_requests' is spelled with underscores"),
+        ("enable_torch_compile: true", "'enable_torch_compile' is spelled with underscores"),
+        ("enable_torch_compile: false", None),  # _add_boolean_arg emits nothing (0.5.23:196-198)
+        (
+            "enable_dp_attention: true",  # refused first (0.5.23:170-173), whatever the spelling
+            "SGLang's --config loader refuses 'enable_dp_attention': ValueError: Unsupported "
+            "config option 'enable_dp_attention' with action 'DeprecatedStoreTrueAction'",
+        ),
+    ],
+)
+def test_an_underscored_key_is_named_unless_the_merger_drops_or_refuses_it(tree, line, said):
+    run = merged(tree, f"model-path: models/v4\n{line}\n")
+    got = codes_at(run)
+    if said is None:
+        assert got == [] and run.exit_code == 0
+    else:
+        assert len(got) == 1 and got[0][:3] == ("SWA303", 2, 1) and got[0][3].startswith(said)
+
+
+def test_an_ambiguous_abbreviation_names_its_candidates(tree):
+    (f,) = codes_at(merged(tree, "model-path: models/v4\nspeculative-draft: x\n"))
+    assert f[:3] == ("SWA303", 2, 1)
+    assert f[3].startswith("'speculative-draft' is an ambiguous abbreviation: argparse refuses it")
+
+
+def test_a_prefix_key_has_its_value_checked_as_the_option_it_abbreviates(tree):
+    (f,) = codes_at(merged(tree, "model-path: models/v4\nmax-running-req: abc\n"))
+    assert f == (
+        "SWA304",
+        2,
+        18,
+        "max-running-req: SGLang's argument parser rejects the string 'abc'; expected an integer "
+        "(argparse: error: argument --max-running-requests: invalid int value: 'abc')",
+    )
+
+
+def test_more_unknown_keys_than_listed_end_in_one_finding_at_the_first_unlisted(tree):
+    keys = "".join(f"no-such-key-{i}: 1\n" for i in range(1, 67))
+    got = codes_at(merged(tree, "model-path: models/v4\n" + keys))
+    assert len(got) == 65 and got[63][3].startswith("unknown server argument 'no-such-key-64'")
+    assert got[64] == (
+        "SWA303",
+        66,
+        1,
+        "2 more server arguments argparse does not take as written, from 'no-such-key-65' on "
+        "(not listed one by one: more than 64 in one deployment): error: unrecognized arguments",
+    )
+
+
+def test_several_items_for_a_one_value_key_show_the_merged_text(tree):
+    """_add_list_arg (0.5.23:202-206) emits str(item): a YAML true in a list is True."""
+    (f,) = codes_at(merged(tree, "model-path: models/v4\nmax-running-requests: [8, true]\n"))
+    assert f[:3] == ("SWA304", 2, 23)
+    assert f[3].endswith(
+        "expected a single value (SGLang's --config loader passes it on as "
+        "--max-running-requests 8 True: error: unrecognized arguments: True)"
+    )
+    # argparse takes the first value, then refuses the rest as unrecognized: a bad second
+    # item is not an invalid int
+    (g,) = codes_at(merged(tree, "model-path: models/v4\nmax-running-requests: [8, abc]\n"))
+    assert g[3].endswith("--max-running-requests 8 abc: error: unrecognized arguments: abc)")
+
+
+def test_a_one_item_list_of_a_boolean_reaches_argparse_as_the_text_true(tree):
+    (f,) = codes_at(merged(tree, "model-path: models/v4\nkv-cache-dtype: [true]\n"))
+    assert f[:3] == ("SWA304", 2, 18)
+    assert f[3].startswith("kv-cache-dtype: SGLang's argument parser rejects the string 'True';")
+    assert "passes the list on as --kv-cache-dtype True: argparse: error: argument " in f[3]
+
+
+# --- the DSV4 hook and the model stage ---------------------------------------------------
+
+
+@pytest.mark.parametrize(("pp", "refused"), [(None, False), (1, False), (2, True)])
+def test_0_5_12_refuses_pipeline_parallel_pd_only_when_pp_size_is_above_one(tree, pp, refused):
+    """0.5.12 deepseek_v4_hook.py:54-59 (pp_size defaults to 1)."""
+    server = "model-path: models/v4\ndisaggregation-mode: decode\n"
+    server += f"pp-size: {pp}\n" if pp is not None else ""
+    root = tree({"server.yaml": server})
+    run = run_cli("--format", "json", "--sglang-version", "0.5.12", "server.yaml", cwd=root)
+    got = [(f["location"]["line"], f["message"]) for f in run.findings("SWA506")]
+    want = "ValueError: V4 PD disaggregation requires pp_size=1, got pp_size=2."
+    assert got == ([(3, want + " (SGLang 0.5.12, deepseek_v4_hook.py)")] if refused else [])
+
+
+@pytest.mark.parametrize(
+    ("archs", "said"), [(["LlamaForCausalLM"], "LlamaForCausalLM"), ([], "none")]
+)
+def test_a_target_of_another_architecture_is_skipped_and_named(tree, archs, said):
+    """ModelConfig's DeepSeek-V4 branch (compress_ratios) is only for DeepSeek-V4 classes."""
+    config = {"architectures": archs, "model_type": "llama", "sliding_window": 128}
+    run = check(
+        tree, EAGLE.replace("models/v4", "models/other"), other={**config, "compress_rates": [4]}
+    )
+    (dep,) = json.loads(run.stdout)["deployments"]
+    assert dep["skip_reason"] == f"not a DeepSeek-V4 target (architectures: {said})"
+    assert dep["findings"] == [] and run.exit_code == 0
