@@ -277,3 +277,22 @@ def test_a_target_of_another_architecture_is_skipped_and_named(tree, archs, said
     (dep,) = json.loads(run.stdout)["deployments"]
     assert dep["skip_reason"] == f"not a DeepSeek-V4 target (architectures: {said})"
     assert dep["findings"] == [] and run.exit_code == 0
+
+
+def test_a_refused_eagle_top_k_resolves_as_the_one_sglang_accepts(tree):
+    """deepseek_v4_hook.py 0.5.23:155-157 accepts only top-k 1 for EAGLE: a file's top-k 2 is
+    refused (SWA202) and resolves as 1, so ``why --from-log`` of a server that ran top-k 1
+    names the steps these files changed, not the top-k."""
+    from test_server_output import ERROR, ROCM, log_text, resolved
+
+    deploy = (
+        "model-path: ../models/v4\nspeculative-draft-model-path: ../models/mtp256\ntp-size: 8\n"
+        "disaggregation-mode: prefill\nspeculative-algorithm: EAGLE\n"
+        "speculative-num-steps: 2\nspeculative-eagle-topk: 2\n"
+    )
+    root = tree({"server.log": log_text(resolved()) + f"{ERROR}\n", "deploy/prefill.yaml": deploy})
+    run = run_cli("why", "--format", "json", "--from-log", "server.log", *ROCM, "deploy", cwd=root)
+    (item,) = run.data["errors"]
+    (files,) = [d for d in item["deployments"] if d["file"] == "deploy/prefill.yaml"]
+    assert "speculative_num_steps 3 (server.log:2:" in files["note"]
+    assert "speculative_eagle_topk" not in files["note"]
