@@ -296,3 +296,14 @@ def test_a_refused_eagle_top_k_resolves_as_the_one_sglang_accepts(tree):
     (files,) = [d for d in item["deployments"] if d["file"] == "deploy/prefill.yaml"]
     assert "speculative_num_steps 3 (server.log:2:" in files["note"]
     assert "speculative_eagle_topk" not in files["note"]
+
+
+def test_an_unconfirmed_catalogue_window_names_the_path_as_written(tree):
+    """The hub id matches the catalogue case-blind; --model-config takes the path as written."""
+    run = check(tree, EAGLE.replace("models/v4", "deepseek-ai/deepseek-v4-pro-0813"))
+    assert run.exit_code == 2
+    assert run.stderr.strip().endswith(
+        "does not confirm sliding_window (single-source readings only): it is unknown; point "
+        "at the checkpoint's config.json with --model-config deepseek-ai/deepseek-v4-pro-0813=PATH"
+    )
+    assert "server.yaml:1:13: no config.json found" in run.stderr
