@@ -307,3 +307,21 @@ def test_an_unconfirmed_catalogue_window_names_the_path_as_written(tree):
         "at the checkpoint's config.json with --model-config deepseek-ai/deepseek-v4-pro-0813=PATH"
     )
     assert "server.yaml:1:13: no config.json found" in run.stderr
+
+
+def test_a_dspark_top_k_resolves_as_1_whatever_was_written(tree):
+    """_handle_dspark sets any other top-k to 1 (arg_groups/speculative_hook.py 0.5.23:774-789,
+    0.5.22:699-714): a server that ran DSPARK logs top-k 1, and files writing 2 ran the same."""
+    from test_server_output import ERROR, ROCM, log_text, resolved
+
+    logged = resolved(speculative_algorithm="DSPARK", speculative_draft_model_path="models/v4")
+    deploy = (
+        "model-path: ../models/v4\nspeculative-draft-model-path: ../models/v4\ntp-size: 8\n"
+        "disaggregation-mode: prefill\nspeculative-algorithm: DSPARK\n"
+        "speculative-num-steps: 2\nspeculative-eagle-topk: 2\n"
+    )
+    root = tree({"server.log": log_text(logged) + f"{ERROR}\n", "deploy/prefill.yaml": deploy})
+    run = run_cli("why", "--format", "json", "--from-log", "server.log", *ROCM, "deploy", cwd=root)
+    (item,) = run.data["errors"]
+    (files,) = [d for d in item["deployments"] if d["file"] == "deploy/prefill.yaml"]
+    assert "speculative_eagle_topk" not in files["note"], files["note"]

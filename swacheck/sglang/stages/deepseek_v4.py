@@ -46,7 +46,8 @@ def deepseek_v4(r: ArgReader, pd_mode: str, mrr_explicit: Val | None) -> DSV4:
 
 
 def eagle_topk(r: ArgReader, dsv4: DSV4, topk: Val | None) -> Val | None:
-    """The hook's ``topk == 1`` assertion for EAGLE; the top-k resolves as 1 once corrected.
+    """The hook's ``topk == 1`` assertion for EAGLE; the top-k resolves as 1 once corrected,
+    and as 1 for DSPARK, which the speculative hook sets to 1 whatever was written.
 
     Read after the speculative arguments (argparse order), before the speculative hook."""
     no_server = r.dep.server.mapping is None
@@ -69,6 +70,15 @@ def eagle_topk(r: ArgReader, dsv4: DSV4, topk: Val | None) -> Val | None:
             )
     if dsv4.algo == "EAGLE" and (topk is None or topk.value != 1):
         topk = Val(1, "the only top-k SGLang accepts for DeepSeek-V4 EAGLE")
+    elif dsv4.algo == "DSPARK" and (topk is None or topk.value != 1):
+        # _handle_dspark sets any other top-k to 1, with a warning (arg_groups/speculative_hook.py
+        # 0.5.23:774-789, 0.5.22:699-714, 0.5.16:332-339)
+        topk = Val(
+            1,
+            "DSpark only supports top-k 1 (SGLang's speculative hook sets it)",
+            None,
+            (("speculative-eagle-topk", topk),) if topk is not None else (),
+        )
     return topk
 
 
