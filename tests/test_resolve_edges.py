@@ -325,3 +325,11 @@ def test_a_dspark_top_k_resolves_as_1_whatever_was_written(tree):
     (item,) = run.data["errors"]
     (files,) = [d for d in item["deployments"] if d["file"] == "deploy/prefill.yaml"]
     assert "speculative_eagle_topk" not in files["note"], files["note"]
+
+
+def test_a_yaml_false_as_a_text_value_is_read_as_the_merger_writes_it(tree):
+    """_add_boolean_arg (server_args_config_parser.py 0.5.23:185-200): --model-path false."""
+    (f,) = codes_at(merged(tree, EAGLE.replace("models/v4", "false")))
+    assert f[:3] == ("SWA307", 1, 13)
+    assert f[3].startswith("config.json for model 'false' not found")
+    assert f[3].endswith("--model-config false=PATH)")
