@@ -263,6 +263,7 @@ def test_0_5_12_refuses_pipeline_parallel_pd_only_when_pp_size_is_above_one(tree
     got = [(f["location"]["line"], f["message"]) for f in run.findings("SWA506")]
     want = "ValueError: V4 PD disaggregation requires pp_size=1, got pp_size=2."
     assert got == ([(3, want + " (SGLang 0.5.12, deepseek_v4_hook.py)")] if refused else [])
+    assert run.findings("SWA304") == []  # pp-size 1 is a valid value
 
 
 @pytest.mark.parametrize(
@@ -333,3 +334,16 @@ def test_a_yaml_false_as_a_text_value_is_read_as_the_merger_writes_it(tree):
     assert f[:3] == ("SWA307", 1, 13)
     assert f[3].startswith("config.json for model 'false' not found")
     assert f[3].endswith("--model-config false=PATH)")
+
+
+def test_pp_spec_with_two_attention_dp_ranks_is_refused(tree):
+    """SGLANG_ENABLE_PP_SPEC with attention DP (any attn-dp-size above 1) is an AssertionError."""
+    server = EAGLE + "pp-size: 2\nenable-dp-attention: true\ndp-size: 2\ntp-size: 2\n"
+    root = tree({"server.yaml": server})
+    run = run_cli("--format", "json", "--env", "SGLANG_ENABLE_PP_SPEC=1", "server.yaml", cwd=root)
+    (f,) = run.findings("SWA207")
+    assert (f["location"]["line"], f["location"]["column"]) == (4, 1)
+    assert f["message"] == (
+        "pp-size 2 with speculative-algorithm EAGLE: AssertionError: SGLANG_ENABLE_PP_SPEC is "
+        "not compatible with attention DP"
+    )
