@@ -569,3 +569,15 @@ def test_yaml_blocks_in_docs_are_server_configs_and_manifests_with_doc_positions
     ) == [(8, 1), (19, 81)]
     diff = run_cli("--diff", "d.md", cwd=root)
     assert "-page-size: 64" in diff.stdout and "'256'" in diff.stdout
+
+
+def test_no_file_kind_takes_a_yaml_or_json_name_but_a_dockerfile():
+    """kinds.file_kind answers None at once for a YAML/JSON name: each kind must agree."""
+    from swacheck.inputs import kinds
+
+    for kind in kinds.FILE_KINDS:
+        for name in ("a.yaml", "deploy/b.YML", "c.json", "x/server.Yaml"):
+            assert not kind.path(name), (kind.name, name)
+    assert kinds.file_kind("a/Dockerfile.yaml").name == "dockerfile"
+    assert kinds.file_kind("a/server.yaml") is None
+    assert kinds.file_kind("run.sh").name == "script"

@@ -337,7 +337,15 @@ DOCUMENT_KINDS: tuple[Kind, ...] = (
 )
 
 
+_DATA_SUFFIXES = (".yaml", ".yml", ".json")
+
+
 def file_kind(path: str) -> Kind | None:
+    low = path.lower()
+    if low.endswith(_DATA_SUFFIXES) and not os.path.basename(low).startswith("dockerfile"):
+        # no file kind ends so (a Dockerfile may: Dockerfile.yaml): asked twice for every
+        # YAML/JSON file of a run (tests/test_input_kinds.py holds each kind to it)
+        return None
     return next((k for k in FILE_KINDS if k.path is not None and k.path(path)), None)
 
 
