@@ -50,11 +50,11 @@ __all__ = ["DeploymentResult", "RunResult", "run", "run_units", "without_cyclic_
 def check(res: Resolution, ctx: RuleContext, settings: Settings) -> list[Finding]:
     """The deployment rules' findings. A launch that is not swacheck's business
     (``Resolution.quiet``) is checked only by the rules whose ``QUIET`` names the reason."""
+    rules = _enabled_rules(settings)
+    if not res.quiet:  # the usual case: no test per rule
+        return [f for rule in rules for f in rule.check(res, ctx)]
     return [
-        f
-        for rule in _enabled_rules(settings)
-        if not res.quiet or res.quiet in getattr(rule, "QUIET", ())
-        for f in rule.check(res, ctx)
+        f for rule in rules if res.quiet in getattr(rule, "QUIET", ()) for f in rule.check(res, ctx)
     ]
 
 
