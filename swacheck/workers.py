@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import fields
 from typing import Any
 
 from .engine import check_unit, count
@@ -172,23 +173,19 @@ def _reap(pid: int) -> None:
 
 def add(into: Summary, unit: Summary) -> None:
     """Add a unit's counts (``engine.count`` of that unit alone) to the run's, as ``count`` of
-    the unit on the run's summary would have: the same numbers, each rule's highest severity,
-    and the codes and releases in the order they first appear."""
-    into.files += unit.files
-    into.deployments += unit.deployments
-    into.skipped_files += unit.skipped_files
-    into.skipped_deployments += unit.skipped_deployments
-    into.input_errors += unit.input_errors
-    into.fixable += unit.fixable
-    into.unsafe_fixable += unit.unsafe_fixable
-    into.failing = into.failing or unit.failing
-    for severity, n in unit.counts.items():
-        into.counts[severity] = into.counts.get(severity, 0) + n
-    for code, n in unit.by_code.items():
-        into.by_code[code] = into.by_code.get(code, 0) + n
-    for said, n in unit.releases.items():
-        into.releases[said] = into.releases.get(said, 0) + n
-    rank = SEVERITY_RANK
-    for code, severity in unit.severity_of.items():
-        if code not in into.severity_of or rank[severity] > rank[into.severity_of[code]]:
-            into.severity_of[code] = severity
+    the unit on the run's summary would have, field by field of ``Summary`` (so a field added to
+    it is merged too): numbers summed, flags or-ed, tallies summed per key in the order the keys
+    first appear, and each rule's severity the highest of the two."""
+    for f in fields(Summary):
+        mine, theirs = getattr(into, f.name), getattr(unit, f.name)
+        if f.name == "severity_of":
+            for code, severity in theirs.items():
+                if code not in mine or SEVERITY_RANK[severity] > SEVERITY_RANK[mine[code]]:
+                    mine[code] = severity
+        elif isinstance(theirs, bool):
+            setattr(into, f.name, mine or theirs)
+        elif isinstance(theirs, int):
+            setattr(into, f.name, mine + theirs)
+        else:  # counts, by_code, releases
+            for key, n in theirs.items():
+                mine[key] = mine.get(key, 0) + n
