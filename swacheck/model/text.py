@@ -336,7 +336,7 @@ def redact(text: str) -> str:
     if _VALUE_HINT.search(lower):
         if "--" in text:
             text = _redact_flags(text)
-        if _VALUE_PLACE.search(text.lower()):
+        if _VALUE_PLACE.search(lower):  # the flags' redaction only ever writes ***
             text = _values().sub(_value, text)
     if "basic" in lower:
         text = _BASIC.sub(_basic, text)
