@@ -424,10 +424,7 @@ def refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
         field=exc.field,
         fix=exc.fix,
     )
-    return r.skipped(
-        f"SGLang cannot load the {exc.role} model config ({exc.reason}): no pools to compare",
-        _is_pd(r),
-    )
+    return _cannot_load(r, exc.role, exc.reason)
 
 
 def _checkpoint_refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
@@ -445,9 +442,13 @@ def _checkpoint_refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
         exception=found.exception,
         site=found.site,
     )
+    return _cannot_load(r, exc.role, found.reason)
+
+
+def _cannot_load(r: ArgReader, role: str, reason: str) -> Resolution:
+    """The resolution of a deployment whose target or draft config SGLang cannot load."""
     return r.skipped(
-        f"SGLang cannot load the {exc.role} model config ({found.reason}): no pools to compare",
-        _is_pd(r),
+        f"SGLang cannot load the {role} model config ({reason}): no pools to compare", _is_pd(r)
     )
 
 
