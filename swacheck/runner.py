@@ -134,7 +134,7 @@ def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyp
         if workers is not None:
             from .workers import check_units as in_workers
 
-            for part, notes in in_workers(workers, units, totals):
+            for part, notes in in_workers(workers, totals):
                 said(notes)
                 stream.take(part)
                 trim()
@@ -188,7 +188,7 @@ def jobs(settings: Settings, units, stream) -> int:  # type: ignore[no-untyped-d
 
 
 def _workers(job, units, stream, out, n: int):  # type: ignore[no-untyped-def]
-    """The worker processes of a run split ``n`` ways (``workers.start``), else None."""
+    """The run split ``n`` ways, this process and ``n - 1`` workers (``workers.start``), else None."""
     if n < 2:
         return None
     from .workers import start as start_workers

@@ -3,11 +3,14 @@
 Once a run is planned (``engine.start``: discovered, read ahead and grouped into units), the
 units are independent: each is read, resolved, paired and checked on its own. On Linux with
 more than one processor a large run is split between worker processes forked from the
-planned run (nothing is imported or read twice): worker ``k`` of ``n`` checks units ``k``,
-``k + n``, ... and sends back, unit by unit, what the report needs of each -- its text as the
-format writes it (``Stream.part``), its counts, its input errors, notes and skipped files --
-and the parent writes them in the run's order (``Stream.take``), as a run in one process
-would, byte for byte. A worker that fails is an internal error, as it would be in one process.
+planned run (nothing is imported or read twice). Of ``n`` processes the run itself is the
+first: it checks units ``0``, ``n``, ``2n``, ... while worker ``k`` (1 to ``n - 1``) checks units
+``k``, ``k + n``, ... and sends back, unit by unit, what the report needs of each -- its text
+as the format writes it (``Stream.part``), its counts, its input errors, notes and skipped
+files. The run writes its own units and the workers' in the run's order (``Stream.take``), as
+a run in one process would, byte for byte. (A run that only waited for its workers left a
+processor idle for most of the run and made its workers share the rest with it.) A worker
+that fails is an internal error, as it would be in one process.
 
 Workers are used only when nothing crosses units but the report: a plain check (no ``--fix``,
 baseline, standard input or ``--command``), a format whose stream makes parts (human without
@@ -45,35 +48,48 @@ class WorkerFailed(Exception):
         self.shown = shown
 
 
-def start(job: Any, units: list[list[Any]], n: int, stream: Any) -> list[tuple[Any, int]] | None:
-    """Fork ``n`` workers for the units; None when the system cannot start them all (a
+class Split:
+    """A run split ``n`` ways: this process and the ``n - 1`` workers ``start`` forked."""
+
+    def __init__(self, job: Any, units: list[list[Any]], stream: Any, readers: list[Any]):
+        self.job, self.units, self.stream = job, units, stream
+        self.readers: list[tuple[Any, int]] = readers
+        self.n = len(readers) + 1
+
+    def message(self, i: int) -> tuple[Any, ...]:
+        """Unit ``i`` as a worker sends it: checked here when it is this process's share."""
+        if i % self.n:
+            return _receive(self.readers[i % self.n - 1])
+        return _checked(self.job, self.units[i], self.stream)
+
+
+def start(job: Any, units: list[list[Any]], n: int, stream: Any) -> Split | None:
+    """Fork ``n - 1`` workers for the units; None when the system cannot start them all (a
     process limit): the ones started are stopped, and the run is checked in this process."""
     sys.stdout.flush()  # nothing buffered is copied into a worker (a worker writes nothing)
     sys.stderr.flush()
     readers: list[tuple[Any, int]] = []
     try:
-        for k in range(n):
+        for k in range(1, n):
             readers.append(_start(job, units, k, n, stream))
     except OSError:
         _stop(readers)
         return None
-    return readers
+    return Split(job, units, stream, readers)
 
 
-def check_units(
-    readers: list[tuple[Any, int]], units: list[list[Any]], totals: RunResult
-) -> Iterator[tuple[Any, list[Any]]]:
-    """Each unit's ``Stream.part``, in the run's order, from the workers ``start`` forked; the
-    units' counts, errors, notes and skipped files go to ``totals`` as ``engine.check_units``
-    puts them, and its end (``engine.finish``) once every unit is in. Yields (part, notes)."""
+def check_units(split: Split, totals: RunResult) -> Iterator[tuple[Any, list[Any]]]:
+    """Each unit's ``Stream.part``, in the run's order, from this process and the workers
+    ``start`` forked; the units' counts, errors, notes and skipped files go to ``totals`` as
+    ``engine.check_units`` puts them, and its end (``engine.finish``) once every unit is in.
+    Yields (part, notes)."""
     from .engine import finish
 
-    n = len(readers)
     suppressed = 0
     done = False
     try:
-        for i in range(len(units)):
-            part, summary, filtered, errors, skipped, notes = _receive(readers[i % n])
+        for i in range(len(split.units)):
+            part, summary, filtered, errors, skipped, notes = split.message(i)
             suppressed += filtered
             add(totals.summary, summary)
             totals.errors.extend(errors)
@@ -82,7 +98,7 @@ def check_units(
             yield part, notes
         done = True
     finally:
-        _stop(readers, kill=not done)  # stopped early (an error, Ctrl-C, a closed pipe)
+        _stop(split.readers, kill=not done)  # stopped early (an error, Ctrl-C, a closed pipe)
     totals.summary.suppressed = suppressed
     finish(totals)
 
@@ -110,15 +126,7 @@ def _work(job: Any, units: list[list[Any]], mine: range, stream: Any, out: Any) 
     status = 0
     try:
         for i in mine:
-            unit, filtered = check_unit(job, units[i], None, RunResult(job.settings))
-            summary = Summary()
-            count(summary, unit)
-            _send(
-                out,
-                (stream.part(unit), summary, filtered, unit.errors, unit.skipped, unit.notes),
-            )
-            job.files.evict()
-            trim()
+            _send(out, _checked(job, units[i], stream))
     except KeyboardInterrupt:  # the parent has its own
         os._exit(130)
     except BaseException as exc:  # said to the parent, which reports it
@@ -132,6 +140,18 @@ def _work(job: Any, units: list[list[Any]], mine: range, stream: Any, out: Any) 
     except OSError:
         status = 1
     os._exit(status)
+
+
+def _checked(job: Any, candidates: list[Any], stream: Any) -> tuple[Any, ...]:
+    """One unit checked, as a worker sends it: (part, summary, suppressed, errors, skipped,
+    notes); the files it read are let go (as ``engine.check_units`` does between units)."""
+    unit, filtered = check_unit(job, candidates, None, RunResult(job.settings))
+    summary = Summary()
+    count(summary, unit)
+    message = (stream.part(unit), summary, filtered, unit.errors, unit.skipped, unit.notes)
+    job.files.evict()
+    trim()
+    return message
 
 
 def _send(out: Any, message: Any) -> None:
