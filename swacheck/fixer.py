@@ -20,7 +20,8 @@ def _relative(state: FileState, root: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def _count_remaining(result, settings) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def count_remaining(result, settings) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    """(the findings left, how many of them only ``--unsafe-fixes`` would fix)."""
     remaining = sum(len(r.findings) for r in result.results)
     unsafe = sum(
         1
@@ -63,7 +64,7 @@ def show_diff(settings) -> int:  # type: ignore[no-untyped-def]
         print_error(message)
     _say_unwritable(out)
     n = len(chunks)
-    _, unsafe = _count_remaining(result, settings)
+    _, unsafe = count_remaining(result, settings)
     more = f"; {unsafe} more with --unsafe-fixes" if unsafe else ""
     print_error(
         f"swacheck: {n} file{'s' if n != 1 else ''} would change "
@@ -81,17 +82,32 @@ def _read_by_a_person() -> bool:
     return tty or os.environ.get("GITHUB_ACTIONS") == "true"
 
 
-def apply_fixes(settings):  # type: ignore[no-untyped-def]
+def apply_fixes(settings, planned=None):  # type: ignore[no-untyped-def]
     """``--fix``: converge in memory, then write the changed files. Returns (a file was written,
     writes that failed, findings fixed, the check of the files as written: the rounds' last
-    check when every changed file was written as checked, else None)."""
-    fixer = Fixer(settings, write=True)
+    check when every changed file was written as checked, else None). ``planned``: the run as
+    ``fixworkers.fix_split`` planned it, (job, discovery result, units, digests read)."""
+    if planned is None:
+        fixer = Fixer(settings, write=True)
+    else:
+        job, base, units, checked = planned
+        share = (job, base, units, range(len(units)), False)
+        fixer = Fixer(settings, write=True, share=share, checked=checked)
     out = fixer.run()
+    wrote, failed, fixed, everything = write_fixes(fixer)
+    return wrote, failed, fixed, out.result if everything else None
+
+
+def write_fixes(fixer: Fixer) -> tuple[bool, int, int, bool]:
+    """Write what the rounds of ``fixer`` (run already) changed and say so; (a file was written,
+    writes that failed, findings fixed, every changed file was written as checked). A line per
+    file written, in the order of their real paths."""
+    out = fixer.out
     written, failed = fixer.write_all()
-    as_written = out.result if out.final and len(written) == len(fixer.changed()) else None
+    everything = out.final and len(written) == len(fixer.changed())
     for message in out.messages:
         print_error(message)
-    for state in written:
+    for state in sorted(written, key=lambda s: s.real):
         print_error(f"swacheck: fixed {one_line(state.path)}")
     _say_unwritable(out)
     for path in sorted(out.held):
@@ -100,7 +116,7 @@ def apply_fixes(settings):  # type: ignore[no-untyped-def]
         )
     done = {s.real for s in written}
     fixed = sum(1 for a in out.applied if a.files <= done)
-    return bool(written), failed, fixed, as_written
+    return bool(written), failed, fixed, everything
 
 
 def _say_unwritable(out) -> None:  # type: ignore[no-untyped-def]
@@ -115,6 +131,9 @@ def _say_unwritable(out) -> None:  # type: ignore[no-untyped-def]
 
 
 def summary(result, settings, fixed: int) -> str:  # type: ignore[no-untyped-def]
-    remaining, unsafe = _count_remaining(result, settings)
+    return summary_of(*count_remaining(result, settings), fixed)
+
+
+def summary_of(remaining: int, unsafe: int, fixed: int) -> str:
     extra = f" ({unsafe} need{'s' if unsafe == 1 else ''} --unsafe-fixes)" if unsafe else ""
     return f"swacheck: {fixed} fixed, {remaining} remaining{extra}"

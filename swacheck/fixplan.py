@@ -196,11 +196,16 @@ class _FileRound:
 
 
 class Fixer:
-    def __init__(self, settings, write: bool):  # type: ignore[no-untyped-def]
+    """The rounds of one ``--fix`` or ``--diff``. ``share``: the part of a planned run to fix
+    (``recheck.Recheck``), with ``checked``, the digests of the files its planning read."""
+
+    def __init__(self, settings, write: bool, share=None, checked=None):  # type: ignore[no-untyped-def]
         self.settings = settings
         self.write = write
+        self.share = share
         self.out = Outcome()
-        self.checked: dict[str, str] = {}
+        self.checked: dict[str, str] = dict(checked or {})
+        self.rounds = self.take_backs = 0
         self.unusable: dict[str, str] = {}  # real path -> why no fix is applied to it
         self.serial: set[str] = set()  # files whose fixes are applied one per round (blame)
         self.deferred: set[tuple] = set()  # findings whose fix waited once for the others'
@@ -214,12 +219,11 @@ class Fixer:
         from .recheck import Recheck
 
         loading.CHECKED, loading.OVERLAY = self.checked, {}
-        self.checks = checks = Recheck(self.settings)
+        self.checks = checks = Recheck(self.settings, self.share)
         try:
             pending: list[Applied] = []
             before: Counter = Counter()
             args: fixverify.Snapshot = {}
-            rounds = take_backs = 0
             while True:
                 result = self._check(checks)
                 self.out.result = result
@@ -227,14 +231,14 @@ class Fixer:
                 now = fixverify.snapshot(result, self.snapshots)
                 if pending and self._take_back(pending, before, counts, result, (args, now)):
                     pending = []
-                    take_backs += 1
-                    if take_backs > MAX_TAKE_BACKS:
+                    self.take_backs += 1
+                    if self.take_backs > MAX_TAKE_BACKS:
                         break
                     continue  # check again without the taken-back files' round
                 self.out.applied.extend(pending)
-                if rounds - take_backs == MAX_ROUNDS:  # the rounds planned and kept
+                if self.rounds - self.take_backs == MAX_ROUNDS:  # the rounds planned and kept
                     break
-                rounds += 1
+                self.rounds += 1
                 pending = self._round(result)
                 pending = self._stop_cycles(pending)
                 before, args = counts, now
@@ -559,7 +563,8 @@ class Fixer:
         file's time (8 ms one after the other, 0.5 ms sixteen at a time) and sixteen syncs
         share one journal commit."""
         written, failed = [], 0
-        changed, root = self.changed(), self.settings.root or os.getcwd()
+        changed = sorted(self.changed(), key=lambda s: s.real)  # the order of what is said
+        root = self.settings.root or os.getcwd()
         if len(changed) > 1:
             from concurrent.futures import ThreadPoolExecutor
 

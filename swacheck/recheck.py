@@ -161,15 +161,24 @@ class _Unit:
         self.read.update(f for c in self.memo.kept.values() for f in c.files)
 
 
-class Recheck:
-    """The checks of one ``--fix`` or ``--diff`` session (see the module's docstring)."""
+class Replanned(Exception):
+    """A share of a run (``fixworkers.py``) needed a full check again: its units may have moved."""
 
-    def __init__(self, settings: Settings) -> None:
+
+class Recheck:
+    """The checks of one ``--fix`` or ``--diff`` session (see the module's docstring).
+    ``share``: (the job, the discovery's result, the run's units, the indices of the units to
+    check, strict) of a run planned already: only those units are checked first; a round that
+    needs the run planned again raises :class:`Replanned` when strict, else plans it again."""
+
+    def __init__(self, settings: Settings, share: tuple | None = None) -> None:
         self.settings = settings
         self.job = None
         self.units: list[_Unit] = []
         self.base: RunResult | None = None  # the discovery's errors and skips
         self.full_checks = self.partial_checks = 0  # for the tests: how each round went
+        self.share = share
+        self.strict = False
 
     def run(self, changed: set[str]) -> RunResult:
         """The run checked with the texts as they are now; ``changed``: the real paths whose
@@ -187,8 +196,17 @@ class Recheck:
     def _full(self) -> RunResult:
         self.full_checks += 1
         settings = self.settings
-        base = RunResult(settings)
-        self.job, candidates = engine.start(settings, base)
+        if self.share is not None:  # used once: a run planned again holds no earlier job
+            self.job, base, planned, mine, self.strict = self.share
+            self.share = None
+            candidates = [planned[i] for i in mine]
+        elif self.strict:
+            raise Replanned
+        else:
+            if self.job is not None:  # planned again: what the last plan read is let go
+                self.job.files.release()
+            base = RunResult(settings)
+            self.job, candidates = engine.start(settings, base)
         self.job.files.persistent = True
         self.base = base
         self.units = [

@@ -76,8 +76,15 @@ def _run_check(settings: Settings) -> int:
     result = None
     if settings.fix:
         from .fixer import apply_fixes
+        from .fixworkers import fix_split
 
-        _, failed, fixed, result = apply_fixes(settings)
+        planned, split = fix_split(settings, renderer)
+        if split is not None and split.parts is not None:
+            return _report_split_fix(settings, renderer, split)
+        if split is not None:  # a write failed: the files as they are now
+            failed, fixed = split.failed, split.fixed
+        else:
+            _, failed, fixed, result = apply_fixes(settings, planned)
     if result is None:  # with --fix: what is left, as written (the fixer's last check, if valid)
         result = run(settings)
     print_notes(settings, result.notes)
@@ -97,6 +104,28 @@ def _run_check(settings: Settings) -> int:
 
         return write_baseline(settings, result, code)
     return code
+
+
+def _report_split_fix(settings: Settings, renderer, split) -> int:  # type: ignore[no-untyped-def]
+    """The report of a ``--fix`` split between processes (``fixworkers.py``), as ``_run_check``
+    writes the one-process fix's: the units' parts in the run's order, then the fix line."""
+    from .fixer import summary_of
+
+    totals = split.totals
+    print_notes(settings, totals.notes)
+    for error in totals.errors:
+        print(error, file=sys.stderr)
+
+    def write(out) -> None:  # type: ignore[no-untyped-def]
+        stream = renderer.Stream(settings, out)
+        for part in split.parts:
+            stream.take(part)
+        stream.finish(totals)
+
+    if not _deliver(settings, write, totals):
+        return 2
+    print_error(summary_of(*split.remaining, split.fixed))
+    return 2 if split.failed else totals.exit_code
 
 
 def _write_baseline_only(settings: Settings) -> int:
@@ -130,6 +159,8 @@ def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyp
                 print(error, file=sys.stderr)
             printed[0] = len(totals.errors)
 
+        from .workers import jobs
+
         workers = _workers(job, units, stream, out, jobs(settings, units, stream))
         if workers is not None:
             from .workers import check_units as in_workers
@@ -156,35 +187,6 @@ def _stream_check(settings: Settings, renderer) -> int:  # type: ignore[no-untyp
 
         return write_baseline(settings, totals, totals.exit_code)
     return totals.exit_code
-
-
-JOBS_ENV = "SWACHECK_JOBS"
-MIN_FILES = 400  # below it forking and sending the parts cost about what a second process saves
-MAX_WORKERS = 4
-
-
-def jobs(settings: Settings, units, stream) -> int:  # type: ignore[no-untyped-def]
-    """How many processes check the run's units (``workers.py``; 1: this one, in order)."""
-    if len(units) < 2 or not getattr(stream, "parts", False) or not hasattr(os, "fork"):
-        return 1
-    if sys.platform != "linux" or settings.fix or settings.commands:
-        return 1
-    if settings.baseline is not None or settings.write_baseline:
-        return 1
-    if any(c.path == "-" for unit in units for c in unit):
-        return 1
-    from .limits import MAX_RUN_BYTES, run_bytes
-
-    if run_bytes() * 4 > MAX_RUN_BYTES:  # reading ahead used a quarter of the run's budget
-        return 1
-    wanted = os.environ.get(JOBS_ENV, "").strip()
-    if wanted:
-        n = int(wanted) if wanted.isdigit() else 1
-    elif sum(len(unit) for unit in units) >= MIN_FILES:
-        n = len(os.sched_getaffinity(0))
-    else:
-        return 1
-    return max(1, min(n, MAX_WORKERS, len(units)))
 
 
 def _workers(job, units, stream, out, n: int):  # type: ignore[no-untyped-def]

@@ -17,19 +17,20 @@ baseline, standard input or ``--command``), a format whose stream makes parts (h
 a terminal, concise, json), two units or more, and a run whose reading ahead used
 at most a quarter of the per-run read budget (``limits.MAX_RUN_BYTES``): each worker has the
 run's budgets, so that a run within them reads the same files either way; one that goes past
-them is stopped in each worker at the limit (at most ``runner.MAX_WORKERS`` times the budget in all).
+them is stopped in each worker at the limit (at most ``MAX_WORKERS`` times the budget in all).
 
-``runner.jobs`` decides how many: ``SWACHECK_JOBS`` sets the number of processes (``1``: one
+``jobs`` decides how many: ``SWACHECK_JOBS`` sets the number of processes (``1``: one
 process; ``N``: up to N whenever the run qualifies, however small); unset, a run of
 ``MIN_FILES`` files or more uses one per processor (``os.sched_getaffinity``), at most
-``MAX_WORKERS``. This module is imported only by a run that uses workers.
+``MAX_WORKERS``. Its imports are light (``pickle`` and ``signal`` wait for a run that
+forks), since every streamed check asks ``jobs``.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import fields
 from typing import Any
 
@@ -37,6 +38,45 @@ from .engine import check_unit, count
 from .model.records import SEVERITY_RANK, Summary
 from .model.text import trim
 from .results import RunResult
+from .settings import Settings
+
+JOBS_ENV = "SWACHECK_JOBS"
+MIN_FILES = 400  # below it forking and sending the parts cost about what a second process saves
+MAX_WORKERS = 4
+
+
+def jobs(settings: Settings, units, stream, fixing: bool = False) -> int:  # type: ignore[no-untyped-def]
+    """How many processes check the run's units (``workers.py``; 1: this one, in order), or
+    with ``fixing`` fix them (``fixworkers.py``: not ``--diff`` or ``--show-pairs``)."""
+    if len(units) < 2 or not getattr(stream, "parts", False) or not splittable(settings, fixing):
+        return 1
+    if any(c.path == "-" for unit in units for c in unit):
+        return 1
+    from .limits import MAX_RUN_BYTES, run_bytes
+
+    if run_bytes() * 4 > MAX_RUN_BYTES:  # reading ahead used a quarter of the run's budget
+        return 1
+    wanted = os.environ.get(JOBS_ENV, "").strip()
+    if wanted:
+        n = int(wanted) if wanted.isdigit() else 1
+    elif sum(len(unit) for unit in units) >= MIN_FILES:
+        n = len(os.sched_getaffinity(0))
+    else:
+        return 1
+    return max(1, min(n, MAX_WORKERS, len(units)))
+
+
+def splittable(settings: Settings, fixing: bool = False) -> bool:
+    """What of a run's settings lets ``jobs`` split it: Linux, no ``--command``, standard input
+    or baseline; a plain check, or with ``fixing`` a ``--fix`` (not ``--diff``, ``--show-pairs``
+    or ``--statistics``)."""
+    if sys.platform != "linux" or not hasattr(os, "fork") or settings.commands:
+        return False
+    if settings.fix != fixing or "-" in settings.paths:
+        return False
+    if fixing and (settings.diff or settings.show_pairs or settings.statistics):
+        return False
+    return settings.baseline is None and not settings.write_baseline
 
 
 class WorkerFailed(Exception):
@@ -59,21 +99,29 @@ class Split:
     def message(self, i: int) -> tuple[Any, ...]:
         """Unit ``i`` as a worker sends it: checked here when it is this process's share."""
         if i % self.n:
-            return _receive(self.readers[i % self.n - 1])
+            return receive(self.readers[i % self.n - 1])
         return _checked(self.job, self.units[i], self.stream)
 
 
-def start(job: Any, units: list[list[Any]], n: int, stream: Any) -> Split | None:
+def start(
+    job: Any, units: list[list[Any]], n: int, stream: Any, work: Callable[[int], Any] | None = None
+) -> Split | None:
     """Fork ``n - 1`` workers for the units; None when the system cannot start them all (a
-    process limit): the ones started are stopped, and the run is checked in this process."""
+    process limit): the ones started are stopped, and the run is checked in this process.
+    ``work``: what worker ``k`` sends instead of its units one by one: ``work(k)``, once
+    (``fixworkers.py``)."""
     sys.stdout.flush()  # nothing buffered is copied into a worker (a worker writes nothing)
     sys.stderr.flush()
     readers: list[tuple[Any, int]] = []
     try:
         for k in range(1, n):
-            readers.append(_start(job, units, k, n, stream))
+            if work is None:
+                mine = range(k, len(units), n)
+                readers.append(_start(lambda out, mine=mine: _work(job, units, mine, stream, out)))
+            else:
+                readers.append(_start(lambda out, k=k: _send(out, work(k))))
     except OSError:
-        _stop(readers)
+        stop(readers)
         return None
     return Split(job, units, stream, readers)
 
@@ -98,12 +146,12 @@ def check_units(split: Split, totals: RunResult) -> Iterator[tuple[Any, list[Any
             yield part, notes
         done = True
     finally:
-        _stop(split.readers, kill=not done)  # stopped early (an error, Ctrl-C, a closed pipe)
+        stop(split.readers, kill=not done)  # stopped early (an error, Ctrl-C, a closed pipe)
     totals.summary.suppressed = suppressed
     finish(totals)
 
 
-def _stop(readers: list[tuple[Any, int]], kill: bool = True) -> None:
+def stop(readers: list[tuple[Any, int]], kill: bool = True) -> None:
     for reader, pid in readers:
         if kill:
             _kill(pid)
@@ -111,22 +159,28 @@ def _stop(readers: list[tuple[Any, int]], kill: bool = True) -> None:
         _reap(pid)
 
 
-def _start(job: Any, units: list[list[Any]], k: int, n: int, stream: Any) -> tuple[Any, int]:
+def _start(body: Callable[[Any], None]) -> tuple[Any, int]:
+    """Fork a worker that runs ``body(its pipe)`` and exits (``_worker``)."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the worker
         os.close(r)
-        _work(job, units, range(k, len(units), n), stream, os.fdopen(w, "wb"))
+        _worker(body, os.fdopen(w, "wb"))
     os.close(w)
     return os.fdopen(r, "rb"), pid
 
 
 def _work(job: Any, units: list[list[Any]], mine: range, stream: Any, out: Any) -> None:
-    """Check the units ``mine`` and send each one's part; never returns."""
+    """Check the units ``mine`` and send each one's part."""
+    for i in mine:
+        _send(out, _checked(job, units[i], stream))
+
+
+def _worker(body: Callable[[Any], None], out: Any) -> None:
+    """A worker's life: ``body(out)``, an error said to the parent; never returns."""
     status = 0
     try:
-        for i in mine:
-            _send(out, _checked(job, units[i], stream))
+        body(out)
     except KeyboardInterrupt:  # the parent has its own
         os._exit(130)
     except BaseException as exc:  # said to the parent, which reports it
@@ -162,7 +216,7 @@ def _send(out: Any, message: Any) -> None:
     out.write(data)
 
 
-def _receive(worker: tuple[Any, int]) -> Any:
+def receive(worker: tuple[Any, int]) -> Any:
     reader, _ = worker
     head = reader.read(8)
     if len(head) < 8:

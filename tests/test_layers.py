@@ -60,6 +60,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "swacheck.clisettings",
             "swacheck.runner",
             "swacheck.workers",
+            "swacheck.fixworkers",
             "swacheck.baseline",
             "swacheck.api",
             "swacheck.config",

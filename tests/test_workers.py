@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from swacheck import runner
+from swacheck import runner, workers
 from swacheck.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,20 +174,25 @@ def test_one_process_when_told_or_when_the_run_cannot_be_split(repo, monkeypatch
 
     units = [[SimpleNamespace(path=f"{n}.yaml")] for n in range(3)]
     monkeypatch.setenv("SWACHECK_JOBS", "1")
-    assert runner.jobs(_settings(repo), units, Stream()) == 1
+    assert workers.jobs(_settings(repo), units, Stream()) == 1
     monkeypatch.setenv("SWACHECK_JOBS", "3")
-    assert runner.jobs(_settings(repo, fix=True), units, Stream()) == 1
-    assert runner.jobs(_settings(repo), units, object()) == 1  # a format without parts
+    assert workers.jobs(_settings(repo, fix=True), units, Stream()) == 1  # a check's split
+    assert workers.jobs(_settings(repo, fix=True), units, Stream(), fixing=True) == 3
+    assert (
+        workers.jobs(_settings(repo, fix=True, show_pairs=True), units, Stream(), fixing=True) == 1
+    )
+    assert workers.jobs(_settings(repo), units, object()) == 1  # a format without parts
     monkeypatch.delenv("SWACHECK_JOBS")
-    assert runner.jobs(_settings(repo), units, Stream()) == 1  # 3 files: not worth a fork
+    assert workers.jobs(_settings(repo), units, Stream()) == 1  # 3 files: not worth a fork
     monkeypatch.setenv("SWACHECK_JOBS", "3")
-    assert runner.jobs(_settings(repo), units, Stream()) == 3
-    assert runner.jobs(_settings(repo), [*units, [SimpleNamespace(path="-")]], Stream()) == 1
+    assert workers.jobs(_settings(repo), units, Stream()) == 3
+    assert workers.jobs(_settings(repo), [*units, [SimpleNamespace(path="-")]], Stream()) == 1
     monkeypatch.setenv("SWACHECK_JOBS", "9")
-    assert runner.jobs(_settings(repo), units * 3, Stream()) == runner.MAX_WORKERS
+    assert workers.jobs(_settings(repo), units * 3, Stream()) == workers.MAX_WORKERS
 
 
-def test_a_fix_run_never_forks(monkeypatch, tmp_path):
+def test_a_diff_run_never_forks(monkeypatch, tmp_path, capsys):
+    """``--diff`` is one process (``--fix`` is split by fixworkers.py: tests/fix/)."""
     repo = _repo(tmp_path)
 
     def no_fork():
@@ -195,8 +200,9 @@ def test_a_fix_run_never_forks(monkeypatch, tmp_path):
 
     monkeypatch.setattr(os, "fork", no_fork)
     monkeypatch.setenv("SWACHECK_JOBS", "4")
-    code = runner.check_paths({"paths": [str(repo / "configs")], "fix": True})
+    code = runner.check_paths({"paths": [str(repo / "configs")], "diff": True})
     assert code in (1, 2)
+    assert "would change" in capsys.readouterr().err
 
 
 def test_a_split_run_forks_a_worker_per_process_asked_but_its_own(repo, monkeypatch, capsys):

@@ -407,6 +407,12 @@ class FileCache:
         if not self.persistent:
             self._files = {k: v for k, v in self._files.items() if k in self._kept}
 
+    def release(self) -> None:
+        """Forget everything read and parsed: the run is planned again with a new cache
+        (``recheck.Recheck``), and whatever still refers to this one holds no file."""
+        self._files, self._ahead, self._kept = {}, {}, set()
+        self._ahead_chars = 0
+
     def forget(self, keys: set[str]) -> None:
         """Drop what was read and parsed of these files (real paths): their text changed."""
         for key in keys:

@@ -20,8 +20,8 @@ def checks(monkeypatch):
     sessions: list[swacheck.recheck.Recheck] = []
     init = swacheck.recheck.Recheck.__init__
 
-    def recording(self, settings):  # type: ignore[no-untyped-def]
-        init(self, settings)
+    def recording(self, settings, *share):  # type: ignore[no-untyped-def]
+        init(self, settings, *share)
         sessions.append(self)
 
     monkeypatch.setattr(swacheck.recheck.Recheck, "__init__", recording)

@@ -40,8 +40,8 @@ def watched(monkeypatch):
 
     init = swacheck.recheck.Recheck.__init__
 
-    def recording(self, settings):  # type: ignore[no-untyped-def]
-        init(self, settings)
+    def recording(self, settings, *share):  # type: ignore[no-untyped-def]
+        init(self, settings, *share)
         sessions.append(self)
 
     monkeypatch.setattr(swacheck.engine, "resolve", counting)

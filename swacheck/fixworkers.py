@@ -1,0 +1,222 @@
+"""``--fix`` of a large run in worker processes, kept only when it is the fix one process makes.
+
+A run's units are independent as long as no fix of one edits a file another reads. So, as
+``workers.py`` does for a check, a planned run of ``workers.MIN_FILES`` files or more is split
+``n`` ways (this process and ``n - 1`` workers forked from it): each runs the rounds
+(``fixplan.Fixer``) over its share of the units, in memory, and writes nothing. The run then
+keeps the shares' result only when each share's rounds are, unit for unit, the rounds of the
+whole run:
+
+- no file a share's fixes edited (changed in the end or not) is read by a unit of another
+  share (a script two folders source, a model config with ``--fix-model-configs``), and each
+  share edited only files it read;
+- no share needed the run planned again (``recheck.Replanned``) or came near the round limit
+  (``MAX_ROUNDS`` rounds; ``MAX_TAKE_BACKS`` rounds taken back, counted over all the shares),
+  and none has a line to say (a file that changed since it was checked, a fix through a YAML
+  anchor, a round taken back for a reason): those are decided for the whole run, or said in
+  its order. A round a share takes back in silence (a fix that waits for another one of its
+  file) is the whole run's: it puts back files of that share only, and the other shares' next
+  round is derived from the same texts either way.
+
+Otherwise the split is dropped and the run is fixed in one process from the start, so the
+files written and the report are the same either way; only a split that is dropped costs more
+time than one process. The files are written by this process only (``fixer.write_fixes``), and
+the report of the files as written is the shares' last check, unit by unit in the run's order
+(``Stream.take``), as the check in workers writes it.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from . import engine, loading
+from .fixplan import MAX_ROUNDS, MAX_TAKE_BACKS, Fixer
+from .model.recordtype import record
+from .model.text import trim
+from .recheck import Replanned
+from .results import RunResult
+from .workers import add, jobs, receive, splittable, stop
+
+
+@record(repr=False, eq=False)
+class Share:
+    """What one share's rounds give the run: ``kept`` False when they are not the run's."""
+
+    kept: bool
+    take_backs: int = 0
+    states: list = None  # type: ignore[assignment]  # the files it changed (FileState)
+    applied: list = None  # type: ignore[assignment]
+    held: set = None  # type: ignore[assignment]
+    read: set = None  # type: ignore[assignment]  # real paths its units read
+    touched: set = None  # type: ignore[assignment]  # real paths a fix of its edited, changed or not
+    units: list = None  # type: ignore[assignment]  # (index, workers message) per unit
+    remaining: tuple[int, int] = (0, 0)  # fixer.count_remaining of its units
+
+
+@record(repr=False, eq=False)
+class Done:
+    """A split ``--fix``: what ``runner`` reports."""
+
+    failed: int
+    fixed: int
+    parts: list  # each unit's Stream.part, in the run's order; None: check again (a write failed)
+    totals: RunResult
+    remaining: tuple[int, int]
+
+
+def fix_split(settings: Any, renderer: Any) -> tuple[tuple | None, Done | None]:
+    """(None, the run fixed in ``workers.jobs`` processes, written and ready to report), or the
+    run to fix in one process: (the run as planned, None) when it is not worth splitting, else
+    (None, None) (a split whose rounds are not the run's: it is planned again from the start)."""
+    from .fixer import write_fixes
+
+    if not renderer.STREAMS or not splittable(settings, fixing=True):
+        return None, None
+    checked: dict[str, str] = {}
+    loading.CHECKED = checked  # the digests of what the planning reads, for every share
+    try:
+        base = RunResult(settings)
+        job, units = engine.start(settings, base)
+    finally:
+        loading.CHECKED = None
+    stream = _stream(settings, renderer)
+    planned = (job, base, units, checked)
+    n = jobs(settings, units, stream, fixing=True)
+    if n < 2:
+        return planned, None
+    shares = _run_split(settings, planned, n, stream)
+    if shares is None or not _one_run(shares):
+        return None, None
+    fixer = Fixer(settings, write=True)
+    for share in shares:
+        fixer.out.states.update((s.real, s) for s in share.states)
+        fixer.out.applied.extend(share.applied)
+        fixer.out.held |= share.held
+    fixer.out.final = True
+    _, failed, fixed, everything = write_fixes(fixer)
+    messages = sorted((i, m) for share in shares for i, m in share.units)
+    totals = _totals(base, [m for _, m in messages])
+    remaining = tuple(sum(s.remaining[k] for s in shares) for k in (0, 1))
+    parts = [m[0] for _, m in messages] if everything else None
+    return None, Done(failed, fixed, parts, totals, remaining)  # type: ignore[arg-type]
+
+
+def _stream(settings: Any, renderer: Any) -> Any:
+    """A Stream of the report's format to make parts with: on a stand-in for where the report
+    goes (a terminal or not; what a Stream writes as it starts is dropped)."""
+    import sys
+
+    tty = False
+    if not settings.output:
+        try:
+            tty = sys.stdout.isatty()
+        except (AttributeError, ValueError):  # no standard output, or a closed one
+            tty = False
+    return renderer.Stream(settings, _Like(tty))
+
+
+class _Like(io.StringIO):
+    """A report's destination as a Stream sees it: a terminal or not."""
+
+    def __init__(self, tty: bool):
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def _run_split(settings: Any, planned: tuple, n: int, stream: Any) -> list[Share] | None:
+    """Each share's rounds: this process's (share 0) and the workers'; None when the system
+    cannot start the workers (the run is fixed in one process)."""
+    from .workers import start
+
+    job, base, units, checked = planned
+
+    def work(k: int) -> Share:
+        return _share(settings, job, base, units, range(k, len(units), n), checked, stream)
+
+    split = start(job, units, n, stream, work)
+    if split is None:
+        return None
+    done = False
+    try:
+        shares = [work(0)]
+        for reader in split.readers:
+            shares.append(receive(reader))
+        done = True
+    finally:
+        stop(split.readers, kill=not done)
+    return shares
+
+
+def _share(settings, job, base, units, mine: range, checked, stream) -> Share:  # type: ignore[no-untyped-def]
+    """The rounds over the units ``mine``, in memory."""
+    from .fixer import count_remaining
+
+    fixer = Fixer(settings, write=True, share=(job, base, units, mine, True), checked=checked)
+    try:
+        out = fixer.run()
+    except Replanned:
+        return Share(False)
+    if fixer.rounds >= MAX_ROUNDS or out.messages or out.unwritable or not out.final:
+        return Share(False)
+    messages = []
+    for i, unit in zip(mine, fixer.checks.units, strict=True):
+        messages.append((i, _message(unit.result, unit.suppressed, stream)))
+    read = set().union(*(u.read for u in fixer.checks.units))
+    states = fixer.changed()
+    trim()
+    return Share(
+        True,
+        fixer.take_backs,
+        states,
+        list(out.applied),
+        set(out.held),
+        read,
+        set(out.states),
+        messages,
+        count_remaining(out.result, settings),
+    )
+
+
+def _message(unit: RunResult, suppressed: int, stream: Any) -> tuple:
+    """A unit as ``workers`` sends a checked one: (part, summary, suppressed, errors, skipped,
+    notes)."""
+    from .model.records import Summary
+
+    summary = Summary()
+    engine.count(summary, unit)
+    return (stream.part(unit), summary, suppressed, unit.errors, unit.skipped, unit.notes)
+
+
+def _one_run(shares: list[Share]) -> bool:
+    """Whether the shares' rounds are those of the whole run (the module's docstring)."""
+    if not all(s.kept for s in shares) or sum(s.take_backs for s in shares) > MAX_TAKE_BACKS:
+        return False
+    for s in shares:
+        if not s.touched <= s.read:
+            return False
+        if any(s.touched & other.read for other in shares if other is not s):
+            return False
+    return True
+
+
+def _totals(base: RunResult, messages: list[tuple]) -> RunResult:
+    """The run's totals from the units' messages, as ``recheck.Recheck`` counts a run."""
+    totals = RunResult(base.settings)
+    totals.errors = list(base.errors)
+    totals.skipped = list(base.skipped)
+    totals.skipped_why = dict(base.skipped_why)
+    totals.summary.input_errors = len(totals.errors)
+    suppressed = 0
+    for _, summary, filtered, errors, skipped, notes in messages:
+        add(totals.summary, summary)
+        totals.errors.extend(errors)
+        totals.skipped.extend(skipped)
+        totals.notes.extend(notes)
+        suppressed += filtered
+    totals.summary.suppressed = suppressed
+    engine.finish(totals)
+    return totals

@@ -1,0 +1,164 @@
+"""``--fix`` split between processes (swacheck/fixworkers.py): the same files written, the same
+report and lines, byte for byte, as one process; a split whose rounds are not the whole run's
+is dropped and the run fixed in one process; an error in a worker writes nothing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_workers import _repo  # the check's worker tests build the same tree
+
+from swacheck import fixworkers, runner
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+
+# a value shared through a YAML anchor: its fix is refused with a line (the split is dropped)
+ANCHORED = """\
+x-algo: &algo NEXTN
+model-path: ../../models/v4
+tp-size: 8
+speculative-algorithm: *algo
+speculative-num-steps: 1
+speculative-eagle-topk: 1
+"""
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _repo(tmp_path_factory.mktemp("fixworkers"))
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def _fix(tree: Path, where: Path, jobs: str, *args: str) -> tuple:
+    shutil.copytree(tree, where)
+    out = where / "out.json"
+    given = [out.name if a == "OUT" else a for a in args]
+    env = {**os.environ, "SWACHECK_JOBS": jobs}
+    env.pop("FORCE_COLOR", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "swacheck", *given],
+        cwd=where,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    report = out.read_bytes() if out.exists() else b""
+    out.unlink(missing_ok=True)
+    return done.returncode, done.stdout, done.stderr, report, _files(where)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--fix", "configs"),
+        ("--fix", "--unsafe-fixes", "configs"),
+        ("--fix", "-v", "configs"),
+        ("--fix", "--format", "concise", "configs"),
+        ("--fix", "--format", "json", "--output", "OUT", "configs"),
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_a_split_fix_writes_and_says_what_one_process_does(tree, tmp_path, args):
+    one = _fix(tree, tmp_path / "one", "1", *args)
+    three = _fix(tree, tmp_path / "three", "3", *args)
+    assert one[0] in (1, 2), one[2]
+    assert b"swacheck: fixed " in one[2]
+    assert one[4] != _files(tree)  # files were fixed ...
+    assert three == one  # ... the same ones, the same way, with the same words
+
+
+def _spy(monkeypatch) -> list[bool]:
+    kept: list[bool] = []
+    real = fixworkers._one_run
+
+    def one_run(shares):
+        kept.append(real(shares))
+        return kept[-1]
+
+    monkeypatch.setattr(fixworkers, "_one_run", one_run)
+    return kept
+
+
+def test_the_split_is_kept_for_independent_units(tree, tmp_path, monkeypatch, capsys):
+    work = tmp_path / "w"
+    shutil.copytree(tree, work)
+    kept = _spy(monkeypatch)
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("SWACHECK_JOBS", "2")
+    code = runner.check_paths({"paths": ["configs"], "fix": True})
+    assert code == 2  # the tree has a file that does not parse
+    assert kept == [True]
+    assert "swacheck: fixed " in capsys.readouterr().err
+
+
+def test_a_split_with_a_line_to_say_is_dropped_for_one_process(tree, tmp_path, monkeypatch):
+    """A fix refused through a YAML anchor is said in the run's order: the run is fixed again in
+    one process, and writes and says what a run in one process does."""
+    base = tmp_path / "base"
+    shutil.copytree(tree, base)
+    (base / "configs" / "team-04" / "anchored.yaml").write_text(ANCHORED)
+    one = _fix(base, tmp_path / "one", "1", "--fix", "configs")
+    kept = _spy(monkeypatch)
+    work = tmp_path / "w"
+    shutil.copytree(base, work)
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("SWACHECK_JOBS", "3")
+    runner.check_paths({"paths": ["configs"], "fix": True})
+    assert kept == [False]
+    three = _fix(base, tmp_path / "three", "3", "--fix", "configs")
+    assert b"not fixable automatically: the value is shared through a YAML anchor" in one[2]
+    assert three == one
+
+
+@pytest.mark.parametrize(
+    "shares, kept",
+    [
+        ([({"a"}, {"a", "m"}), ({"b"}, {"b", "m"})], True),  # a model config read by both
+        ([({"a"}, {"a", "s"}), ({"b"}, {"b", "a"})], False),  # share 2 reads what 1 changed
+        ([({"a"}, {"m"}), (set(), {"b"})], False),  # an edit of a file the share never read
+        ([({"a"}, {"a"}), (set(), {"b"})], True),
+    ],
+)
+def test_the_split_is_the_runs_only_when_no_change_crosses_shares(shares, kept):
+    made = [
+        fixworkers.Share(True, 0, [], [], set(), read, touched, [], (0, 0))
+        for touched, read in shares
+    ]
+    assert fixworkers._one_run(made) is kept
+    made[0].take_backs = 33  # more than MAX_TAKE_BACKS over the run
+    assert fixworkers._one_run(made) is False
+
+
+def test_an_error_in_a_fixing_worker_is_an_internal_error_and_writes_nothing(
+    tree, tmp_path, monkeypatch, capsys
+):
+    work = tmp_path / "w"
+    shutil.copytree(tree, work)
+    before = _files(work)
+    real = fixworkers._share
+
+    def boom(settings, job, base, units, mine, checked, stream):
+        if mine.start == 1:  # the worker's share (this process has share 0)
+            raise RuntimeError("boom in a share")
+        return real(settings, job, base, units, mine, checked, stream)
+
+    monkeypatch.setattr(fixworkers, "_share", boom)
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("SWACHECK_JOBS", "2")
+    code = runner.check_paths({"paths": ["configs"], "fix": True})
+    assert code == 2
+    assert (
+        "swacheck: internal error: RuntimeError: boom in a share (please report it; exit 2)"
+        in capsys.readouterr().err
+    )
+    assert _files(work) == before
