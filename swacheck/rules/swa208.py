@@ -19,9 +19,14 @@ Reports a target or draft `config.json` SGLang's config loading stops on:
 `sliding_window` (and no `sliding_window` in `json-model-override-args`). SGLang's config class
 for that model type (`utils/hf_transformers/common.py` `_DeepseekV4ConfigAlias`) has no default
 for it and `ModelConfig`'s DeepSeek-V4 branch reads it (`configs/model_config.py` 0.5.23:1425,
-0.5.22:1316, 0.5.20:1149, 0.5.17:880). swacheck then has no window to compute pools from:
-the deployment is reported as skipped with this error. A config of another or no `model_type`
-without `sliding_window` stays an input error (SGLang's failure there depends on transformers).
+0.5.22:1316, 0.5.20:1149, 0.5.17:880). For the target, swacheck then has no window to compute
+pools from: the deployment is reported as skipped with this error. An EAGLE/MTP draft's config
+is loaded only when the draft worker builds its `ModelConfig`, after every argument hook and the
+target's pool: the target's pool is kept (the deployment is skipped with no draft pool), and
+what the hooks and the target's rules refuse, which SGLang stops on first, is reported beside
+this error (conformance case `draft-refused-hooks`). A DSpark draft, read while the arguments
+are resolved, still skips the deployment. A config of another or no `model_type` without
+`sliding_window` stays an input error (SGLang's failure there depends on transformers).
 
 ## Why it matters
 

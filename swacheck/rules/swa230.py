@@ -258,7 +258,7 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     # a draft config.json SGLang's ModelConfig refuses (SWA208) fails when the draft worker is
     # built, after the argument hooks: their refusals come first, the scheduler's never come
     draft = any(e.data.get("role") == "draft" for e in res.events_of(Kind.MODEL_CONFIG_REFUSED))
-    dsv4 = is_dsv4(res) or refused
+    dsv4 = (is_dsv4(res) and not draft) or refused
     if not (dsv4 or draft) or release_key(res.profile.version) < (0, 5, 21):
         return
     for a, message, place in refusals(res):  # SGLang stops at the first

@@ -151,17 +151,28 @@ def _pools(
                 "draft.geometry is given but the server runs no speculative decoding", dep.location
             )
         return target_pool, None, draft_tokens
-    draft = speculative.draft(r, dsv4, target, args, draft_tokens)
-    draft_pool = memory_pool.pool(
-        r,
-        "draft",
-        draft.model,
-        shared,
-        _draft_page(r, page),
-        draft.tokens,
-        dep.draft_geometry.values,
-        model_config.ref_val(draft.ref, "draft") if draft.ref is not None else draft.path,
-    )
+    try:
+        draft = speculative.draft(r, dsv4, target, args, draft_tokens)
+        draft_pool = memory_pool.pool(
+            r,
+            "draft",
+            draft.model,
+            shared,
+            _draft_page(r, page),
+            draft.tokens,
+            dep.draft_geometry.values,
+            model_config.ref_val(draft.ref, "draft") if draft.ref is not None else draft.path,
+        )
+    except model_config.ModelConfigRefused as refused:
+        if refused.role != "draft" or dsv4.algo == "DSPARK":
+            raise
+        # SGLang builds an EAGLE/MTP draft's ModelConfig with the draft worker, after every
+        # argument hook and the target's pool: the launch stops there, and what the target
+        # and the hooks refuse is refused before it (the rules of the target still run)
+        model_config.said(r, refused)
+        reason = refused.refusal.reason if refused.refusal is not None else refused.reason
+        r.draft_refused = f"SGLang cannot load the draft model config ({reason}): no draft pool"
+        return target_pool, None, draft_tokens
     if dsv4.algo == "DSPARK":
         target_pool = memory_pool.pool(
             r,
@@ -202,7 +213,10 @@ def _resolution(r: ArgReader, pd: bool, target: Pool, draft: Pool | None) -> Res
     )
     skip = ""
     if draft is None:
-        mode, skip = "skipped", "no speculative decoding, so no draft pool: SGLang compares nothing"
+        skip = (
+            r.draft_refused or "no speculative decoding, so no draft pool: SGLang compares nothing"
+        )
+        mode = "skipped"
     duplicates = list(dep.duplicates)
     seen: set[int] = set()
     for pool in (target, draft):

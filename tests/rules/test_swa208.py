@@ -31,6 +31,32 @@ def test_draft_without_sliding_window_is_the_failure_sglang_hits(lint, version):
     assert dep["mode"] == "skipped" and "draft model config" in dep["skip_reason"]
 
 
+@pytest.mark.parametrize(
+    "extra, code",
+    [
+        ("swa-full-tokens-ratio: 2\n", "SWA245"),  # arg_groups/kv_cache_hook.py 0.5.23:428
+        ("enable-deterministic-inference: true\n", "SWA223"),  # arg_groups/overrides.py 0.5.23:1119
+    ],
+)
+def test_a_draft_sglang_cannot_load_does_not_hide_what_the_hooks_refuse_first(lint, extra, code):
+    """SGLang builds an EAGLE draft's ModelConfig with the draft worker, after the argument hooks
+    and the target's pool (conformance case draft-refused-hooks: SGLang stops on the hook's
+    ValueError): the target's pool and the rules that read it stand beside SWA208."""
+    files = {
+        "models/nowin/config.json": NO_WINDOW,
+        "server.yaml": EAGLE + "speculative-draft-model-path: models/nowin\n" + extra,
+    }
+    run = lint(files)
+    assert run.exit_code == 1
+    assert only(run, "SWA208")["severity"] == "error"
+    assert only(run, code)["location"]["file"] == "server.yaml"
+    dep = run.deployments[0]
+    assert dep["draft"] is None and dep["target"]["sliding_window"] == 128
+    assert dep["skip_reason"] == (
+        "SGLang cannot load the draft model config (no sliding_window): no draft pool"
+    )
+
+
 def test_target_without_sliding_window_too(lint):
     run = lint({"models/v4/config.json": NO_WINDOW, "server.yaml": EAGLE})
     assert "(target) has no 'sliding_window'" in only(run, "SWA208")["message"]

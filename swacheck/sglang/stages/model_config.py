@@ -408,9 +408,16 @@ def refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
     (utils/hf_transformers/common.py _DeepseekV4ConfigAlias) has no default for it and
     ModelConfig's DSV4 branch reads it (configs/model_config.py 0.5.23:1425, 0.5.22:1316,
     0.5.20:1149, 0.5.17:880): the launch stops with an AttributeError, no pool is built."""
+    said(r, exc)
+    return _cannot_load(r, exc.role, exc.refusal.reason if exc.refusal else exc.reason)
+
+
+def said(r: ArgReader, exc: ModelConfigRefused) -> None:
+    """The refusal's event: SWA260's for a key the checkpoint's loaders stop on, else SWA208's."""
     model = exc.model
     if exc.refusal is not None:
-        return _checkpoint_refused(r, exc)
+        _checkpoint_refused(r, exc)
+        return
     message = exc.message or (
         f"{model.label} ({exc.role}) has no 'sliding_window': SGLang's ModelConfig fails: "
         "AttributeError: '_DeepseekV4ConfigAlias' object has no attribute 'sliding_window'"
@@ -424,10 +431,9 @@ def refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
         field=exc.field,
         fix=exc.fix,
     )
-    return _cannot_load(r, exc.role, exc.reason)
 
 
-def _checkpoint_refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
+def _checkpoint_refused(r: ArgReader, exc: ModelConfigRefused) -> None:
     """SWA260's event: where SGLang stops on the checkpoint, and with what."""
     found, model = exc.refusal, exc.model
     assert found is not None
@@ -442,7 +448,6 @@ def _checkpoint_refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
         exception=found.exception,
         site=found.site,
     )
-    return _cannot_load(r, exc.role, found.reason)
 
 
 def _cannot_load(r: ArgReader, role: str, reason: str) -> Resolution:

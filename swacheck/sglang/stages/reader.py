@@ -39,6 +39,9 @@ class ArgReader:
         self._bad_seen: set[int] = set()
         # a one-item list's value node -> the list (config_merge.as_merged): what was written
         self.from_list: dict[int, Any] = {}
+        # why the draft has no pool when SGLang cannot load its config (resolve._pools): the
+        # target's pool and rules stand, as SGLang refuses the draft only after them
+        self.draft_refused = ""
 
     def has_event(self, kind: Kind) -> bool:
         return any(e.kind == kind for e in self.events)
