@@ -115,6 +115,8 @@ def add_partners(
     server. The engine keeps a partner's deployments only when they pair with a named server."""
     from .inputs import _is_launch_file
 
+    if not any(c.explicit for c in candidates):  # a walk: nothing named, every file is in it
+        return candidates
     out = list(candidates)
     seen = {real(c.path) for c in candidates if c.path != "-"}
     folders: set[str] = set()
