@@ -105,3 +105,12 @@ def _in_vcs_metadata(path: str) -> bool:
         ):
             return True
     return False
+
+
+def folder_in_vcs_metadata(folder: str, real_folder: str) -> bool:
+    """Whether a folder (as named, and its real path ``real_folder``) lies in or is a ``.git``,
+    ``.hg`` or ``.svn`` folder: :func:`in_vcs_metadata` of a file in it that is no link, but
+    its name (the walk asks this once per folder)."""
+    return any(
+        part in VCS_DIRS for p in (os.path.abspath(folder), real_folder) for part in p.split(os.sep)
+    )

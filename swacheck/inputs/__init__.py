@@ -29,7 +29,7 @@ from ..model.records import InputError, InputProblem, Val
 from ..model.recordtype import record
 from ..model.text import one_line
 from ..model.tree import Document, Mapping, SourceFile, kind_name
-from ..paths import in_vcs_metadata, real, remember_real
+from ..paths import VCS_DIRS, folder_in_vcs_metadata, in_vcs_metadata, real, remember_real
 from . import gitignore, kinds
 from .deployment_file import is_deployment_file, load_deployment, load_pairs
 from .server_config import is_server_config, load_server_args
@@ -102,9 +102,11 @@ def discover(
     seen: set[str] = set()
     lexical_root = root.rstrip(os.sep) + os.sep if root else None
 
-    def add(path: str, explicit: bool, key: str | None = None) -> None:
+    def add(path: str, explicit: bool, key: str | None = None, vcs: bool | None = None) -> None:
         walked, key = key is not None, key or real(path)
-        if path != "-" and in_vcs_metadata(path, walked):  # .git/config, or a link to it
+        if vcs is None:  # else the walk knew: its folder's answer, or the file's name
+            vcs = path != "-" and in_vcs_metadata(path, walked)
+        if vcs:  # .git/config, or a link to it
             if key not in seen:  # named and walked: one error
                 errors.append(InputError(path, None, None, IN_VCS))  # type: ignore[arg-type]
             return seen.add(key)
@@ -219,6 +221,9 @@ def _walk_folder(
         ):
             folders.append(entry)
     real_dir = real(top)  # one lookup per folder; a file's own is only needed for a link
+    # a file's path and real path lie in version-control metadata when its folder's do (its
+    # real path is the folder's and its name): asked once per folder, not once per file
+    vcs = folder_in_vcs_metadata(top, real_dir)
     for entry in sorted(files, key=_name):
         name = entry.name
         if not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) or rules.ignored(
@@ -234,7 +239,11 @@ def _walk_folder(
             continue
         if not link:
             walked_regular(path)
-        add(path, False, None if link else remember_real(path, os.path.join(real_dir, name)))
+        if link:
+            add(path, False)
+        else:
+            key = remember_real(path, os.path.join(real_dir, name))
+            add(path, False, key, vcs or name in VCS_DIRS)
     return [f.name for f in sorted(folders, key=_name) if not f.is_symlink()], rules
 
 

@@ -244,3 +244,15 @@ def test_a_named_input_in_git_metadata_is_never_parsed(tmp_path, how):
         in text
     )
     assert "ok.yaml" in text or "Checked 1 deployment" in text  # the other file is still checked
+
+
+def test_a_walk_of_a_folder_in_git_metadata_reads_none_of_its_files(tmp_path):
+    """The walk asks once per folder (its path and real path), not once per file: a folder named
+    inside .git gives each of its files the error, and no file is parsed."""
+    repo, _ = make(tmp_path)
+    (repo / ".git" / "hooks").mkdir(exist_ok=True)
+    (repo / ".git" / "hooks" / "pre.yaml").write_text(f"model-path: {SECRET}\n")
+    code, text = run(repo, ".git/hooks")
+    assert code == 2, text
+    assert "pre.yaml: inside version-control metadata" in text
+    assert SECRET not in text
