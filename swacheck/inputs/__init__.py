@@ -224,27 +224,36 @@ def _walk_folder(
     # a file's path and real path lie in version-control metadata when its folder's do (its
     # real path is the folder's and its name): asked once per folder, not once per file
     vcs = folder_in_vcs_metadata(top, real_dir)
+    # a name from a listing is one component: the folder's paths, each made once, and the name
+    # after them are what os.path.join and normpath would make of each file (a third of a walk)
+    inside, named, real_in = _prefix(absolute), _prefix(os.path.normpath(top)), _prefix(real_dir)
     for entry in sorted(files, key=_name):
         name = entry.name
         if not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) or rules.ignored(
-            os.path.join(absolute, name), False
+            inside + name, False
         ):
             continue
-        path = os.path.normpath(os.path.join(top, name))
+        path = named + name
         link = entry.is_symlink()
         kind = _special(path) if link else _entry_kind(entry)
         if kind is not None:
             if special is not None:
                 special[path] = f"{kind}, not a regular file"
             continue
-        if not link:
-            walked_regular(path)
         if link:
             add(path, False)
         else:
-            key = remember_real(path, os.path.join(real_dir, name))
-            add(path, False, key, vcs or name in VCS_DIRS)
+            walked_regular(path)
+            add(path, False, remember_real(path, real_in + name), vcs or name in VCS_DIRS)
     return [f.name for f in sorted(folders, key=_name) if not f.is_symlink()], rules
+
+
+def _prefix(folder: str) -> str:
+    """What a file name follows in a path in ``folder`` (a normal path): ``folder`` and one
+    separator, nothing for ``.`` (``normpath`` drops it), no second one after a root."""
+    if folder == os.curdir:
+        return ""
+    return folder if folder.endswith((os.sep, os.altsep or os.sep)) else folder + os.sep
 
 
 def _name(entry: os.DirEntry[str]) -> str:
