@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import field
 
 from .inputs import Candidate, kinds
@@ -113,8 +114,6 @@ def add_partners(
     beside it that can hold one too, as ``partner`` candidates: a pre-commit hook names only the
     staged files, and a decode server staged alone must still be checked against its prefill
     server. The engine keeps a partner's deployments only when they pair with a named server."""
-    from .inputs import _is_launch_file
-
     if not any(c.explicit for c in candidates):  # a walk: nothing named, every file is in it
         return candidates
     out = list(candidates)
@@ -124,27 +123,35 @@ def add_partners(
         if not c.explicit or c.path == "-" or not _holds(files, c.path, PD_MARK):
             continue
         folder = os.path.dirname(c.path) or "."
-        if real(folder) in folders:
-            continue
-        folders.add(real(folder))
-        try:
-            names = sorted(os.listdir(folder))
-        except OSError:
-            continue
-        for name in names:
-            path = os.path.normpath(os.path.join(folder, name))
-            if (
-                name in exclude
-                or not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name))
-                or real(path) in seen
-            ):
-                continue
-            if files.root is not None and not inside(path, files.root):
-                continue  # a link to outside the root is never read (it was not named)
-            if os.path.isfile(path) and _holds(files, path, PD_MARK):
-                seen.add(real(path))
-                out.append(Candidate(path, False, partner=True))
+        if real(folder) not in folders:
+            folders.add(real(folder))
+            out.extend(_partners_in(folder, files, exclude, seen))
     return out
+
+
+def _partners_in(
+    folder: str, files: FileCache, exclude: tuple[str, ...], seen: set[str]
+) -> Iterator[Candidate]:
+    """The files of ``folder`` not in ``seen`` that can hold a PD server (added to ``seen``)."""
+    from .inputs import _is_launch_file
+
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return
+    for name in names:
+        path = os.path.normpath(os.path.join(folder, name))
+        if (
+            name in exclude
+            or not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name))
+            or real(path) in seen
+        ):
+            continue
+        if files.root is not None and not inside(path, files.root):
+            continue  # a link to outside the root is never read (it was not named)
+        if os.path.isfile(path) and _holds(files, path, PD_MARK):
+            seen.add(real(path))
+            yield Candidate(path, False, partner=True)
 
 
 def _holds(files: FileCache, path: str, mark: str) -> bool:
