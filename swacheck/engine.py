@@ -21,13 +21,10 @@ from . import limits
 from .grouping import add_partners, plan
 from .inputs import Candidate, Inputs, discover, read_inputs, release
 from .loading import FileCache, read_stdin
-from .model.deployment import release_text
 from .model.records import (
-    SEVERITY_RANK,
     Finding,
     InputError,
     InputProblem,
-    Summary,
     Val,
     position_key,
 )
@@ -35,7 +32,7 @@ from .model.recordtype import record
 from .pairing import find_pairs
 from .paths import find_root, real
 from .paths import forget as forget_paths
-from .results import DeploymentResult, RunResult
+from .results import DeploymentResult, RunResult, count
 from .rules import DEPLOYMENT_RULES, PAIR_RULES, SUPPRESSION_RULES, UNPAIRED_RULES, RuleContext
 from .settings import Settings
 from .sglang.models import ModelStore
@@ -536,38 +533,6 @@ def _keep_only(unit: RunResult, kept: list[DeploymentResult], partners: set[str]
     files = {real(r.deployment.file) for r in kept}
     unit.files = [f for f in unit.files if real(f) not in partners or real(f) in files]
     unit.skipped = [f for f in unit.skipped if real(f) not in partners]
-
-
-def count(s: Summary, unit: RunResult) -> None:
-    """Add a unit's files, deployments, findings and input errors to the run's summary."""
-    s.files += len(unit.files)
-    s.deployments += len(unit.results)
-    s.skipped_files += len(unit.skipped)
-    s.skipped_deployments += sum(1 for r in unit.results if r.resolution.mode == "skipped")
-    s.input_errors += len(unit.errors)
-    for r in unit.results:
-        said = release_text(
-            r.deployment.release, r.resolution.profile.version, r.resolution.profile.fork
-        )
-        if said:
-            s.releases[said] = s.releases.get(said, 0) + 1
-        for f in r.findings:
-            s.counts[f.severity] += 1
-            s.by_code[f.code] = s.by_code.get(f.code, 0) + 1
-            if f.fix is not None and f.fix.edits:
-                if f.fix.safe:
-                    s.fixable += 1
-                else:
-                    s.unsafe_fixable += 1
-            if (
-                SEVERITY_RANK[f.severity] > SEVERITY_RANK[s.severity_of.get(f.code, "note")]
-                or f.code not in s.severity_of
-            ):
-                s.severity_of[f.code] = f.severity
-    threshold = SEVERITY_RANK[unit.settings.fail_on]
-    s.failing = s.failing or any(
-        SEVERITY_RANK[f.severity] >= threshold for r in unit.results for f in r.findings
-    )
 
 
 def finish(totals: RunResult) -> None:

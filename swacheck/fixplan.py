@@ -389,7 +389,9 @@ class Fixer:
 
     def _round(self, result) -> list[Applied]:  # type: ignore[no-untyped-def]
         """Apply every fix that can be applied now, one after the other."""
-        broken = {real(e.file) for e in result.errors}
+        broken: dict[str, str] = {}  # real path -> its first input error, as said
+        for e in result.errors:
+            broken.setdefault(real(e.file), one_line(str(e)))
         model_files = {
             real(pool.model.file)
             for r in result.results
@@ -422,14 +424,21 @@ class Fixer:
         self.skip.clear()
         return self._settle(taken, rounds)
 
-    def _usable(self, path: str, broken: set[str], model_files: set[str]) -> str | None:
+    def _usable(self, path: str, broken: dict[str, str], model_files: set[str]) -> str | None:
         """The real path of a file a fix may edit, or None."""
         if path == "-" or not os.path.isfile(path):
             if path == "-" or self.settings.commands:
                 self.out.unwritable.add(path)  # standard input, a --command text
             return None
         key = real(path)
-        if key in broken or key in self.unusable:
+        if key in self.unusable:
+            return None
+        if key in broken:  # a file that did not parse has no finding: one of its parts did not
+            self._unusable(
+                key,
+                f"{one_line(path)}: not fixed: part of it cannot be read ({broken[key]}); "
+                "mend that, then run --fix again",
+            )
             return None
         root = self.settings.root or os.getcwd()
         if not inside(path, root) or in_vcs_metadata(path):

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import field
 from typing import TYPE_CHECKING
 
-from .model.records import Finding, InputError, Summary, Val
+from .model.deployment import release_text
+from .model.records import SEVERITY_RANK, Finding, InputError, Summary, Val
 from .model.recordtype import record
+from .paths import real
 
 if TYPE_CHECKING:
     from .model.deployment import Deployment
@@ -72,3 +74,42 @@ class RunResult:
     skipped_why: dict[str, str] = field(
         default_factory=dict
     )  # a skipped file -> why, when not "not a deployment"
+
+
+def count(s: Summary, unit: RunResult) -> None:
+    """Add a unit's files, deployments, findings and input errors to the run's summary."""
+    s.files += len(unit.files)
+    s.deployments += len(unit.results)
+    s.skipped_files += len(unit.skipped)
+    s.skipped_deployments += sum(1 for r in unit.results if r.resolution.mode == "skipped")
+    s.input_errors += len(unit.errors)
+    # a fix with an edit in a file that has an input error is not one --fix makes (fixplan)
+    broken = {real(e.file) for e in unit.errors if e.file}
+    for r in unit.results:
+        said = release_text(
+            r.deployment.release, r.resolution.profile.version, r.resolution.profile.fork
+        )
+        if said:
+            s.releases[said] = s.releases.get(said, 0) + 1
+        for f in r.findings:
+            s.counts[f.severity] += 1
+            s.by_code[f.code] = s.by_code.get(f.code, 0) + 1
+            fix = f.fix
+            if (
+                fix
+                and fix.edits
+                and not (broken and any(real(e.file) in broken for e in fix.edits))
+            ):
+                if fix.safe:
+                    s.fixable += 1
+                else:
+                    s.unsafe_fixable += 1
+            if (
+                SEVERITY_RANK[f.severity] > SEVERITY_RANK[s.severity_of.get(f.code, "note")]
+                or f.code not in s.severity_of
+            ):
+                s.severity_of[f.code] = f.severity
+    threshold = SEVERITY_RANK[unit.settings.fail_on]
+    s.failing = s.failing or any(
+        SEVERITY_RANK[f.severity] >= threshold for r in unit.results for f in r.findings
+    )

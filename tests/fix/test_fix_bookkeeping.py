@@ -139,19 +139,27 @@ COMPOSE = (
 
 
 @pytest.mark.parametrize("flag", ["--fix", "--diff"])
-def test_a_file_with_an_input_error_is_not_fixed(tree, flag):
+def test_a_file_with_an_input_error_is_not_fixed_and_says_why(tree, flag):
     # service b's command does not read: service a's fix would be the only edit of a file the
-    # check could not read whole, so nothing is written or shown for it
+    # check could not read whole, so nothing is written or shown for it, and one line says why
     root = tree({"compose.yaml": COMPOSE})
     run = run_cli(flag, "compose.yaml", cwd=root)
     assert run.exit_code == 2
     assert (root / "compose.yaml").read_text() == COMPOSE
-    said = "compose.yaml:7:14: command: unterminated double quote\n"
+    error = "compose.yaml:7:14: command: unterminated double quote"
+    why = f"compose.yaml: not fixed: part of it cannot be read ({error}); mend that, then run --fix again\n"
     if flag == "--diff":
         assert run.stdout == ""
-        assert run.stderr == said + "swacheck: 0 files would change (0 fixes)\n"
-    else:  # no fix tried (and taken back: "the fixed file would not parse")
-        assert run.stderr == said + "swacheck: 0 fixed, 1 remaining\n"
+        assert run.stderr == error + "\n" + why + "swacheck: 0 files would change (0 fixes)\n"
+    else:  # no fix tried (it would be taken back: "the fixed file would not parse")
+        assert run.stderr == why + error + "\n" + "swacheck: 0 fixed, 1 remaining\n"
+    check = run_cli("compose.yaml", cwd=root)
+    assert "fixable with --fix" not in check.stdout  # what --fix would not fix is not offered
+
+
+def test_a_fix_in_a_file_without_an_input_error_is_still_counted(tree):
+    root = tree({"compose.yaml": COMPOSE.replace('"models/v4', "models/v4")})
+    assert "1 fixable with --fix" in run_cli("compose.yaml", cwd=root).stdout
 
 
 def test_diff_shows_no_patch_for_a_file_named_outside_the_root(tmp_path):
