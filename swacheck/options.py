@@ -32,7 +32,7 @@ def first_default(choices: tuple[str, ...]) -> str:
     return _or((f"{choices[0]} (default)", *choices[1:]))
 
 
-# What a walked folder is read for (held to inputs/__init__.EXTENSIONS and inputs/kinds.py's
+# What a walked folder is read for (held to inputs/walk.EXTENSIONS and inputs/kinds.py's
 # file kinds by tests/test_docs.py; not imported here, to keep the command line's start light).
 WALK_HELP = (
     "Files, directories (walked for *.yaml, *.yml, *.json; shell and Slurm batch scripts *.sh, "

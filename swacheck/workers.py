@@ -246,7 +246,7 @@ def _reap(pid: int) -> None:
 
 
 def add(into: Summary, unit: Summary) -> None:
-    """Add a unit's counts (``engine.count`` of that unit alone) to the run's, as ``count`` of
+    """Add a unit's counts (``results.count`` of that unit alone) to the run's, as ``count`` of
     the unit on the run's summary would have, field by field of ``Summary`` (so a field added to
     it is merged too): numbers summed, flags or-ed, tallies summed per key in the order the keys
     first appear, and each rule's severity the highest of the two."""
