@@ -992,7 +992,7 @@ def tiny_ratios(groups: dict[int, dict[str, Runs]]) -> None:
             (f"{n:,}: json / libyaml floor", g["json"], g["floor"], f"<= {FLOOR_FACTOR:g}x"),
             (f"{n:,}: human, one process / floor", g["human1"], g["floor"], "(workers off)"),
             (f"{n:,}: --fix / check (human)", g["fix"], g["human"], f"<= {FIX_FACTOR:g}x"),
-            (f"{n:,}: --fix / check in one process", g["fix"], g["human1"], "(workers off)"),
+            (f"{n:,}: --fix / one-process check", g["fix"], g["human1"], "(check's workers off)"),
         ]
         if "yamllint" in g:
             rows += [
