@@ -63,6 +63,7 @@ def _fix(tree: Path, where: Path, jobs: str, *args: str) -> tuple:
         ("--fix", "configs"),
         ("--fix", "--unsafe-fixes", "configs"),
         ("--fix", "-v", "configs"),
+        ("--fix", "-q", "configs"),
         ("--fix", "--format", "concise", "configs"),
         ("--fix", "--format", "json", "--output", "OUT", "configs"),
     ],
@@ -118,6 +119,39 @@ def test_a_split_with_a_line_to_say_is_dropped_for_one_process(tree, tmp_path, m
     three = _fix(base, tmp_path / "three", "3", "--fix", "configs")
     assert b"not fixable automatically: the value is shared through a YAML anchor" in one[2]
     assert three == one
+
+
+DRAFT_256 = (
+    "swacheck: 1\nserver:\n  model-path: ../models/v4\n  disaggregation-mode: prefill\n"
+    "  speculative-algorithm: EAGLE\n  speculative-num-steps: 3\n  speculative-eagle-topk: 1\n"
+    "draft:\n  model_config: ../models/mtp256\n"
+)
+
+
+def test_a_file_two_shares_would_edit_drops_the_split(tree, tmp_path, monkeypatch):
+    """Both folders' deployments read the same draft config.json, and with --fix-model-configs
+    each share's fix edits it: the split is not the run's, and the run is fixed in one process."""
+    from conftest import MTP_W256
+
+    base = tmp_path / "base"
+    shutil.copytree(tree, base)
+    (base / "models" / "mtp256").mkdir()
+    (base / "models" / "mtp256" / "config.json").write_text(MTP_W256)
+    for team in ("team-00", "team-03"):
+        (base / "configs" / team / "draft.yaml").write_text(DRAFT_256.replace("..", "../.."))
+    args = ("--fix", "--unsafe-fixes", "--fix-model-configs", "configs")
+    one = _fix(base, tmp_path / "one", "1", *args)
+    kept = _spy(monkeypatch)
+    work = tmp_path / "w"
+    shutil.copytree(base, work)
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("SWACHECK_JOBS", "2")
+    runner.check_paths(
+        {"paths": ["configs"], "fix": True, "unsafe_fixes": True, "fix_model_configs": True}
+    )
+    assert kept == [False]
+    assert '"sliding_window": 128,' in (work / "models" / "mtp256" / "config.json").read_text()
+    assert _fix(base, tmp_path / "two", "2", *args) == one
 
 
 @pytest.mark.parametrize(
