@@ -2,7 +2,8 @@
 config file's candidate steps, and the draft tokens the DSV4 compress-state rings can serve.
 
 Run against real SGLang 0.5.23 and 0.5.22 (conformance/cases/adaptive-config.yaml: 13 of 13
-agree in each, the tuples included: the default steps are the file's middle candidate).
+agree in each, the tuples included: the default steps are the file's middle candidate;
+adaptive-config-mapping.yaml: 3 of 3).
 """
 
 from __future__ import annotations
@@ -145,3 +146,15 @@ def test_a_release_whose_assert_was_not_read_is_left_alone(lint):
         {"server.yaml": server + "speculative-num-steps: 10\n"}, "--sglang-version", "0.5.21"
     )
     assert run.findings("SWA243") == []  # a release whose assert was not read
+
+
+def test_a_mapping_is_passed_on_as_its_json_text_and_opened_as_a_path(lint):
+    """conformance/cases/adaptive-config-mapping.yaml: SGLang 0.5.23 and 0.5.22 stop with a
+    FileNotFoundError naming the JSON text (the --config loader json.dumps a mapping)."""
+    run = lint(files('speculative-adaptive-config:\n  "1": {candidate_steps: [1, 3]}\n'), *ROCM)
+    assert run.exit_code == 1
+    f = only(run, "SWA242")
+    assert "FileNotFoundError: [Errno 2] No such file or directory: " in f["message"]
+    assert """'{"1": {"candidate_steps": [1, 3]}}'""" in f["message"]
+    assert "write the mapping to a JSON file and give its path" in f["message"]
+    assert run.findings("SWA304") == []  # not argparse's: it takes the text

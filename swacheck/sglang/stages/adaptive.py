@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ...model.records import InputProblem, Val
 from ...model.recordtype import record
+from ...model.tree import Mapping
 from ..events import Kind
 
 if TYPE_CHECKING:
@@ -61,6 +62,8 @@ def read(r: ArgReader) -> Adaptive | None:
     """The candidate steps SGLang takes; None (with an event) when it refuses the file or
     swacheck cannot read it."""
     arg = r.arg("speculative-adaptive-config")
+    if arg is not None and not arg.cli and isinstance(arg.node, Mapping):
+        return _mapping(r, arg)
     path = r.str_arg("speculative-adaptive-config")
     if arg is None or path is None:
         return Adaptive(DEFAULT_CANDIDATES, "SGLang's default adaptive config")
@@ -142,6 +145,25 @@ def _text(r: ArgReader, arg: Arg, path: str) -> str | None:
             location=where,
         )
         return None
+
+
+def _mapping(r: ArgReader, arg: Arg) -> None:
+    """The adaptive config written as a mapping in a --config file: the merger passes it on as
+    its JSON text (``json.dumps``, ``server_args_config_parser.py`` 0.5.23:178-179, 0.5.22:155-156)
+    and the loader opens that text as a file's path (``adaptive_spec_params.py`` 0.5.23:110-111)."""
+    if not r.profile.adaptive_config_read:
+        return None
+    text = json.dumps(arg.node.plain())
+    r.event(
+        Kind.ADAPTIVE_CONFIG_REFUSED,
+        f"speculative-adaptive-config is a mapping: SGLang's --config loader passes it on as its "
+        f"JSON text, which the adaptive loader opens as a file's path: FileNotFoundError: [Errno 2] "
+        f"No such file or directory: {text!r} (resolving the arguments, {LOAD_AT}); write the "
+        "mapping to a JSON file and give its path",
+        arg,
+        location=arg.value_loc,
+    )
+    return None
 
 
 def _refused(r: ArgReader, arg: Arg, said: str) -> None:
