@@ -16,6 +16,10 @@ reports:
   `candidate_steps` is not a non-empty list of non-negative integers (`ValueError: BS 1:
   candidate_steps must be a list of non-negative ints, got ...`; 0.5.23:127, 0.5.22:117), or
   that has no integer batch-size key (0.5.23:134, 0.5.22:124);
+- the config written as a mapping in a server config instead of a file's path: the `--config`
+  loader passes a mapping on as its JSON text (`json.dumps`, `server_args_config_parser.py`
+  0.5.23:178-179, 0.5.22:155-156) and `_load_adaptive_config` opens that text as a path
+  (`FileNotFoundError`; conformance case `adaptive-config-mapping`);
 - `speculative-num-steps` not among the candidates (`ValueError: --speculative-num-steps=4 is
   not in the adaptive config candidate_steps [1, 3, 7]. Pass one of those values.`;
   0.5.23:1417, 0.5.22:1327);
