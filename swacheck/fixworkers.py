@@ -35,7 +35,7 @@ from .fixplan import MAX_ROUNDS, MAX_TAKE_BACKS, Fixer
 from .model.recordtype import record
 from .model.text import trim
 from .recheck import Replanned
-from .results import RunResult
+from .results import RunResult, count
 from .workers import add, jobs, receive, splittable, stop
 
 
@@ -187,7 +187,7 @@ def _message(unit: RunResult, suppressed: int, stream: Any) -> tuple:
     from .model.records import Summary
 
     summary = Summary()
-    engine.count(summary, unit)
+    count(summary, unit)
     return (stream.part(unit), summary, suppressed, unit.errors, unit.skipped, unit.notes)
 
 

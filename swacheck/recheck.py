@@ -27,7 +27,7 @@ from .inputs import Inputs, read_inputs
 from .model.records import InputProblem
 from .model.recordtype import record
 from .paths import real
-from .results import RunResult
+from .results import RunResult, count
 from .settings import Settings
 
 
@@ -246,7 +246,7 @@ class Recheck:
         totals.summary.input_errors = len(totals.errors)
         for unit in self.units:
             assert unit.result is not None
-            engine.count(totals.summary, unit.result)
+            count(totals.summary, unit.result)
             engine.absorb(totals, unit.result)
         totals.summary.suppressed = sum(u.suppressed for u in self.units)
         engine.finish(totals)

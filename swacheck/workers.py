@@ -12,8 +12,9 @@ a run in one process would, byte for byte. (A run that only waited for its worke
 processor idle for most of the run and made its workers share the rest with it.) A worker
 that fails is an internal error, as it would be in one process.
 
-Workers are used only when nothing crosses units but the report: a plain check (no ``--fix``,
-baseline, standard input or ``--command``), a format whose stream makes parts (human without
+Workers are used only when nothing crosses units but the report: a plain check (no baseline,
+standard input or ``--command``; ``--fix`` is split by ``fixworkers.py``, which keeps the split
+only when no fix crosses shares), a format whose stream makes parts (human without
 a terminal, concise, json), two units or more, and a run whose reading ahead used
 at most a quarter of the per-run read budget (``limits.MAX_RUN_BYTES``): each worker has the
 run's budgets, so that a run within them reads the same files either way; one that goes past
@@ -34,10 +35,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import fields
 from typing import Any
 
-from .engine import check_unit, count
+from .engine import check_unit
 from .model.records import SEVERITY_RANK, Summary
 from .model.text import trim
-from .results import RunResult
+from .results import RunResult, count
 from .settings import Settings
 
 JOBS_ENV = "SWACHECK_JOBS"
