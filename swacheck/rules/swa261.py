@@ -85,7 +85,9 @@ def check(res: Resolution, ctx: RuleContext) -> Iterator[Finding]:
     if zero is not None:
         yield zero
         return
-    layout = str(kv_layout(res).value).split("/", 1)[0]
+    # a PD server's layout is among the values its pairing compared already (pd.compared_values)
+    chosen = res.compared["kv_layout"] if res.compared is not None else kv_layout(res)
+    layout = str(chosen.value).split("/", 1)[0]
     seen: set[int] = set()
     for pool in (res.target, res.draft):
         model = pool.model if pool is not None else None

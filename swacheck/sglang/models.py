@@ -36,6 +36,10 @@ HUB_ENV = ("HF_HUB_CACHE", "HF_HOME")  # the server's variables that move its hu
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
+_MODEL_TYPE = ("model_type",)
+_UNSET = object()
+
+
 @record(repr=False, eq=False)
 class ModelConfig:
     """A parsed ``config.json`` (or an inline mapping) with positions."""
@@ -110,8 +114,14 @@ class ModelConfig:
 
     @property
     def model_type(self) -> str | None:
-        pair = self.root.get("model_type")
-        return pair.value.plain() if pair and isinstance(pair.value, Scalar) else None
+        # asked some ten times a deployment, of a config thousands of deployments share: kept
+        # beside the keys' plain data (a tuple key, which no JSON key is)
+        found = self.plains.get(_MODEL_TYPE, _UNSET)
+        if found is _UNSET:
+            pair = self.root.get("model_type")
+            found = pair.value.plain() if pair and isinstance(pair.value, Scalar) else None
+            self.plains[_MODEL_TYPE] = found
+        return found
 
     @property
     def is_dsv4(self) -> bool:
