@@ -17,6 +17,7 @@ EAGLE_TOPK = "speculative-algorithm: EAGLE\nspeculative-eagle-topk: 1\n"
 @pytest.fixture
 def checks(monkeypatch):
     """The Recheck sessions a run in this process made: (full checks, partial checks) each."""
+    monkeypatch.setenv("SWACHECK_JOBS", "1")  # the one-process rounds (fixworkers.py splits others)
     sessions: list[swacheck.recheck.Recheck] = []
     init = swacheck.recheck.Recheck.__init__
 

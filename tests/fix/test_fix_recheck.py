@@ -30,6 +30,7 @@ FILES = {
 @pytest.fixture
 def watched(monkeypatch):
     """(files resolved, in order; the Recheck sessions made) during a run in this process."""
+    monkeypatch.setenv("SWACHECK_JOBS", "1")  # the one-process rounds (fixworkers.py splits others)
     resolved: list[str] = []
     sessions: list[swacheck.recheck.Recheck] = []
     resolve = swacheck.engine.resolve
