@@ -112,16 +112,18 @@ def test_a_dspark_block_size_of_one_is_the_smallest_sglang_takes(tree, block, re
 
 
 def test_an_adaptive_config_written_as_a_mapping_is_refused_not_read(tree):
-    # the adaptive stage reads no steps from it: SWA304 says what argparse gets, and the
-    # default candidate steps stand
+    # the --config loader passes the mapping on as its JSON text and the adaptive loader opens
+    # that as a path (conformance/cases/adaptive-config-mapping.yaml): SWA242 says so, not
+    # SWA304 (argparse takes the text), and no steps are read from it
     server = EAGLE + (
         "speculative-num-steps: 3\nspeculative-adaptive: true\nspeculative-adaptive-config: {a: 1}\n"
     )
     run = check(tree, server)
-    (f,) = findings(run, "SWA304")
-    assert f["message"].startswith("speculative-adaptive-config: ")
+    (f,) = findings(run, "SWA242")
+    assert f["message"].startswith("speculative-adaptive-config is a mapping: ")
+    assert """No such file or directory: '{"a": 1}'""" in f["message"]
     assert (f["location"]["line"], f["location"]["column"]) == (6, 30)
-    assert findings(run, "SWA242") == []
+    assert findings(run, "SWA304") == []
 
 
 # --- the --config merger's keys and values (stages/config_merge.py), SGLang 0.5.23 ---------
