@@ -60,7 +60,7 @@ def show_diff(settings) -> int:  # type: ignore[no-untyped-def]
     else:
         sys.stdout.write(patch)
     sys.stdout.flush()
-    for message in out.messages:
+    for message in out.said():  # by file, each file's in the order the rounds met them
         print_error(message)
     _say_unwritable(out)
     n = len(chunks)
@@ -101,11 +101,13 @@ def apply_fixes(settings, planned=None):  # type: ignore[no-untyped-def]
 def write_fixes(fixer: Fixer) -> tuple[bool, int, int, bool]:
     """Write what the rounds of ``fixer`` (run already) changed and say so; (a file was written,
     writes that failed, findings fixed, every changed file was written as checked). A line per
-    file written, in the order of their real paths."""
+    file written, in the order of their real paths, after the lines saying why a fix was not
+    made or written (by file, each file's as the rounds met them: the same however the run was
+    split)."""
     out = fixer.out
     written, failed = fixer.write_all()
     everything = out.final and len(written) == len(fixer.changed())
-    for message in out.messages:
+    for message in out.said():
         print_error(message)
     for state in sorted(written, key=lambda s: s.real):
         print_error(f"swacheck: fixed {one_line(state.path)}")

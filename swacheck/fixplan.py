@@ -83,6 +83,7 @@ class Outcome:
         default_factory=dict
     )  # identity -> why its fix was taken back
     messages: list[str] = field(default_factory=list)  # one line each, to stderr
+    about: list[str] = field(default_factory=list)  # the real path each line is about
     held: set[str] = field(
         default_factory=set
     )  # model-config files not written without --fix-model-configs
@@ -90,6 +91,15 @@ class Outcome:
     unwritable: set[str] = field(default_factory=set)
     result: object = None  # the last check's RunResult
     final: bool = False  # ``result`` is the check of the texts proposed (the rounds ended)
+
+    def say(self, about: str, line: str) -> None:
+        """One line to say, about the file of real path ``about``."""
+        self.messages.append(line)
+        self.about.append(about)
+
+    def said(self) -> list[str]:
+        """The lines, by file (in the order of their real paths), each file's as they came."""
+        return [line for _, line in sorted(zip(self.about, self.messages), key=lambda m: m[0])]
 
 
 def identity(result, finding: Finding) -> tuple:  # type: ignore[no-untyped-def]
@@ -276,9 +286,10 @@ class Fixer:
             state.text, state.fixes = state.original, []
             self._overlay(state)
             codes = ", ".join(sorted({a.code for a in undone if key in a.files}))
-            self.out.messages.append(
+            self.out.say(
+                key,
                 f"{one_line(state.path)}: not fixed: the fixes of its findings ({codes}) undo each "
-                "other: launches that read this file need different values in it; edit by hand"
+                "other: launches that read this file need different values in it; edit by hand",
             )
         return [a for a in pending if not a.files & cycling]
 
@@ -315,8 +326,9 @@ class Fixer:
             state.fixes = state.fixes[: state.round_fixes]
             self._overlay(state)
             if why:  # "": put back for a fix to be derived again, nothing to say
-                self.out.messages.append(
-                    f"{one_line(state.path)}: not fixed: {why}; nothing is written for this round of fixes"
+                self.out.say(
+                    key,
+                    f"{one_line(state.path)}: not fixed: {why}; nothing is written for this round of fixes",
                 )
         self.out.applied.extend(a for a in pending if not a.files & bad.keys())
         return True
@@ -460,7 +472,7 @@ class Fixer:
     def _unusable(self, key: str, message: str) -> None:
         if key not in self.unusable:
             self.unusable[key] = message
-            self.out.messages.append(message)
+            self.out.say(key, message)
 
     def _state(self, path: str, key: str) -> FileState | None:
         """The file as it was checked: re-read, and refused when its bytes differ from those checked."""
@@ -505,17 +517,19 @@ class Fixer:
             if fr.yaml and fixes.touches(mine, fr.shared()):
                 self.out.refused[ident] = "anchor"
                 where = one_line(str(f.location)) if f.location else one_line(fr.state.path)
-                self.out.messages.append(
+                self.out.say(
+                    key,
                     f"{where}: {f.code} not fixable automatically: the value is shared through a YAML anchor or "
                     f"alias, and editing it there would change every place that uses it; edit "
-                    f"by hand: {one_line(f.fix.description)}"
+                    f"by hand: {one_line(f.fix.description)}",
                 )
                 return None
             base = fixverify.inherited_by(mine, fr.base, fr.starts, self.inherited.get(key, ()))
             if base is not None:  # one line for the base's finding and each extender's
                 self.out.refused[ident] = "extends"
                 line = fixverify.inherited_line(f, fr.state.path, base)
-                self.out.messages += [line] if line not in self.out.messages else []
+                if line not in self.out.messages:
+                    self.out.say(key, line)
                 return None
             if fr.conflicts(mine):
                 return None
@@ -587,5 +601,5 @@ class Fixer:
             else:
                 kind, message = problem
                 failed += kind == "failed"
-                self.out.messages.append(f"{one_line(state.path)}: {message}")
+                self.out.say(state.real, f"{one_line(state.path)}: {message}")
         return written, failed

@@ -12,11 +12,12 @@ whole run:
   share edited only files it read;
 - no share needed the run planned again (``recheck.Replanned``) or came near the round limit
   (``MAX_ROUNDS`` rounds; ``MAX_TAKE_BACKS`` rounds taken back, counted over all the shares),
-  and none has a line to say (a file that changed since it was checked, a fix through a YAML
-  anchor, a round taken back for a reason): those are decided for the whole run, or said in
-  its order. A round a share takes back in silence (a fix that waits for another one of its
-  file) is the whole run's: it puts back files of that share only, and the other shares' next
-  round is derived from the same texts either way.
+  and no two shares have a line to say about the same file. A round a share takes back (a fix that waits for
+  another one of its file, or one refused with a reason) is the whole run's: it puts back files
+  of that share only, and the other shares' next round is derived from the same texts either
+  way. The lines saying why a fix was not made (a file that changed since it was checked, a
+  fix through a YAML anchor, a file with an input error) are each about one file, and are
+  said by file (each file's in the order they came), in one process too.
 
 Otherwise the split is dropped and the run is fixed in one process from the start, so the
 files written and the report are the same either way; only a split that is dropped costs more
@@ -52,6 +53,7 @@ class Share:
     touched: set = None  # type: ignore[assignment]  # real paths a fix of its edited, changed or not
     units: list = None  # type: ignore[assignment]  # (index, workers message) per unit
     remaining: tuple[int, int] = (0, 0)  # fixer.count_remaining of its units
+    said: list = None  # type: ignore[assignment]  # (file, line): why a fix was not made
 
 
 @record(repr=False, eq=False)
@@ -93,6 +95,8 @@ def fix_split(settings: Any, renderer: Any) -> tuple[tuple | None, Done | None]:
         fixer.out.states.update((s.real, s) for s in share.states)
         fixer.out.applied.extend(share.applied)
         fixer.out.held |= share.held
+        for file, line in share.said:
+            fixer.out.say(file, line)
     fixer.out.final = True
     _, failed, fixed, everything = write_fixes(fixer)
     messages = sorted((i, m) for share in shares for i, m in share.units)
@@ -160,7 +164,7 @@ def _share(settings, job, base, units, mine: range, checked, stream) -> Share:  
         out = fixer.run()
     except Replanned:
         return Share(False)
-    if fixer.rounds >= MAX_ROUNDS or out.messages or out.unwritable or not out.final:
+    if fixer.rounds >= MAX_ROUNDS or out.unwritable or not out.final:
         return Share(False)
     messages = []
     for i, unit in zip(mine, fixer.checks.units, strict=True):
@@ -178,6 +182,7 @@ def _share(settings, job, base, units, mine: range, checked, stream) -> Share:  
         set(out.states),
         messages,
         count_remaining(out.result, settings),
+        list(zip(out.about, out.messages)),
     )
 
 
@@ -195,6 +200,9 @@ def _one_run(shares: list[Share]) -> bool:
     """Whether the shares' rounds are those of the whole run (the module's docstring)."""
     if not all(s.kept for s in shares) or sum(s.take_backs for s in shares) > MAX_TAKE_BACKS:
         return False
+    about = [{file for file, _ in s.said} for s in shares]
+    if sum(len(a) for a in about) > len(set().union(*about)):
+        return False  # two shares say something of one file: in what order would one process?
     for s in shares:
         if not s.touched <= s.read:
             return False

@@ -102,9 +102,9 @@ def test_the_split_is_kept_for_independent_units(tree, tmp_path, monkeypatch, ca
     assert "swacheck: fixed " in capsys.readouterr().err
 
 
-def test_a_split_with_a_line_to_say_is_dropped_for_one_process(tree, tmp_path, monkeypatch):
-    """A fix refused through a YAML anchor is said in the run's order: the run is fixed again in
-    one process, and writes and says what a run in one process does."""
+def test_a_split_with_a_line_to_say_says_it_as_one_process_does(tree, tmp_path, monkeypatch):
+    """A fix refused through a YAML anchor is one file's line: the split is kept, and the lines
+    are said by file, as one process says them."""
     base = tmp_path / "base"
     shutil.copytree(tree, base)
     (base / "configs" / "team-04" / "anchored.yaml").write_text(ANCHORED)
@@ -115,7 +115,7 @@ def test_a_split_with_a_line_to_say_is_dropped_for_one_process(tree, tmp_path, m
     monkeypatch.chdir(work)
     monkeypatch.setenv("SWACHECK_JOBS", "3")
     runner.check_paths({"paths": ["configs"], "fix": True})
-    assert kept == [False]
+    assert kept == [True]
     three = _fix(base, tmp_path / "three", "3", "--fix", "configs")
     assert b"not fixable automatically: the value is shared through a YAML anchor" in one[2]
     assert three == one
@@ -165,10 +165,13 @@ def test_a_file_two_shares_would_edit_drops_the_split(tree, tmp_path, monkeypatc
 )
 def test_the_split_is_the_runs_only_when_no_change_crosses_shares(shares, kept):
     made = [
-        fixworkers.Share(True, 0, [], [], set(), read, touched, [], (0, 0))
-        for touched, read in shares
+        fixworkers.Share(True, 0, [], [], set(), read, touched, [], (0, 0), [(f"f{n}", "said")])
+        for n, (touched, read) in enumerate(shares)
     ]
     assert fixworkers._one_run(made) is kept
+    made[1].said = [("f0", "else")]  # two shares say something of one file
+    assert fixworkers._one_run(made) is False
+    made[1].said = []
     made[0].take_backs = 33  # more than MAX_TAKE_BACKS over the run
     assert fixworkers._one_run(made) is False
 
