@@ -10,7 +10,8 @@ import os
 import sys
 
 from . import fixes
-from .fixplan import FileState, Fixer
+from .fixplan import Fixer
+from .fixstate import FileState
 from .model.text import one_line
 from .report.escape import diff_output, print_error
 

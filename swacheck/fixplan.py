@@ -25,10 +25,10 @@ import bisect
 import hashlib
 import os
 from collections import Counter
-from dataclasses import field
 
 from . import fixes, fixverify, loading
-from .model.records import Finding, Fix
+from .fixstate import Applied, FileState, Outcome
+from .model.records import Finding
 from .model.recordtype import record
 from .model.text import one_line
 from .paths import in_vcs_metadata, inside, real
@@ -39,67 +39,6 @@ MAX_ROUNDS = 8  # real configs converge in 2-3; each round re-checks what it cha
 # applies none: it does not count as one of the MAX_ROUNDS, or the files of a large tree would
 # share them out (one file's refused fixes took the rounds another file's fixes needed).
 MAX_TAKE_BACKS = 32
-
-
-@record(repr=False, eq=False)
-class FileState:
-    """A file a fix touches: the checked bytes (as text) and the text proposed for it."""
-
-    path: str  # as the first finding named it
-    real: str
-    digest: str  # sha256 of the bytes that were checked
-    bom: bool
-    original: str  # the checked text, without its BOM
-    text: str  # the proposed text
-    fixes: list[tuple[str, Fix]] = field(
-        default_factory=list
-    )  # (code, fix) applied to it, for --diff
-    round_text: str = ""  # the text before the current round, to take a round back
-    round_fixes: int = 0  # len(fixes) before the current round
-    seen: set[str] = field(default_factory=set)  # its texts at the start of each round (cycles)
-
-    def data(self) -> bytes:
-        return (("\ufeff" if self.bom else "") + self.text).encode("utf-8")
-
-
-@record(repr=False, eq=False)
-class Applied:
-    """One fix applied in memory: the finding it targets, and the files it edits (real paths)."""
-
-    ident: tuple
-    code: str
-    fix: Fix
-    files: frozenset[str]
-    names: frozenset[str] = frozenset()  # the arguments it may change (fixverify.names_of)
-
-
-@record(repr=False, eq=False)
-class Outcome:
-    """What the rounds decided, for the summary and the exit code."""
-
-    states: dict[str, FileState] = field(default_factory=dict)  # real path -> state
-    applied: list[Applied] = field(default_factory=list)  # the fixes kept, round by round
-    refused: dict[tuple, str] = field(
-        default_factory=dict
-    )  # identity -> why its fix was taken back
-    messages: list[str] = field(default_factory=list)  # one line each, to stderr
-    about: list[str] = field(default_factory=list)  # the real path each line is about
-    held: set[str] = field(
-        default_factory=set
-    )  # model-config files not written without --fix-model-configs
-    # standard input and --command texts that fixes would edit: checked, never written
-    unwritable: set[str] = field(default_factory=set)
-    result: object = None  # the last check's RunResult
-    final: bool = False  # ``result`` is the check of the texts proposed (the rounds ended)
-
-    def say(self, about: str, line: str) -> None:
-        """One line to say, about the file of real path ``about``."""
-        self.messages.append(line)
-        self.about.append(about)
-
-    def said(self) -> list[str]:
-        """The lines, by file (in the order of their real paths), each file's as they came."""
-        return [line for _, line in sorted(zip(self.about, self.messages), key=lambda m: m[0])]
 
 
 def identity(result, finding: Finding) -> tuple:  # type: ignore[no-untyped-def]

@@ -66,6 +66,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "swacheck.config",
             "swacheck.fixer",
             "swacheck.fixplan",
+            "swacheck.fixstate",
             "swacheck.fixverify",
             "swacheck.recheck",
             "swacheck.safewrite",
