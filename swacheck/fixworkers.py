@@ -12,12 +12,12 @@ whole run:
   share edited only files it read;
 - no share needed the run planned again (``recheck.Replanned``) or came near the round limit
   (``MAX_ROUNDS`` rounds; ``MAX_TAKE_BACKS`` rounds taken back, counted over all the shares),
-  and no two shares have a line to say about the same file. A round a share takes back (a fix that waits for
-  another one of its file, or one refused with a reason) is the whole run's: it puts back files
-  of that share only, and the other shares' next round is derived from the same texts either
-  way. The lines saying why a fix was not made (a file that changed since it was checked, a
-  fix through a YAML anchor, a file with an input error) are each about one file, and are
-  said by file (each file's in the order they came), in one process too.
+  and no two shares have a line to say about the same file. A round a share takes back (a fix
+  that waits for another one of its file, or one refused with a reason) is the whole run's: it
+  puts back files of that share only, and the other shares' next round is derived from the same
+  texts either way. The lines saying why a fix was not made (a file that changed since it was
+  checked, a fix through a YAML anchor, a file with an input error) are each about one file,
+  and are said by file (each file's in the order they came), in one process too.
 
 Otherwise the split is dropped and the run is fixed in one process from the start, so the
 files written and the report are the same either way; only a split that is dropped costs more
