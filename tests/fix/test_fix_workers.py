@@ -17,7 +17,7 @@ from swacheck import fixworkers, runner
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
 
-# a value shared through a YAML anchor: its fix is refused with a line (the split is dropped)
+# a value shared through a YAML anchor: its fix is refused with a line about its file
 ANCHORED = """\
 x-algo: &algo NEXTN
 model-path: ../../models/v4
