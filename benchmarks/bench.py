@@ -825,6 +825,9 @@ def tiny_bench(args, python, env, sw, yl, base: Path, checks: list) -> dict[int,
 
         def put_back(pristine: dict = pristine) -> None:
             tiny.restore(pristine)
+            # the files put back are on disk before the next command starts: else a --fix's own
+            # syncs wait for the journal to take the thousands of files the last one rewrote
+            os.sync()
 
         print(
             f"generated {t.files:,} tiny server configs ({tiny.LINES} lines, {t.bytes / 1e6:.2f} MB), "
