@@ -24,8 +24,10 @@ pools from: the deployment is reported as skipped with this error. An EAGLE/MTP 
 is loaded only when the draft worker builds its `ModelConfig`, after every argument hook and the
 target's pool: the target's pool is kept (the deployment is skipped with no draft pool), and
 what the hooks and the target's rules refuse, which SGLang stops on first, is reported beside
-this error (conformance case `draft-refused-hooks`). A DSpark draft, read while the arguments
-are resolved, still skips the deployment. A config of another or no `model_type` without
+this error (conformance cases `draft-refused-hooks`, `draft-refused-hooks-dspark`: a DSpark
+draft's keys are taken while the arguments are resolved, its `ModelConfig` fails as late, and
+the target's pool is built with the draft's tokens). A DSpark draft config refused while it is
+loaded, whose tokens are then unknown, still skips the deployment. A config of another or no `model_type` without
 `sliding_window` stays an input error (SGLang's failure there depends on transformers).
 
 ## Why it matters

@@ -153,6 +153,12 @@ def _pools(
         return target_pool, None, draft_tokens
     try:
         draft = speculative.draft(r, dsv4, target, args, draft_tokens)
+    except model_config.ModelConfigRefused as refused:
+        if refused.role != "draft" or dsv4.algo == "DSPARK":
+            raise  # a DSpark draft's tokens come from its config: no target pool without them
+        return _draft_refused(r, refused, target_pool, draft_tokens)
+    draft_pool: Pool | None = None
+    try:
         draft_pool = memory_pool.pool(
             r,
             "draft",
@@ -164,15 +170,9 @@ def _pools(
             model_config.ref_val(draft.ref, "draft") if draft.ref is not None else draft.path,
         )
     except model_config.ModelConfigRefused as refused:
-        if refused.role != "draft" or dsv4.algo == "DSPARK":
+        if refused.role != "draft":
             raise
-        # SGLang builds an EAGLE/MTP draft's ModelConfig with the draft worker, after every
-        # argument hook and the target's pool: the launch stops there, and what the target
-        # and the hooks refuse is refused before it (the rules of the target still run)
-        model_config.said(r, refused)
-        reason = refused.refusal.reason if refused.refusal is not None else refused.reason
-        r.draft_refused = f"SGLang cannot load the draft model config ({reason}): no draft pool"
-        return target_pool, None, draft_tokens
+        _draft_refused(r, refused, target_pool, draft.tokens)
     if dsv4.algo == "DSPARK":
         target_pool = memory_pool.pool(
             r,
@@ -185,6 +185,18 @@ def _pools(
             source,
         )
     return target_pool, draft_pool, draft.tokens
+
+
+def _draft_refused(
+    r: ArgReader, refused: model_config.ModelConfigRefused, target: Pool, tokens: Val | None
+) -> tuple[Pool, None, Val | None]:
+    """A draft whose config SGLang cannot load: SGLang builds the draft's ModelConfig with the
+    draft worker, after every argument hook and the target's pool, so the launch stops there
+    and what the hooks and the target refuse comes first (the target's rules still run)."""
+    model_config.said(r, refused)
+    reason = refused.refusal.reason if refused.refusal is not None else refused.reason
+    r.draft_refused = f"SGLang cannot load the draft model config ({reason}): no draft pool"
+    return target, None, tokens
 
 
 def _draft_page(r: ArgReader, page: Val) -> Val:

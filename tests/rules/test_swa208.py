@@ -57,6 +57,29 @@ def test_a_draft_sglang_cannot_load_does_not_hide_what_the_hooks_refuse_first(li
     )
 
 
+NO_WINDOW_DSPARK = json.dumps(
+    {**json.loads(NO_WINDOW), "markov_rank": 2, "markov_head_type": "gated"}
+)
+DSPARK = (
+    "model-path: models/v4\nmax-running-requests: 8\nspeculative-algorithm: DSPARK\n"
+    "speculative-draft-model-path: models/nowin\n"
+)
+
+
+def test_a_dspark_draft_sglang_cannot_load_does_not_hide_the_hooks_either(lint):
+    """_handle_dspark takes the draft's DSpark keys while the arguments are resolved; the draft
+    worker's ModelConfig fails later (conformance case draft-refused-hooks-dspark, 3 of 3 in
+    0.5.23 and 0.5.22): the target's pool is built with the draft's tokens, its rules run."""
+    files = {"models/nowin/config.json": NO_WINDOW_DSPARK, "server.yaml": DSPARK}
+    plain = lint(files)
+    assert [f["code"] for d in plain.deployments for f in d["findings"]] == ["SWA208"]
+    run = lint({**files, "server.yaml": DSPARK + "swa-full-tokens-ratio: 2\n"})
+    assert {f["code"] for d in run.deployments for f in d["findings"]} == {"SWA208", "SWA245"}
+    dep = run.deployments[0]
+    assert dep["draft"] is None and dep["target"]["sliding_window"] == 128
+    assert dep["target"] == plain.deployments[0]["target"]
+
+
 def test_target_without_sliding_window_too(lint):
     run = lint({"models/v4/config.json": NO_WINDOW, "server.yaml": EAGLE})
     assert "(target) has no 'sliding_window'" in only(run, "SWA208")["message"]
