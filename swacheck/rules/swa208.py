@@ -27,8 +27,9 @@ what the hooks and the target's rules refuse, which SGLang stops on first, is re
 this error (conformance cases `draft-refused-hooks`, `draft-refused-hooks-dspark`: a DSpark
 draft's keys are taken while the arguments are resolved, its `ModelConfig` fails as late, and
 the target's pool is built with the draft's tokens). A DSpark draft config refused while it is
-loaded, whose tokens are then unknown, still skips the deployment. A config of another or no `model_type` without
-`sliding_window` stays an input error (SGLang's failure there depends on transformers).
+loaded, whose tokens are then unknown, still skips the deployment. A config of another or no
+`model_type` without `sliding_window` stays an input error (SGLang's failure there depends on
+transformers).
 
 ## Why it matters
 
