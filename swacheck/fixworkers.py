@@ -36,8 +36,8 @@ from .fixplan import MAX_ROUNDS, MAX_TAKE_BACKS, Fixer
 from .model.recordtype import record
 from .model.text import trim
 from .recheck import Replanned
-from .results import RunResult, count
-from .workers import add, jobs, receive, splittable, stop
+from .results import RunResult
+from .workers import jobs, message_of, receive, splittable, stop, take
 
 
 @record(repr=False, eq=False)
@@ -168,7 +168,7 @@ def _share(settings, job, base, units, mine: range, checked, stream) -> Share:  
         return Share(False)
     messages = []
     for i, unit in zip(mine, fixer.checks.units, strict=True):
-        messages.append((i, _message(unit.result, unit.suppressed, stream)))
+        messages.append((i, message_of(unit.result, unit.suppressed, stream)))
     read = set().union(*(u.read for u in fixer.checks.units))
     states = fixer.changed()
     trim()
@@ -184,16 +184,6 @@ def _share(settings, job, base, units, mine: range, checked, stream) -> Share:  
         count_remaining(out.result, settings),
         list(zip(out.about, out.messages)),
     )
-
-
-def _message(unit: RunResult, suppressed: int, stream: Any) -> tuple:
-    """A unit as ``workers`` sends a checked one: (part, summary, suppressed, errors, skipped,
-    notes)."""
-    from .model.records import Summary
-
-    summary = Summary()
-    count(summary, unit)
-    return (stream.part(unit), summary, suppressed, unit.errors, unit.skipped, unit.notes)
 
 
 def _one_run(shares: list[Share]) -> bool:
@@ -218,13 +208,6 @@ def _totals(base: RunResult, messages: list[tuple]) -> RunResult:
     totals.skipped = list(base.skipped)
     totals.skipped_why = dict(base.skipped_why)
     totals.summary.input_errors = len(totals.errors)
-    suppressed = 0
-    for _, summary, filtered, errors, skipped, notes in messages:
-        add(totals.summary, summary)
-        totals.errors.extend(errors)
-        totals.skipped.extend(skipped)
-        totals.notes.extend(notes)
-        suppressed += filtered
-    totals.summary.suppressed = suppressed
+    totals.summary.suppressed = sum(take(totals, message) for message in messages)
     engine.finish(totals)
     return totals

@@ -138,13 +138,9 @@ def check_units(split: Split, totals: RunResult) -> Iterator[tuple[Any, list[Any
     done = False
     try:
         for i in range(len(split.units)):
-            part, summary, filtered, errors, skipped, notes = split.message(i)
-            suppressed += filtered
-            add(totals.summary, summary)
-            totals.errors.extend(errors)
-            totals.skipped.extend(skipped)
-            totals.notes.extend(notes)
-            yield part, notes
+            message = split.message(i)
+            suppressed += take(totals, message)
+            yield message[0], message[5]
         done = True
     finally:
         stop(split.readers, kill=not done)  # stopped early (an error, Ctrl-C, a closed pipe)
@@ -198,15 +194,32 @@ def _worker(body: Callable[[Any], None], out: Any) -> None:
 
 
 def _checked(job: Any, candidates: list[Any], stream: Any) -> tuple[Any, ...]:
-    """One unit checked, as a worker sends it: (part, summary, suppressed, errors, skipped,
-    notes); the files it read are let go (as ``engine.check_units`` does between units)."""
+    """One unit checked, as a worker sends it (:func:`message_of`); the files it read are let
+    go (as ``engine.check_units`` does between units)."""
     unit, filtered = check_unit(job, candidates, None, RunResult(job.settings))
-    summary = Summary()
-    count(summary, unit)
-    message = (stream.part(unit), summary, filtered, unit.errors, unit.skipped, unit.notes)
+    message = message_of(unit, filtered, stream)
     job.files.evict()
     trim()
     return message
+
+
+def message_of(unit: RunResult, suppressed: int, stream: Any) -> tuple[Any, ...]:
+    """What the report needs of a checked unit: (its ``Stream.part``, its counts alone
+    (``results.count``), how many findings were suppressed, its errors, skipped files, notes)."""
+    summary = Summary()
+    count(summary, unit)
+    return (stream.part(unit), summary, suppressed, unit.errors, unit.skipped, unit.notes)
+
+
+def take(totals: RunResult, message: tuple[Any, ...]) -> int:
+    """Add a unit's :func:`message_of` to the run's totals, as ``engine.check_units`` adds a
+    unit; how many of its findings were suppressed."""
+    _, summary, suppressed, errors, skipped, notes = message
+    add(totals.summary, summary)
+    totals.errors.extend(errors)
+    totals.skipped.extend(skipped)
+    totals.notes.extend(notes)
+    return suppressed
 
 
 def _send(out: Any, message: Any) -> None:
