@@ -142,9 +142,13 @@ def _pools(
     tokens come from the draft checkpoint, so its target pool is rebuilt with them)."""
     dep, page = r.dep, dsv4.page
     source = model_config.ref_val(dep.target_model, "target") or target.model_path
-    target_pool = memory_pool.pool(
-        r, "target", target.model, shared, page, draft_tokens, dep.target_geometry.values, source
-    )
+
+    def target_pool_with(tokens: Val | None) -> Pool:
+        return memory_pool.pool(
+            r, "target", target.model, shared, page, tokens, dep.target_geometry.values, source
+        )
+
+    target_pool = target_pool_with(draft_tokens)
     if dsv4.algo is None:
         if dep.draft_geometry.values:
             raise InputProblem(
@@ -156,7 +160,8 @@ def _pools(
     except model_config.ModelConfigRefused as refused:
         if refused.role != "draft" or dsv4.algo == "DSPARK":
             raise  # a DSpark draft's tokens come from its config: no target pool without them
-        return _draft_refused(r, refused, target_pool, draft_tokens)
+        _draft_refused(r, refused)
+        return target_pool, None, draft_tokens
     draft_pool: Pool | None = None
     try:
         draft_pool = memory_pool.pool(
@@ -172,31 +177,18 @@ def _pools(
     except model_config.ModelConfigRefused as refused:
         if refused.role != "draft":
             raise
-        _draft_refused(r, refused, target_pool, draft.tokens)
+        _draft_refused(r, refused)
     if dsv4.algo == "DSPARK":
-        target_pool = memory_pool.pool(
-            r,
-            "target",
-            target.model,
-            shared,
-            page,
-            draft.tokens,
-            dep.target_geometry.values,
-            source,
-        )
+        target_pool = target_pool_with(draft.tokens)
     return target_pool, draft_pool, draft.tokens
 
 
-def _draft_refused(
-    r: ArgReader, refused: model_config.ModelConfigRefused, target: Pool, tokens: Val | None
-) -> tuple[Pool, None, Val | None]:
+def _draft_refused(r: ArgReader, refused: model_config.ModelConfigRefused) -> None:
     """A draft whose config SGLang cannot load: SGLang builds the draft's ModelConfig with the
     draft worker, after every argument hook and the target's pool, so the launch stops there
-    and what the hooks and the target refuse comes first (the target's rules still run)."""
+    and what the hooks and the target refuse comes first (the target's pool and rules stand)."""
     model_config.said(r, refused)
-    reason = refused.refusal.reason if refused.refusal is not None else refused.reason
-    r.draft_refused = f"SGLang cannot load the draft model config ({reason}): no draft pool"
-    return target, None, tokens
+    r.draft_refused = f"SGLang cannot load the draft model config ({refused.reason}): no draft pool"
 
 
 def _draft_page(r: ArgReader, page: Val) -> Val:

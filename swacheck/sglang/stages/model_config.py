@@ -409,7 +409,7 @@ def refused(r: ArgReader, exc: ModelConfigRefused) -> Resolution:
     ModelConfig's DSV4 branch reads it (configs/model_config.py 0.5.23:1425, 0.5.22:1316,
     0.5.20:1149, 0.5.17:880): the launch stops with an AttributeError, no pool is built."""
     said(r, exc)
-    return _cannot_load(r, exc.role, exc.refusal.reason if exc.refusal else exc.reason)
+    return _cannot_load(r, exc.role, exc.reason)  # a refusal's own reason when it has one
 
 
 def said(r: ArgReader, exc: ModelConfigRefused) -> None:
