@@ -4,14 +4,12 @@ is dropped and the run fixed in one process; an error in a worker writes nothing
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from test_workers import _repo  # the check's worker tests build the same tree
+from test_workers import _repo, _swacheck  # the check's worker tests: the same tree and run
 
 from swacheck import fixworkers, runner
 
@@ -42,16 +40,7 @@ def _files(root: Path) -> dict[str, bytes]:
 def _fix(tree: Path, where: Path, jobs: str, *args: str) -> tuple:
     shutil.copytree(tree, where)
     out = where / "out.json"
-    given = [out.name if a == "OUT" else a for a in args]
-    env = {**os.environ, "SWACHECK_JOBS": jobs}
-    env.pop("FORCE_COLOR", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "swacheck", *given],
-        cwd=where,
-        env=env,
-        capture_output=True,
-        timeout=120,
-    )
+    done = _swacheck(jobs, *[out.name if a == "OUT" else a for a in args], cwd=where)
     report = out.read_bytes() if out.exists() else b""
     out.unlink(missing_ok=True)
     return done.returncode, done.stdout, done.stderr, report, _files(where)
