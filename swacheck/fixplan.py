@@ -153,8 +153,9 @@ class Fixer:
         self.write = write
         self.share = share
         self.out = Outcome()
-        self.checked: dict[str, str] = dict(checked or {})
+        self.checked: dict[str, bytes] = {} if checked is None else checked  # added to, not copied
         self.rounds = self.take_backs = 0
+        self.backs_at: set[int] = set()  # after which round (1, 2, ...) each take-back came
         self.unusable: dict[str, str] = {}  # real path -> why no fix is applied to it
         self.serial: set[str] = set()  # files whose fixes are applied one per round (blame)
         self.deferred: set[tuple] = set()  # findings whose fix waited once for the others'
@@ -181,6 +182,7 @@ class Fixer:
                 if pending and self._take_back(pending, before, counts, result, (args, now)):
                     pending = []
                     self.take_backs += 1
+                    self.backs_at.add(self.rounds)
                     if self.take_backs > MAX_TAKE_BACKS:
                         break
                     continue  # check again without the taken-back files' round
@@ -425,7 +427,7 @@ class Fixer:
                 key, f"{one_line(path)}: not fixed: cannot read it again: {exc.strerror or exc}"
             )
             return None
-        digest = hashlib.sha256(data).hexdigest()
+        digest = hashlib.sha256(data).digest()
         if self.checked.get(key) != digest:
             self._unusable(
                 key,

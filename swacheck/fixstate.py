@@ -15,7 +15,7 @@ class FileState:
 
     path: str  # as the first finding named it
     real: str
-    digest: str  # sha256 of the bytes that were checked
+    digest: bytes  # sha256 of the bytes that were checked
     bom: bool
     original: str  # the checked text, without its BOM
     text: str  # the proposed text

@@ -11,7 +11,8 @@ whole run:
   share (a script two folders source, a model config with ``--fix-model-configs``), and each
   share edited only files it read;
 - no share needed the run planned again (``recheck.Replanned``) or came near the round limit
-  (``MAX_ROUNDS`` rounds; ``MAX_TAKE_BACKS`` rounds taken back, counted over all the shares),
+  (``MAX_ROUNDS`` rounds; ``MAX_TAKE_BACKS`` rounds taken back, counted as one process would:
+  the rounds after which a share took one back, ``_take_backs``),
   and no two shares have a line to say about the same file. A round a share takes back (a fix
   that waits for another one of its file, or one refused with a reason) is the whole run's: it
   puts back files of that share only, and the other shares' next round is derived from the same
@@ -29,6 +30,7 @@ the report of the files as written is the shares' last check, unit by unit in th
 from __future__ import annotations
 
 import io
+from collections import Counter
 from typing import Any
 
 from . import engine, loading
@@ -39,13 +41,18 @@ from .recheck import Replanned
 from .results import RunResult
 from .workers import jobs, message_of, receive, splittable, stop, take
 
+# files of a share fixed together: its rounds hold every file, tree and resolution of its units
+# in memory (about 2 MB for a folder of 100 tiny server configs), so a share is fixed in runs of
+# this many files, one after another, and what the run keeps of each is its Share
+CHUNK_FILES = 400
+
 
 @record(repr=False, eq=False)
 class Share:
     """What one share's rounds give the run: ``kept`` False when they are not the run's."""
 
     kept: bool
-    take_backs: int = 0
+    take_backs: frozenset[int] = frozenset()  # after which of its rounds a round was taken back
     states: list = None  # type: ignore[assignment]  # the files it changed (FileState)
     applied: list = None  # type: ignore[assignment]
     held: set = None  # type: ignore[assignment]
@@ -75,7 +82,7 @@ def fix_split(settings: Any, renderer: Any) -> tuple[tuple | None, Done | None]:
 
     if not renderer.STREAMS or not splittable(settings, fixing=True):
         return None, None
-    checked: dict[str, str] = {}
+    checked: dict[str, bytes] = {}
     loading.CHECKED = checked  # the digests of what the planning reads, for every share
     try:
         base = RunResult(settings)
@@ -85,7 +92,7 @@ def fix_split(settings: Any, renderer: Any) -> tuple[tuple | None, Done | None]:
     stream = _stream(settings, renderer)
     planned = (job, base, units, checked)
     n = jobs(settings, units, stream, fixing=True)
-    if n < 2:
+    if n < 2 and len(chunks(units, range(len(units)))) < 2:
         return planned, None
     shares = _run_split(settings, planned, n, stream)
     if shares is None or not _one_run(shares):
@@ -138,24 +145,45 @@ def _run_split(settings: Any, planned: tuple, n: int, stream: Any) -> list[Share
 
     job, base, units, checked = planned
 
-    def work(k: int) -> Share:
-        return _share(settings, job, base, units, range(k, len(units), n), checked, stream)
+    def work(k: int) -> list[Share]:
+        out = []
+        for chunk in chunks(units, range(k, len(units), n)):
+            out.append(_share(settings, job, base, units, chunk, checked, stream))
+            job.files.persistent = False  # the chunk's files are let go: the next reads its own
+            job.files.evict()
+            if not out[-1].kept:
+                break  # the split is dropped anyway
+        return out
 
     split = start(job, units, n, stream, work)
     if split is None:
         return None
     done = False
     try:
-        shares = [work(0)]
+        shares = work(0)
         for reader in split.readers:
-            shares.append(receive(reader))
+            shares.extend(receive(reader))
         done = True
     finally:
         stop(split.readers, kill=not done)
     return shares
 
 
-def _share(settings, job, base, units, mine: range, checked, stream) -> Share:  # type: ignore[no-untyped-def]
+def chunks(units: list[list[Any]], mine: range) -> list[list[int]]:
+    """The units ``mine`` (indices) in runs of :data:`CHUNK_FILES` files or more (the last may
+    hold fewer), in order: each run is fixed on its own, as a share of its own."""
+    out: list[list[int]] = [[]]
+    files = 0
+    for i in mine:
+        if files >= CHUNK_FILES:
+            out.append([])
+            files = 0
+        out[-1].append(i)
+        files += len(units[i])
+    return out
+
+
+def _share(settings, job, base, units, mine: list[int], checked, stream) -> Share:  # type: ignore[no-untyped-def]
     """The rounds over the units ``mine``, in memory."""
     from .fixer import count_remaining
 
@@ -174,7 +202,7 @@ def _share(settings, job, base, units, mine: range, checked, stream) -> Share:  
     trim()
     return Share(
         True,
-        fixer.take_backs,
+        frozenset(fixer.backs_at),
         states,
         list(out.applied),
         set(out.held),
@@ -188,17 +216,24 @@ def _share(settings, job, base, units, mine: range, checked, stream) -> Share:  
 
 def _one_run(shares: list[Share]) -> bool:
     """Whether the shares' rounds are those of the whole run (the module's docstring)."""
-    if not all(s.kept for s in shares) or sum(s.take_backs for s in shares) > MAX_TAKE_BACKS:
+    if not all(s.kept for s in shares) or len(_take_backs(shares)) > MAX_TAKE_BACKS:
         return False
     about = [{file for file, _ in s.said} for s in shares]
     if sum(len(a) for a in about) > len(set().union(*about)):
         return False  # two shares say something of one file: in what order would one process?
-    for s in shares:
-        if not s.touched <= s.read:
-            return False
-        if any(s.touched & other.read for other in shares if other is not s):
+    readers = Counter(f for s in shares for f in s.read)
+    for s in shares:  # each edited only files it read, and that no other share reads
+        if any(f not in s.read or readers[f] > 1 for f in s.touched):
             return False
     return True
+
+
+def _take_backs(shares: list[Share]) -> set[int]:
+    """After which rounds one process would take a round back: after round ``i`` when a share
+    did. A share's ``i``-th round is the run's ``i``-th: a take-back is followed by a round in
+    every unit (the shares that took nothing back go on with their next one), and no round is
+    taken back twice, so the shares' take-backs after one round are one of the run's."""
+    return set().union(*(s.take_backs for s in shares))
 
 
 def _totals(base: RunResult, messages: list[tuple]) -> RunResult:

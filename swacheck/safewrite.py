@@ -28,7 +28,7 @@ class Checked(Protocol):
     that were checked, and the bytes to write."""
 
     real: str
-    digest: str
+    digest: bytes
 
     def data(self) -> bytes: ...
 
@@ -63,7 +63,7 @@ def write_verified(state: Checked, root: str) -> tuple[str, str] | None:
                 "not written: it changed since it was checked (replaced); run swacheck again",
             )
         data = _read_all(fd, st.st_size)
-        if hashlib.sha256(data).hexdigest() != state.digest:
+        if hashlib.sha256(data).digest() != state.digest:
             return "skipped", "not written: it changed since it was checked; run swacheck again"
         if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
             return (

@@ -65,7 +65,7 @@ __all__ = [
 # -> sha256), so a fix is written only over the bytes that were checked; and proposed texts that
 # stand in for files while the fixes are re-checked (real path -> bytes), so nothing is written
 # before it has been verified.
-CHECKED: dict[str, str] | None = None
+CHECKED: dict[str, bytes] | None = None
 OVERLAY: dict[str, bytes] = {}
 
 
@@ -186,7 +186,7 @@ def read_text(path: str, max_size: int = DEFAULT_MAX_FILE_SIZE, charge: bool = T
     if CHECKED is not None and path != "-":
         import hashlib
 
-        CHECKED.setdefault(real(path), hashlib.sha256(data).hexdigest())
+        CHECKED.setdefault(real(path), hashlib.sha256(data).digest())
     return decode(data, path)
 
 

@@ -91,6 +91,33 @@ def test_the_split_is_kept_for_independent_units(tree, tmp_path, monkeypatch, ca
     assert "swacheck: fixed " in capsys.readouterr().err
 
 
+def _fix_here(tree: Path, where: Path, monkeypatch, capsys, chunk: int) -> tuple:
+    """``swacheck --fix configs`` in this process, its share fixed ``chunk`` files at a time."""
+    shutil.copytree(tree, where)
+    monkeypatch.chdir(where)
+    monkeypatch.setattr(fixworkers, "CHUNK_FILES", chunk)
+    code = runner.check_paths({"paths": ["configs"], "fix": True})
+    out, err = capsys.readouterr()
+    return code, out, err, _files(where)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_fix_in_chunks_writes_and_says_what_the_whole_run_does(
+    tree, tmp_path, monkeypatch, capsys, jobs
+):
+    """Each process fixes its units a few folders at a time (memory stays flat): the files,
+    the report and the lines are those of the units fixed all at once."""
+    monkeypatch.setenv("SWACHECK_JOBS", jobs)
+    whole = _fix_here(tree, tmp_path / "whole", monkeypatch, capsys, 10**9)
+    shares: list[int] = []
+    real = fixworkers._one_run
+    monkeypatch.setattr(fixworkers, "_one_run", lambda s: shares.append(len(s)) or real(s))
+    chunked = _fix_here(tree, tmp_path / "chunked", monkeypatch, capsys, 10)
+    assert shares == [6]  # six folders of 11 files: a chunk each (two processes: three each)
+    assert "swacheck: fixed " in whole[2]
+    assert chunked == whole
+
+
 def test_a_split_with_a_line_to_say_says_it_as_one_process_does(tree, tmp_path, monkeypatch):
     """A fix refused through a YAML anchor is one file's line: the split is kept, and the lines
     are said by file, as one process says them."""
@@ -154,15 +181,28 @@ def test_a_file_two_shares_would_edit_drops_the_split(tree, tmp_path, monkeypatc
 )
 def test_the_split_is_the_runs_only_when_no_change_crosses_shares(shares, kept):
     made = [
-        fixworkers.Share(True, 0, [], [], set(), read, touched, [], (0, 0), [(f"f{n}", "said")])
+        fixworkers.Share(
+            True, frozenset(), [], [], set(), read, touched, [], (0, 0), [(f"f{n}", "said")]
+        )
         for n, (touched, read) in enumerate(shares)
     ]
     assert fixworkers._one_run(made) is kept
     made[1].said = [("f0", "else")]  # two shares say something of one file
     assert fixworkers._one_run(made) is False
     made[1].said = []
-    made[0].take_backs = 33  # more than MAX_TAKE_BACKS over the run
+    made[0].take_backs = frozenset(range(1, 34))  # more than MAX_TAKE_BACKS over the run
     assert fixworkers._one_run(made) is False
+    # 33 shares each taking a round back after round 1: one process takes back one round
+    many = [
+        *made,
+        *(
+            fixworkers.Share(True, frozenset({1}), [], [], set(), set(), set(), [], (0, 0), [])
+            for _ in range(31)
+        ),
+    ]
+    for share in many:
+        share.take_backs = frozenset({1})
+    assert fixworkers._one_run(many) is kept
 
 
 def test_an_error_in_a_fixing_worker_is_an_internal_error_and_writes_nothing(
@@ -174,7 +214,7 @@ def test_an_error_in_a_fixing_worker_is_an_internal_error_and_writes_nothing(
     real = fixworkers._share
 
     def boom(settings, job, base, units, mine, checked, stream):
-        if mine.start == 1:  # the worker's share (this process has share 0)
+        if mine[0] == 1:  # the worker's share (this process has share 0)
             raise RuntimeError("boom in a share")
         return real(settings, job, base, units, mine, checked, stream)
 
