@@ -3,9 +3,12 @@
 A run's units are independent as long as no fix of one edits a file another reads. So, as
 ``workers.py`` does for a check, a planned run of ``workers.MIN_FILES`` files or more is split
 ``n`` ways (this process and ``n - 1`` workers forked from it): each runs the rounds
-(``fixplan.Fixer``) over its share of the units, in memory, and writes nothing. The run then
-keeps the shares' result only when each share's rounds are, unit for unit, the rounds of the
-whole run:
+(``fixplan.Fixer``) over its share of the units, in memory, and writes nothing. A process
+fixes its share in chunks of :data:`CHUNK_FILES` files, one after another, each a share of its
+own, and keeps only what the run needs of it (``Share``): the rounds hold every tree and
+resolution of their units, so memory stays flat however large the run (one process too, when
+there are two chunks or more). The run then keeps the shares' result only when each share's
+rounds are, unit for unit, the rounds of the whole run:
 
 - no file a share's fixes edited (changed in the end or not) is read by a unit of another
   share (a script two folders source, a model config with ``--fix-model-configs``), and each
