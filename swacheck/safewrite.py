@@ -14,7 +14,6 @@ The report (``--output``) and the baseline (``--write-baseline``) are opened wit
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import stat
 from typing import Protocol
@@ -40,6 +39,8 @@ def write_verified(state: Checked, root: str) -> tuple[str, str] | None:
     written (through a symbolic link, which stays), only inside ``root``; under an exclusive
     ``flock`` (concurrent swacheck runs take turns and the second sees the file changed).
     """
+    import hashlib  # here: a report written with --output needs no digest (2.7 ms to import)
+
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX: no advisory locks, the digest check stays
@@ -175,9 +176,7 @@ def open_new_file(path: str):  # type: ignore[no-untyped-def]
     try:
         if stat.S_ISDIR(os.fstat(fd).st_mode):  # pragma: no cover - O_WRONLY refuses a folder
             raise IsADirectoryError(21, "Is a directory")
-        import fcntl
-
-        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        os.set_blocking(fd, True)  # opened without blocking (a FIFO), written as a file
         return os.fdopen(fd, "w", encoding="utf-8")
     except BaseException:
         os.close(fd)

@@ -158,19 +158,21 @@ def test_an_unreadable_deployment_file_is_reported_in_its_unit(tree):
 
 
 def test_the_json_stream_writes_the_same_bytes_when_its_pairs_wait_on_disk(tree, monkeypatch):
+    import tempfile
+
     from swacheck.report import json_format
 
     root = tree(CROSS)
     in_memory = run_cli("--format", "json", ".", cwd=root)
     monkeypatch.setattr(json_format, "PAIRS_IN_MEMORY", 10)  # spill after the first pair
     opened = []
-    real_file = json_format.tempfile.TemporaryFile
+    real_file = tempfile.TemporaryFile
 
     def temporary_file(*args, **kwargs):
         opened.append(real_file(*args, **kwargs))
         return opened[-1]
 
-    monkeypatch.setattr(json_format.tempfile, "TemporaryFile", temporary_file)
+    monkeypatch.setattr(tempfile, "TemporaryFile", temporary_file)
     spilled = run_cli("--format", "json", ".", cwd=root)
     assert len(in_memory.data["pairs"]) == 2
     assert spilled.stdout == in_memory.stdout
