@@ -34,6 +34,12 @@ def remember_real(path: str, found: str) -> str:
     return found
 
 
+def forget_some(paths: list[str]) -> None:
+    """Forget the real paths of ``paths`` (asked again, they are found again)."""
+    for path in paths:
+        _real.pop(path, None)
+
+
 def run_memo() -> dict:
     """A dictionary for answers about the file system that hold for one run (what folder is a
     Helm chart...): emptied by :func:`forget`, with the real paths."""

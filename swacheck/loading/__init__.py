@@ -419,6 +419,16 @@ class FileCache:
             self._files.pop(key, None)
             self._ahead.pop(key, None)
 
+    def let_go(self, keys: set[str]) -> None:
+        """Forget what was read ahead of these files (real paths), unless they are kept: their
+        units are checked by another process (``workers.let_go_of_others``)."""
+        for key in keys - self._kept:
+            ahead = self._ahead.pop(key, None)
+            if isinstance(ahead, str):
+                self._ahead_chars -= len(ahead)
+            self._again.discard(key)
+            self._files.pop(key, None)
+
     def is_kept(self, key: str) -> bool:
         return key in self._kept
 
