@@ -146,7 +146,7 @@ def let_go_of_others(job: Any, units: list[list[Any]], mine: range) -> None:
 
     gone = [c.path for i, unit in enumerate(units) if i not in mine for c in unit if c.path != "-"]
     job.files.let_go({real(p) for p in gone})
-    forget_some(gone)
+    forget_some(gone, compact=True)
     for i in range(len(units)):
         if i not in mine:
             units[i] = []

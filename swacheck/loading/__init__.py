@@ -428,6 +428,7 @@ class FileCache:
                 self._ahead_chars -= len(ahead)
             self._again.discard(key)
             self._files.pop(key, None)
+        self._again = set(self._again)  # a set keeps its table when entries are discarded
 
     def is_kept(self, key: str) -> bool:
         return key in self._kept
