@@ -102,7 +102,21 @@ def _compared_member(name: str, p: Val, d: Val) -> str:
             text = _string(name) + ": " + _compact(_compared(pv, dv, p.origin, d.origin))
             keep(_MEMBERS, key, text, MEMO_SIZE)
         return text
-    return _string(name) + ": " + _compact(_compared(pv, dv, p.describe(), d.describe()))
+    # a value from a file: its text as the encoder writes the object, without building it
+    return (
+        f'{_string(name)}: {{"prefill": {_value(pv)}, "decode": {_value(dv)}, "differs": '
+        f'{"true" if pv != dv else "false"}, "prefill_from": {_string(p.describe())}, '
+        f'"decode_from": {_string(d.describe())}}}'
+    )
+
+
+def _value(value: Any) -> str:
+    """``value``'s JSON text, as the encoder writes it inside an object."""
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    scalar = _SCALARS.get(kind)
+    return scalar(value) if scalar is not None else _compact(value)
 
 
 def head(settings: Settings) -> dict[str, Any]:
