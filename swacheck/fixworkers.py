@@ -41,7 +41,7 @@ from .fixplan import MAX_ROUNDS, MAX_TAKE_BACKS, Fixer
 from .model.recordtype import record
 from .model.text import trim
 from .recheck import Replanned
-from .results import RunResult
+from .results import RunResult, totals_from
 from .workers import jobs, message_of, receive, splittable, stop, take
 
 # files of a share fixed together: its rounds hold every file, tree and resolution of its units
@@ -241,11 +241,7 @@ def _take_backs(shares: list[Share]) -> set[int]:
 
 def _totals(base: RunResult, messages: list[tuple]) -> RunResult:
     """The run's totals from the units' messages, as ``recheck.Recheck`` counts a run."""
-    totals = RunResult(base.settings)
-    totals.errors = list(base.errors)
-    totals.skipped = list(base.skipped)
-    totals.skipped_why = dict(base.skipped_why)
-    totals.summary.input_errors = len(totals.errors)
+    totals = totals_from(base)
     totals.summary.suppressed = sum(take(totals, message) for message in messages)
     engine.finish(totals)
     return totals

@@ -27,7 +27,7 @@ from .inputs import Inputs, read_inputs
 from .model.records import InputProblem
 from .model.recordtype import record
 from .paths import real
-from .results import RunResult, count
+from .results import RunResult, count, totals_from
 from .settings import Settings
 
 
@@ -239,11 +239,7 @@ class Recheck:
     def _result(self) -> RunResult:
         """The whole run from its units, counted as ``engine.run_units`` counts a run."""
         assert self.base is not None
-        totals = RunResult(self.settings)
-        totals.errors = list(self.base.errors)
-        totals.skipped = list(self.base.skipped)
-        totals.skipped_why = dict(self.base.skipped_why)
-        totals.summary.input_errors = len(totals.errors)
+        totals = totals_from(self.base)
         for unit in self.units:
             assert unit.result is not None
             count(totals.summary, unit.result)

@@ -76,6 +76,17 @@ class RunResult:
     )  # a skipped file -> why, when not "not a deployment"
 
 
+def totals_from(base: RunResult) -> RunResult:
+    """A run's totals to count its units into, starting from what its discovery found
+    (``base``: the errors and skipped files of finding the inputs)."""
+    totals = RunResult(base.settings)
+    totals.errors = list(base.errors)
+    totals.skipped = list(base.skipped)
+    totals.skipped_why = dict(base.skipped_why)
+    totals.summary.input_errors = len(totals.errors)
+    return totals
+
+
 def count(s: Summary, unit: RunResult) -> None:
     """Add a unit's files, deployments, findings and input errors to the run's summary."""
     s.files += len(unit.files)
