@@ -83,3 +83,28 @@ def test_a_memo_stays_bounded_and_keeps_taking_new_entries():
     for i in range(10):
         keep(memo, i, i * i, 4)
         assert len(memo) <= 4 and memo[i] == i * i
+
+
+_json = st.recursive(
+    st.one_of(_values, st.floats(allow_nan=False), st.just("")),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b\n"]), inner)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["file", "findings", "target", "k\u0000", "compared"]),
+        st.one_of(
+            _json, st.builds(json_format.Compared, st.just([("x", Val(1, "d"), Val(2, "d"))]))
+        ),
+        min_size=1,
+    )
+)
+def test_a_deployment_or_pair_is_laid_out_as_dump_lays_it_out(value):
+    chunks = json_format._Chunks()
+    json_format.dump(value, chunks, 2)
+    assert json_format._text(value) == "".join(chunks)
