@@ -190,7 +190,6 @@ class _Texts(dict[str, str]):
         return out
 
 
-_json_text = json_text.__wrapped__  # type: ignore[attr-defined]  # this cache is the one it needs
 _string = _Texts().__getitem__  # ``text`` escaped as a JSON string literal
 
 
@@ -213,13 +212,6 @@ else:  # pragma: no cover  (an interpreter without json's C accelerator)
         return _encode(json_data(value))
 
 
-class _Chunks(list[str]):
-    """Text kept as pieces, to be written at once: :func:`dump` writes into it (an append costs
-    less than a write to a text file, and a report is many small writes)."""
-
-    write = list.append
-
-
 # the members the report writes most, other than strings: json's text for each
 _SCALARS = {
     bool: lambda v: "true" if v else "false",
@@ -228,7 +220,7 @@ _SCALARS = {
 }
 
 
-def dump(value: Any, out: TextIO | _Chunks, level: int = 0) -> None:
+def dump(value: Any, out: TextIO, level: int = 0) -> None:
     """Write ``value`` as JSON: indented by two spaces down to :data:`INDENTED_LEVELS` (and lists
     one level further), compact below."""
     kind = type(value)
