@@ -91,28 +91,32 @@ def test_the_split_is_kept_for_independent_units(tree, tmp_path, monkeypatch, ca
     assert "swacheck: fixed " in capsys.readouterr().err
 
 
-def _fix_here(tree: Path, where: Path, monkeypatch, capsys, chunk: int) -> tuple:
+def _fix_here(tree: Path, where: Path, monkeypatch, capsys, chunk: int, given: dict) -> tuple:
     """``swacheck --fix configs`` in this process, its share fixed ``chunk`` files at a time."""
     shutil.copytree(tree, where)
     monkeypatch.chdir(where)
     monkeypatch.setattr(fixworkers, "CHUNK_FILES", chunk)
-    code = runner.check_paths({"paths": ["configs"], "fix": True})
+    code = runner.check_paths({"paths": ["configs"], "fix": True, **given})
     out, err = capsys.readouterr()
-    return code, out, err, _files(where)
+    return code, out, err, _files(where)  # with the report written to a file in it
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize(
+    "given", [{}, {"format": "json", "output": "report.json"}], ids=["human", "json"]
+)
 def test_a_fix_in_chunks_writes_and_says_what_the_whole_run_does(
-    tree, tmp_path, monkeypatch, capsys, jobs
+    tree, tmp_path, monkeypatch, capsys, jobs, given
 ):
     """Each process fixes its units a few folders at a time (memory stays flat): the files,
     the report and the lines are those of the units fixed all at once."""
     monkeypatch.setenv("SWACHECK_JOBS", jobs)
-    whole = _fix_here(tree, tmp_path / "whole", monkeypatch, capsys, 10**9)
+    whole = _fix_here(tree, tmp_path / "whole", monkeypatch, capsys, 10**9, given)
     shares: list[int] = []
     real = fixworkers._one_run
     monkeypatch.setattr(fixworkers, "_one_run", lambda s: shares.append(len(s)) or real(s))
-    chunked = _fix_here(tree, tmp_path / "chunked", monkeypatch, capsys, 10)
+    chunked = _fix_here(tree, tmp_path / "chunked", monkeypatch, capsys, 10, given)
+    assert given == {} or b'"deployments": [' in chunked[3]["report.json"]
     assert shares == [6]  # six folders of 11 files: a chunk each (two processes: three each)
     assert "swacheck: fixed " in whole[2]
     assert chunked == whole
