@@ -33,6 +33,7 @@ the report of the files as written is the shares' last check, unit by unit in th
 from __future__ import annotations
 
 import io
+import os
 from collections import Counter
 from typing import Any
 
@@ -72,7 +73,9 @@ class Done:
 
     failed: int
     fixed: int
-    parts: list  # each unit's Stream.part, in the run's order; None: check again (a write failed)
+    parts: (
+        Parts | None
+    )  # each unit's Stream.part, in the run's order; None: check again (a write failed)
     totals: RunResult
     remaining: tuple[int, int]
 
@@ -97,8 +100,11 @@ def fix_split(settings: Any, renderer: Any) -> tuple[tuple | None, Done | None]:
     n = jobs(settings, units, stream, fixing=True)
     if n < 2 and len(chunks(units, range(len(units)))) < 2:
         return planned, None
-    shares = _run_split(settings, planned, n, stream)
+    spools = [Spool(k) for k in range(n)]
+    shares = _run_split(settings, planned, n, stream, spools)
     if shares is None or not _one_run(shares):
+        for spool in spools:
+            spool.close()
         return None, None
     fixer = Fixer(settings, write=True)
     for share in shares:
@@ -112,8 +118,77 @@ def fix_split(settings: Any, renderer: Any) -> tuple[tuple | None, Done | None]:
     messages = sorted((i, m) for share in shares for i, m in share.units)
     totals = _totals(base, [m for _, m in messages])
     remaining = tuple(sum(s.remaining[k] for s in shares) for k in (0, 1))
-    parts = [m[0] for _, m in messages] if everything else None
+    parts = Parts([m[0] for _, m in messages], spools) if everything else None
+    if parts is None:
+        for spool in spools:
+            spool.close()
     return None, Done(failed, fixed, parts, totals, remaining)  # type: ignore[arg-type]
+
+
+class Spool:
+    """The report parts of one process's units, kept on disk until the run writes the report
+    (at 20,000 tiny configs a JSON report is 54 MB, which the processes held in memory until
+    then). An unnamed temporary file made before the workers are forked: each process writes its
+    own at the offsets it keeps (``os.pwrite``), and the run reads them back once the workers
+    have ended. A part that cannot be written (a full disk) is kept in memory instead."""
+
+    def __init__(self, index: int) -> None:
+        import tempfile
+
+        self.index = index  # what a part's place names it by (a place is sent between processes)
+        try:
+            self.file: Any = tempfile.TemporaryFile()
+        except OSError:
+            self.file = None
+        self.end = 0
+
+    def put(self, part: Any) -> tuple[int, Any, int]:
+        """Where ``part`` now is: (this spool's index, offset, size), or (-1, the part, 0)."""
+        import pickle
+
+        data = pickle.dumps(part, pickle.HIGHEST_PROTOCOL)
+        try:
+            if self.file is None:
+                raise OSError("no temporary file")
+            done = 0
+            while done < len(data):
+                done += os.pwrite(self.file.fileno(), data[done:], self.end + done)
+        except OSError:
+            return -1, part, 0
+        at, self.end = self.end, self.end + len(data)
+        return self.index, at, len(data)
+
+    def get(self, at: int, size: int) -> Any:
+        import pickle
+
+        chunks, done = [], 0
+        while done < size:
+            chunk = os.pread(self.file.fileno(), size - done, at + done)
+            if not chunk:
+                raise OSError("the temporary file of the report's parts ended early")
+            chunks.append(chunk)
+            done += len(chunk)
+        return pickle.loads(b"".join(chunks))
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+class Parts:
+    """Each unit's part, in the run's order, read back from the spools one at a time as the
+    report is written; the spools are closed at the end."""
+
+    def __init__(self, refs: list[tuple[int, Any, int]], spools: list[Spool]):
+        self.refs, self.spools = refs, spools
+
+    def __iter__(self) -> Any:
+        try:
+            for k, at, size in self.refs:
+                yield at if k < 0 else self.spools[k].get(at, size)
+        finally:
+            for spool in self.spools:
+                spool.close()
 
 
 def _stream(settings: Any, renderer: Any) -> Any:
@@ -141,7 +216,9 @@ class _Like(io.StringIO):
         return self.tty
 
 
-def _run_split(settings: Any, planned: tuple, n: int, stream: Any) -> list[Share] | None:
+def _run_split(
+    settings: Any, planned: tuple, n: int, stream: Any, spools: list[Spool]
+) -> list[Share] | None:
     """Each share's rounds: this process's (share 0) and the workers'; None when the system
     cannot start the workers (the run is fixed in one process)."""
     from .workers import start
@@ -151,7 +228,7 @@ def _run_split(settings: Any, planned: tuple, n: int, stream: Any) -> list[Share
     def work(k: int) -> list[Share]:
         out = []
         for chunk in chunks(units, range(k, len(units), n)):
-            out.append(_share(settings, job, base, units, chunk, checked, stream))
+            out.append(_share(settings, job, base, units, chunk, checked, (stream, spools[k])))
             job.files.persistent = False  # the chunk's files are let go: the next reads its own
             job.files.evict()
             if not out[-1].kept:
@@ -186,10 +263,12 @@ def chunks(units: list[list[Any]], mine: range) -> list[list[int]]:
     return out
 
 
-def _share(settings, job, base, units, mine: list[int], checked, stream) -> Share:  # type: ignore[no-untyped-def]
-    """The rounds over the units ``mine``, in memory."""
+def _share(settings, job, base, units, mine: list[int], checked, report) -> Share:  # type: ignore[no-untyped-def]
+    """The rounds over the units ``mine``, in memory; ``report``: (the Stream that makes each
+    unit's part, the Spool the part is put in)."""
     from .fixer import count_remaining
 
+    stream, spool = report
     fixer = Fixer(settings, write=True, share=(job, base, units, mine, True), checked=checked)
     try:
         out = fixer.run()
@@ -199,7 +278,8 @@ def _share(settings, job, base, units, mine: list[int], checked, stream) -> Shar
         return Share(False)
     messages = []
     for i, unit in zip(mine, fixer.checks.units, strict=True):
-        messages.append((i, message_of(unit.result, unit.suppressed, stream)))
+        message = message_of(unit.result, unit.suppressed, stream)
+        messages.append((i, (spool.put(message[0]), *message[1:])))
     read = set().union(*(u.read for u in fixer.checks.units))
     states = fixer.changed()
     trim()

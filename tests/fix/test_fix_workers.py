@@ -232,3 +232,32 @@ def test_an_error_in_a_fixing_worker_is_an_internal_error_and_writes_nothing(
         in capsys.readouterr().err
     )
     assert _files(work) == before
+
+
+def test_the_parts_wait_in_memory_when_no_temporary_file_can_be_made(
+    tree, tmp_path, monkeypatch, capsys
+):
+    """The report's parts wait on disk (fixworkers.Spool); with no temporary file (a full or
+    read-only temporary folder), they wait in memory and the report is the same."""
+    import tempfile
+
+    monkeypatch.setenv("SWACHECK_JOBS", "2")
+    given = {"format": "json", "output": "report.json"}
+    spooled = _fix_here(tree, tmp_path / "spooled", monkeypatch, capsys, 10, given)
+
+    def no_file(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", no_file)
+    in_memory = _fix_here(tree, tmp_path / "in-memory", monkeypatch, capsys, 10, given)
+    assert in_memory == spooled
+    assert b"swacheck: fixed " in spooled[2].encode()
+
+
+def test_a_spool_gives_back_each_part_it_was_given():
+    spool = fixworkers.Spool(0)
+    parts = [(["a" * 70_000], []), ("text", 2), ({"k": [1, None]},)]
+    refs = [spool.put(part) for part in parts]
+    assert [k for k, _, _ in refs] == [0, 0, 0]
+    assert list(fixworkers.Parts(refs, [spool])) == parts
+    assert spool.file.closed  # closed once the report has them
