@@ -84,8 +84,6 @@ def fix_split(settings: Any, renderer: Any) -> tuple[tuple | None, Done | None]:
     """(None, the run fixed in ``workers.jobs`` processes, written and ready to report), or the
     run to fix in one process: (the run as planned, None) when it is not worth splitting, else
     (None, None) (a split whose rounds are not the run's: it is planned again from the start)."""
-    from .fixer import write_fixes
-
     if not renderer.STREAMS or not splittable(settings, fixing=True):
         return None, None
     checked: dict[str, bytes] = {}
@@ -106,6 +104,13 @@ def fix_split(settings: Any, renderer: Any) -> tuple[tuple | None, Done | None]:
         for spool in spools:
             spool.close()
         return None, None
+    return None, _write(settings, base, shares, spools)
+
+
+def _write(settings: Any, base: RunResult, shares: list[Share], spools: list[Spool]) -> Done:
+    """Write what the shares' rounds changed (this process only), and what the report needs."""
+    from .fixer import write_fixes
+
     fixer = Fixer(settings, write=True)
     for share in shares:
         fixer.out.states.update((s.real, s) for s in share.states)
@@ -122,7 +127,7 @@ def fix_split(settings: Any, renderer: Any) -> tuple[tuple | None, Done | None]:
     if parts is None:
         for spool in spools:
             spool.close()
-    return None, Done(failed, fixed, parts, totals, remaining)  # type: ignore[arg-type]
+    return Done(failed, fixed, parts, totals, remaining)  # type: ignore[arg-type]
 
 
 class Spool:
