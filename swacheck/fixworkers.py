@@ -96,7 +96,7 @@ def fix_split(settings: Any, renderer: Any) -> tuple[tuple | None, Done | None]:
     stream = _stream(settings, renderer)
     planned = (job, base, units, checked)
     n = jobs(settings, units, stream, fixing=True)
-    if n < 2 and len(chunks(units, range(len(units)))) < 2:
+    if n < 2 and not _chunked(units, stream):
         return planned, None
     spools = [Spool(k) for k in range(n)]
     shares = _run_split(settings, planned, n, stream, spools)
@@ -252,6 +252,13 @@ def _run_split(
     finally:
         stop(split.readers, kill=not done)
     return shares
+
+
+def _chunked(units: list[list[Any]], stream: Any) -> bool:
+    """Whether one process fixes the run in chunks: two or more, and parts that stand for the
+    units (``workers.jobs`` asks the same of a split: not rich's lines for a terminal, which wrap
+    to the terminal's width)."""
+    return bool(getattr(stream, "parts", False)) and len(chunks(units, range(len(units)))) > 1
 
 
 def chunks(units: list[list[Any]], mine: range) -> list[list[int]]:

@@ -234,6 +234,22 @@ def test_an_error_in_a_fixing_worker_is_an_internal_error_and_writes_nothing(
     assert _files(work) == before
 
 
+def test_a_fix_for_a_terminal_is_not_chunked(tree, tmp_path, monkeypatch, capsys):
+    """rich's lines for a terminal wrap to its width: a part made aside cannot stand for them,
+    so a run written to a terminal is fixed all at once, as a split is never made for it."""
+    import sys
+
+    monkeypatch.setenv("SWACHECK_JOBS", "1")
+    monkeypatch.setenv("COLUMNS", "100")
+    shares: list[int] = []
+    real = fixworkers._one_run
+    monkeypatch.setattr(fixworkers, "_one_run", lambda s: shares.append(len(s)) or real(s))
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    done = _fix_here(tree, tmp_path / "tty", monkeypatch, capsys, 10, {})
+    assert shares == []
+    assert "swacheck: fixed " in done[2]
+
+
 def test_the_parts_wait_in_memory_when_no_temporary_file_can_be_made(
     tree, tmp_path, monkeypatch, capsys
 ):
