@@ -151,10 +151,10 @@ class Spool:
         """Where ``part`` now is: (this spool's index, offset, size), or (-1, the part, 0)."""
         import pickle
 
+        if self.file is None:
+            return -1, part, 0
         data = pickle.dumps(part, pickle.HIGHEST_PROTOCOL)
         try:
-            if self.file is None:
-                raise OSError("no temporary file")
             done = 0
             while done < len(data):
                 done += os.pwrite(self.file.fileno(), data[done:], self.end + done)

@@ -34,14 +34,13 @@ def remember_real(path: str, found: str) -> str:
     return found
 
 
-def forget_some(paths: list[str], compact: bool = False) -> None:
-    """Forget the real paths of ``paths`` (asked again, they are found again); ``compact``: with
-    a table of the size the rest needs (a dictionary keeps its table when entries are popped)."""
+def forget_some(paths: list[str]) -> None:
+    """Forget the real paths of ``paths`` (asked again, they are found again), in a table of the
+    size the rest needs (a dictionary keeps its table when entries are popped)."""
     global _real
     for path in paths:
         _real.pop(path, None)
-    if compact:
-        _real = dict(_real)
+    _real = dict(_real)
 
 
 def run_memo() -> dict:

@@ -118,9 +118,10 @@ def start(
 
     def body(k: int) -> Callable[[Any], None]:
         def run(out: Any) -> None:
-            let_go_of_others(job, units, range(k, len(units), n))
+            mine = range(k, len(units), n)
+            let_go_of_others(job, units, mine)
             if work is None:
-                _work(job, units, range(k, len(units), n), stream, out)
+                _work(job, units, mine, stream, out)
             else:
                 _send(out, work(k))
 
@@ -146,7 +147,7 @@ def let_go_of_others(job: Any, units: list[list[Any]], mine: range) -> None:
 
     gone = [c.path for i, unit in enumerate(units) if i not in mine for c in unit if c.path != "-"]
     job.files.let_go({real(p) for p in gone})
-    forget_some(gone, compact=True)
+    forget_some(gone)
     for i in range(len(units)):
         if i not in mine:
             units[i] = []
