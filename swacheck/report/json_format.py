@@ -212,7 +212,8 @@ else:  # pragma: no cover  (an interpreter without json's C accelerator)
         return _encode(json_data(value))
 
 
-# the members the report writes most, other than strings: json's text for each
+# the members the report writes most, other than strings: json's text for each, without a call
+# into the encoder
 _SCALARS = {
     bool: lambda v: "true" if v else "false",
     type(None): lambda v: "null",
@@ -224,18 +225,9 @@ def dump(value: Any, out: TextIO, level: int = 0) -> None:
     """Write ``value`` as JSON: indented by two spaces down to :data:`INDENTED_LEVELS` (and lists
     one level further), compact below."""
     kind = type(value)
-    if kind is str:
-        out.write(_string(value))
-        return
-    if kind in _SCALARS:  # as json writes them, without a call into the encoder
-        out.write(_SCALARS[kind](value))
-        return
-    if kind is Compared:  # below the indented levels, where a pair holds it
-        out.write(value.text())
-        return
-    indented = level < INDENTED_LEVELS or (level == INDENTED_LEVELS and type(value) is list)
-    if not indented or not value or not isinstance(value, (dict, list)):
-        out.write(_compact(value))
+    indented = level < INDENTED_LEVELS or (level == INDENTED_LEVELS and kind is list)
+    if not indented or not value or kind is Compared or not isinstance(value, (dict, list)):
+        out.write(_value(value))  # a string, a scalar, a pair's compared values, or compact
         return
     pad = "\n" + "  " * (level + 1)
     if isinstance(value, dict):
