@@ -91,6 +91,14 @@ def test_the_split_is_kept_for_independent_units(tree, tmp_path, monkeypatch, ca
     assert "swacheck: fixed " in capsys.readouterr().err
 
 
+def _count_shares(monkeypatch) -> list[int]:
+    """How many shares each split or chunked run's guard (``_one_run``) was given."""
+    counts: list[int] = []
+    real = fixworkers._one_run
+    monkeypatch.setattr(fixworkers, "_one_run", lambda s: counts.append(len(s)) or real(s))
+    return counts
+
+
 def _fix_here(tree: Path, where: Path, monkeypatch, capsys, chunk: int, given: dict) -> tuple:
     """``swacheck --fix configs`` in this process, its share fixed ``chunk`` files at a time."""
     shutil.copytree(tree, where)
@@ -112,9 +120,7 @@ def test_a_fix_in_chunks_writes_and_says_what_the_whole_run_does(
     the report and the lines are those of the units fixed all at once."""
     monkeypatch.setenv("SWACHECK_JOBS", jobs)
     whole = _fix_here(tree, tmp_path / "whole", monkeypatch, capsys, 10**9, given)
-    shares: list[int] = []
-    real = fixworkers._one_run
-    monkeypatch.setattr(fixworkers, "_one_run", lambda s: shares.append(len(s)) or real(s))
+    shares = _count_shares(monkeypatch)
     chunked = _fix_here(tree, tmp_path / "chunked", monkeypatch, capsys, 10, given)
     assert given == {} or b'"deployments": [' in chunked[3]["report.json"]
     assert shares == [6]  # six folders of 11 files: a chunk each (two processes: three each)
@@ -241,9 +247,7 @@ def test_a_fix_for_a_terminal_is_not_chunked(tree, tmp_path, monkeypatch, capsys
 
     monkeypatch.setenv("SWACHECK_JOBS", "1")
     monkeypatch.setenv("COLUMNS", "100")
-    shares: list[int] = []
-    real = fixworkers._one_run
-    monkeypatch.setattr(fixworkers, "_one_run", lambda s: shares.append(len(s)) or real(s))
+    shares = _count_shares(monkeypatch)
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
     done = _fix_here(tree, tmp_path / "tty", monkeypatch, capsys, 10, {})
     assert shares == []
