@@ -30,7 +30,8 @@ from .model.records import (
 )
 from .model.recordtype import record
 from .pairing import find_pairs
-from .paths import find_root, real
+from .paths import find_root, names, real
+from .paths import fold as fold_paths
 from .paths import forget as forget_paths
 from .results import DeploymentResult, RunResult, count
 from .rules import DEPLOYMENT_RULES, PAIR_RULES, SUPPRESSION_RULES, UNPAIRED_RULES, RuleContext
@@ -214,9 +215,10 @@ def start(settings: Settings, totals: RunResult) -> tuple[_Job, list[list[Candid
         candidates = add_partners(candidates, files, settings.exclude)
     if settings.output:  # the report being written is never read as an input
         report = real(settings.output)
-        candidates = [c for c in candidates if c.path == "-" or real(c.path) != report]
+        candidates = [c for c in candidates if c.path == "-" or not names(c.path, report)]
     totals.summary.input_errors = len(totals.errors)
     the_plan = plan(candidates, files, settings.pairs, bool(settings.commands), stdin_text)
+    fold_paths()  # the walked files' real paths the plan made
     job = _Job.start(settings, files, stdin_text, [*settings.pairs, *the_plan.pairs])
     job.single = the_plan.single
     return job, the_plan.units or ([[]] if settings.commands else [])

@@ -36,7 +36,7 @@ from .loading import FileCache, load_file
 from .model.records import InputProblem
 from .model.recordtype import record
 from .model.tree import Mapping, Scalar
-from .paths import inside, real
+from .paths import identity, inside, real, spellings
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 # a key that can make a YAML document one of the launch kinds that may read other files, written
@@ -188,12 +188,13 @@ class _Planner:
         self.out = Plan()
         self.single = commands or any(c.path == "-" for c in candidates)
         self.candidates = list(candidates)
-        self.folder_of: dict[str, str] = {}  # real path -> folder (the unit key)
+        # a candidate -> its folder's real path (the unit key): by its real path, or by its path
+        # as named for a file the walk took, whose real path is not kept (paths.Walked)
+        self.folder_of: dict[str, str] = {}
         folders: dict[str, str] = {}  # one string per folder, not per file
         for c in candidates:
             if c.path != "-":
-                key = real(c.path)
-                folder = os.path.dirname(key)
+                key, folder = identity(c.path)
                 self.folder_of[key] = folders.setdefault(folder, folder)
         self.parent: dict[str, str] = {}
         # server config -> folder of the first deployment file naming it
@@ -211,7 +212,21 @@ class _Planner:
             self.parent[self.find(a)] = self.find(b)
 
     def folder(self, path: str) -> str | None:
-        return self.folder_of.get(real(path))
+        """The unit key of the candidate ``path`` names (any spelling), else None. A path that is
+        a key of ``folder_of`` is that candidate's: as named by the walk, or a real path, which
+        no other file has."""
+        found = self.folder_of.get(path)
+        return found if found is not None else self.folder_of_key(real(path))
+
+    def folder_of_key(self, key: str) -> str | None:
+        """The unit key of the candidate whose real path is ``key``, else None."""
+        found = self.folder_of.get(key)
+        if found is None:
+            for named in spellings(key):
+                found = self.folder_of.get(named)
+                if found is not None:
+                    break
+        return found
 
     def text_of(self, c: Candidate, stdin_text: str | None) -> str | None:
         """The text of a YAML or JSON candidate that may be a deployment file or a ``pairs:``
@@ -263,7 +278,7 @@ class _Planner:
         self.out.pairs.extend(named)
         for p, d in named:
             for path in (p, d):
-                if real(path) not in self.folder_of:
+                if self.folder(path) is None:
                     self.candidates.append(Candidate(path, True))  # checked too
                     self.folder_of[real(path)] = os.path.dirname(real(path))
             self.unite(self.folder(p), self.folder(d))
@@ -283,8 +298,8 @@ class _Planner:
         if key == real(c.path):
             return  # an error, reported when its unit is checked
         if c.path != "-":
-            here = self.folder_of[real(c.path)]
-            self.unite(here, self.folder_of.get(key))
+            here = self.folder(c.path)
+            self.unite(here, self.folder_of_key(key))
             self.unite(here, self.first_claim.setdefault(key, here))
 
     def result(self) -> Plan:
@@ -295,6 +310,6 @@ class _Planner:
             return out
         units: dict[str, list[Candidate]] = {}
         for c in self.candidates:
-            units.setdefault(self.find(self.folder_of[real(c.path)]), []).append(c)
+            units.setdefault(self.find(self.folder(c.path)), []).append(c)  # type: ignore[arg-type]
         out.units = list(units.values())
         return out

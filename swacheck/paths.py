@@ -10,7 +10,23 @@ from __future__ import annotations
 
 import os
 
-_real: dict[str, str] = {}
+
+class Walked:
+    """A folder the walk listed: its path as named and its real path, each ending where a file
+    name follows. The real path of a regular file the walk listed there is ``prefix`` and the
+    file's name, made when asked: keeping one for each file was a third of what a walk of
+    20,000 files held."""
+
+    __slots__ = ("named", "prefix", "folder")
+
+    def __init__(self, named: str, prefix: str) -> None:
+        self.named, self.prefix = named, prefix
+        self.folder = os.path.dirname(prefix + "-")  # the real path of the folder itself
+
+
+_real: dict[str, str | Walked] = {}
+_unfolded: dict[str, Walked] = {}  # walked files whose real path real() made, until fold()
+MAX_UNFOLDED = 1024  # so many at most (a few units' files; a plan makes one for every file)
 _memos: list[dict] = []  # other per-run answers about files (run_memo), forgotten with _real
 
 
@@ -25,13 +41,67 @@ def real(path: str) -> str:
         else:
             found = os.path.realpath(path)
         _real[path] = found
-    return found
+    elif found.__class__ is Walked:  # made now, and kept until the next fold()
+        if len(_unfolded) >= MAX_UNFOLDED:
+            fold()
+        _unfolded[path] = found  # type: ignore[assignment]
+        found = _real[path] = found.prefix + path[len(found.named) :]  # type: ignore[union-attr]
+    return found  # type: ignore[return-value]
 
 
-def remember_real(path: str, found: str) -> str:
-    """Record ``path``'s real path, found another way (a folder's real path and a file name)."""
-    _real[path] = found
-    return found
+def fold() -> None:
+    """Let go of the real paths made for walked files since the last fold (each is made again
+    when asked): called between units (``FileCache.evict``) and once the run is planned, so the
+    run holds the real paths of the files it is checking, not of every file it walked."""
+    for path, folder in _unfolded.items():
+        if path in _real:  # not forgotten since (forget_some)
+            _real[path] = folder
+    _unfolded.clear()
+
+
+def walked_folder(named: str, prefix: str) -> Walked:
+    """A folder the walk lists (its path as named and its real path, each with the separator a
+    name follows), kept for :func:`spellings`."""
+    folder = Walked(named, prefix)
+    _walked.setdefault(prefix, []).append(folder)
+    return folder
+
+
+def remember_walked(path: str, folder: Walked) -> None:
+    """Record that ``path`` is a regular file the walk listed in ``folder`` (and took)."""
+    _real[path] = folder
+
+
+def names(path: str, key: str) -> bool:
+    """Whether ``path`` names the file whose real path is ``key``: ``real(path) == key``,
+    without keeping a walked file's real path."""
+    found = _real.get(path)
+    if found.__class__ is Walked:
+        return found.prefix + path[len(found.named) :] == key  # type: ignore[union-attr]
+    return real(path) == key
+
+
+def identity(path: str) -> tuple[str, str]:
+    """(the key a table of the run's files holds ``path`` by, the real path of its folder): the
+    path as named for a regular file the walk took (its real path is not made), else its real
+    path."""
+    found = _real.get(path)
+    if found.__class__ is Walked or path in _unfolded:
+        return path, (found if found.__class__ is Walked else _unfolded[path]).folder  # type: ignore[union-attr]
+    key = real(path)
+    return key, os.path.dirname(key)
+
+
+def spellings(key: str) -> list[str]:
+    """The paths, as the walk named them, of the regular files it took whose real path is
+    ``key``: a run's tables of files hold a walked file by its path as named, not by a real path
+    of its own."""
+    cut = key.rfind(os.sep) + 1
+    folders = _walked.get(key[:cut])
+    if not folders:
+        return []
+    name = key[cut:]
+    return [p for f in folders if _real.get(p := f.named + name) is f or _unfolded.get(p) is f]
 
 
 def forget_some(paths: list[str]) -> None:
@@ -52,10 +122,12 @@ def run_memo() -> dict:
 
 
 _in_vcs = run_memo()  # path -> in_vcs_metadata(path)
+_walked: dict[str, list[Walked]] = run_memo()  # a walked folder's real path -> its Walked
 
 
 def forget() -> None:
     _real.clear()
+    _unfolded.clear()
     for memo in _memos:
         memo.clear()
 

@@ -38,7 +38,6 @@ from typing import Any
 from .engine import check_unit
 from .model.records import SEVERITY_RANK, Summary
 from .model.text import trim
-from .paths import real
 from .results import RunResult, count
 from .settings import Settings
 
@@ -140,13 +139,13 @@ def start(
 
 def let_go_of_others(job: Any, units: list[list[Any]], mine: range) -> None:
     """In a process of a split run: forget the units of the other processes (their candidates,
-    the real paths ``paths.real`` keeps of them, what the file cache read ahead of them). The
-    plan holds about 0.3 KB a file until then; what is let go here is reused by the check of this
-    process's own units, so the peak memory of each process grows less with the run."""
+    what ``paths`` keeps of them, what the file cache read ahead of them). The plan holds about
+    0.2 KB a file until then; what is let go here is reused by the check of this process's own
+    units, so the peak memory of each process grows less with the run."""
     from .paths import forget_some
 
     gone = [c.path for i, unit in enumerate(units) if i not in mine for c in unit if c.path != "-"]
-    job.files.let_go({real(p) for p in gone})
+    job.files.let_go(gone)
     forget_some(gone)
     for i in range(len(units)):
         if i not in mine:

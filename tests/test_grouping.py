@@ -9,6 +9,7 @@ suppressions), and both files of an explicit pair, whatever folders they sit in.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from conftest import EAGLE, ROOT, run_cli
@@ -219,3 +220,52 @@ def test_server_configs_whose_keys_contain_a_launch_kinds_mark_stay_in_their_own
 def test_a_launch_kinds_key_makes_the_run_one_unit(tree, text):
     root = tree({"a/s.yaml": "model-path: ../models/v4\n", "b/k.yaml": text})
     assert len(_plan(root, ["a/s.yaml", "b/k.yaml"]).units) == 1
+
+
+def _walked_units(root, *paths):
+    """The units of a run over ``paths`` (walked or named, as the CLI discovers them)."""
+    from swacheck.inputs import discover
+    from swacheck.paths import forget
+
+    forget()
+    candidates, errors = discover(list(paths), root=str(root.resolve()))
+    assert errors == []
+    found = grouping.plan(candidates, FileCache(), [])
+    return sorted(
+        sorted(os.path.relpath(os.path.realpath(c.path), root) for c in unit)
+        for unit in found.units
+    )
+
+
+def test_a_walk_unites_a_server_config_named_through_a_linked_folder(tree, monkeypatch):
+    """The walk keeps no real path of its own for each file it takes (paths.Walked): a
+    deployment file that names its server config by another path (through a link to the
+    folder) still puts both folders in one unit."""
+    root = tree(
+        {
+            "a/dep.yaml": "swacheck: 1\nplatform: rocm\nserver: ../b-link/server.yaml\n",
+            "b/server.yaml": server("prefill"),
+            "e/prefill.yaml": server("prefill"),
+        }
+    )
+    os.symlink("b", root / "b-link")  # a folder link: not walked, only named
+    monkeypatch.chdir(root)  # named relative: no path as named is a real path
+    assert _walked_units(root, "a", "b", "e") == [
+        ["a/dep.yaml", "b/server.yaml"],
+        ["e/prefill.yaml"],
+    ]
+
+
+def test_a_file_named_walked_and_linked_to_is_one_candidate(tree, monkeypatch):
+    from swacheck.inputs import discover
+    from swacheck.paths import forget
+
+    root = tree({"a/x.yaml": server("prefill"), "a/y.yaml": server("decode")})
+    os.symlink("x.yaml", root / "a" / "z.yaml")  # a file link the walk takes: the same file
+    os.symlink("a", root / "a-link")
+    monkeypatch.chdir(root)
+    forget()
+    candidates, errors = discover(["a/y.yaml", "a", "a-link"], root=str(root.resolve()))
+    assert errors == []
+    assert sorted(c.path for c in candidates) == ["a/x.yaml", "a/y.yaml"]
+    assert [c.explicit for c in candidates if c.path.endswith("y.yaml")] == [True]

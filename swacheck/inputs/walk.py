@@ -11,7 +11,16 @@ from ..loading import not_regular, special_kind, walked_regular
 from ..model.records import InputError
 from ..model.recordtype import record
 from ..model.text import one_line
-from ..paths import VCS_DIRS, folder_in_vcs_metadata, in_vcs_metadata, real, remember_real
+from ..paths import (
+    VCS_DIRS,
+    Walked,
+    folder_in_vcs_metadata,
+    in_vcs_metadata,
+    real,
+    remember_walked,
+    spellings,
+    walked_folder,
+)
 from . import gitignore, kinds
 
 EXTENSIONS = (".yaml", ".yml", ".json")
@@ -63,12 +72,20 @@ def discover(
     seen: set[str] = set()
     lexical_root = root.rstrip(os.sep) + os.sep if root else None
 
-    def add(path: str, explicit: bool, key: str | None = None, vcs: bool | None = None) -> None:
-        walked, key = key is not None, key or real(path)
+    def taken(key: str) -> bool:
+        """Whether a file with the real path ``key`` is in the run already (or refused as
+        version-control metadata): ``seen`` holds a walked regular file by its path as named."""
+        return key in seen or bool(spellings(key))
+
+    def add(
+        path: str, explicit: bool, folder: Walked | None = None, vcs: bool | None = None
+    ) -> None:
+        # a walked regular file's real path is its folder's and its name (paths.Walked)
+        key = real(path) if folder is None else folder.prefix + path[len(folder.named) :]
         if vcs is None:  # else the walk knew: its folder's answer, or the file's name
-            vcs = path != "-" and in_vcs_metadata(path, walked)
+            vcs = path != "-" and in_vcs_metadata(path, folder is not None)
         if vcs:  # .git/config, or a link to it
-            if key not in seen:  # named and walked: one error
+            if not taken(key):  # named and walked: one error
                 errors.append(InputError(path, None, None, IN_VCS))  # type: ignore[arg-type]
             return seen.add(key)
         if lexical_root and path != "-" and not (key + os.sep).startswith(lexical_root):
@@ -85,8 +102,12 @@ def discover(
                     )
                 )  # type: ignore[arg-type]
                 return
-        if key not in seen:
-            seen.add(key)
+        if not taken(key):
+            if folder is None:
+                seen.add(key)
+            else:
+                seen.add(path)
+                remember_walked(path, folder)
             out.append(Candidate(path, explicit))
 
     excluded = gitignore.Rules().add(
@@ -123,7 +144,7 @@ def _walk(
     absolute: str,
     rules: gitignore.WalkRules,
     special: dict[str, str] | None,
-    add: Callable[[str, bool, str | None], None],
+    add: Callable[[str, bool, Walked | None], None],
 ) -> None:
     """The candidate files under the folder ``top``, in sorted order, each given to ``add``.
 
@@ -157,7 +178,7 @@ def _walk_folder(
     absolute: str,
     rules: gitignore.WalkRules,
     special: dict[str, str] | None,
-    add: Callable[[str, bool, str | None], None],
+    add: Callable[[str, bool, Walked | None], None],
 ) -> tuple[list[str], gitignore.WalkRules]:
     """``_walk`` for one folder (``absolute``: its absolute path): its candidate files given to
     ``add``; its subfolders to walk (sorted, no link, hidden, excluded or ignored one) returned,
@@ -188,6 +209,7 @@ def _walk_folder(
     # a name from a listing is one component: the folder's paths, each made once, and the name
     # after them are what os.path.join and normpath would make of each file (a third of a walk)
     inside, named, real_in = _prefix(absolute), _prefix(os.path.normpath(top)), _prefix(real_dir)
+    here = walked_folder(named, real_in)
     for entry in sorted(files, key=_name):
         name = entry.name
         if not (name.lower().endswith(EXTENSIONS) or _is_launch_file(name)) or rules.ignored(
@@ -205,7 +227,7 @@ def _walk_folder(
             add(path, False)
         else:
             walked_regular(path)
-            add(path, False, remember_real(path, real_in + name), vcs or name in VCS_DIRS)
+            add(path, False, here, vcs or name in VCS_DIRS)
     return [f.name for f in sorted(folders, key=_name) if not f.is_symlink()], rules
 
 

@@ -30,7 +30,7 @@ from ..model.tree import (
     MAX_PLAIN_NODES,
     SourceFile,
 )
-from ..paths import real, run_memo
+from ..paths import fold, real, run_memo
 from .json_parser import _JsonParser, parse_json
 from .lines import Lines
 from .yaml_events import _SafeLoader, _YamlConverter, _YamlLoader, parse_yaml
@@ -267,7 +267,8 @@ class FileCache:
     Texts read ahead of their unit are kept up to ``AHEAD_CHARS`` characters in all (512 Ki, the
     texts of some 1,800 tiny configs; at 2 Mi they were a fifth of what 20,000 held); past that
     a file is read again when its unit loads it (its bytes counted once against the run's
-    budget), so that a run of many files does not hold every text from start to end.
+    budget when the unit names it as it was read ahead, as a walk's units do), so that a run of
+    many files does not hold every text from start to end.
 
     A run checked in units (``engine``) reads files ahead with :meth:`read` and drops a unit's
     files with :meth:`evict` once the unit is reported; a file that is still wanted is kept
@@ -290,7 +291,10 @@ class FileCache:
         self.persistent = False
         self.touched: set[str] | None = None
         self._ahead_chars = 0  # of the texts kept in _ahead
-        self._again: set[str] = set()  # read ahead, not kept: read again, not charged again
+        # read ahead, not kept: read again, not charged again. Kept as named when read (the
+        # candidate's own string; a walked file's real path is made when asked, ``paths.real``),
+        # so a load that names the file another way charges its bytes a second time
+        self._again: set[str] = set()
 
     def read(self, path: str) -> str:
         """A file's text, read now and kept until :meth:`load` parses it. Raises :class:`InputProblem`."""
@@ -304,7 +308,7 @@ class FileCache:
                 return loaded.text
             hit = _attempt(lambda: read_text(path, self.max_size))
             if isinstance(hit, str) and self._ahead_chars + len(hit) > self.AHEAD_CHARS:
-                self._again.add(key)
+                self._again.add(path)
                 return hit
             self._ahead[key] = hit
             self._ahead_chars += len(hit) if isinstance(hit, str) else 0
@@ -330,8 +334,8 @@ class FileCache:
             ahead = self._ahead.pop(key, None)
             if isinstance(ahead, str):
                 self._ahead_chars -= len(ahead)
-            elif ahead is None and text is None and key in self._again:
-                self._again.discard(key)
+            elif ahead is None and text is None and path in self._again:
+                self._again.discard(path)
                 ahead = _attempt(lambda: read_text(path, self.max_size, charge=False))
             if isinstance(ahead, (InputProblem, SourceFile)):
                 hit = ahead
@@ -406,6 +410,7 @@ class FileCache:
         Files read ahead stay (they belong to later units)."""
         if not self.persistent:
             self._files = {k: v for k, v in self._files.items() if k in self._kept}
+        fold()
 
     def release(self) -> None:
         """Forget everything read and parsed: the run is planned again with a new cache
@@ -419,14 +424,17 @@ class FileCache:
             self._files.pop(key, None)
             self._ahead.pop(key, None)
 
-    def let_go(self, keys: set[str]) -> None:
-        """Forget what was read ahead of these files (real paths), unless they are kept: their
-        units are checked by another process (``workers.let_go_of_others``)."""
-        for key in keys - self._kept:
+    def let_go(self, paths: list[str]) -> None:
+        """Forget what was read ahead of these files (as named when read), unless they are
+        kept: their units are checked by another process (``workers.let_go_of_others``)."""
+        for path in paths:
+            key = real(path)
+            if key in self._kept:
+                continue
             ahead = self._ahead.pop(key, None)
             if isinstance(ahead, str):
                 self._ahead_chars -= len(ahead)
-            self._again.discard(key)
+            self._again.discard(path)
             self._files.pop(key, None)
         self._again = set(self._again)  # a set keeps its table when entries are discarded
 

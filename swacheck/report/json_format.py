@@ -277,7 +277,7 @@ class _Waiting:
 
         with self.file:
             self.file.seek(0)
-            shutil.copyfileobj(self.file, out, 1 << 20)
+            shutil.copyfileobj(self.file, out, 1 << 16)
 
 
 STREAMS = True  # Stream writes each unit as it comes and keeps none
