@@ -53,7 +53,9 @@ def fold() -> None:
     """Let go of the real paths made for walked files since the last fold (each is made again
     when asked): called between units (``FileCache.evict``) and once the run is planned, so the
     run holds the real paths of the files it is checking, not of every file it walked."""
-    for path, folder in _unfolded.items():
+    # a copy made at once: --fix's writer threads ask for real paths too (fixplan.WRITERS), and
+    # a real path made while this runs is correct whether it is folded or not
+    for path, folder in list(_unfolded.items()):
         if path in _real:  # not forgotten since (forget_some)
             _real[path] = folder
     _unfolded.clear()
