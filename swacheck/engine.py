@@ -85,20 +85,28 @@ class _Filter:
         self.settings = settings
         self.files = files
         self.by_file: dict[str, list[Suppression]] = {}
+        self.by_path: dict[str, list[Suppression]] = {}  # by_file's, by path as asked
         self.owner: dict[str, DeploymentResult] = {}  # a file's suppression findings go here
+        self.owned: set[str] = set()  # the paths owner was given, as read
         self.suppressed = 0
 
     def suppressions(self, path: str) -> list[Suppression]:
-        key = real(path)
-        if key not in self.by_file:
-            found: list[Suppression] = []
-            if not path.lower().endswith(".json"):
-                try:
-                    found = scan(self.files.load(path).text, path)
-                except InputProblem:
-                    pass
-            self.by_file[key] = found
-        return self.by_file[key]
+        found = self.by_path.get(path)  # a unit asks some five times a deployment
+        if found is None:
+            key = real(path)
+            found = self.by_file.get(key)
+            if found is None:
+                found = self.by_file[key] = self._scan(path)
+            self.by_path[path] = found
+        return found
+
+    def _scan(self, path: str) -> list[Suppression]:
+        if path.lower().endswith(".json"):
+            return []
+        try:
+            return scan(self.files.load(path).text, path)
+        except InputProblem:
+            return []
 
     def ignored_by_config(self, finding: Finding) -> bool:
         if finding.location is None or not self.settings.per_file_ignores:
@@ -128,8 +136,10 @@ class _Filter:
 
     def apply(self, result: DeploymentResult) -> None:
         for path in files_read(result.resolution):
-            self.owner.setdefault(real(path), result)
-            self.suppressions(path)
+            if path not in self.owned:  # else owned already: by the first to read it
+                self.owned.add(path)
+                self.owner.setdefault(real(path), result)
+                self.suppressions(path)
         result.findings = [f for f in result.findings if self.keep(f)]
 
     def report(self) -> None:

@@ -17,11 +17,12 @@ class Walked:
     file's name, made when asked: keeping one for each file was a third of what a walk of
     20,000 files held."""
 
-    __slots__ = ("named", "prefix", "folder")
+    __slots__ = ("named", "prefix", "folder", "peers")
 
     def __init__(self, named: str, prefix: str) -> None:
         self.named, self.prefix = named, prefix
         self.folder = os.path.dirname(prefix + "-")  # the real path of the folder itself
+        self.peers: list[Walked] = []  # the walked folders with this real path, this one too
 
 
 _real: dict[str, str | Walked] = {}
@@ -65,7 +66,8 @@ def walked_folder(named: str, prefix: str) -> Walked:
     """A folder the walk lists (its path as named and its real path, each with the separator a
     name follows), kept for :func:`spellings`."""
     folder = Walked(named, prefix)
-    _walked.setdefault(prefix, []).append(folder)
+    folder.peers = _walked.setdefault(prefix, [])
+    folder.peers.append(folder)
     return folder
 
 

@@ -72,10 +72,14 @@ def discover(
     seen: set[str] = set()
     lexical_root = root.rstrip(os.sep) + os.sep if root else None
 
-    def taken(key: str) -> bool:
+    def taken(key: str, folder: Walked | None) -> bool:
         """Whether a file with the real path ``key`` is in the run already (or refused as
-        version-control metadata): ``seen`` holds a walked regular file by its path as named."""
-        return key in seen or bool(spellings(key))
+        version-control metadata): ``seen`` holds a walked regular file by its path as named.
+        A file listed in ``folder`` has no other such path unless the folder was walked before
+        by another path (or the same one, named twice)."""
+        if key in seen:
+            return True
+        return (folder is None or len(folder.peers) > 1) and bool(spellings(key))
 
     def add(
         path: str, explicit: bool, folder: Walked | None = None, vcs: bool | None = None
@@ -85,7 +89,7 @@ def discover(
         if vcs is None:  # else the walk knew: its folder's answer, or the file's name
             vcs = path != "-" and in_vcs_metadata(path, folder is not None)
         if vcs:  # .git/config, or a link to it
-            if not taken(key):  # named and walked: one error
+            if not taken(key, folder):  # named and walked: one error
                 errors.append(InputError(path, None, None, IN_VCS))  # type: ignore[arg-type]
             return seen.add(key)
         if lexical_root and path != "-" and not (key + os.sep).startswith(lexical_root):
@@ -102,7 +106,7 @@ def discover(
                     )
                 )  # type: ignore[arg-type]
                 return
-        if not taken(key):
+        if not taken(key, folder):
             if folder is None:
                 seen.add(key)
             else:
