@@ -76,6 +76,11 @@ def remember_walked(path: str, folder: Walked) -> None:
     _real[path] = folder
 
 
+def is_walked(path: str) -> bool:
+    """Whether ``path`` is a regular file the walk took, its real path its folder's and name."""
+    return _real.get(path).__class__ is Walked or path in _unfolded
+
+
 def names(path: str, key: str) -> bool:
     """Whether ``path`` names the file whose real path is ``key``: ``real(path) == key``,
     without keeping a walked file's real path."""

@@ -16,6 +16,7 @@ Every key and value keeps its 1-based ``line:col`` span, and duplicate keys are 
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable
@@ -30,7 +31,7 @@ from ..model.tree import (
     MAX_PLAIN_NODES,
     SourceFile,
 )
-from ..paths import fold, real, run_memo
+from ..paths import fold, is_walked, real, run_memo
 from .json_parser import _JsonParser, parse_json
 from .lines import Lines
 from .yaml_events import _SafeLoader, _YamlConverter, _YamlLoader, parse_yaml
@@ -101,23 +102,38 @@ _walked = run_memo()  # path -> True: a regular file, as the folder walk listed 
 def walked_regular(path: str) -> None:
     """Record that the folder walk listed ``path`` as a regular file (the listing's own type, no
     ``stat``): it is opened without the ``stat`` that comes first for any other path. The
-    ``fstat`` after the open still refuses it if it was swapped for something else since."""
+    ``fstat`` after the open still refuses it if it was swapped for something else since, and
+    the open refuses a symbolic link swapped in (``O_NOFOLLOW``): the run took the file's real
+    path from its folder's (``paths.Walked``), so a link there would be read as a file inside
+    the root wherever it leads."""
     _walked[path] = True
 
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+_NO_LINK = getattr(os, "O_NOFOLLOW", 0)
+SWAPPED = "became a symbolic link after its folder was listed; not read"
 
 
 def _read_regular(path: str, max_size: int, charge: bool = True) -> bytes:
     """The bytes of a regular file of at most ``max_size`` bytes (one more if it grows while it
     is read); a file that is not regular is refused before it is opened and again once it is."""
+    flags = _OPEN_FLAGS
     if _walked.pop(path, None) is None:  # each listed file is read once: its entry goes
         kind = special_kind(os.stat(path).st_mode)
         if kind is not None:
             raise not_regular(path, kind)
-    elif not _walked:  # the last one: a dictionary keeps its table when emptied by pops
-        _walked.clear()
-    fd = os.open(path, _OPEN_FLAGS)
+        if is_walked(path):  # read again: still the file its folder listed, never a link
+            flags |= _NO_LINK
+    else:
+        flags |= _NO_LINK
+        if not _walked:  # the last one: a dictionary keeps its table when emptied by pops
+            _walked.clear()
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and flags & _NO_LINK:
+            raise InputProblem(SWAPPED, file=path) from None
+        raise
     try:
         st = os.fstat(fd)
         kind = special_kind(st.st_mode)
