@@ -105,9 +105,29 @@ def _compared_member(name: str, p: Val, d: Val) -> str:
     # a value from a file: its text as the encoder writes the object, without building it
     return (
         f'{_string(name)}: {{"prefill": {_value(pv)}, "decode": {_value(dv)}, "differs": '
-        f'{"true" if pv != dv else "false"}, "prefill_from": {_string(p.describe())}, '
-        f'"decode_from": {_string(d.describe())}}}'
+        f'{"true" if pv != dv else "false"}, "prefill_from": {_from(p)}, '
+        f'"decode_from": {_from(d)}}}'
     )
+
+
+def _from(v: Val) -> str:
+    """``_string(v.describe())``: a value's location made from its file's text, which
+    ``json_text_at`` escapes once (the tail ``:line:column`` needs no escaping, and a place it
+    would not take goes the general way)."""
+    loc = v.location
+    if loc is None:
+        return _string(v.origin)
+    quoted = _PLACES.get(loc.file)
+    if quoted is None:
+        at = json_text_at(loc.file + ":1:1")
+        quoted = _ascii(at[:-4])[:-1] if at is not None else ""  # without its closing quote
+        keep(_PLACES, loc.file, quoted, MEMO_SIZE)
+    if not quoted:
+        return _string(str(loc))
+    return f'{quoted}:{loc.line}:{loc.column}"'
+
+
+_PLACES: dict[str, str] = {}  # a file -> the JSON text of its locations' place ("" : not taken)
 
 
 def _value(value: Any) -> str:
