@@ -117,17 +117,18 @@ def _from(v: Val) -> str:
     loc = v.location
     if loc is None:
         return _string(v.origin)
-    quoted = _PLACES.get(loc.file)
+    quoted = _PLACE_TEXTS.get(loc.file)
     if quoted is None:
         at = json_text_at(loc.file + ":1:1")
         quoted = _ascii(at[:-4])[:-1] if at is not None else ""  # without its closing quote
-        keep(_PLACES, loc.file, quoted, MEMO_SIZE)
-    if not quoted:
+        keep(_PLACE_TEXTS, loc.file, quoted, MEMO_SIZE)
+    if not quoted or loc.line < 0 or loc.column < 0:  # json_text_at takes digits only
         return _string(str(loc))
     return f'{quoted}:{loc.line}:{loc.column}"'
 
 
-_PLACES: dict[str, str] = {}  # a file -> the JSON text of its locations' place ("" : not taken)
+# a file -> the JSON text of its locations' place, without the closing quote ("": not taken)
+_PLACE_TEXTS: dict[str, str] = {}
 
 
 def _value(value: Any) -> str:
