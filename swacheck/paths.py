@@ -24,6 +24,10 @@ class Walked:
         self.folder = os.path.dirname(prefix + "-")  # the real path of the folder itself
         self.peers: list[Walked] = []  # the walked folders with this real path, this one too
 
+    def real_of(self, path: str) -> str:
+        """The real path of ``path``, a file listed in this folder."""
+        return self.prefix + path[len(self.named) :]
+
 
 _real: dict[str, str | Walked] = {}
 _unfolded: dict[str, Walked] = {}  # walked files whose real path real() made, until fold()
@@ -46,7 +50,7 @@ def real(path: str) -> str:
         if len(_unfolded) >= MAX_UNFOLDED:
             fold()
         _unfolded[path] = found  # type: ignore[assignment]
-        found = _real[path] = found.prefix + path[len(found.named) :]  # type: ignore[union-attr]
+        found = _real[path] = found.real_of(path)  # type: ignore[union-attr]
     return found  # type: ignore[return-value]
 
 
@@ -76,9 +80,15 @@ def remember_walked(path: str, folder: Walked) -> None:
     _real[path] = folder
 
 
+def _listed_in(path: str) -> Walked | None:
+    """The folder whose listing ``path`` was taken from, whether its real path is made or not."""
+    found = _real.get(path)
+    return found if found.__class__ is Walked else _unfolded.get(path)  # type: ignore[return-value]
+
+
 def is_walked(path: str) -> bool:
     """Whether ``path`` is a regular file the walk took, its real path its folder's and name."""
-    return _real.get(path).__class__ is Walked or path in _unfolded
+    return _listed_in(path) is not None
 
 
 def names(path: str, key: str) -> bool:
@@ -86,7 +96,7 @@ def names(path: str, key: str) -> bool:
     without keeping a walked file's real path."""
     found = _real.get(path)
     if found.__class__ is Walked:
-        return found.prefix + path[len(found.named) :] == key  # type: ignore[union-attr]
+        return found.real_of(path) == key  # type: ignore[union-attr]
     return real(path) == key
 
 
@@ -94,9 +104,9 @@ def identity(path: str) -> tuple[str, str]:
     """(the key a table of the run's files holds ``path`` by, the real path of its folder): the
     path as named for a regular file the walk took (its real path is not made), else its real
     path."""
-    found = _real.get(path)
-    if found.__class__ is Walked or path in _unfolded:
-        return path, (found if found.__class__ is Walked else _unfolded[path]).folder  # type: ignore[union-attr]
+    folder = _listed_in(path)
+    if folder is not None:
+        return path, folder.folder
     key = real(path)
     return key, os.path.dirname(key)
 
@@ -110,7 +120,7 @@ def spellings(key: str) -> list[str]:
     if not folders:
         return []
     name = key[cut:]
-    return [p for f in folders if _real.get(p := f.named + name) is f or _unfolded.get(p) is f]
+    return [p for f in folders if _listed_in(p := f.named + name) is f]
 
 
 def forget_some(paths: list[str]) -> None:

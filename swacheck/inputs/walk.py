@@ -85,7 +85,7 @@ def discover(
         path: str, explicit: bool, folder: Walked | None = None, vcs: bool | None = None
     ) -> None:
         # a walked regular file's real path is its folder's and its name (paths.Walked)
-        key = real(path) if folder is None else folder.prefix + path[len(folder.named) :]
+        key = real(path) if folder is None else folder.real_of(path)
         if vcs is None:  # else the walk knew: its folder's answer, or the file's name
             vcs = path != "-" and in_vcs_metadata(path, folder is not None)
         if vcs:  # .git/config, or a link to it
